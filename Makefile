@@ -1,0 +1,81 @@
+# dstreams: developer entry points.
+#
+#   make venv     create .venv and install the project editable with its test extra
+#                 (only when pyproject.toml or setup.cfg changed since the last install)
+#   make test     run the test suite           (PYTEST_ARGS='-k window -x' to pass options)
+#   make run      run the main example job     (RUN_ARGS='--lines 50000' to pass options)
+#   make bench    run the benchmarks and rewrite bench/RESULTS.md   (BENCH_ARGS='--quick rdd')
+#   make clean    remove caches and build output; `make distclean` also removes .venv
+#
+# Needs only python3 (3.10+) and make.
+
+PYTHON      ?= python3
+VENV        ?= .venv
+PY          := $(VENV)/bin/python
+STAMP       := $(VENV)/.installed
+
+PYTEST_ARGS ?=
+RUN_ARGS    ?=
+BENCH_ARGS  ?=
+
+# `make run HOST=... PORT=...` targets the streaming word count (a socketTextStream
+# reading lines from HOST:PORT, e.g. a `nc -lk 9999` started beforehand) once that
+# example exists; until then `make run` runs the batch word count, which generates its
+# own corpus and ignores HOST and PORT.
+HOST        ?= localhost
+PORT        ?= 9999
+STREAM_EXAMPLES := examples/network_wordcount.py examples/dstream/network_wordcount.py
+BATCH_EXAMPLE   := examples/rdd/wordcount.py
+
+.PHONY: venv test run bench clean distclean
+
+venv: $(STAMP)
+
+# Create the virtual environment. Some Debian/Ubuntu Pythons ship without ensurepip;
+# as root we install python3-venv and try once more, otherwise we say what is missing.
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  { echo "make: $(PYTHON) is missing or older than 3.10; run with PYTHON=python3.11" >&2; exit 1; }
+	@$(PYTHON) -m venv $(VENV) || { \
+	  rm -rf $(VENV); \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: '$(PYTHON) -m venv' failed; installing python3-venv" >&2; \
+	    apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); \
+	  else \
+	    echo "make: '$(PYTHON) -m venv' failed; install your distribution's python3-venv" >&2; \
+	    exit 1; \
+	  fi; }
+
+# The stamp records a successful install; it is redone only when the packaging files
+# change (or the venv is recreated), so `make test` stays instant.
+$(STAMP): pyproject.toml setup.cfg | $(PY)
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $@
+
+# pytest exits 5 when it collects no test. That is an error by default; CI-style callers
+# that must tolerate an empty selection pass ALLOW_NO_TESTS=1.
+test: venv
+	@$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ] && [ "$(ALLOW_NO_TESTS)" = 1 ]; then \
+	  echo "make test: no tests were collected"; rc=0; \
+	fi; exit $$rc
+
+run: venv
+	@stream=""; for f in $(STREAM_EXAMPLES); do \
+	  if [ -f "$$f" ]; then stream="$$f"; break; fi; \
+	done; \
+	if [ -n "$$stream" ]; then \
+	  set -x; $(PY) "$$stream" --host "$(HOST)" --port "$(PORT)" $(RUN_ARGS); \
+	else \
+	  set -x; $(PY) $(BATCH_EXAMPLE) $(RUN_ARGS); \
+	fi
+
+bench: venv
+	$(PY) -m bench $(BENCH_ARGS)
+
+clean:
+	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -print0 | xargs -0 -r rm -rf
+	rm -rf .pytest_cache .hypothesis build dist *.egg-info bench/_data
+
+distclean: clean
+	rm -rf $(VENV)

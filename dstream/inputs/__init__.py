@@ -1,0 +1,1 @@
+"""Input nodes: the sources of a DStream graph (queue; later files, receivers, Kafka)."""

@@ -1,0 +1,1 @@
+"""The streaming scheduler: time -> job sets (job_generator) -> run in order (job_scheduler)."""

@@ -1,0 +1,139 @@
+"""JobGenerator: the control thread that turns clock ticks into job sets.
+
+Data flow::
+
+    clock.wait_till_time(next) --> on_tick(t):
+        1. clear_metadata for batches completed since the last tick (graph cleanup)
+        2. graph.generate_jobs(t)   -- builds RDD lineage, runs user transform functions
+        3. scheduler.submit(JobSet) -- or scheduler.skip(t) when there are no jobs
+    next += batch
+
+What this module owns
+---------------------
+* The batch grid. At start ``first = (floor(now / B) + 1) * B`` and
+  ``zero_time = first - B``, so every batch time is ``zero_time + k*B`` (epoch aligned;
+  with a ManualClock at 0 the batches are ``B, 2B, ...``). The timer adds ``B`` to the
+  *scheduled* time, never to "now": after a stall the missed batches run back to back
+  (Spark's behaviour) rather than being skipped.
+* The graph: generation and metadata cleanup run only on this thread, which is why the
+  per-node memos need no locks (SPARK-INTERNALS Appendix C, invariant 3). The graph lock
+  is still taken so ``DStream.slice`` from another thread sees a consistent memo.
+* Cleanup timing: the job thread reports completed batches through a deque; they are
+  cleared at the start of the next tick. Cleanup therefore lags at most one batch and
+  the generator never needs a second wake-up source besides the clock.
+
+:meth:`JobGenerator.on_tick` holds all the per-batch logic and is callable without
+the thread, for tests.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from typing import TYPE_CHECKING
+
+from dstream.clock import Clock
+from dstream.scheduler.job import JobSet
+from dstream.scheduler.job_scheduler import JobScheduler
+
+if TYPE_CHECKING:
+    from dstream.graph import DStreamGraph
+
+__all__ = ["JobGenerator"]
+
+logger = logging.getLogger(__name__)
+
+
+class JobGenerator:
+    """Generates one job set per batch time on its own daemon thread."""
+
+    def __init__(self, graph: DStreamGraph, clock: Clock, scheduler: JobScheduler) -> None:
+        self._graph = graph
+        self._clock = clock
+        self._scheduler = scheduler
+        self._batch_ms = graph.batch_ms
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._completed: deque[int] = deque()
+        self.next_time: int | None = None
+        self.last_generated: int | None = None
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self) -> int:
+        """Align the grid, start the graph, start the timer thread; return zero time.
+
+        Validation errors from the graph propagate to the caller (``ssc.start()``).
+        """
+        batch = self._batch_ms
+        first = (self._clock.now_ms() // batch + 1) * batch
+        zero = first - batch
+        self._graph.start(zero)
+        self.next_time = first
+        self._thread = threading.Thread(target=self._run, name="JobGenerator", daemon=True)
+        self._thread.start()
+        return zero
+
+    def stop(self, timeout: float) -> bool:
+        """Stop ticking (the tick in progress finishes); ``False`` if the thread outlived ``timeout``."""
+        self._cancel.set()
+        self._clock.interrupt()
+        thread = self._thread
+        if thread is None or thread is threading.current_thread():
+            return True
+        thread.join(timeout)
+        if thread.is_alive():
+            logger.warning("the job generator did not stop within %.1f s", timeout)
+            return False
+        return True
+
+    def batch_completed(self, time_ms: int) -> None:
+        """Called by the job thread: batch ``time_ms`` is over; clean up at the next tick."""
+        self._completed.append(time_ms)
+
+    # -- the per-batch step ------------------------------------------------------------
+    def on_tick(self, time_ms: int) -> None:
+        graph = self._graph
+        scheduler = self._scheduler
+        completed = self._completed
+        with graph.lock:
+            while completed:
+                t = completed.popleft()
+                try:
+                    graph.clear_metadata(t)
+                except Exception as exc:  # noqa: BLE001 - cleanup must not stop the timer
+                    logger.exception("clearing metadata of batch %d failed", t)
+                    scheduler.report_error(exc, f"cleanup of batch {t}")
+            try:
+                jobs = graph.generate_jobs(time_ms)
+            except Exception as exc:  # noqa: BLE001 - Spark skips the batch and reports
+                self.last_generated = time_ms
+                scheduler.report_error(exc, f"generating the jobs of batch {time_ms}")
+                scheduler.skip(time_ms)
+                return
+            infos = graph.input_infos(time_ms) if jobs else None
+        self.last_generated = time_ms
+        if jobs:
+            scheduler.submit(JobSet(time_ms, jobs, self._clock.now_ms(), infos or {}))
+        else:
+            scheduler.skip(time_ms)
+
+    def _run(self) -> None:
+        clock = self._clock
+        cancel = self._cancel
+        batch = self._batch_ms
+        next_time = self.next_time
+        assert next_time is not None
+        while not cancel.is_set():
+            if clock.wait_till_time(next_time, cancel) is None:
+                break
+            if cancel.is_set():
+                break
+            try:
+                self.on_tick(next_time)
+            except BaseException as exc:  # noqa: BLE001 - keep the grid alive
+                logger.exception("the job generator failed at batch %d", next_time)
+                self._scheduler.report_error(exc, f"the job generator at batch {next_time}")
+                self._scheduler.skip(next_time)
+            next_time += batch
+            self.next_time = next_time

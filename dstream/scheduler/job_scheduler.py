@@ -1,0 +1,205 @@
+"""JobScheduler: runs each batch's output jobs, in order, on one job thread.
+
+Data flow::
+
+    generator thread                      job thread ("JobScheduler")
+    ----------------                      ---------------------------
+    submit(JobSet t) --BatchSubmitted-->  take JobSet t
+          |                               BatchStarted, then for each job in order:
+          +--------- SimpleQueue -------->   OutputOperationStarted, job.run(),
+    skip(t)  (no jobs / failed            |   OutputOperationCompleted
+              generation)                 BatchCompleted
+                                          on_batch_done(t)  -> generator cleans up later
+                                          progress: done time = t (wakes waiters)
+
+What this module owns
+---------------------
+* The job queue and the job thread (``spark.streaming.concurrentJobs = 1``: batches and
+  their output operations run strictly in order).
+* Batch progress: the latest batch time whose processing is over (completed, failed,
+  or skipped). Tests and graceful stop wait on it; it only grows, because every batch,
+  even one without jobs, passes through the same queue in time order.
+* Errors: a failed job's exception (the user's own object) goes to the
+  :class:`~dstream.lifecycle.TerminationWaiter`; the stream keeps running.
+* Listener events of batches and output operations (built only if listeners exist).
+
+Stamps (submission, start, end) come from the injected clock.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+from dstream.clock import Clock
+from dstream.lifecycle import TerminationWaiter
+from dstream.listener import (
+    StreamingListenerBatchCompleted,
+    StreamingListenerBatchStarted,
+    StreamingListenerBatchSubmitted,
+    StreamingListenerOutputOperationCompleted,
+    StreamingListenerOutputOperationStarted,
+)
+from dstream.listener_bus import ListenerBus
+from dstream.scheduler.job import JobSet
+
+__all__ = ["JobScheduler"]
+
+logger = logging.getLogger(__name__)
+
+# Queue items besides JobSets.
+_STOP = object()
+
+
+class _Skip:
+    """A batch with no job set: only its progress is recorded, in order."""
+
+    __slots__ = ("time_ms",)
+
+    def __init__(self, time_ms: int) -> None:
+        self.time_ms = time_ms
+
+
+class JobScheduler:
+    """Runs JobSets in submission order on one daemon thread."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        bus: ListenerBus,
+        waiter: TerminationWaiter,
+        on_batch_done: Callable[[int], None],
+    ) -> None:
+        self._clock = clock
+        self._bus = bus
+        self._waiter = waiter
+        self._on_batch_done = on_batch_done
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._abandon = False
+        self._progress = threading.Condition()
+        self._done_time: int | None = None
+        self._done_batches = 0
+        self._failed_jobs = 0
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="JobScheduler", daemon=True)
+        self._thread.start()
+
+    def stop(self, graceful: bool, timeout: float) -> bool:
+        """Stop the job thread; return ``False`` if it did not finish within ``timeout``.
+
+        Graceful: the queued batches run first. Otherwise they are dropped and only the
+        job that is running finishes. A job that never returns cannot be interrupted; its
+        daemon thread is abandoned after the timeout.
+        """
+        if not graceful:
+            self._abandon = True
+        self._queue.put(_STOP)
+        thread = self._thread
+        if thread is None or thread is threading.current_thread():
+            return True
+        thread.join(timeout)
+        if thread.is_alive():
+            logger.warning("the job thread did not finish within %.1f s; abandoning it", timeout)
+            return False
+        return True
+
+    @property
+    def is_job_thread(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    # -- submission (generator thread) -----------------------------------------------
+    def submit(self, job_set: JobSet) -> None:
+        if self._bus.listeners:
+            self._bus.post(StreamingListenerBatchSubmitted(job_set.batch_info()))
+        self._queue.put(job_set)
+
+    def skip(self, time_ms: int) -> None:
+        """Record batch ``time_ms`` as processed without jobs (keeps progress in order)."""
+        self._queue.put(_Skip(time_ms))
+
+    def report_error(self, error: BaseException, where: str) -> None:
+        """Hand an error to ``awaitTermination``; the stream keeps running."""
+        if not self._waiter.notify_error(error):
+            logger.error("%s failed again (awaitTermination re-raises the first error)", where,
+                         exc_info=error)
+        else:
+            logger.error("%s failed", where, exc_info=error)
+
+    # -- progress --------------------------------------------------------------------
+    @property
+    def done_time(self) -> int | None:
+        """The latest batch time whose processing is over, or ``None``."""
+        return self._done_time
+
+    @property
+    def done_batches(self) -> int:
+        return self._done_batches
+
+    def wait_batch_done(self, time_ms: int, timeout: float) -> bool:
+        """Block until batch ``time_ms`` (and every earlier one) is over; ``False`` on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._progress:
+            while self._done_time is None or self._done_time < time_ms:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._progress.wait(remaining)
+            return True
+
+    def pending_batches(self) -> int:
+        """Approximate number of batches queued or running."""
+        return self._queue.qsize()
+
+    # -- job thread ------------------------------------------------------------------
+    def _run(self) -> None:
+        get = self._queue.get
+        while True:
+            item = get()
+            if item is _STOP:
+                return
+            if self._abandon:
+                continue
+            if isinstance(item, JobSet):
+                self._run_job_set(item)
+            else:
+                self._batch_over(item.time_ms)  # type: ignore[attr-defined]
+
+    def _run_job_set(self, job_set: JobSet) -> None:
+        clock = self._clock
+        bus = self._bus
+        job_set.processing_start = clock.now_ms()
+        if bus.listeners:
+            bus.post(StreamingListenerBatchStarted(job_set.batch_info()))
+        for job in job_set.jobs:
+            job.start_time = clock.now_ms()
+            if bus.listeners:
+                bus.post(StreamingListenerOutputOperationStarted(job.info()))
+            job.run()
+            job.end_time = clock.now_ms()
+            if job.error is not None:
+                self._failed_jobs += 1
+                self.report_error(
+                    job.error,
+                    f"output operation {job.output_op_id} ({job.name}) of batch {job.time_ms}",
+                )
+            if bus.listeners:
+                bus.post(StreamingListenerOutputOperationCompleted(job.info()))
+        job_set.processing_end = clock.now_ms()
+        if bus.listeners:
+            bus.post(StreamingListenerBatchCompleted(job_set.batch_info()))
+        # A failed job does not keep the batch's RDDs alive (Spark would keep the batch
+        # pending); later batches would clean them anyway, and the error is reported.
+        self._on_batch_done(job_set.time_ms)
+        self._batch_over(job_set.time_ms)
+
+    def _batch_over(self, time_ms: int) -> None:
+        with self._progress:
+            self._done_time = time_ms
+            self._done_batches += 1
+            self._progress.notify_all()

@@ -1,0 +1,102 @@
+"""RDD checkpointing: write marked RDDs' partitions to files and cut their lineage.
+
+``rdd.checkpoint()`` only marks the node. After the next job that computes it, the
+context calls :func:`checkpoint_marked` with the job's final node: every marked node
+in its lineage is written by one more job (``part-NNNNN`` pickle files and the
+pickled partitioner, each file written under a temporary name then renamed), and then
+the node is switched to read from those files, with its parents forgotten, so the
+lineage, and what is pickled into later tasks, stops growing.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from .executor.serializer import dumps_data
+from .nodes.base import LineageNode, ShuffleDependency
+from .nodes.checkpointed import CheckpointedNode, part_file
+
+if TYPE_CHECKING:
+    from .scheduler.task_context import TaskContext
+
+_BATCH = 1024
+
+
+def marked_nodes(node: LineageNode) -> list[LineageNode]:
+    """Marked, not yet checkpointed nodes in ``node``'s lineage, ancestors first."""
+    found: list[LineageNode] = []
+    seen: set[int] = set()
+
+    def visit(current: LineageNode) -> None:
+        if current.id in seen or current.checkpointed is not None:
+            return
+        seen.add(current.id)
+        for dep in current.dependencies:
+            visit(dep.parent)
+        if current.checkpoint_dir is not None:
+            found.append(current)
+
+    visit(node)
+    return found
+
+
+def write_partition(directory: str) -> Callable[[Iterator[Any]], int]:
+    def write(records: Iterator[Any]) -> int:
+        from .scheduler.task_context import TaskContext
+        tctx: TaskContext | None = TaskContext.get()
+        index = tctx.partitionId() if tctx is not None else 0
+        path = part_file(directory, index)
+        tmp = f"{path}.tmp-{os.getpid()}"
+        count = 0
+        with open(tmp, "wb") as f:
+            batch: list[Any] = []
+            for record in records:
+                batch.append(record)
+                if len(batch) >= _BATCH:
+                    pickle.dump(batch, f, protocol=5)
+                    count += len(batch)
+                    batch = []
+            if batch:
+                pickle.dump(batch, f, protocol=5)
+                count += len(batch)
+        os.replace(tmp, path)
+        return count
+    return write
+
+
+def finish(node: LineageNode) -> None:
+    """Switch ``node`` to its checkpoint files and drop its parents."""
+    directory = node.checkpoint_dir
+    assert directory is not None
+    count = node.num_partitions
+    if node.partitioner is not None:
+        tmp = os.path.join(directory, "_partitioner.tmp")
+        with open(tmp, "wb") as f:
+            f.write(dumps_data(node.partitioner))
+        os.replace(tmp, os.path.join(directory, "_partitioner"))
+    node.checkpointed = CheckpointedNode(directory, count, node.partitioner, node_id=node.id)
+    forget_parents(node)
+
+
+def forget_parents(node: LineageNode) -> None:
+    """Release references to parent nodes so the driver does not keep old lineage alive."""
+    node._deps = []
+    for key, value in list(vars(node).items()):
+        if isinstance(value, LineageNode) and key != "checkpointed":
+            setattr(node, key, None)
+        elif isinstance(value, list) and value and all(isinstance(v, LineageNode) for v in value):
+            setattr(node, key, [])
+
+
+def _picklable(value: Any) -> bool:
+    try:
+        pickle.dumps(value)
+        return True
+    except Exception:
+        return False
+
+
+def has_shuffle_parent(node: LineageNode) -> bool:
+    return any(isinstance(d, ShuffleDependency) for d in node.dependencies)

@@ -1,0 +1,364 @@
+"""SparkContext: the entry point of the ``rdd`` engine (PySpark's surface).
+
+Owns the one-active-context rule of a process, creation of source RDDs, broadcast
+variables and accumulators, and the ``_run_job`` funnel through which every action
+runs (and after which marked RDDs are checkpointed).
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import logging
+import os
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
+
+from . import checkpoint
+from .accumulators import (COMPLEX_ACCUMULATOR_PARAM, FLOAT_ACCUMULATOR_PARAM, INT_ACCUMULATOR_PARAM, Accumulator,
+                           AccumulatorParam)
+from .broadcast import Broadcast
+from .conf import DEFAULT_MASTER, SparkConf, parse_master
+from .env import Env
+from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
+from .executor.serializer import DRIVER_ONLY_MESSAGE
+from .nodes.files import (PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files,
+                          plan_splits)
+from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
+from .nodes.parallel import ParallelCollectionNode, slice_sequence
+
+if TYPE_CHECKING:
+    from .rdd import RDD
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+log = logging.getLogger(__name__)
+
+__version__ = "0.1.0"
+
+
+class SparkContext:
+    """Main entry point for the ``rdd`` engine: creates RDDs, broadcasts and accumulators.
+
+    Parameters
+    ----------
+    master : str, optional
+        ``local`` (tasks run inline in the driver), ``local[N]`` (N worker processes)
+        or ``local[*]`` (one worker per core). Default: the conf's ``spark.master``,
+        else ``local[*]``.
+    appName : str, optional
+        A name for the application. Default: the conf's ``spark.app.name``.
+    conf : SparkConf, optional
+        Settings; ``master`` and ``appName`` arguments take precedence.
+    sparkHome, pyFiles, environment, batchSize, serializer, gateway, jsc, profiler_cls,
+    udf_profiler_cls, memory_profiler_cls
+        Accepted for PySpark compatibility. ``environment`` sets worker environment
+        variables; the others are ignored.
+
+    Notes
+    -----
+    Only one SparkContext may be active per process; ``stop()`` it before creating
+    another, or use :meth:`getOrCreate`.
+
+    Examples
+    --------
+    >>> with SparkContext("local[2]", "example") as sc:
+    ...     sc.parallelize(range(10), 2).map(lambda x: x * x).sum()
+    285
+    """
+
+    _active_spark_context: SparkContext | None = None
+    _lock = threading.RLock()
+
+    def __init__(self, master: str | None = None, appName: str | None = None, sparkHome: str | None = None,
+                 pyFiles: list[str] | None = None, environment: dict[str, Any] | None = None, batchSize: int = 0,
+                 serializer: Any = None, conf: SparkConf | None = None, gateway: Any = None, jsc: Any = None,
+                 profiler_cls: Any = None, udf_profiler_cls: Any = None, memory_profiler_cls: Any = None) -> None:
+        self._conf = conf.copy() if conf is not None else SparkConf()
+        if master is not None:
+            self._conf.setMaster(master)
+        self._conf.setIfMissing("spark.master", DEFAULT_MASTER)
+        if appName is not None:
+            self._conf.setAppName(appName)
+        self._conf.setIfMissing("spark.app.name", "dstreams")
+        for key, value in (environment or {}).items():
+            self._conf.set(f"spark.executorEnv.{key}", value)
+        parse_master(self._conf.get("spark.master"))  # validate before taking the slot
+        with SparkContext._lock:
+            active = SparkContext._active_spark_context
+            if active is not None:
+                raise ActiveContextError(
+                    f"Cannot run multiple SparkContexts at once; existing SparkContext(app={active.appName}, "
+                    f"master={active.master}) is active. Call stop() on it first, or use SparkContext.getOrCreate().")
+            self._env = Env(self._conf)
+            SparkContext._active_spark_context = self
+        self._stopped = False
+        self._ids = itertools.count()
+        self._checkpoint_dir: str | None = None
+        self._local_properties = threading.local()
+        self.startTime = int(time.time() * 1000)
+        self.applicationId = f"local-{self.startTime}"
+        self._shuffle_ids = itertools.count()
+        atexit.register(self._stop_at_exit)
+
+    # -- properties ------------------------------------------------------------
+    @property
+    def master(self) -> str:
+        """The master URL this context runs on."""
+        return self._conf.get("spark.master")  # type: ignore[return-value]
+
+    @property
+    def appName(self) -> str:
+        """The application name."""
+        return self._conf.get("spark.app.name")  # type: ignore[return-value]
+
+    @property
+    def sparkHome(self) -> str | None:
+        return self._conf.get("spark.home")
+
+    @property
+    def version(self) -> str:
+        """The version of this engine."""
+        return __version__
+
+    @property
+    def defaultParallelism(self) -> int:
+        """Default partition count: ``spark.default.parallelism``, else the number of workers (1 for ``local``)."""
+        configured = self._conf.get("spark.default.parallelism")
+        if configured is not None:
+            return self._conf.get_int("spark.default.parallelism", 1)
+        return max(1, self._env.backend.parallelism)
+
+    @property
+    def defaultMinPartitions(self) -> int:
+        """Default minimum partitions for files: ``min(defaultParallelism, 2)``."""
+        return min(self.defaultParallelism, 2)
+
+    @property
+    def uiWebUrl(self) -> str | None:
+        return None
+
+    @property
+    def startTimeMillis(self) -> int:
+        return self.startTime
+
+    def getConf(self) -> SparkConf:
+        """A copy of this context's configuration."""
+        return self._conf.copy()
+
+    # -- lifecycle ---------------------------------------------------------------
+    @classmethod
+    def getOrCreate(cls, conf: SparkConf | None = None) -> SparkContext:
+        """The active SparkContext, or a new one from ``conf``."""
+        with cls._lock:
+            if cls._active_spark_context is None:
+                cls(conf=conf or SparkConf())
+            assert cls._active_spark_context is not None
+            return cls._active_spark_context
+
+    def stop(self) -> None:
+        """Stop the context: its worker processes exit and its temporary files are deleted.
+
+        Calling it again does nothing.
+        """
+        with SparkContext._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            if SparkContext._active_spark_context is self:
+                SparkContext._active_spark_context = None
+        try:
+            atexit.unregister(self._stop_at_exit)
+        except Exception:  # noqa: BLE001
+            pass
+        self._env.stop()
+
+    def _stop_at_exit(self) -> None:
+        try:
+            self.stop()
+        except Exception:  # noqa: BLE001 - never fail interpreter exit
+            log.exception("error while stopping the SparkContext at exit")
+
+    def __enter__(self) -> SparkContext:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __reduce__(self):
+        raise DriverOnlyError(DRIVER_ONLY_MESSAGE.format(what="SparkContext"))
+
+    def _check_alive(self) -> None:
+        if self._stopped:
+            raise ContextStoppedError("This SparkContext was stopped (stop() was called); create a new "
+                                      "SparkContext to run more jobs.")
+
+    def setLogLevel(self, logLevel: str) -> None:
+        """Set the log level of the engine's loggers (``INFO``, ``WARN``, ``ERROR``...)."""
+        level = {"ALL": logging.NOTSET, "TRACE": logging.DEBUG, "WARN": logging.WARNING, "FATAL": logging.CRITICAL,
+                 "OFF": logging.CRITICAL + 10}.get(logLevel.upper(), getattr(logging, logLevel.upper(), None))
+        if not isinstance(level, int):
+            raise ValueError(f"unknown log level {logLevel!r}: use ALL, DEBUG, INFO, WARN, ERROR, FATAL or OFF")
+        logging.getLogger("rdd").setLevel(level)
+        logging.getLogger("dstream").setLevel(level)
+
+    def setLocalProperty(self, key: str, value: str | None) -> None:
+        """Set a property that tasks of jobs submitted from this thread can read."""
+        props = self._properties()
+        if value is None:
+            props.pop(key, None)
+        else:
+            props[key] = value
+
+    def getLocalProperty(self, key: str) -> str | None:
+        """A local property set in this thread, or ``None``."""
+        return self._properties().get(key)
+
+    def setJobGroup(self, groupId: str, description: str, interruptOnCancel: bool = False) -> None:
+        """Assign a group id and description to jobs started by this thread."""
+        self.setLocalProperty("spark.jobGroup.id", groupId)
+        self.setLocalProperty("spark.job.description", description)
+
+    def setJobDescription(self, value: str) -> None:
+        """Set a human readable description of the current job."""
+        self.setLocalProperty("spark.job.description", value)
+
+    def _properties(self) -> dict[str, str]:
+        props = getattr(self._local_properties, "props", None)
+        if props is None:
+            props = self._local_properties.props = {}
+        return props
+
+    # -- ids ---------------------------------------------------------------------
+    def _new_id(self) -> int:
+        return next(self._ids)
+
+    def _new_shuffle_id(self) -> int:
+        return next(self._shuffle_ids)
+
+    # -- creating RDDs -----------------------------------------------------------
+    def _wrap(self, node: Any) -> RDD:
+        from .rdd import RDD
+        return RDD(node, self)
+
+    def parallelize(self, c: Iterable[T], numSlices: int | None = None) -> RDD[T]:
+        """Distribute a local collection into an RDD of ``numSlices`` partitions.
+
+        Partition ``i`` of ``n`` elements in ``p`` slices holds elements
+        ``[i*n//p, (i+1)*n//p)``. A ``range`` is sliced lazily.
+
+        Examples
+        --------
+        >>> sc.parallelize([0, 2, 3, 4, 6], 5).glom().collect()
+        [[0], [2], [3], [4], [6]]
+        """
+        self._check_alive()
+        count = self.defaultParallelism if numSlices is None else numSlices
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise ValueError(f"numSlices must be a positive integer, got {numSlices!r}")
+        data: Sequence[T] = c if isinstance(c, (range, list, tuple)) else list(c)
+        return self._wrap(ParallelCollectionNode(slice_sequence(data, count)))
+
+    def range(self, start: int, end: int | None = None, step: int = 1, numSlices: int | None = None) -> RDD[int]:
+        """An RDD of ``range(start, end, step)`` (``range(0, start)`` with one argument)."""
+        if end is None:
+            start, end = 0, start
+        return self.parallelize(range(start, end, step), numSlices)
+
+    def emptyRDD(self) -> RDD[Any]:
+        """An RDD with no partitions and no elements."""
+        self._check_alive()
+        return self._wrap(ParallelCollectionNode([]))
+
+    def textFile(self, name: str, minPartitions: int | None = None, use_unicode: bool = True) -> RDD[str]:
+        """Lines of text files (a file, a directory, a glob, or a comma-separated list).
+
+        The driver only lists the files; each task reads its own byte range. Invalid
+        UTF-8 is replaced with U+FFFD.
+        """
+        self._check_alive()
+        files = list_input_files(name)
+        minimum = self.defaultMinPartitions if minPartitions is None else max(1, minPartitions)
+        rdd = self._wrap(TextFileNode(plan_splits(files, minimum), use_unicode))
+        rdd.setName(name)
+        return rdd
+
+    def wholeTextFiles(self, path: str, minPartitions: int | None = None, use_unicode: bool = True) -> RDD[tuple[str, str]]:
+        """``(path, content)`` for each file of a directory (or glob, or list)."""
+        self._check_alive()
+        files = list_input_files(path)
+        minimum = self.defaultMinPartitions if minPartitions is None else max(1, minPartitions)
+        return self._wrap(WholeTextFilesNode(group_files(files, minimum)))
+
+    def pickleFile(self, name: str, minPartitions: int | None = None) -> RDD[Any]:
+        """Load an RDD saved with ``RDD.saveAsPickleFile``."""
+        self._check_alive()
+        files = list_input_files(name)
+        return self._wrap(PickleFileNode(group_files(files, max(len(files), minPartitions or 1))))
+
+    def union(self, rdds: list[RDD[T]]) -> RDD[T]:
+        """The union of a list of RDDs (keeps a shared partitioner, if all have the same)."""
+        self._check_alive()
+        rdds = list(rdds)
+        if not rdds:
+            raise ValueError("union() needs at least one RDD; use emptyRDD() for an empty one")
+        nodes = [r._node for r in rdds]
+        first = nodes[0].partitioner
+        if first is not None and all(n.partitioner == first for n in nodes) and \
+                len({n.num_partitions for n in nodes}) == 1:
+            return self._wrap(PartitionerAwareUnionNode(nodes))
+        return self._wrap(UnionNode(nodes))
+
+    # -- shared variables --------------------------------------------------------
+    def broadcast(self, value: T) -> Broadcast[T]:
+        """Send a read-only value to every worker once; read it with ``.value``."""
+        self._check_alive()
+        bid = self._new_id()
+        path = os.path.join(self._env.local_dir, "broadcast", f"{bid}.pkl")
+        return Broadcast(bid, path, value, on_driver=True)
+
+    def accumulator(self, value: T, accum_param: AccumulatorParam[T] | None = None) -> Accumulator[T]:
+        """An accumulator starting at ``value``; ints, floats and complex need no ``accum_param``."""
+        if accum_param is None:
+            if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+                raise TypeError(f"No default accumulator param for type {type(value).__name__}: pass "
+                                "accum_param=AccumulatorParam subclass with zero() and addInPlace()")
+            accum_param = {int: INT_ACCUMULATOR_PARAM, float: FLOAT_ACCUMULATOR_PARAM,
+                           complex: COMPLEX_ACCUMULATOR_PARAM}[type(value)]  # type: ignore[assignment]
+        return Accumulator(self._new_id(), value, accum_param)
+
+    # -- checkpoints -------------------------------------------------------------
+    def setCheckpointDir(self, dirName: str) -> None:
+        """Set the directory under which RDDs are checkpointed (created if missing)."""
+        os.makedirs(dirName, exist_ok=True)
+        self._checkpoint_dir = os.path.join(dirName, f"{self.applicationId}-{os.getpid()}")
+        os.makedirs(self._checkpoint_dir, exist_ok=True)
+
+    def getCheckpointDir(self) -> str | None:
+        """The checkpoint directory, or ``None`` if not set."""
+        return self._checkpoint_dir
+
+    # -- jobs --------------------------------------------------------------------
+    def runJob(self, rdd: RDD[T], partitionFunc: Callable[[Iterator[T]], Iterable[U]],
+               partitions: Sequence[int] | None = None, allowLocal: bool = False) -> list[U]:
+        """Run ``partitionFunc`` on the given partitions and concatenate the returned iterables."""
+        results = self._run_job(rdd, lambda it: list(partitionFunc(it)), partitions)
+        return [x for part in results for x in part]
+
+    def _run_job(self, rdd: RDD[T], func: Callable[[Iterator[T]], U], partitions: Sequence[int] | None = None) -> list[U]:
+        self._check_alive()
+        node = rdd._node
+        count = node.num_partitions
+        wanted = list(range(count)) if partitions is None else list(partitions)
+        for p in wanted:
+            if not 0 <= p < count:
+                raise ValueError(f"partition {p} is out of range: the RDD has {count} partitions (0..{count - 1})")
+        results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
+        if self._checkpoint_dir is not None:
+            for marked in checkpoint.marked_nodes(node):
+                self._env.runner.run_job(marked, checkpoint.write_partition(marked.checkpoint_dir),
+                                         list(range(marked.num_partitions)))
+                checkpoint.finish(marked)
+        return results

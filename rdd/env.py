@@ -1,0 +1,58 @@
+"""Env: everything one SparkContext owns at run time.
+
+It creates the context's local directory (shuffle files, broadcasts, disk blocks),
+installs the driver's executor environment and block manager, builds the executor
+backend for the master, and wires the job runner to it. ``stop`` shuts the backend
+down (no worker survives it) and deletes the local directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+from . import accumulators
+from .conf import SparkConf, parse_master
+from .executor import environment
+from .executor.environment import ExecutorEnv
+from .executor.inline import InlineBackend
+from .executor.process_pool import ProcessPoolBackend
+from .scheduler.runner import JobRunner
+from .storage import block_manager
+from .storage.block_manager import BlockManager
+
+START_METHOD_KEY = "spark.executor.startMethod"
+
+
+class Env:
+    def __init__(self, conf: SparkConf) -> None:
+        master = conf.get("spark.master")
+        assert master is not None
+        self.num_workers = parse_master(master)
+        base = conf.get("spark.local.dir") or None
+        if base:
+            os.makedirs(base, exist_ok=True)
+        self.local_dir = tempfile.mkdtemp(prefix="dstreams-", dir=base)
+        environment.install(ExecutorEnv("driver", self.local_dir))
+        block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
+        self.runner = JobRunner(accumulators.merge_updates)
+        if self.num_workers == 0:
+            self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event)
+        else:
+            start_method = conf.get(START_METHOD_KEY, "fork")
+            if start_method not in ("fork", "spawn", "forkserver"):
+                raise ValueError(f"{START_METHOD_KEY}={start_method!r}: use 'fork', 'spawn' or 'forkserver'")
+            env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
+                        if k.startswith("spark.executorEnv.")}
+            self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
+                                              start_method, env_vars)
+        self.runner.backend = self.backend
+
+    def stop(self) -> None:
+        self.runner.stop()
+        try:
+            self.backend.shutdown()
+        finally:
+            block_manager.current().clear()
+            shutil.rmtree(self.local_dir, ignore_errors=True)

@@ -1,0 +1,1 @@
+"""Executor backends: where tasks run (inline in the driver, or worker processes)."""

@@ -1,0 +1,51 @@
+"""The seam between scheduling and execution.
+
+A backend takes tasks with ``submit(spec, binary)`` and reports every outcome as an
+event through the ``on_event`` callback it was built with; it never blocks the
+caller on a task. Events: ``TaskFinished``, ``TaskFailed``, ``ExecutorLost``. Every
+submitted task produces exactly one ``TaskFinished``/``TaskFailed``, or appears in
+the ``tasks`` of exactly one ``ExecutorLost``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from ..scheduler.task import TaskFailure, TaskResult, TaskSpec
+
+
+@dataclass(frozen=True)
+class TaskFinished:
+    spec: TaskSpec
+    result: TaskResult
+
+
+@dataclass(frozen=True)
+class TaskFailed:
+    spec: TaskSpec
+    failure: TaskFailure
+
+
+@dataclass(frozen=True)
+class ExecutorLost:
+    executor_id: str
+    reason: str
+    tasks: tuple[TaskSpec, ...]
+
+
+BackendEvent = TaskFinished | TaskFailed | ExecutorLost
+EventSink = Callable[[BackendEvent], None]
+
+
+class ExecutorBackend(Protocol):
+    def submit(self, spec: TaskSpec, binary: bytes) -> None: ...
+
+    def executor_ids(self) -> list[str]: ...
+
+    def remove_rdd(self, rdd_id: int) -> None: ...
+
+    def shutdown(self) -> None: ...
+
+    @property
+    def parallelism(self) -> int: ...

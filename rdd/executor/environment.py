@@ -1,0 +1,41 @@
+"""The executor environment of this process: its id and the context's local directory.
+
+Installed once per process: by the ``SparkContext`` in the driver (executor id
+``driver``), and by the worker's set-up in each worker process. Shuffle files,
+broadcast files and disk blocks all live under ``local_dir``, which every process of
+one context shares (they run on one machine).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass
+class ExecutorEnv:
+    executor_id: str
+    local_dir: str
+
+    def shuffle_dir(self, shuffle_id: int) -> str:
+        return os.path.join(self.local_dir, "shuffle", str(shuffle_id))
+
+    def broadcast_path(self, broadcast_id: int) -> str:
+        return os.path.join(self.local_dir, "broadcast", f"{broadcast_id}.pkl")
+
+    def block_dir(self) -> str:
+        return os.path.join(self.local_dir, "blocks", self.executor_id)
+
+
+_current: ExecutorEnv | None = None
+
+
+def current() -> ExecutorEnv:
+    if _current is None:
+        raise RuntimeError("no executor environment in this process: create a SparkContext first")
+    return _current
+
+
+def install(env: ExecutorEnv) -> None:
+    global _current
+    _current = env

@@ -1,0 +1,44 @@
+"""InlineBackend (``local``): tasks run in the caller's thread, in the driver process.
+
+Functions are still pickled and unpickled (once per stage), so closures behave as on
+workers and an unpicklable closure fails the same way on every master.
+"""
+
+from __future__ import annotations
+
+from ..scheduler.task import TaskFailure, TaskSpec
+from ..storage import block_manager
+from .backend import EventSink, TaskFailed, TaskFinished
+from .task_runner import BinaryCache, run_task
+
+
+class InlineBackend:
+    def __init__(self, on_event: EventSink) -> None:
+        self._on_event = on_event
+        self._binaries = BinaryCache()
+
+    @property
+    def parallelism(self) -> int:
+        return 1
+
+    def executor_ids(self) -> list[str]:
+        return ["driver"]
+
+    def submit(self, spec: TaskSpec, binary: bytes) -> None:
+        stage = self._binaries.get(spec.digest)
+        if stage is None:
+            stage = self._binaries.put(spec.digest, binary)
+        outcome = run_task(spec, stage)
+        if isinstance(outcome, TaskFailure):
+            self._on_event(TaskFailed(spec, outcome))
+        else:
+            self._on_event(TaskFinished(spec, outcome))
+
+    def remove_rdd(self, rdd_id: int) -> None:
+        block_manager.current().remove_rdd(rdd_id)
+
+    def worker_pids(self) -> list[int]:
+        return []
+
+    def shutdown(self) -> None:
+        block_manager.current().clear()

@@ -1,0 +1,223 @@
+"""ProcessPoolBackend (``local[N]``): N long-lived worker processes.
+
+::
+
+    submit() ─▶ queues ─▶ idle worker ──pipe──▶ worker_main
+                 ▲ own queue (locality), then the shared queue, then steal
+    reader thread: wait(pipes + process sentinels)
+        result on a pipe   ─▶ worker idle again ─▶ on_event(TaskFinished/TaskFailed) ─▶ dispatch
+        sentinel fires     ─▶ worker dead ─▶ replacement started ─▶ on_event(ExecutorLost)
+
+Invariants
+----------
+- A worker has at most one task in flight; the driver knows which one, so a death
+  loses exactly that task, reported in ``ExecutorLost``.
+- A task with a preferred executor (it holds the task's cached input) waits in that
+  worker's queue; an idle worker with nothing of its own takes from the shared queue,
+  then steals, so locality never leaves a core idle.
+- A stage binary is sent to a worker once; later tasks carry only its digest.
+- ``shutdown`` asks workers to stop, then terminates, then kills: nothing outlives it.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import pickle
+import threading
+from collections import deque
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from ..scheduler.task import TaskFailure, TaskSpec
+from .backend import EventSink, ExecutorLost, TaskFailed, TaskFinished
+from .worker import worker_main
+
+log = logging.getLogger(__name__)
+
+_STOP_GRACE_SECONDS = 2.0
+
+
+class _Worker:
+    def __init__(self, executor_id: str, process: Any, conn: Connection) -> None:
+        self.executor_id = executor_id
+        self.process = process
+        self.conn = conn
+        self.running: TaskSpec | None = None
+        self.digests: set[str] = set()
+        self.queue: deque[tuple[TaskSpec, bytes]] = deque()
+
+
+class ProcessPoolBackend:
+    def __init__(self, num_workers: int, local_dir: str, on_event: EventSink,
+                 start_method: str = "fork", env_vars: dict[str, str] | None = None) -> None:
+        self._mp = multiprocessing.get_context(start_method)
+        self._start_method = start_method
+        self._local_dir = local_dir
+        self._on_event = on_event
+        self._env_vars = dict(env_vars or {})
+        self._lock = threading.RLock()
+        self._workers: dict[str, _Worker] = {}
+        self._shared: deque[tuple[TaskSpec, bytes]] = deque()
+        self._next_id = 0
+        self._closing = False
+        self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
+        self._num_workers = num_workers
+        for _ in range(num_workers):
+            self._start_worker()
+        self._reader = threading.Thread(target=self._read_loop, daemon=True, name="executor-results")
+        self._reader.start()
+
+    # -- public seam -------------------------------------------------------------
+    @property
+    def parallelism(self) -> int:
+        return self._num_workers
+
+    def executor_ids(self) -> list[str]:
+        with self._lock:
+            return list(self._workers)
+
+    def worker_pids(self) -> list[int]:
+        with self._lock:
+            return [w.process.pid for w in self._workers.values()]
+
+    def submit(self, spec: TaskSpec, binary: bytes) -> None:
+        with self._lock:
+            if self._closing:
+                raise RuntimeError("the executor pool is shut down")
+            owner = self._workers.get(spec.preferred) if spec.preferred else None
+            (owner.queue if owner is not None else self._shared).append((spec, binary))
+            self._dispatch()
+
+    def remove_rdd(self, rdd_id: int) -> None:
+        with self._lock:
+            for worker in self._workers.values():
+                self._send(worker, ("remove_rdd", rdd_id))
+
+    def shutdown(self) -> None:
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            workers = list(self._workers.values())
+        for worker in workers:
+            self._send(worker, ("stop",))
+        self._wake_w.send_bytes(b"x")
+        for worker in workers:
+            worker.process.join(_STOP_GRACE_SECONDS)
+            if worker.process.is_alive():
+                worker.process.terminate()
+                worker.process.join(_STOP_GRACE_SECONDS)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
+        self._reader.join(_STOP_GRACE_SECONDS)
+
+    # -- workers ---------------------------------------------------------------
+    def _start_worker(self) -> None:
+        executor_id = str(self._next_id)
+        self._next_id += 1
+        driver_end, worker_end = self._mp.Pipe(duplex=True)
+        inherited = [w.conn for w in self._workers.values()] + [self._wake_r, self._wake_w] \
+            if self._start_method == "fork" else []
+        process = self._mp.Process(
+            target=worker_main, name=f"dstreams-executor-{executor_id}", daemon=True,
+            args=(worker_end, executor_id, self._local_dir, os.getpid(), inherited, self._env_vars))
+        process.start()
+        worker_end.close()
+        self._workers[executor_id] = _Worker(executor_id, process, driver_end)
+
+    def _send(self, worker: _Worker, message: tuple) -> bool:
+        try:
+            worker.conn.send_bytes(pickle.dumps(message, protocol=5))
+            return True
+        except (OSError, ValueError):
+            return False  # the reader thread will see the sentinel and report the loss
+
+    def _dispatch(self) -> None:
+        """Give every idle worker a task: its own first, then shared, then stolen."""
+        for worker in list(self._workers.values()):
+            if worker.running is not None:
+                continue
+            item = self._next_for(worker)
+            if item is None:
+                continue
+            spec, binary = item
+            worker.running = spec
+            payload = None if spec.digest in worker.digests else binary
+            worker.digests.add(spec.digest)
+            self._send(worker, ("task", spec, payload))
+
+    def _next_for(self, worker: _Worker) -> tuple[TaskSpec, bytes] | None:
+        if worker.queue:
+            return worker.queue.popleft()
+        if self._shared:
+            return self._shared.popleft()
+        victim = max(self._workers.values(), key=lambda w: len(w.queue))
+        if victim.queue:
+            return victim.queue.pop()
+        return None
+
+    # -- the reader thread -----------------------------------------------------
+    def _read_loop(self) -> None:
+        while True:
+            with self._lock:
+                if self._closing:
+                    return
+                by_conn = {w.conn: w for w in self._workers.values()}
+                by_sentinel = {w.process.sentinel: w for w in self._workers.values()}
+            ready = wait(list(by_conn) + list(by_sentinel) + [self._wake_r])
+            if self._wake_r in ready:
+                return
+            dead: list[_Worker] = []
+            for handle in ready:
+                worker = by_conn.get(handle)
+                if worker is not None:
+                    if not self._receive(worker):
+                        dead.append(worker)
+            for handle in ready:
+                worker = by_sentinel.get(handle)
+                if worker is not None and worker not in dead:
+                    while worker.conn.poll():  # a result sent just before dying still counts
+                        if not self._receive(worker):
+                            break
+                    dead.append(worker)
+            for worker in dead:
+                self._lose(worker)
+
+    def _receive(self, worker: _Worker) -> bool:
+        try:
+            outcome = pickle.loads(worker.conn.recv_bytes())
+        except (EOFError, OSError):
+            return False
+        with self._lock:
+            spec = worker.running
+            worker.running = None
+            if not self._closing:
+                self._dispatch()
+        if spec is None or spec.task_id != outcome.task_id:
+            log.error("executor %s returned task %s but was running %s", worker.executor_id,
+                      outcome.task_id, spec and spec.task_id)
+            return True
+        self._on_event(TaskFailed(spec, outcome) if isinstance(outcome, TaskFailure) else TaskFinished(spec, outcome))
+        return True
+
+    def _lose(self, worker: _Worker) -> None:
+        with self._lock:
+            if self._closing or worker.executor_id not in self._workers:
+                return
+            del self._workers[worker.executor_id]
+            lost = (worker.running,) if worker.running is not None else ()
+            self._shared.extendleft(reversed(worker.queue))
+            code = worker.process.exitcode
+            try:
+                worker.conn.close()
+            except OSError:
+                pass
+            self._start_worker()
+            self._dispatch()
+        reason = f"executor {worker.executor_id} (pid {worker.process.pid}) exited with code {code}"
+        log.warning("%s; starting a replacement", reason)
+        self._on_event(ExecutorLost(worker.executor_id, reason, lost))

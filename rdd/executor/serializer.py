@@ -1,0 +1,123 @@
+"""Serialisation of what crosses into workers: stage closures, partitions, results.
+
+Functions and lineage go through cloudpickle (closures, lambdas, locally defined
+classes); record data through pickle protocol 5 in batches. When something cannot be
+pickled, :func:`dumps_closure` finds *which* captured object it is and says so: a
+message naming the function, the variable and the object's type, plus how to fix it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import types
+from typing import Any, Iterator
+
+import cloudpickle
+
+from ..errors import DriverOnlyError, SerializationError
+
+
+def dumps_closure(obj: Any, what: str) -> bytes:
+    """cloudpickle ``obj``; on failure raise :class:`SerializationError` naming the culprit.
+
+    ``what`` says what is being pickled ("the functions of stage 3"), for the message.
+    """
+    try:
+        return cloudpickle.dumps(obj, protocol=5)
+    except DriverOnlyError:
+        raise
+    except RecursionError as exc:
+        raise SerializationError(f"could not pickle {what}: the lineage or closure is too deep to pickle "
+                                 "(checkpoint() the RDD to cut its lineage)") from exc
+    except Exception as exc:
+        path = _find_unpicklable(obj, "", set(), 0)
+        culprit = f" because it captures {path}" if path else ""
+        raise SerializationError(
+            f"could not pickle {what}{culprit}: {type(exc).__name__}: {exc}. Objects such as locks, sockets, "
+            "open files and database connections cannot be sent to workers: create them inside the function "
+            "(for example once per partition in mapPartitions or foreachPartition) instead of capturing them."
+        ) from exc
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"{text} (type {type(value).__module__}.{type(value).__qualname__})"
+
+
+def _try_pickle(value: Any) -> bool:
+    try:
+        cloudpickle.dumps(value, protocol=5)
+        return True
+    except DriverOnlyError:
+        raise
+    except Exception:
+        return False
+
+
+def _find_unpicklable(obj: Any, where: str, seen: set[int], depth: int) -> str | None:
+    """Depth-first search for the innermost object that fails to pickle."""
+    if depth > 12 or id(obj) in seen:
+        return None
+    seen.add(id(obj))
+    for label, child in _children(obj):
+        if _try_pickle(child):
+            continue
+        deeper = _find_unpicklable(child, f"{where}{label}", seen, depth + 1)
+        return deeper or f"{where}{label} = {_describe(child)}"
+    return None
+
+
+def _children(obj: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(obj, types.FunctionType):
+        name = obj.__qualname__
+        code = obj.__code__
+        for var, cell in zip(code.co_freevars, obj.__closure__ or ()):
+            try:
+                yield f"'{var}' in function {name}", cell.cell_contents
+            except ValueError:
+                continue
+        for global_name in code.co_names:
+            if global_name in obj.__globals__:
+                value = obj.__globals__[global_name]
+                if not isinstance(value, types.ModuleType):
+                    yield f"global '{global_name}' in function {name}", value
+        for default in obj.__defaults__ or ():
+            yield f"a default argument of function {name}", default
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        for i, item in enumerate(obj):
+            yield f"[{i}] of ", item
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            yield f"[{key!r}] of ", value
+    elif isinstance(obj, types.MethodType):
+        yield f"the instance of method {obj.__qualname__}", obj.__self__
+    elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+        for key, value in vars(obj).items():
+            yield f"attribute '{key}' of {type(obj).__name__}, ", value
+
+
+def digest_of(payload: bytes) -> str:
+    return hashlib.blake2b(payload, digest_size=16).hexdigest()
+
+
+def dumps_data(obj: Any) -> bytes:
+    """Pickle records or results (protocol 5; cloudpickle for lambdas inside data)."""
+    try:
+        return pickle.dumps(obj, protocol=5)
+    except Exception:
+        return dumps_closure(obj, "a task's data")
+
+
+def loads(payload: bytes) -> Any:
+    return pickle.loads(payload)
+
+
+DRIVER_ONLY_MESSAGE = (
+    "{what} can only be used on the driver, not in code that runs on workers. It appears that you are "
+    "referencing it from a transformation, an action's function, or a broadcast variable (for example "
+    "rdd1.map(lambda x: rdd2.values.count() * x) or sc inside a lambda). Compute the value on the driver "
+    "first (collect or broadcast it), or restructure the job with join/cogroup."
+)

@@ -1,0 +1,100 @@
+"""The main loop of a worker process.
+
+::
+
+    driver ──("task", spec, binary|None)──▶ worker: cache binary by digest, run_task
+    driver ◀──────────── pickled TaskResult | TaskFailure ──── worker
+    driver ──("remove_rdd", id) / ("stop",)──▶ worker
+
+A worker runs one task at a time. It exits when it is told to stop, when its pipe
+closes, or when its parent process is gone (a watchdog thread polls ``getppid``), so
+no worker outlives its driver even after a ``kill -9`` of the driver. Ctrl-C is
+ignored here: the driver decides when workers stop.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import signal
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from ..errors import SerializationError
+from ..scheduler.task import TaskFailure
+from ..storage import block_manager
+from ..storage.block_manager import BlockManager
+from . import environment
+from .environment import ExecutorEnv
+from .serializer import dumps_data
+from .task_runner import BinaryCache, run_task
+
+_PARENT_POLL_SECONDS = 0.2
+
+
+def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: int,
+                inherited: list[Connection], env_vars: dict[str, str]) -> None:
+    for other in inherited:  # driver ends of other workers' pipes, inherited through fork
+        try:
+            other.close()
+        except OSError:
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ.update(env_vars)
+    env = ExecutorEnv(executor_id, local_dir)
+    environment.install(env)
+    block_manager.install(BlockManager(executor_id, env.block_dir()))
+    threading.Thread(target=_watch_parent, args=(parent_pid, local_dir), daemon=True,
+                     name="parent-watchdog").start()
+    cache = BinaryCache()
+    while True:
+        try:
+            message = pickle.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            break
+        kind = message[0]
+        if kind == "task":
+            _, spec, binary = message
+            try:
+                stage = cache.get(spec.digest)
+                if stage is None:
+                    if binary is None:
+                        raise RuntimeError(f"stage binary {spec.digest} was not sent to executor {executor_id}")
+                    stage = cache.put(spec.digest, binary)
+                outcome: Any = run_task(spec, stage)
+            except BaseException as exc:  # noqa: BLE001 - unpickling user code can raise anything
+                import traceback
+                outcome = TaskFailure(spec.task_id, exc, traceback.format_exc(), executor_id)
+            conn.send_bytes(_dump_outcome(outcome))
+        elif kind == "remove_rdd":
+            block_manager.current().remove_rdd(message[1])
+        elif kind == "stop":
+            break
+    conn.close()
+    sys.stdout.flush()
+
+
+def _dump_outcome(outcome: Any) -> bytes:
+    try:
+        return dumps_data(outcome)
+    except Exception as exc:  # noqa: BLE001
+        if isinstance(outcome, TaskFailure):
+            substitute = RuntimeError(f"{type(outcome.error).__name__}: {outcome.error} "
+                                      "(the original exception could not be pickled)")
+            return pickle.dumps(TaskFailure(outcome.task_id, substitute, outcome.traceback_text,
+                                            outcome.executor_id), protocol=5)
+        error = SerializationError(f"the result of task {outcome.task_id} could not be pickled to return to "
+                                   f"the driver: {type(exc).__name__}: {exc}")
+        return pickle.dumps(TaskFailure(outcome.task_id, error, "", outcome.executor_id), protocol=5)
+
+
+def _watch_parent(parent_pid: int, local_dir: str) -> None:
+    while True:
+        time.sleep(_PARENT_POLL_SECONDS)
+        if os.getppid() != parent_pid:
+            shutil.rmtree(local_dir, ignore_errors=True)
+            os._exit(0)

@@ -1,0 +1,171 @@
+"""LineageNode, Partition and the dependency kinds.
+
+``LineageNode.iterator`` is the only way a partition is read, and its order is the
+rule of the engine: a checkpointed node reads its checkpoint files; a persisted node
+reads its block from this process's block manager, or computes and stores it; any
+other node computes from its parents.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterator
+
+from ..storage import block_manager
+from ..storage.level import StorageLevel
+
+if TYPE_CHECKING:
+    from ..aggregator import Aggregator
+    from ..partitioner import Partitioner
+    from ..scheduler.task_context import TaskContext
+
+_ids = itertools.count()
+_ids_lock = threading.Lock()
+
+
+def next_node_id() -> int:
+    with _ids_lock:
+        return next(_ids)
+
+
+class Partition:
+    """One partition of a node: its index, plus whatever ``compute`` needs to read it."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __getstate__(self):
+        return {s: getattr(self, s) for cls in type(self).__mro__ for s in getattr(cls, "__slots__", ())}
+
+    def __setstate__(self, state) -> None:
+        for key, value in state.items():
+            setattr(self, key, value)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.index})"
+
+
+@dataclass(eq=False)
+class Dependency:
+    parent: LineageNode
+
+
+@dataclass(eq=False)
+class OneToOneDependency(Dependency):
+    """Partition i of the child reads partition i of the parent."""
+
+
+@dataclass(eq=False)
+class NarrowDependency(Dependency):
+    """The child's partitions read a known subset of the parent's (union, coalesce, zip)."""
+
+
+@dataclass(eq=False)
+class ShuffleDependency(Dependency):
+    """The child reads every map output of the parent, bucketed by ``partitioner``."""
+
+    shuffle_id: int = -1
+    partitioner: Partitioner | None = None
+    aggregator: Aggregator | None = None
+    map_side_combine: bool = True
+    num_maps: int = field(default=0)
+
+
+class LineageNode:
+    """Base of every lineage node.
+
+    Subclasses set ``_deps`` and implement ``_make_partitions`` and ``compute``.
+    """
+
+    partitioner: Partitioner | None = None
+
+    def __init__(self, deps: list[Dependency]) -> None:
+        self.id = next_node_id()
+        self.name: str | None = None
+        self._deps = deps
+        self._partitions: list[Partition] | None = None
+        self.storage_level: StorageLevel = StorageLevel.NONE
+        self.checkpoint_dir: str | None = None       # set when marked for checkpointing
+        self.checkpointed: LineageNode | None = None  # the node that replaced our lineage
+        self.creation_site = ""
+
+    # -- structure -------------------------------------------------------------
+    @property
+    def dependencies(self) -> list[Dependency]:
+        if self.checkpointed is not None:
+            return [OneToOneDependency(self.checkpointed)]
+        return self._deps
+
+    def partitions(self) -> list[Partition]:
+        if self.checkpointed is not None:
+            return self.checkpointed.partitions()
+        if self._partitions is None:
+            self._partitions = self._make_partitions()
+        return self._partitions
+
+    @property
+    def num_partitions(self) -> int:
+        return len(self.partitions())
+
+    def _make_partitions(self) -> list[Partition]:
+        raise NotImplementedError
+
+    def compute(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """One line for ``toDebugString``."""
+        return type(self).__name__.replace("Node", "RDD")
+
+    # -- reading ---------------------------------------------------------------
+    def iterator(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
+        if self.checkpointed is not None:
+            return self.checkpointed.iterator(split, tctx)
+        if self.storage_level is not StorageLevel.NONE and self.storage_level.is_valid:
+            return self._get_or_compute(split, tctx)
+        return self.compute(split, tctx)
+
+    def _get_or_compute(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
+        manager = block_manager.current()
+        block_id = block_manager.rdd_block_id(self.id, split.index)
+        cached = manager.get(block_id)
+        if cached is not None:
+            return iter(cached)
+        values = list(self.compute(split, tctx))
+        manager.put(block_id, values, self.storage_level)
+        tctx.blocks_added.append(block_id)
+        return iter(values)
+
+    # -- pickling into tasks -----------------------------------------------------
+    def __reduce_ex__(self, protocol):
+        if self.checkpointed is not None:
+            # Beyond a checkpoint the lineage is cut: ship only the reader.
+            return self.checkpointed.__reduce_ex__(protocol)
+        return super().__reduce_ex__(protocol)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_partitions"] = None  # partitions travel with each task, not the node
+        return state
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}[{self.id}]"
+
+
+def walk_narrow(node: LineageNode):
+    """Yield ``node`` and every ancestor reachable without crossing a shuffle."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.id in seen:
+            continue
+        seen.add(current.id)
+        yield current
+        for dep in current.dependencies:
+            if not isinstance(dep, ShuffleDependency):
+                stack.append(dep.parent)

@@ -1,0 +1,322 @@
+"""DAGScheduler: cuts a job into stages at shuffle boundaries and decides what runs.
+
+It is a state machine: ``submit_job`` and ``handle(event)`` update its state and
+return actions (``SubmitTask``, ``MergeAccumulators``, ``JobSucceeded``,
+``JobFailed``); it performs no I/O, so it is tested without processes.
+
+State
+-----
+- ``_shuffle_stages``: one map stage per shuffle id, kept across jobs, so a second
+  job over the same shuffle finds its outputs (``MapOutputTracker``) and skips it.
+- Per active job: the stages waiting for parents, the stages running, each stage's
+  pending partitions, and the result slots.
+
+Rules
+-----
+- A stage runs only when every parent map stage has all of its outputs.
+- A task failing with the user's exception fails the job (as ``local[N]`` in Spark:
+  no retries of user errors). ``FetchFailedError`` unregisters the missing output and
+  re-runs the parent map stage, then the failed stage (at most 4 times per stage).
+- A task lost with its executor is resubmitted, at most 4 attempts per partition,
+  then the job fails with ``BrokenExecutorError``.
+- A result is accepted once per partition; accumulator updates only with it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import BrokenExecutorError, FetchFailedError, RemoteTraceback
+from ..executor.backend import ExecutorLost, TaskFailed, TaskFinished
+from ..executor.serializer import digest_of, dumps_closure, dumps_data
+from ..nodes.base import LineageNode, OneToOneDependency, Partition, ShuffleDependency, walk_narrow
+from ..storage.block_manager import rdd_block_id
+from .task import ShuffleWriteSpec, TaskSpec
+from .tracking import BlockLocations, MapOutputTracker
+
+MAX_TASK_ATTEMPTS = 4
+MAX_STAGE_FETCH_FAILURES = 4
+
+
+@dataclass(eq=False)
+class Stage:
+    id: int
+    node: LineageNode
+    parents: list[Stage]
+    shuffle_dep: ShuffleDependency | None
+    fetch_failures: int = 0
+
+    @property
+    def is_shuffle_map(self) -> bool:
+        return self.shuffle_dep is not None
+
+    def __repr__(self) -> str:
+        kind = f"ShuffleMapStage(shuffle {self.shuffle_dep.shuffle_id})" if self.shuffle_dep else "ResultStage"
+        return f"{kind}[{self.id}]"
+
+
+@dataclass(frozen=True)
+class SubmitTask:
+    spec: TaskSpec
+    binary: bytes
+
+
+@dataclass(frozen=True)
+class MergeAccumulators:
+    updates: dict[int, Any]
+
+
+@dataclass(frozen=True)
+class JobSucceeded:
+    job_id: int
+    results: list[Any]
+
+
+@dataclass(frozen=True)
+class JobFailed:
+    job_id: int
+    error: BaseException
+
+
+Action = SubmitTask | MergeAccumulators | JobSucceeded | JobFailed
+
+
+@dataclass(eq=False)
+class _Job:
+    job_id: int
+    final: Stage
+    func: Callable[[Any], Any]
+    partitions: list[int]
+    properties: dict[str, str]
+    results: dict[int, Any] = field(default_factory=dict)
+    waiting: set[Stage] = field(default_factory=set)
+    running: set[Stage] = field(default_factory=set)
+    pending: dict[int, set[int]] = field(default_factory=dict)
+    attempts: dict[tuple[int, int], int] = field(default_factory=dict)
+    binaries: dict[int, tuple[str, bytes]] = field(default_factory=dict)
+    finished: bool = False
+
+
+class DAGScheduler:
+    def __init__(self, tracker: MapOutputTracker, locations: BlockLocations) -> None:
+        self.tracker = tracker
+        self.locations = locations
+        self._shuffle_stages: dict[int, Stage] = {}
+        self._stage_ids = itertools.count()
+        self._task_ids = itertools.count()
+        self._job: _Job | None = None
+        self._stage_by_id: dict[int, Stage] = {}
+
+    # -- stage graph -----------------------------------------------------------
+    def _parent_stages(self, node: LineageNode) -> list[Stage]:
+        parents: list[Stage] = []
+        for current in walk_narrow(node):
+            for dep in current.dependencies:
+                if isinstance(dep, ShuffleDependency):
+                    stage = self._map_stage(dep)
+                    if stage not in parents:
+                        parents.append(stage)
+        return parents
+
+    def _map_stage(self, dep: ShuffleDependency) -> Stage:
+        stage = self._shuffle_stages.get(dep.shuffle_id)
+        if stage is None:
+            stage = Stage(next(self._stage_ids), dep.parent, self._parent_stages(dep.parent), dep)
+            self._shuffle_stages[dep.shuffle_id] = stage
+            self.tracker.register_shuffle(dep.shuffle_id, dep.num_maps)
+            self._stage_by_id[stage.id] = stage
+        return stage
+
+    def stages_of(self, node: LineageNode) -> Stage:
+        """The result stage for ``node`` with its ancestors (for ``toDebugString``)."""
+        return Stage(-1, node, self._parent_stages(node), None)
+
+    def forget_shuffle(self, shuffle_id: int) -> None:
+        stage = self._shuffle_stages.pop(shuffle_id, None)
+        if stage is not None:
+            self._stage_by_id.pop(stage.id, None)
+        self.tracker.remove_shuffle(shuffle_id)
+
+    # -- job lifecycle ---------------------------------------------------------
+    def submit_job(self, job_id: int, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
+                   properties: dict[str, str] | None = None) -> list[Action]:
+        final = Stage(next(self._stage_ids), node, self._parent_stages(node), None)
+        self._stage_by_id[final.id] = final
+        job = _Job(job_id, final, func, partitions, properties or {})
+        self._job = job
+        if not partitions:
+            job.finished = True
+            return [JobSucceeded(job_id, [])]
+        return self._submit_stage(job, final)
+
+    def _submit_stage(self, job: _Job, stage: Stage) -> list[Action]:
+        if stage in job.running or stage in job.waiting:
+            return []
+        missing = [p for p in stage.parents if not self.tracker.is_available(p.shuffle_dep.shuffle_id)]
+        if not missing:
+            return self._submit_tasks(job, stage)
+        job.waiting.add(stage)
+        actions: list[Action] = []
+        for parent in missing:
+            actions += self._submit_stage(job, parent)
+        return actions
+
+    def _submit_tasks(self, job: _Job, stage: Stage) -> list[Action]:
+        if stage.is_shuffle_map:
+            todo = self.tracker.missing(stage.shuffle_dep.shuffle_id)
+        else:
+            todo = [p for p in job.partitions if p not in job.results]
+        if not todo:
+            return self._stage_done(job, stage)
+        digest, binary = self._binary(job, stage)
+        splits = stage.node.partitions()
+        locality = any(n.storage_level.is_valid for n in walk_narrow(stage.node)) and bool(self.locations._where)
+        job.running.add(stage)
+        job.pending[stage.id] = set(todo)
+        actions: list[Action] = []
+        for index in todo:
+            split = splits[index]
+            preferred = _preferred_executor(stage.node, split, self.locations) if locality else None
+            spec = TaskSpec(next(self._task_ids), job.job_id, stage.id, index,
+                            job.attempts.get((stage.id, index), 0), digest, dumps_data(split),
+                            stage.is_shuffle_map, preferred, job.properties)
+            actions.append(SubmitTask(spec, binary))
+        return actions
+
+    def _binary(self, job: _Job, stage: Stage) -> tuple[str, bytes]:
+        cached = job.binaries.get(stage.id)
+        if cached is None:
+            if stage.is_shuffle_map:
+                dep = stage.shuffle_dep
+                payload: Any = ShuffleWriteSpec(dep.shuffle_id, dep.partitioner, dep.aggregator, dep.map_side_combine)
+            else:
+                payload = job.func
+            binary = dumps_closure((stage.node, payload), f"the functions of stage {stage.id} ({stage.node.describe()})")
+            cached = (digest_of(binary), binary)
+            job.binaries[stage.id] = cached
+        return cached
+
+    def _stage_done(self, job: _Job, stage: Stage) -> list[Action]:
+        job.running.discard(stage)
+        job.pending.pop(stage.id, None)
+        if not stage.is_shuffle_map:
+            job.finished = True
+            return [JobSucceeded(job.job_id, [job.results[p] for p in job.partitions])]
+        actions: list[Action] = []
+        if not self.tracker.is_available(stage.shuffle_dep.shuffle_id):
+            return self._submit_tasks(job, stage)  # an output was lost meanwhile
+        for child in list(job.waiting):
+            if all(self.tracker.is_available(p.shuffle_dep.shuffle_id) for p in child.parents):
+                job.waiting.discard(child)
+                actions += self._submit_tasks(job, child)
+        return actions
+
+    # -- events ----------------------------------------------------------------
+    def handle(self, event: Any) -> list[Action]:
+        job = self._job
+        if isinstance(event, ExecutorLost):
+            self.locations.remove_executor(event.executor_id)
+            if job is None or job.finished:
+                return []
+            actions: list[Action] = []
+            for spec in event.tasks:
+                if spec.job_id == job.job_id:
+                    actions += self._retry_lost(job, spec, event.reason)
+                    if job.finished:
+                        break
+            return actions
+        spec = event.spec
+        stage = self._stage_by_id.get(spec.stage_id)
+        if isinstance(event, TaskFinished):
+            for block_id in event.result.blocks_added:
+                self.locations.add(block_id, event.result.executor_id)
+            if stage is not None and stage.is_shuffle_map:
+                self.tracker.register_output(stage.shuffle_dep.shuffle_id, spec.partition, event.result.value)
+            if job is None or job.finished or spec.job_id != job.job_id or stage is None:
+                return []
+            pending = job.pending.get(stage.id)
+            if pending is None or spec.partition not in pending:
+                return []  # a duplicate attempt; the first result won
+            pending.discard(spec.partition)
+            actions = [MergeAccumulators(event.result.accumulator_updates)] if event.result.accumulator_updates else []
+            if not stage.is_shuffle_map:
+                job.results[spec.partition] = event.result.value
+            if not pending:
+                actions += self._stage_done(job, stage)
+            return actions
+        assert isinstance(event, TaskFailed)
+        if job is None or job.finished or spec.job_id != job.job_id or stage is None:
+            return []
+        error = event.failure.error
+        if isinstance(error, FetchFailedError):
+            return self._fetch_failed(job, stage, error)
+        job.finished = True
+        _annotate(error, stage, spec, event.failure.traceback_text)
+        return [JobFailed(job.job_id, error)]
+
+    def _retry_lost(self, job: _Job, spec: TaskSpec, reason: str) -> list[Action]:
+        stage = self._stage_by_id.get(spec.stage_id)
+        pending = job.pending.get(spec.stage_id)
+        if stage is None or pending is None or spec.partition not in pending:
+            return []
+        key = (spec.stage_id, spec.partition)
+        job.attempts[key] = job.attempts.get(key, spec.attempt) + 1
+        if job.attempts[key] >= MAX_TASK_ATTEMPTS:
+            job.finished = True
+            return [JobFailed(job.job_id, BrokenExecutorError(
+                f"Task {spec.partition} in stage {spec.stage_id} failed {job.attempts[key]} times because its "
+                f"worker process died (most recent: {reason}). A task that crashes its worker (os._exit, a "
+                "segfault in an extension, running out of memory) is retried on a new worker, then the job is "
+                "aborted."))]
+        retry = TaskSpec(next(self._task_ids), spec.job_id, spec.stage_id, spec.partition, job.attempts[key],
+                         spec.digest, spec.split_bytes, spec.is_shuffle_map, None, spec.local_properties)
+        return [SubmitTask(retry, job.binaries[spec.stage_id][1])]
+
+    def _fetch_failed(self, job: _Job, stage: Stage, error: FetchFailedError) -> list[Action]:
+        self.tracker.unregister_output(error.shuffle_id, error.map_id)
+        stage.fetch_failures += 1
+        if stage.fetch_failures > MAX_STAGE_FETCH_FAILURES:
+            job.finished = True
+            return [JobFailed(job.job_id, error)]
+        job.running.discard(stage)
+        job.pending.pop(stage.id, None)
+        job.waiting.add(stage)
+        parent = self._shuffle_stages.get(error.shuffle_id)
+        if parent is None:
+            job.finished = True
+            return [JobFailed(job.job_id, error)]
+        job.running.discard(parent)
+        job.pending.pop(parent.id, None)
+        return self._submit_stage(job, parent)
+
+
+def _preferred_executor(node: LineageNode, split: Partition, locations: BlockLocations) -> str | None:
+    """The executor holding a cached block this task will read, following narrow deps."""
+    if node.storage_level.is_valid:
+        holders = locations.get(rdd_block_id(node.id, split.index))
+        if holders:
+            return min(holders)
+    if node.checkpointed is not None:
+        return None
+    for dep in node.dependencies:
+        if isinstance(dep, OneToOneDependency):
+            found = _preferred_executor(dep.parent, split, locations)
+            if found:
+                return found
+        parent_split = getattr(split, "parent_split", None)
+        if parent_split is not None and dep.parent is getattr(node, "parents", [None] * (split.parent_index + 1))[split.parent_index]:
+            found = _preferred_executor(dep.parent, parent_split, locations)
+            if found:
+                return found
+    return None
+
+
+def _annotate(error: BaseException, stage: Stage, spec: TaskSpec, traceback_text: str) -> None:
+    """Attach the worker's traceback and say where the task ran."""
+    if traceback_text and error.__cause__ is None:
+        error.__cause__ = RemoteTraceback(traceback_text)
+    note = f"(in stage {stage.id}, partition {spec.partition}, attempt {spec.attempt}: {stage.node.describe()})"
+    if hasattr(error, "add_note"):
+        error.add_note(note)

@@ -1,0 +1,63 @@
+"""JobRunner: the I/O shell around the DAG scheduler.
+
+It turns ``SubmitTask`` actions into ``backend.submit`` calls and backend events
+into ``DAGScheduler.handle`` calls, on the thread that asked for the job. Jobs run
+one at a time per context (a lock), which keeps scheduling deterministic; streaming
+output operations are sequential anyway.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+from typing import Any, Callable
+
+from ..errors import ContextStoppedError
+from ..nodes.base import LineageNode
+from .dag_scheduler import DAGScheduler, JobFailed, JobSucceeded, MergeAccumulators, SubmitTask
+from .tracking import BlockLocations, MapOutputTracker
+
+
+class JobRunner:
+    def __init__(self, merge_accumulators: Callable[[dict[int, Any]], None]) -> None:
+        self.tracker = MapOutputTracker()
+        self.locations = BlockLocations()
+        self.scheduler = DAGScheduler(self.tracker, self.locations)
+        self.events: queue.SimpleQueue = queue.SimpleQueue()
+        self.backend: Any = None
+        self._merge_accumulators = merge_accumulators
+        self._job_lock = threading.RLock()
+        self._job_ids = itertools.count()
+        self._stopped = False
+
+    def on_event(self, event: Any) -> None:
+        self.events.put(event)
+
+    def run_job(self, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
+                properties: dict[str, str] | None = None) -> list[Any]:
+        with self._job_lock:
+            if self._stopped:
+                raise ContextStoppedError("Cannot run a job: the SparkContext was stopped. Create a new SparkContext.")
+            job_id = next(self._job_ids)
+            outcome = self._perform(self.scheduler.submit_job(job_id, node, func, partitions, properties))
+            while outcome is None:
+                outcome = self._perform(self.scheduler.handle(self.events.get()))
+            if isinstance(outcome, JobFailed):
+                raise outcome.error
+            return outcome.results
+
+    def _perform(self, actions: list[Any]) -> JobSucceeded | JobFailed | None:
+        outcome = None
+        for action in actions:
+            if isinstance(action, SubmitTask):
+                self.backend.submit(action.spec, action.binary)
+            elif isinstance(action, MergeAccumulators):
+                self._merge_accumulators(action.updates)
+            else:
+                outcome = action
+        return outcome
+
+    def stop(self) -> None:
+        with self._job_lock:
+            self._stopped = True

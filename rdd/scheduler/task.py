@@ -1,0 +1,53 @@
+"""What crosses the process boundary: a task to run and its result.
+
+A stage's closure (its final node plus the result function or the shuffle write
+spec) is pickled once per stage into a *binary* identified by its digest; each task
+carries only the digest and its own pickled partition. Workers cache binaries by
+digest, so a stage's functions cross to each worker at most once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ShuffleWriteSpec:
+    """The map side of a shuffle dependency, without its parent lineage."""
+
+    shuffle_id: int
+    partitioner: Any
+    aggregator: Any
+    map_side_combine: bool
+
+
+@dataclass
+class TaskSpec:
+    task_id: int           # unique per attempt, in one context
+    job_id: int
+    stage_id: int
+    partition: int         # the partition index of the stage's node
+    attempt: int
+    digest: str
+    split_bytes: bytes
+    is_shuffle_map: bool
+    preferred: str | None = None
+    local_properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class TaskResult:
+    task_id: int
+    value: Any                       # result value, or bucket sizes of a map task
+    blocks_added: list[str]
+    accumulator_updates: dict[int, Any]
+    executor_id: str
+
+
+@dataclass
+class TaskFailure:
+    task_id: int
+    error: BaseException             # the user's exception, or FetchFailedError
+    traceback_text: str
+    executor_id: str

@@ -1,0 +1,68 @@
+"""Driver-side bookkeeping: which shuffle outputs exist, which executor holds which block.
+
+Pure data structures, no I/O; the DAG scheduler reads and updates them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+
+class MapOutputTracker:
+    """For each shuffle: the map ids whose output files are complete."""
+
+    def __init__(self) -> None:
+        self._outputs: dict[int, dict[int, list[int]]] = defaultdict(dict)
+        self._num_maps: dict[int, int] = {}
+
+    def register_shuffle(self, shuffle_id: int, num_maps: int) -> None:
+        self._num_maps.setdefault(shuffle_id, num_maps)
+
+    def register_output(self, shuffle_id: int, map_id: int, sizes: list[int]) -> None:
+        self._outputs[shuffle_id][map_id] = sizes
+
+    def unregister_output(self, shuffle_id: int, map_id: int) -> None:
+        self._outputs[shuffle_id].pop(map_id, None)
+
+    def missing(self, shuffle_id: int) -> list[int]:
+        done = self._outputs.get(shuffle_id, {})
+        return [m for m in range(self._num_maps[shuffle_id]) if m not in done]
+
+    def is_available(self, shuffle_id: int) -> bool:
+        return shuffle_id in self._num_maps and not self.missing(shuffle_id)
+
+    def remove_shuffle(self, shuffle_id: int) -> None:
+        self._outputs.pop(shuffle_id, None)
+        self._num_maps.pop(shuffle_id, None)
+
+    def shuffle_ids(self) -> list[int]:
+        return list(self._num_maps)
+
+
+class BlockLocations:
+    """Block id → executors holding it (one in practice)."""
+
+    def __init__(self) -> None:
+        self._where: dict[str, set[str]] = defaultdict(set)
+
+    def add(self, block_id: str, executor_id: str) -> None:
+        self._where[block_id].add(executor_id)
+
+    def get(self, block_id: str) -> set[str]:
+        return self._where.get(block_id, set())
+
+    def remove_executor(self, executor_id: str) -> None:
+        for block_id in list(self._where):
+            holders = self._where[block_id]
+            holders.discard(executor_id)
+            if not holders:
+                del self._where[block_id]
+
+    def remove_rdd(self, rdd_id: int) -> None:
+        prefix = f"rdd_{rdd_id}_"
+        for block_id in [b for b in self._where if b.startswith(prefix)]:
+            del self._where[block_id]
+
+    def has_rdd(self, rdd_id: int) -> bool:
+        prefix = f"rdd_{rdd_id}_"
+        return any(b.startswith(prefix) for b in self._where)

@@ -1,0 +1,1 @@
+"""Block storage: storage levels, block ids and the per-process block manager."""

@@ -1,0 +1,128 @@
+"""The block manager of one process: cached partitions and stream blocks.
+
+Every process (the driver, and each worker) has exactly one ``BlockManager``, reached
+with :func:`current`. Blocks are identified by strings such as ``rdd_3_1`` (RDD 3,
+partition 1) or ``input-0-17`` (a received stream block).
+
+Invariants
+----------
+- A block is stored whole or not at all (``put`` takes a list).
+- Memory blocks are kept as Python lists (deserialized) or pickled bytes (serialized
+  levels); disk blocks are pickle files under the process's block directory, written
+  with a temporary name and renamed, so a reader never sees half a block.
+- The driver learns which process holds which block from task results
+  (``TaskResult.blocks_added``) and uses it for preferred locations; a block that is
+  asked for but missing is simply recomputed from lineage by the caller.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+from typing import Any
+
+from .level import StorageLevel
+
+
+class BlockManager:
+    """Stores blocks for one process (thread-safe)."""
+
+    def __init__(self, executor_id: str, block_dir: str | None) -> None:
+        self.executor_id = executor_id
+        self.block_dir = block_dir
+        self._memory: dict[str, tuple[StorageLevel, Any]] = {}
+        self._disk: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def put(self, block_id: str, values: list, level: StorageLevel) -> None:
+        """Store ``values`` under ``block_id`` at ``level``."""
+        if level.useMemory:
+            payload: Any = values if level.deserialized else pickle.dumps(values, protocol=5)
+            with self._lock:
+                self._memory[block_id] = (level, payload)
+            return
+        if level.useDisk:
+            path = self._disk_path(block_id)
+            tmp = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
+            with open(tmp, "wb") as f:
+                pickle.dump(values, f, protocol=5)
+            os.replace(tmp, path)
+            with self._lock:
+                self._disk[block_id] = path
+
+    def get(self, block_id: str) -> list | None:
+        """The block's records, or ``None`` if this process does not hold it."""
+        with self._lock:
+            entry = self._memory.get(block_id)
+            path = self._disk.get(block_id)
+        if entry is not None:
+            level, payload = entry
+            return payload if level.deserialized else pickle.loads(payload)
+        if path is not None:
+            try:
+                with open(path, "rb") as f:
+                    return pickle.load(f)
+            except FileNotFoundError:
+                return None
+        return None
+
+    def contains(self, block_id: str) -> bool:
+        with self._lock:
+            return block_id in self._memory or block_id in self._disk
+
+    def remove(self, block_id: str) -> bool:
+        with self._lock:
+            found = self._memory.pop(block_id, None) is not None
+            path = self._disk.pop(block_id, None)
+        if path is not None:
+            found = True
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+        return found
+
+    def remove_rdd(self, rdd_id: int) -> list[str]:
+        """Drop every partition of RDD ``rdd_id``; returns the removed block ids."""
+        prefix = f"rdd_{rdd_id}_"
+        with self._lock:
+            ids = [b for b in list(self._memory) + list(self._disk) if b.startswith(prefix)]
+        for block_id in ids:
+            self.remove(block_id)
+        return ids
+
+    def block_ids(self) -> list[str]:
+        with self._lock:
+            return list(self._memory) + list(self._disk)
+
+    def clear(self) -> None:
+        for block_id in self.block_ids():
+            self.remove(block_id)
+
+    def _disk_path(self, block_id: str) -> str:
+        if self.block_dir is None:
+            raise RuntimeError("this block manager has no disk directory")
+        os.makedirs(self.block_dir, exist_ok=True)
+        return os.path.join(self.block_dir, block_id)
+
+
+_current: BlockManager | None = None
+
+
+def current() -> BlockManager:
+    """The block manager of this process (created on first use in the driver)."""
+    global _current
+    if _current is None:
+        _current = BlockManager("driver", None)
+    return _current
+
+
+def install(manager: BlockManager) -> None:
+    """Make ``manager`` this process's block manager (called by the executor set-up)."""
+    global _current
+    _current = manager
+
+
+def rdd_block_id(rdd_id: int, split: int) -> str:
+    return f"rdd_{rdd_id}_{split}"

@@ -1,0 +1,232 @@
+"""Shared pytest configuration: Hypothesis profiles, SparkContext fixtures, file helpers.
+
+Hypothesis profiles
+-------------------
+``ci`` (the default) is derandomized, has no deadline (no timings in tests) and no
+example database, so a run is reproducible on any machine. ``dev`` draws fresh random
+examples, keeps the database and runs fewer examples per property, for quick local
+iteration. Pick one with ``HYPOTHESIS_PROFILE=dev``. The number of examples per
+property and per master lives in :data:`tests.strategies.EXAMPLES`.
+
+Contexts: why the fixtures are shaped like this
+-----------------------------------------------
+PySpark allows one active ``SparkContext`` per process, and so do we. Three fixtures
+hand out contexts and all of them go through one session-wide :class:`ContextPool`,
+which holds **at most one** shared context at a time:
+
+``sc``
+    A fresh ``SparkContext('local')`` for one test, stopped afterwards. Before it is
+    created the pool's shared context (if any) is stopped, so ``sc`` and a shared
+    context are never alive together.
+``sc2``
+    The shared ``SparkContext('local[2]')``. It is started lazily, kept across tests
+    *and modules* (so the two worker processes are started once, not per test), and
+    only stopped when a test asks for something else (``sc``, ``no_active_context`` or
+    another master) or at the end of the session. Keep tests that use ``sc2`` together
+    in a module: interleaving them with ``sc`` tests is correct but restarts the
+    workers each time.
+``ctx``
+    Module-scoped and parametrized over ``local`` and ``local[2]``; it is what the
+    property tests use. Because it is a module-scoped parametrized fixture, pytest
+    reorders a module's tests so that all ``local`` runs come first and all
+    ``local[2]`` runs after, and the context is switched once per module. While
+    ``ctx`` is live the pool is *pinned*: a test of the same module asking for ``sc``
+    fails with an explanation instead of silently stopping the context under ``ctx``.
+
+Tests that create contexts themselves (``tests/rdd/test_context.py``,
+``tests/rdd/test_failures.py``) use ``no_active_context``: it stops the shared context
+first and, afterwards, stops whatever context the test left active, so one failing
+test does not make every later test fail with "a SparkContext is already active".
+
+Timeouts
+--------
+Every test gets a ``pytest-timeout`` deadline (:data:`DEFAULT_TIMEOUT_S`) unless it
+has its own ``timeout`` marker or ``--timeout`` is given: a deadlock fails the test
+instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:  # the engine is imported lazily: conftest must load even if it is broken
+    from rdd import SparkContext
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "dev",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+#: Deadline of a test that does not set its own ``@pytest.mark.timeout``.
+DEFAULT_TIMEOUT_S = 300
+
+LOCAL = "local"
+LOCAL2 = "local[2]"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give every test a deadline unless it, or the command line, sets one."""
+    if config.getoption("timeout", None):
+        return
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(DEFAULT_TIMEOUT_S))
+
+
+# --------------------------------------------------------------------------- contexts
+
+
+def new_context(master: str, app_name: str = "dstreams-tests") -> SparkContext:
+    """Create a SparkContext (imported lazily so a broken engine fails tests, not collection)."""
+    from rdd import SparkContext
+
+    return SparkContext(master, app_name)
+
+
+def stop_active_context() -> None:
+    """Stop the process's active SparkContext, if any (PySpark's class attribute)."""
+    from rdd import SparkContext
+
+    active = getattr(SparkContext, "_active_spark_context", None)
+    if active is not None:
+        active.stop()
+
+
+class ContextPool:
+    """Holds at most one shared SparkContext for the session; see the module docstring."""
+
+    def __init__(self) -> None:
+        self._sc: SparkContext | None = None
+        self._pinned_by: str | None = None
+
+    def get(self, master: str) -> SparkContext:
+        """Return the shared context for ``master``, switching contexts if needed."""
+        if self._sc is not None and (self._sc.master != master or not _is_active(self._sc)):
+            self.evict(reason=f"a test asked for {master!r}")
+        if self._sc is None:
+            stop_active_context()  # a context leaked by an earlier test
+            self._sc = new_context(master, f"dstreams-tests-shared-{master}")
+        return self._sc
+
+    def pin(self, owner: str) -> None:
+        self._pinned_by = owner
+
+    def unpin(self) -> None:
+        self._pinned_by = None
+
+    def evict(self, reason: str) -> None:
+        """Stop the shared context (if any)."""
+        if self._pinned_by is not None:
+            pytest.fail(
+                f"{reason}, but the shared context is in use by {self._pinned_by} for this whole "
+                "module: do not mix the module-scoped `ctx` fixture with `sc`, `sc2` of another "
+                "master or `no_active_context` in one module",
+                pytrace=False,
+            )
+        sc, self._sc = self._sc, None
+        if sc is not None:
+            sc.stop()
+
+
+def _is_active(sc: SparkContext) -> bool:
+    from rdd import SparkContext
+
+    return getattr(SparkContext, "_active_spark_context", None) is sc
+
+
+@pytest.fixture(scope="session")
+def context_pool() -> Iterator[ContextPool]:
+    pool = ContextPool()
+    yield pool
+    pool.unpin()
+    pool.evict(reason="the session ended")
+
+
+@pytest.fixture
+def no_active_context(context_pool: ContextPool) -> Iterator[None]:
+    """No context is active when the test starts; none is left active when it ends."""
+    context_pool.evict(reason="a test needs the process to have no active context")
+    stop_active_context()
+    yield
+    stop_active_context()
+
+
+@pytest.fixture
+def sc(no_active_context: None) -> Iterator[SparkContext]:
+    """A fresh ``SparkContext('local')`` for this test only."""
+    context = new_context(LOCAL, "dstreams-tests-sc")
+    try:
+        yield context
+    finally:
+        context.stop()
+
+
+@pytest.fixture
+def sc2(context_pool: ContextPool) -> SparkContext:
+    """The session's shared ``SparkContext('local[2]')`` (two worker processes)."""
+    return context_pool.get(LOCAL2)
+
+
+@pytest.fixture(scope="module", params=[LOCAL, LOCAL2], ids=["local", "local2"])
+def ctx(request: pytest.FixtureRequest, context_pool: ContextPool) -> Iterator[SparkContext]:
+    """A context per master, shared by a module's tests (property tests use this)."""
+    context = context_pool.get(request.param)
+    context_pool.pin(f"the `ctx` fixture of {request.module.__name__}")
+    try:
+        yield context
+    finally:
+        context_pool.unpin()
+
+
+# --------------------------------------------------------------------------- files
+
+
+class FileMaker:
+    """Unique files and directories under one ``tmp_path``.
+
+    Hypothesis runs many examples inside one test, so one ``tmp_path`` is shared by all
+    of them; every call here returns a new name, so examples never see each other's
+    files.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._counter = itertools.count()
+
+    def path(self, prefix: str = "f") -> Path:
+        """A fresh path that does not exist yet."""
+        return self.root / f"{prefix}-{next(self._counter)}"
+
+    def new_dir(self, prefix: str = "d") -> Path:
+        """A fresh, empty directory."""
+        path = self.path(prefix)
+        path.mkdir()
+        return path
+
+    def text(self, content: str, name: str | None = None, directory: Path | None = None) -> Path:
+        """Write ``content`` as UTF-8 exactly as given (no newline translation)."""
+        path = (directory / name) if (directory is not None and name is not None) else self.path("t")
+        path.write_bytes(content.encode("utf-8"))
+        return path
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> FileMaker:
+    """Make unique files and directories under this test's ``tmp_path``."""
+    return FileMaker(tmp_path)
