@@ -6,6 +6,7 @@ methods hoisted out of the loop, no per-record allocation beyond the user's own.
 
 from __future__ import annotations
 
+import dis
 import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
@@ -26,6 +27,9 @@ def _is_plain_add(fn: Callable) -> bool:
 
 
 _ADD_TEMPLATE = (lambda a, b: a + b).__code__
+
+
+_MISSING = object()
 
 
 def _identity(x: Any) -> Any:
@@ -56,37 +60,58 @@ class Aggregator:
     def combine_values_by_key(self, records: Iterable[tuple[Any, Any]]) -> dict:
         """Fold ``(k, v)`` records into one combiner per key."""
         combined: dict = {}
+        get = combined.get
         create, merge = self.create_combiner, self.merge_value
+        # One lookup to read and one to write per record; ``c + v`` (never ``+=``) so a
+        # mutable first value that became the combiner is not changed in place.
         if _is_identity(create) and _is_plain_add(merge):
             for k, v in records:
-                if k in combined:
-                    combined[k] = combined[k] + v
-                else:
-                    combined[k] = v
+                c = get(k, _MISSING)
+                combined[k] = v if c is _MISSING else c + v
             return combined
         for k, v in records:
-            if k in combined:
-                combined[k] = merge(combined[k], v)
-            else:
-                combined[k] = create(v)
+            c = get(k, _MISSING)
+            combined[k] = create(v) if c is _MISSING else merge(c, v)
         return combined
 
     def merge_combiners_into(self, combined: dict, records: Iterable[tuple[Any, Any]]) -> dict:
         """Merge ``(k, combiner)`` records into ``combined`` (reduce side)."""
+        get = combined.get
         merge = self.merge_combiners
         if _is_plain_add(merge):
             for k, c in records:
-                if k in combined:
-                    combined[k] = combined[k] + c
-                else:
-                    combined[k] = c
+                old = get(k, _MISSING)
+                combined[k] = c if old is _MISSING else old + c
             return combined
         for k, c in records:
-            if k in combined:
-                combined[k] = merge(combined[k], c)
-            else:
-                combined[k] = c
+            old = get(k, _MISSING)
+            combined[k] = c if old is _MISSING else merge(old, c)
         return combined
+
+
+def constant_pair_value(fn: Callable) -> int | None:
+    """The integer ``c`` when ``fn`` is exactly ``lambda x: (x, c)``, else ``None``.
+
+    Read from the bytecode, so only a function whose whole body is that tuple qualifies
+    (no closures, defaults or side effects). Used to fuse ``map(lambda x: (x, c))``
+    followed by a ``+``-reduction into one C-level count (see ``shuffle.fusion``).
+    """
+    code = getattr(fn, "__code__", None)
+    if (code is None or code.co_argcount != 1 or code.co_kwonlyargcount or code.co_freevars
+            or code.co_flags & 0x0C or getattr(fn, "__defaults__", None)):
+        return None
+    ops = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "CACHE")]
+    shape = [i.opname for i in ops]
+    if shape == ["LOAD_FAST", "LOAD_CONST", "BUILD_TUPLE", "RETURN_VALUE"]:
+        if ops[0].arg == 0 and ops[2].arg == 2 and type(ops[1].argval) is int:
+            return ops[1].argval
+    return None
+
+
+def is_sum_aggregator(agg: Aggregator | None) -> bool:
+    """True for the aggregator of ``reduceByKey(add)``: identity create, ``+`` merges."""
+    return (agg is not None and _is_identity(agg.create_combiner) and _is_plain_add(agg.merge_value)
+            and _is_plain_add(agg.merge_combiners))
 
 
 def identity_combiner() -> Callable[[Any], Any]:

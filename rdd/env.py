@@ -46,7 +46,7 @@ class Env:
             env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
                         if k.startswith("spark.executorEnv.")}
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
-                                              start_method, env_vars)
+                                              start_method, env_vars, _seconds(conf.get("spark.locality.wait", "3s")))
         self.runner.backend = self.backend
 
     def stop(self) -> None:
@@ -56,3 +56,12 @@ class Env:
         finally:
             block_manager.current().clear()
             shutil.rmtree(self.local_dir, ignore_errors=True)
+
+
+def _seconds(value: str) -> float:
+    """Parse a Spark time string (``3s``, ``500ms``, ``1min``, or plain seconds)."""
+    text = value.strip().lower()
+    for suffix, scale in (("ms", 0.001), ("min", 60.0), ("s", 1.0), ("m", 60.0), ("h", 3600.0)):
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * scale
+    return float(text)

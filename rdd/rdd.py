@@ -22,6 +22,7 @@ from .nodes.shuffled import ShuffledNode
 from .numeric import DoubleRDDFunctions
 from .ordered import OrderedRDDFunctions
 from .pair import PairRDDFunctions
+from .shuffle import fusion
 from .partitioner import Partitioner
 from .storage.level import StorageLevel
 
@@ -180,7 +181,9 @@ class RDD(RDDActions, PairRDDFunctions, OrderedRDDFunctions, DoubleRDDFunctions,
         >>> sorted(sc.parallelize(["b", "a", "c"]).map(lambda x: (x, 1)).collect())
         [('a', 1), ('b', 1), ('c', 1)]
         """
-        return self.mapPartitionsWithIndex(lambda _, it: map(f, it), preservesPartitioning)
+        mapped = self.mapPartitionsWithIndex(lambda _, it: map(f, it), preservesPartitioning)
+        mapped._node.element_fn = f  # lets the shuffle planner recognise map(lambda x: (x, c))
+        return mapped
 
     def flatMap(self, f: Callable[[T_co], Iterable[U]], preservesPartitioning: bool = False) -> RDD[U]:
         """Apply ``f`` to each element and flatten the results.
@@ -265,6 +268,7 @@ class RDD(RDDActions, PairRDDFunctions, OrderedRDDFunctions, DoubleRDDFunctions,
         """Move ``(key, value)`` records to ``partitioner``'s partitions (see docs/internals.md)."""
         dep = ShuffleDependency(self._node, self.ctx._new_shuffle_id(), partitioner, aggregator,
                                 map_side_combine and aggregator is not None, self._node.num_partitions)
+        dep.count_constant = fusion.plan_count(self._node, aggregator, dep.map_side_combine)
         return self._wrap(ShuffledNode(dep))
 
 

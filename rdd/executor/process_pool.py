@@ -14,7 +14,9 @@ Invariants
   loses exactly that task, reported in ``ExecutorLost``.
 - A task with a preferred executor (it holds the task's cached input) waits in that
   worker's queue; an idle worker with nothing of its own takes from the shared queue,
-  then steals, so locality never leaves a core idle.
+  and steals a preferred task only once it has waited ``locality_wait`` seconds
+  (Spark's delay scheduling, ``spark.locality.wait``): a cached partition is read where
+  it lives, yet a core never idles for long behind one busy worker.
 - A stage binary is sent to a worker once; later tasks carry only its digest.
 - ``shutdown`` asks workers to stop, then terminates, then kills: nothing outlives it.
 """
@@ -26,6 +28,7 @@ import multiprocessing
 import os
 import pickle
 import threading
+import time
 from collections import deque
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -46,12 +49,14 @@ class _Worker:
         self.conn = conn
         self.running: TaskSpec | None = None
         self.digests: set[str] = set()
-        self.queue: deque[tuple[TaskSpec, bytes]] = deque()
+        self.queue: deque[tuple[TaskSpec, bytes, float]] = deque()
 
 
 class ProcessPoolBackend:
     def __init__(self, num_workers: int, local_dir: str, on_event: EventSink,
-                 start_method: str = "fork", env_vars: dict[str, str] | None = None) -> None:
+                 start_method: str = "fork", env_vars: dict[str, str] | None = None,
+                 locality_wait: float = 3.0) -> None:
+        self._locality_wait = locality_wait
         self._mp = multiprocessing.get_context(start_method)
         self._start_method = start_method
         self._local_dir = local_dir
@@ -59,9 +64,10 @@ class ProcessPoolBackend:
         self._env_vars = dict(env_vars or {})
         self._lock = threading.RLock()
         self._workers: dict[str, _Worker] = {}
-        self._shared: deque[tuple[TaskSpec, bytes]] = deque()
+        self._shared: deque[tuple[TaskSpec, bytes, float]] = deque()
         self._next_id = 0
         self._closing = False
+        self._poked = False
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
         self._num_workers = num_workers
         for _ in range(num_workers):
@@ -87,8 +93,11 @@ class ProcessPoolBackend:
             if self._closing:
                 raise RuntimeError("the executor pool is shut down")
             owner = self._workers.get(spec.preferred) if spec.preferred else None
-            (owner.queue if owner is not None else self._shared).append((spec, binary))
+            (owner.queue if owner is not None else self._shared).append((spec, binary, time.monotonic()))
             self._dispatch()
+            if owner is not None and owner.queue and not self._poked:
+                self._poked = True  # the reader must start the locality-wait clock for this task
+                self._wake_w.send_bytes(b"w")
 
     def remove_rdd(self, rdd_id: int) -> None:
         with self._lock:
@@ -144,21 +153,30 @@ class ProcessPoolBackend:
             item = self._next_for(worker)
             if item is None:
                 continue
-            spec, binary = item
+            spec, binary, _ = item
             worker.running = spec
             payload = None if spec.digest in worker.digests else binary
             worker.digests.add(spec.digest)
             self._send(worker, ("task", spec, payload))
 
-    def _next_for(self, worker: _Worker) -> tuple[TaskSpec, bytes] | None:
+    def _next_for(self, worker: _Worker) -> tuple[TaskSpec, bytes, float] | None:
         if worker.queue:
             return worker.queue.popleft()
         if self._shared:
             return self._shared.popleft()
+        deadline = time.monotonic() - self._locality_wait
         victim = max(self._workers.values(), key=lambda w: len(w.queue))
-        if victim.queue:
-            return victim.queue.pop()
+        if victim.queue and victim.queue[0][2] <= deadline:
+            return victim.queue.popleft()
         return None
+
+    def _steal_timeout(self) -> float | None:
+        """Seconds until the oldest waiting preferred task may be stolen (None: nothing waits)."""
+        oldest = [w.queue[0][2] for w in self._workers.values() if w.queue]
+        idle = any(w.running is None for w in self._workers.values())
+        if not oldest or not idle:
+            return None
+        return max(0.0, min(oldest) + self._locality_wait - time.monotonic())
 
     # -- the reader thread -----------------------------------------------------
     def _read_loop(self) -> None:
@@ -168,9 +186,20 @@ class ProcessPoolBackend:
                     return
                 by_conn = {w.conn: w for w in self._workers.values()}
                 by_sentinel = {w.process.sentinel: w for w in self._workers.values()}
-            ready = wait(list(by_conn) + list(by_sentinel) + [self._wake_r])
+                timeout = self._steal_timeout()
+            ready = wait(list(by_conn) + list(by_sentinel) + [self._wake_r], timeout)
+            if not ready:
+                with self._lock:
+                    if not self._closing:
+                        self._dispatch()
+                continue
             if self._wake_r in ready:
-                return
+                self._wake_r.recv_bytes()
+                with self._lock:
+                    self._poked = False
+                    if self._closing:
+                        return
+                continue
             dead: list[_Worker] = []
             for handle in ready:
                 worker = by_conn.get(handle)
@@ -210,7 +239,7 @@ class ProcessPoolBackend:
                 return
             del self._workers[worker.executor_id]
             lost = (worker.running,) if worker.running is not None else ()
-            self._shared.extendleft(reversed(worker.queue))
+            self._shared.extendleft(reversed(worker.queue))  # their cached input died with it
             code = worker.process.exitcode
             try:
                 worker.conn.close()

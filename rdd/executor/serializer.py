@@ -31,8 +31,8 @@ def dumps_closure(obj: Any, what: str) -> bytes:
         raise SerializationError(f"could not pickle {what}: the lineage or closure is too deep to pickle "
                                  "(checkpoint() the RDD to cut its lineage)") from exc
     except Exception as exc:
-        path = _find_unpicklable(obj, "", set(), 0)
-        culprit = f" because it captures {path}" if path else ""
+        found = _find_unpicklable(obj, set(), 0)
+        culprit = f" because {found}" if found else ""
         raise SerializationError(
             f"could not pickle {what}{culprit}: {type(exc).__name__}: {exc}. Objects such as locks, sockets, "
             "open files and database connections cannot be sent to workers: create them inside the function "
@@ -57,46 +57,55 @@ def _try_pickle(value: Any) -> bool:
         return False
 
 
-def _find_unpicklable(obj: Any, where: str, seen: set[int], depth: int) -> str | None:
-    """Depth-first search for the innermost object that fails to pickle."""
+def _find_unpicklable(obj: Any, seen: set[int], depth: int, holder: str = "") -> str | None:
+    """Depth-first search for the innermost object that fails to pickle.
+
+    Returns a phrase such as ``function <lambda> (job.py:12) captures 'lock' =
+    <unlocked _thread.lock object> (type _thread.lock)``.
+    """
     if depth > 12 or id(obj) in seen:
         return None
     seen.add(id(obj))
     for label, child in _children(obj):
         if _try_pickle(child):
             continue
-        deeper = _find_unpicklable(child, f"{where}{label}", seen, depth + 1)
-        return deeper or f"{where}{label} = {_describe(child)}"
+        here = label if label else holder
+        return _find_unpicklable(child, seen, depth + 1, here) or f"{here or 'it'} = {_describe(child)}"
     return None
 
 
+def _where(fn: types.FunctionType) -> str:
+    code = fn.__code__
+    return f"function {fn.__qualname__} ({code.co_filename}:{code.co_firstlineno})"
+
+
 def _children(obj: Any) -> Iterator[tuple[str, Any]]:
+    """(label, child) pairs; a label is given where it names a captured variable."""
     if isinstance(obj, types.FunctionType):
-        name = obj.__qualname__
         code = obj.__code__
         for var, cell in zip(code.co_freevars, obj.__closure__ or ()):
             try:
-                yield f"'{var}' in function {name}", cell.cell_contents
+                yield f"{_where(obj)} captures '{var}'", cell.cell_contents
             except ValueError:
                 continue
         for global_name in code.co_names:
             if global_name in obj.__globals__:
                 value = obj.__globals__[global_name]
                 if not isinstance(value, types.ModuleType):
-                    yield f"global '{global_name}' in function {name}", value
+                    yield f"{_where(obj)} uses global '{global_name}'", value
         for default in obj.__defaults__ or ():
-            yield f"a default argument of function {name}", default
+            yield f"{_where(obj)} has a default argument", default
     elif isinstance(obj, (list, tuple, set, frozenset)):
-        for i, item in enumerate(obj):
-            yield f"[{i}] of ", item
+        for item in obj:
+            yield "", item
     elif isinstance(obj, dict):
-        for key, value in obj.items():
-            yield f"[{key!r}] of ", value
+        for value in obj.values():
+            yield "", value
     elif isinstance(obj, types.MethodType):
-        yield f"the instance of method {obj.__qualname__}", obj.__self__
+        yield f"method {obj.__qualname__} is bound to", obj.__self__
     elif hasattr(obj, "__dict__") and not isinstance(obj, type):
         for key, value in vars(obj).items():
-            yield f"attribute '{key}' of {type(obj).__name__}, ", value
+            yield ("" if type(obj).__module__.startswith("rdd.") else f"attribute '{key}' of {type(obj).__name__}"), value
 
 
 def digest_of(payload: bytes) -> str:

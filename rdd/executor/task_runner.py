@@ -13,6 +13,7 @@ from typing import Any
 
 from ..scheduler.task import ShuffleWriteSpec, TaskFailure, TaskResult, TaskSpec
 from ..scheduler.task_context import TaskContext
+from ..shuffle import fusion
 from ..shuffle.writer import write_map_output
 from . import environment
 
@@ -50,13 +51,16 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
     try:
         node, payload = binary
         split = pickle.loads(spec.split_bytes)
-        records = node.iterator(split, tctx)
         if spec.is_shuffle_map:
             assert isinstance(payload, ShuffleWriteSpec)
+            combined = None
+            if payload.count_constant is not None:
+                combined = fusion.fused_items(node, payload.count_constant, split, tctx)
+            records = node.iterator(split, tctx) if combined is None else combined
             value: Any = write_map_output(payload, split.index, spec.task_id, records,
-                                          env.shuffle_dir(payload.shuffle_id))
+                                          env.shuffle_dir(payload.shuffle_id), combined is not None)
         else:
-            value = payload(records)
+            value = payload(node.iterator(split, tctx))
         return TaskResult(spec.task_id, value, tctx.blocks_added, tctx.accumulator_updates, env.executor_id)
     except BaseException as exc:  # noqa: BLE001 - every failure is reported, never swallowed
         if isinstance(exc, (KeyboardInterrupt, SystemExit)) and env.executor_id == "driver":

@@ -73,6 +73,7 @@ class ShuffleDependency(Dependency):
     aggregator: Aggregator | None = None
     map_side_combine: bool = True
     num_maps: int = field(default=0)
+    count_constant: int | None = None  # see shuffle.fusion
 
 
 class LineageNode:
@@ -144,7 +145,7 @@ class LineageNode:
     def __reduce_ex__(self, protocol):
         if self.checkpointed is not None:
             # Beyond a checkpoint the lineage is cut: ship only the reader.
-            return self.checkpointed.__reduce_ex__(protocol)
+            return (_same, (self.checkpointed,))
         return super().__reduce_ex__(protocol)
 
     def __getstate__(self):
@@ -154,6 +155,10 @@ class LineageNode:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}[{self.id}]"
+
+
+def _same(node: LineageNode) -> LineageNode:
+    return node
 
 
 def walk_narrow(node: LineageNode):

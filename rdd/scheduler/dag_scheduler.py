@@ -190,7 +190,8 @@ class DAGScheduler:
         if cached is None:
             if stage.is_shuffle_map:
                 dep = stage.shuffle_dep
-                payload: Any = ShuffleWriteSpec(dep.shuffle_id, dep.partitioner, dep.aggregator, dep.map_side_combine)
+                payload: Any = ShuffleWriteSpec(dep.shuffle_id, dep.partitioner, dep.aggregator, dep.map_side_combine,
+                                                dep.count_constant)
             else:
                 payload = job.func
             binary = dumps_closure((stage.node, payload), f"the functions of stage {stage.id} ({stage.node.describe()})")

@@ -20,6 +20,7 @@ class ShuffleWriteSpec:
     partitioner: Any
     aggregator: Any
     map_side_combine: bool
+    count_constant: int | None = None
 
 
 @dataclass

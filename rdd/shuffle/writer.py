@@ -8,19 +8,22 @@ from array import array
 from typing import TYPE_CHECKING, Any, Iterable
 
 if TYPE_CHECKING:
-    from ..nodes.base import ShuffleDependency
+    from ..scheduler.task import ShuffleWriteSpec
 
 
 def map_output_paths(shuffle_dir: str, map_id: int) -> tuple[str, str]:
     return os.path.join(shuffle_dir, f"{map_id}.data"), os.path.join(shuffle_dir, f"{map_id}.index")
 
 
-def write_map_output(dep: ShuffleDependency, map_id: int, attempt_id: int, records: Iterable[Any],
-                     shuffle_dir: str) -> list[int]:
-    """Write one map task's output; returns the byte size of each bucket."""
+def write_map_output(dep: ShuffleWriteSpec, map_id: int, attempt_id: int, records: Iterable[Any],
+                     shuffle_dir: str, precombined: bool = False) -> list[int]:
+    """Write one map task's output; returns the byte size of each bucket.
+
+    ``precombined`` records are already one ``(key, combiner)`` per key.
+    """
     partitioner = dep.partitioner
     assert partitioner is not None
-    if dep.aggregator is not None and dep.map_side_combine:
+    if dep.aggregator is not None and dep.map_side_combine and not precombined:
         items: Iterable[Any] = dep.aggregator.combine_values_by_key(records).items()
     else:
         items = records
