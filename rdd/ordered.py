@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rdd.partitioner import portable_hash
@@ -179,7 +179,7 @@ class OrderedRDDFunctions:
         >>> sc.parallelize(tmp).sortBy(lambda x: x[0]).collect()
         [('1', 3), ('2', 5), ('a', 1), ('b', 2), ('d', 4)]
         >>> sc.parallelize(tmp).sortBy(lambda x: x[1], False).collect()
-        [('d', 4), ('1', 3), ('b', 2), ('2', 5), ('a', 1)]
+        [('2', 5), ('d', 4), ('1', 3), ('b', 2), ('a', 1)]
         """
         keyed = self.map(functools.partial(_key_by, keyfunc))
         return keyed.sortByKey(ascending, numPartitions).values()

@@ -17,7 +17,8 @@ from .aggregator import Aggregator
 from .errors import DriverOnlyError
 from .executor.serializer import DRIVER_ONLY_MESSAGE
 from .nodes.base import LineageNode, ShuffleDependency
-from .nodes.narrow import CartesianNode, CoalescedNode, MapPartitionsNode, PartitionerAwareUnionNode, UnionNode, ZippedNode
+from .nodes.narrow import (CartesianNode, CoalescedNode, MapPartitionsNode, PartitionerAwareUnionNode, UnionNode,
+                           ZippedNode, ZipPartitionsNode)
 from .nodes.shuffled import ShuffledNode
 from .numeric import DoubleRDDFunctions
 from .ordered import OrderedRDDFunctions
@@ -238,6 +239,19 @@ class RDD(RDDActions, PairRDDFunctions, OrderedRDDFunctions, DoubleRDDFunctions,
         Both RDDs must have the same number of partitions and of elements per partition.
         """
         return self._wrap(ZippedNode(self._node, other._node))
+
+    def zipPartitions(self, *others: RDD[Any], f: Callable[..., Iterable[U]] | None = None,
+                      preservesPartitioning: bool = False) -> RDD[U]:
+        """Combine partition i of this RDD and of each of ``others`` with ``f(it, *its)``.
+
+        All RDDs must have the same number of partitions. (Spark's Scala
+        ``zipPartitions``; not in PySpark.)
+        """
+        if f is None:
+            raise TypeError("zipPartitions needs the combining function as f=...")
+        fn = f
+        return self._wrap(ZipPartitionsNode([self._node] + [o._node for o in others],
+                                            lambda _, its: fn(*its), preservesPartitioning))
 
     def cartesian(self, other: RDD[U]) -> RDD[tuple[T_co, U]]:
         """Every pair ``(a, b)`` with ``a`` in this RDD and ``b`` in ``other``."""

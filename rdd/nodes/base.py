@@ -118,6 +118,15 @@ class LineageNode:
     def compute(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
         raise NotImplementedError
 
+    def parent_splits(self, split: Partition) -> list[tuple[LineageNode, Partition]]:
+        """The parent partitions that ``split`` reads through narrow dependencies.
+
+        Used for preferred locations: a task goes where a cached ancestor partition lives.
+        """
+        if self.checkpointed is not None:
+            return [(self.checkpointed, split)]
+        return [(d.parent, split) for d in self._deps if isinstance(d, OneToOneDependency)]
+
     def describe(self) -> str:
         """One line for ``toDebugString``."""
         return type(self).__name__.replace("Node", "RDD")

@@ -62,6 +62,11 @@ class UnionNode(LineageNode):
     def compute(self, split: _UnionPartition, tctx: TaskContext) -> Iterator[Any]:
         return self.parents[split.parent_index].iterator(split.parent_split, tctx)
 
+    def parent_splits(self, split: _UnionPartition) -> list[tuple[LineageNode, Partition]]:
+        if self.checkpointed is not None:
+            return super().parent_splits(split)
+        return [(self.parents[split.parent_index], split.parent_split)]
+
     def describe(self) -> str:
         return "UnionRDD"
 
@@ -74,7 +79,19 @@ class _MultiPartition(Partition):
         self.parent_splits = parent_splits
 
 
-class PartitionerAwareUnionNode(LineageNode):
+class _MultiParentNode(LineageNode):
+    """A node whose partitions are ``_MultiPartition``s over ``self._split_owners``."""
+
+    def _split_owners(self, split: _MultiPartition) -> list[LineageNode]:
+        raise NotImplementedError
+
+    def parent_splits(self, split: _MultiPartition) -> list[tuple[LineageNode, Partition]]:
+        if self.checkpointed is not None:
+            return super().parent_splits(split)
+        return list(zip(self._split_owners(split), split.parent_splits))
+
+
+class PartitionerAwareUnionNode(_MultiParentNode):
     """Union of parents sharing one partitioner: partition i is every parent's i.
 
     Keeps the partitioner, so a later group or cogroup by that partitioner is narrow.
@@ -93,11 +110,14 @@ class PartitionerAwareUnionNode(LineageNode):
         return itertools.chain.from_iterable(
             parent.iterator(s, tctx) for parent, s in zip(self.parents, split.parent_splits))
 
+    def _split_owners(self, split: _MultiPartition) -> list[LineageNode]:
+        return self.parents
+
     def describe(self) -> str:
         return "PartitionerAwareUnionRDD"
 
 
-class ZippedNode(LineageNode):
+class ZippedNode(_MultiParentNode):
     """Pairs the i-th elements of partition i of two parents."""
 
     def __init__(self, first: LineageNode, second: LineageNode) -> None:
@@ -121,11 +141,14 @@ class ZippedNode(LineageNode):
                                  f"(partition {split.index} differs)")
             yield (x, y)
 
+    def _split_owners(self, split: _MultiPartition) -> list[LineageNode]:
+        return [self.first, self.second]
+
     def describe(self) -> str:
         return "ZippedPartitionsRDD2"
 
 
-class CartesianNode(LineageNode):
+class CartesianNode(_MultiParentNode):
     """Every pair (a, b) with a from the first parent and b from the second."""
 
     def __init__(self, first: LineageNode, second: LineageNode) -> None:
@@ -142,11 +165,14 @@ class CartesianNode(LineageNode):
             for y in right:
                 yield (x, y)
 
+    def _split_owners(self, split: _MultiPartition) -> list[LineageNode]:
+        return [self.first, self.second]
+
     def describe(self) -> str:
         return "CartesianRDD"
 
 
-class CoalescedNode(LineageNode):
+class CoalescedNode(_MultiParentNode):
     """Merges groups of parent partitions into fewer partitions, without a shuffle."""
 
     def __init__(self, parent: LineageNode, num_partitions: int) -> None:
@@ -164,5 +190,46 @@ class CoalescedNode(LineageNode):
     def compute(self, split: _MultiPartition, tctx: TaskContext) -> Iterator[Any]:
         return itertools.chain.from_iterable(self.parent.iterator(s, tctx) for s in split.parent_splits)
 
+    def _split_owners(self, split: _MultiPartition) -> list[LineageNode]:
+        return [self.parent] * len(split.parent_splits)
+
     def describe(self) -> str:
         return "CoalescedRDD"
+
+
+class ZipPartitionsNode(_MultiParentNode):
+    """``f(split_index, [iterator of parent 0, iterator of parent 1, ...])`` per partition.
+
+    Parents must have the same number of partitions; partition i of each is read by
+    partition i of the result (Spark's ``zipPartitions``). With
+    ``preserves_partitioning`` the first parent's partitioner is kept: this is how a
+    stream's state partition is combined with the same partition of a batch without
+    moving the state.
+    """
+
+    def __init__(self, parents: list[LineageNode], f: Callable[[int, list[Iterator]], Any],
+                 preserves_partitioning: bool = False) -> None:
+        super().__init__([NarrowDependency(p) for p in parents])
+        self.parents = parents
+        self.f = f
+        if preserves_partitioning:
+            self.partitioner = parents[0].partitioner
+
+    def _make_partitions(self) -> list[Partition]:
+        per_parent = [p.partitions() for p in self.parents]
+        counts = {len(s) for s in per_parent}
+        if len(counts) != 1:
+            raise ValueError(f"zipPartitions needs parents with equal partition counts, got "
+                             f"{[len(s) for s in per_parent]}; repartition them to the same count first")
+        return [_MultiPartition(i, [s[i] for s in per_parent]) for i in range(counts.pop())]
+
+    def compute(self, split: _MultiPartition, tctx: TaskContext) -> Iterator[Any]:
+        iterators = [p.iterator(s, tctx) for p, s in zip(self.parents, split.parent_splits)]
+        result = self.f(split.index, iterators)
+        return iter(result) if result is not None else iter(())
+
+    def _split_owners(self, split: _MultiPartition) -> list[LineageNode]:
+        return self.parents
+
+    def describe(self) -> str:
+        return f"ZippedPartitionsRDD{len(self.parents)}"

@@ -31,7 +31,7 @@ from typing import Any, Callable
 from ..errors import BrokenExecutorError, FetchFailedError, RemoteTraceback
 from ..executor.backend import ExecutorLost, TaskFailed, TaskFinished
 from ..executor.serializer import digest_of, dumps_closure, dumps_data
-from ..nodes.base import LineageNode, OneToOneDependency, Partition, ShuffleDependency, walk_narrow
+from ..nodes.base import LineageNode, Partition, ShuffleDependency, walk_narrow
 from ..storage.block_manager import rdd_block_id
 from .task import ShuffleWriteSpec, TaskSpec
 from .tracking import BlockLocations, MapOutputTracker
@@ -293,24 +293,18 @@ class DAGScheduler:
         return self._submit_stage(job, parent)
 
 
-def _preferred_executor(node: LineageNode, split: Partition, locations: BlockLocations) -> str | None:
+def _preferred_executor(node: LineageNode, split: Partition, locations: BlockLocations, depth: int = 0) -> str | None:
     """The executor holding a cached block this task will read, following narrow deps."""
     if node.storage_level.is_valid:
         holders = locations.get(rdd_block_id(node.id, split.index))
         if holders:
             return min(holders)
-    if node.checkpointed is not None:
+    if depth > 200:
         return None
-    for dep in node.dependencies:
-        if isinstance(dep, OneToOneDependency):
-            found = _preferred_executor(dep.parent, split, locations)
-            if found:
-                return found
-        parent_split = getattr(split, "parent_split", None)
-        if parent_split is not None and dep.parent is getattr(node, "parents", [None] * (split.parent_index + 1))[split.parent_index]:
-            found = _preferred_executor(dep.parent, parent_split, locations)
-            if found:
-                return found
+    for parent, parent_split in node.parent_splits(split):
+        found = _preferred_executor(parent, parent_split, locations, depth + 1)
+        if found:
+            return found
     return None
 
 
