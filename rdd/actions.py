@@ -265,9 +265,24 @@ class _DeflateWriter:
         self._raw.close()
 
 
+class _GzipWriter:
+    """gzip without a file name in the header (gzip.open would record the temp name)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._gzip = gzip.GzipFile(filename="", mode="wb", fileobj=raw)
+
+    def write(self, data: bytes) -> None:
+        self._gzip.write(data)
+
+    def close(self) -> None:
+        self._gzip.close()  # does not close a fileobj it was given
+        self._raw.close()
+
+
 def _open_part(path: str, suffix: str) -> Any:
     if suffix == ".gz":
-        return gzip.open(path, "wb")
+        return _GzipWriter(open(path, "wb"))
     if suffix == ".bz2":
         return bz2.open(path, "wb")
     if suffix == ".deflate":

@@ -46,9 +46,6 @@ U = TypeVar("U")
 W = TypeVar("W")
 C = TypeVar("C")
 
-_NOT_SET = object()
-
-
 # --- per-record helpers shipped to tasks -------------------------------------------
 
 
@@ -127,7 +124,7 @@ class PairRDDFunctions:
 
     def _default_reduce_partitions(self: RDD[Any]) -> int:
         """Partition count for a by-key operation called with ``numPartitions=None``."""
-        if self.ctx._conf.get("spark.default.parallelism", _NOT_SET) is not _NOT_SET:
+        if self.ctx._conf.contains("spark.default.parallelism"):
             return int(self.ctx.defaultParallelism)
         return int(self.getNumPartitions())
 

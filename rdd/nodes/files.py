@@ -62,15 +62,26 @@ class _FileSplit(Partition):
         self.path, self.start, self.end = path, start, end
 
 
+_CODECS = {".gz": "gzip", ".bz2": "bz2", ".deflate": "zlib"}
+
+
+def codec_of(path: str) -> str | None:
+    """The compression codec implied by the file name (as Hadoop's codec factory), if any."""
+    return _CODECS.get(os.path.splitext(path)[1].lower())
+
+
 def plan_splits(files: list[str], min_partitions: int) -> list[_FileSplit]:
-    """Cut files into byte ranges, about ``total / min_partitions`` bytes each."""
+    """Cut files into byte ranges, about ``total / min_partitions`` bytes each.
+
+    A compressed file cannot be split: it is one partition, read whole.
+    """
     sizes = [(f, os.path.getsize(f)) for f in files]
     total = sum(size for _, size in sizes)
     goal = max(1, total // max(1, min_partitions))
     splits: list[_FileSplit] = []
     for path, size in sizes:
-        if size == 0:
-            splits.append(_FileSplit(len(splits), path, 0, 0))
+        if size == 0 or codec_of(path):
+            splits.append(_FileSplit(len(splits), path, 0, size))
             continue
         start = 0
         while start < size:
@@ -111,6 +122,23 @@ def read_lines(path: str, start: int, end: int) -> Iterator[str]:
             yield from _split_text(pending.decode("utf-8", "replace"))
 
 
+def read_compressed_lines(path: str, codec: str) -> Iterator[str]:
+    """Every line of a whole compressed file."""
+    if codec == "zlib":
+        import zlib
+        with open(path, "rb") as f:
+            data = zlib.decompress(f.read())
+    else:
+        module = __import__(codec)
+        with module.open(path, "rb") as f:
+            data = f.read()
+    if not data:
+        return iter(())
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    return iter(_split_text(data.decode("utf-8", "replace")))
+
+
 def _split_text(text: str) -> list[str]:
     lines = text.split("\n")
     if "\r" in text:
@@ -130,6 +158,9 @@ class TextFileNode(LineageNode):
     def compute(self, split: _FileSplit, tctx: TaskContext) -> Iterator[Any]:
         if split.end <= split.start:
             return iter(())
+        codec = codec_of(split.path)
+        if codec is not None:
+            return read_compressed_lines(split.path, codec)
         return read_lines(split.path, split.start, split.end)
 
     def describe(self) -> str:
