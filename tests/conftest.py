@@ -18,6 +18,10 @@ which holds **at most one** shared context at a time:
     A fresh ``SparkContext('local')`` for one test, stopped afterwards. Before it is
     created the pool's shared context (if any) is stopped, so ``sc`` and a shared
     context are never alive together.
+``make_sc``
+    A factory of fresh contexts of any master, all stopped after the test; for tests
+    that damage or reconfigure their context (killed workers, checkpoint directories,
+    special settings) so that the shared one stays clean.
 ``sc2``
     The shared ``SparkContext('local[2]')``. It is started lazily, kept across tests
     *and modules* (so the two worker processes are started once, not per test), and
@@ -50,7 +54,7 @@ from __future__ import annotations
 import itertools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -175,6 +179,29 @@ def sc(no_active_context: None) -> Iterator[SparkContext]:
         yield context
     finally:
         context.stop()
+
+
+@pytest.fixture
+def make_sc(no_active_context: None) -> Iterator[Callable[..., SparkContext]]:
+    """A factory of fresh contexts for this test: ``make_sc("local[2]")``; all stopped afterwards.
+
+    For tests that damage or reconfigure their context (killed workers, a checkpoint
+    directory, special settings), so the shared one stays clean.
+    """
+    made: list[SparkContext] = []
+
+    def make(master: str = LOCAL, conf: Any = None) -> SparkContext:
+        from rdd import SparkContext
+
+        context = SparkContext(master, "dstreams-tests-made", conf=conf)
+        made.append(context)
+        return context
+
+    try:
+        yield make
+    finally:
+        for context in made:
+            context.stop()
 
 
 @pytest.fixture

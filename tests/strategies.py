@@ -9,9 +9,11 @@ functions with ``st.sampled_from``; a failing example then prints a readable nam
 the functions pickle by reference into worker processes.
 
 Running a property on every master: :func:`rdd_property` turns a body
-``body(ctx, **drawn)`` into a pytest test that takes the module-scoped ``ctx`` fixture
-(``local`` and ``local[2]``) and runs the body as a Hypothesis property with the
-number of examples :data:`EXAMPLES` gives for that master and profile.
+``body(ctx, [other fixtures], **drawn)`` into a pytest test that takes the
+module-scoped ``ctx`` fixture (``local`` and ``local[2]``) and runs the body as a
+Hypothesis property with the number of examples :data:`EXAMPLES` gives for that master
+and profile. (``@settings`` cannot vary with a fixture's value, hence the wrapper.)
+The ``ci`` profile is derandomized, so a failure reproduces by rerunning the test.
 """
 
 from __future__ import annotations
@@ -244,6 +246,8 @@ def index_and_size(index: int, it: Iterable[Any]) -> list[tuple[int, int]]:
 #: Element functions on ints, by kind.
 int_maps = st.sampled_from([identity, double, negate, square, mod3, to_text, pair_up])
 int_flat_maps = st.sampled_from([repeat_by_mod3, digits, nothing, pair_up, count_down])
+#: flatMap functions whose outputs are ints again (for chains of operators).
+int_to_int_flat_maps = st.sampled_from([repeat_by_mod3, nothing, pair_up, count_down])
 int_predicates = st.sampled_from([is_even, is_positive, always, never])
 int_key_funcs = st.sampled_from([identity, negate, mod3, last_digit, sign])
 text_maps = st.sampled_from([identity, text_length, first_char, shout])
@@ -261,7 +265,14 @@ def append_value(acc: list[Any], value: Any) -> list[Any]:
 
 
 def concat_lists(a: list[Any], b: list[Any]) -> list[Any]:
+    """Builds a new list (the engine may recognise ``a + b`` and take a fast path)."""
     return a + b
+
+
+def extend_list(a: list[Any], b: list[Any]) -> list[Any]:
+    """Mutates and returns its first argument (allowed for mergeCombiners)."""
+    a.extend(b)
+    return a
 
 
 def singleton(v: Any) -> list[Any]:
@@ -274,3 +285,6 @@ def add_to_sum_count(acc: tuple[int, int], value: int) -> tuple[int, int]:
 
 def merge_sum_count(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
     return (a[0] + b[0], a[1] + b[1])
+
+#: mergeCombiners for list combiners: a pure one and one that mutates its first argument.
+list_mergers = st.sampled_from([concat_lists, extend_list])

@@ -38,7 +38,7 @@ def lines_model(content: str) -> list[str]:
 
 
 def local_path(uri: str) -> str:
-    """Accept both a plain path and Hadoop's ``file:`` URI form."""
+    """The path of Hadoop's ``file:`` URI form (``file:/p`` or ``file:///p``)."""
     if uri.startswith("file://"):
         return uri[len("file://"):]
     if uri.startswith("file:"):
@@ -91,6 +91,7 @@ def test_whole_text_files(ctx: Any, files: FileMaker, contents: list[tuple[list[
         expected[str(path)] = content
     result = ctx.wholeTextFiles(str(directory), min_parts).collect()
     assert len(result) == len(expected)
+    assert all(name.startswith("file:") for name, _ in result), "PySpark's keys are file: URIs"
     assert {local_path(name): content for name, content in result} == expected
 
 

@@ -28,6 +28,7 @@ from tests.strategies import (
     int_maps,
     int_partition_funcs,
     int_predicates,
+    int_to_int_flat_maps,
     partitions,
     rdd_property,
     seeds,
@@ -133,7 +134,7 @@ def test_map_partitions_with_index(ctx: Any, data: list[Any], num: int, f: Calla
     assert rdd.glom().collect() == [list(f(i, iter(part))) for i, part in enumerate(slices(data, num))]
 
 
-@rdd_property(data=int_lists, num=partitions, f=int_maps, keep=int_predicates, g=int_flat_maps)
+@rdd_property(data=int_lists, num=partitions, f=int_maps, keep=int_predicates, g=int_to_int_flat_maps)
 def test_chained_narrow_operations(ctx: Any, data: list[int], num: int, f: Callable[[int], Any],
                                    keep: Callable[[int], bool], g: Callable[[int], Any]) -> None:
     """filter → flatMap → map runs fused in one task and keeps per-partition order."""

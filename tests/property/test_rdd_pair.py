@@ -24,10 +24,10 @@ from rdd.partitioner import portable_hash
 from tests.strategies import (
     add_to_sum_count,
     append_value,
-    concat_lists,
     int_key_funcs,
     int_lists,
     int_reducers,
+    list_mergers,
     merge_sum_count,
     pairs,
     partitions,
@@ -111,9 +111,10 @@ def test_reduce_by_key(ctx: Any, data: list[tuple[Any, int]], num: int, func: Ca
     assert_hash_placed(rdd, rdd.getNumPartitions())
 
 
-@rdd_property(data=pairs, num=partitions, out=optional_partitions)
-def test_combine_by_key(ctx: Any, data: list[tuple[Any, int]], num: int, out: int | None) -> None:
-    rdd = ctx.parallelize(data, num).combineByKey(singleton, append_value, concat_lists, out)
+@rdd_property(data=pairs, num=partitions, out=optional_partitions, merge=list_mergers)
+def test_combine_by_key(ctx: Any, data: list[tuple[Any, int]], num: int, out: int | None,
+                        merge: Callable[[list[int], list[int]], list[int]]) -> None:
+    rdd = ctx.parallelize(data, num).combineByKey(singleton, append_value, merge, out)
     result = rdd.collect()
     assert len(result) == len({k for k, _ in result})
     assert sorted_groups(dict(result)) == sorted_groups(group_model(data))
@@ -128,11 +129,12 @@ def test_aggregate_by_key_with_immutable_zero(ctx: Any, data: list[tuple[Any, in
     assert_default_reduce_partitions(ctx, rdd, num, out)
 
 
-@rdd_property(data=pairs, num=partitions)
-def test_aggregate_by_key_copies_a_mutable_zero_per_key(ctx: Any, data: list[tuple[Any, int]], num: int) -> None:
+@rdd_property(data=pairs, num=partitions, merge=list_mergers)
+def test_aggregate_by_key_copies_a_mutable_zero_per_key(ctx: Any, data: list[tuple[Any, int]], num: int,
+                                                        merge: Callable[[list[int], list[int]], list[int]]) -> None:
     """seqFunc appends to the zero list in place; each key must start from its own []."""
     zero: list[int] = []
-    result = ctx.parallelize(data, num).aggregateByKey(zero, append_value, concat_lists).collect()
+    result = ctx.parallelize(data, num).aggregateByKey(zero, append_value, merge).collect()
     assert sorted_groups(dict(result)) == sorted_groups(group_model(data))
     assert zero == [], "the driver's zeroValue is not mutated"
 

@@ -227,13 +227,16 @@ def test_save_as_text_file_layout(ctx: Any, tmp_path: Path) -> None:
         ("org.apache.hadoop.io.compress.DefaultCodec", ".deflate", zlib.decompress),
     ],
 )
-def test_save_as_text_file_compressed(ctx: Any, tmp_path: Path, codec: str, suffix: str, decompress: Any) -> None:
+def test_save_as_text_file_compressed(
+    ctx: Any, tmp_path: Path, codec: str, suffix: str, decompress: Any
+) -> None:
     out = tmp_path / "out"
     ctx.parallelize(range(5), 2).saveAsTextFile(str(out), codec)
     parts = sorted(p for p in os.listdir(out) if p.startswith("part-"))
     assert parts == [f"part-00000{suffix}", f"part-00001{suffix}"]
     lines = b"".join(decompress((out / p).read_bytes()) for p in parts)
     assert lines == b"0\n1\n2\n3\n4\n"
+    assert all(b".tmp" not in (out / p).read_bytes() for p in parts)  # no temp name in headers
 
 
 def test_save_refuses_existing_dir_and_unknown_codec(ctx: Any, tmp_path: Path) -> None:

@@ -76,7 +76,12 @@ def test_even_buckets_infinite_step() -> None:
 
 @pytest.mark.parametrize(
     "buckets, message",
-    [([1], "more than one"), ([1, None], "None or NaN"), ([2, 1], "sorted"), ([1, 1, 2], "duplicated")],
+    [
+        ([1], "more than one"),
+        ([1, None], "None or NaN"),
+        ([2, 1], "sorted"),
+        ([1, 1, 2], "duplicated"),
+    ],
 )
 def test_check_buckets_errors(buckets, message) -> None:
     with pytest.raises(ValueError, match=message):

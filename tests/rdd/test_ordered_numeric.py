@@ -19,7 +19,9 @@ TMP = [("a", 1), ("b", 2), ("1", 3), ("d", 4), ("2", 5)]
 
 @pytest.mark.parametrize("num_in, num_out", [(1, None), (3, None), (3, 1), (2, 4), (5, 3)])
 @pytest.mark.parametrize("ascending", [True, False])
-def test_sort_by_key_total_order(ctx: Any, num_in: int, num_out: int | None, ascending: bool) -> None:
+def test_sort_by_key_total_order(
+    ctx: Any, num_in: int, num_out: int | None, ascending: bool
+) -> None:
     rng = random.Random(num_in * 10 + (num_out or 0))
     data = [(rng.randint(0, 50), i) for i in range(200)]
     result = ctx.parallelize(data, num_in).sortByKey(ascending, num_out)
@@ -53,7 +55,10 @@ def test_repartition_and_sort_within_partitions(ctx: Any) -> None:
     parts = rdd.repartitionAndSortWithinPartitions(2, lambda x: x % 2, True).glom().collect()
     assert [[k for k, _ in p] for p in parts] == [[0, 0, 2], [1, 3, 3]]
     desc = rdd.repartitionAndSortWithinPartitions(3, ascending=False).glom().collect()
-    assert len(desc) == 3 and all([k for k, _ in p] == sorted((k for k, _ in p), reverse=True) for p in desc)
+    assert len(desc) == 3
+    for part in desc:
+        keys = [k for k, _ in part]
+        assert keys == sorted(keys, reverse=True)
 
 
 # --- numbers -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from rdd.partitioner import Partitioner, portable_hash
 from rdd.resultiterable import ResultIterable
 
 PAIRS = [("a", 1), ("b", 4), ("b", 5), ("a", 2), ("c", 7)]
+GROUPED = [("a", [1, 2]), ("b", [4, 5]), ("c", [7])]
 
 
 def _by_key(records: list[Any]) -> list[Any]:
@@ -53,7 +54,7 @@ def test_combine_on_a_partitioned_rdd_keeps_placement(ctx: Any) -> None:
         assert all(portable_hash(k) % 3 == index for k, _ in part)
     assert sorted(reduced.collect()) == [("a", 3), ("b", 9), ("c", 7)]
     grouped = parted.groupByKey(3)
-    assert sorted((k, sorted(v)) for k, v in grouped.collect()) == [("a", [1, 2]), ("b", [4, 5]), ("c", [7])]
+    assert sorted((k, sorted(v)) for k, v in grouped.collect()) == GROUPED
 
 
 def test_group_by_key_values_are_result_iterables(ctx: Any) -> None:
@@ -65,11 +66,11 @@ def test_group_by_key_values_are_result_iterables(ctx: Any) -> None:
 def test_combine_aggregate_fold(ctx: Any) -> None:
     rdd = ctx.parallelize(PAIRS, 3)
     combined = rdd.combineByKey(lambda v: [v], lambda c, v: c + [v], lambda a, b: a + b)
-    assert sorted((k, sorted(v)) for k, v in combined.collect()) == [("a", [1, 2]), ("b", [4, 5]), ("c", [7])]
+    assert sorted((k, sorted(v)) for k, v in combined.collect()) == GROUPED
     zero: list[int] = []
     agg = rdd.aggregateByKey(zero, lambda acc, v: acc + [v], lambda a, b: a + b, 2)
     assert agg.getNumPartitions() == 2 and zero == []
-    assert sorted((k, sorted(v)) for k, v in agg.collect()) == [("a", [1, 2]), ("b", [4, 5]), ("c", [7])]
+    assert sorted((k, sorted(v)) for k, v in agg.collect()) == GROUPED
     assert sorted(rdd.foldByKey(0, operator.add).collect()) == [("a", 3), ("b", 9), ("c", 7)]
 
 
