@@ -165,14 +165,20 @@ class ProcessPoolBackend:
         if self._shared:
             return self._shared.popleft()
         deadline = time.monotonic() - self._locality_wait
-        victim = max(self._workers.values(), key=lambda w: len(w.queue))
-        if victim.queue and victim.queue[0][2] <= deadline:
-            return victim.queue.popleft()
+        for victim in sorted(self._workers.values(), key=lambda w: -len(w.queue)):
+            for position, (spec, _, queued_at) in enumerate(victim.queue):
+                if queued_at > deadline:
+                    break  # queues are in arrival order: the rest waited less
+                if not spec.strict_locality:
+                    item = victim.queue[position]
+                    del victim.queue[position]
+                    return item
         return None
 
     def _steal_timeout(self) -> float | None:
         """Seconds until the oldest waiting preferred task may be stolen (None: nothing waits)."""
-        oldest = [w.queue[0][2] for w in self._workers.values() if w.queue]
+        oldest = [next((t for s, _, t in w.queue if not s.strict_locality), None) for w in self._workers.values()]
+        oldest = [t for t in oldest if t is not None]
         idle = any(w.running is None for w in self._workers.values())
         if not oldest or not idle:
             return None

@@ -83,6 +83,9 @@ class LineageNode:
     """
 
     partitioner: Partitioner | None = None
+    #: Tasks reading this node wait for the worker that caches their input however long
+    #: it is busy (state partitions: moving them costs a recomputation from checkpoint).
+    strict_locality: bool = False
 
     def __init__(self, deps: list[Dependency]) -> None:
         self.id = next_node_id()
@@ -118,6 +121,11 @@ class LineageNode:
     def compute(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
         raise NotImplementedError
 
+    def block_is_valid(self, values: list) -> bool:
+        """Whether a cached block can still be used (a node whose blocks are updated in
+        place says no once a later version consumed it; it is then recomputed)."""
+        return True
+
     def parent_splits(self, split: Partition) -> list[tuple[LineageNode, Partition]]:
         """The parent partitions that ``split`` reads through narrow dependencies.
 
@@ -143,7 +151,7 @@ class LineageNode:
         manager = block_manager.current()
         block_id = block_manager.rdd_block_id(self.id, split.index)
         cached = manager.get(block_id)
-        if cached is not None:
+        if cached is not None and self.block_is_valid(cached):
             return iter(cached)
         values = list(self.compute(split, tctx))
         manager.put(block_id, values, self.storage_level)

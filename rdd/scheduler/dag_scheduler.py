@@ -172,7 +172,9 @@ class DAGScheduler:
             return self._stage_done(job, stage)
         digest, binary = self._binary(job, stage)
         splits = stage.node.partitions()
-        locality = any(n.storage_level.is_valid for n in walk_narrow(stage.node)) and bool(self.locations._where)
+        narrow = list(walk_narrow(stage.node))
+        locality = any(n.storage_level.is_valid for n in narrow) and bool(self.locations._where)
+        strict = any(n.strict_locality for n in narrow)
         job.running.add(stage)
         job.pending[stage.id] = set(todo)
         actions: list[Action] = []
@@ -181,7 +183,7 @@ class DAGScheduler:
             preferred = _preferred_executor(stage.node, split, self.locations) if locality else None
             spec = TaskSpec(next(self._task_ids), job.job_id, stage.id, index,
                             job.attempts.get((stage.id, index), 0), digest, dumps_data(split),
-                            stage.is_shuffle_map, preferred, job.properties)
+                            stage.is_shuffle_map, preferred, strict and preferred is not None, job.properties)
             actions.append(SubmitTask(spec, binary))
         return actions
 
@@ -272,7 +274,7 @@ class DAGScheduler:
                 "segfault in an extension, running out of memory) is retried on a new worker, then the job is "
                 "aborted."))]
         retry = TaskSpec(next(self._task_ids), spec.job_id, spec.stage_id, spec.partition, job.attempts[key],
-                         spec.digest, spec.split_bytes, spec.is_shuffle_map, None, spec.local_properties)
+                         spec.digest, spec.split_bytes, spec.is_shuffle_map, None, False, spec.local_properties)
         return [SubmitTask(retry, job.binaries[spec.stage_id][1])]
 
     def _fetch_failed(self, job: _Job, stage: Stage, error: FetchFailedError) -> list[Action]:

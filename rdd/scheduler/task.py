@@ -34,6 +34,7 @@ class TaskSpec:
     split_bytes: bytes
     is_shuffle_map: bool
     preferred: str | None = None
+    strict_locality: bool = False
     local_properties: dict[str, str] = field(default_factory=dict)
 
 
