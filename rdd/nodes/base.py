@@ -141,10 +141,13 @@ class LineageNode:
 
     # -- reading ---------------------------------------------------------------
     def iterator(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
-        if self.checkpointed is not None:
-            return self.checkpointed.iterator(split, tctx)
         if self.storage_level is not StorageLevel.NONE and self.storage_level.is_valid:
             return self._get_or_compute(split, tctx)
+        return self._compute_or_read_checkpoint(split, tctx)
+
+    def _compute_or_read_checkpoint(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
+        if self.checkpointed is not None:
+            return self.checkpointed.iterator(split, tctx)
         return self.compute(split, tctx)
 
     def _get_or_compute(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
@@ -153,18 +156,14 @@ class LineageNode:
         cached = manager.get(block_id)
         if cached is not None and self.block_is_valid(cached):
             return iter(cached)
-        values = list(self.compute(split, tctx))
+        values = list(self._compute_or_read_checkpoint(split, tctx))
         manager.put(block_id, values, self.storage_level)
         tctx.blocks_added.append(block_id)
         return iter(values)
 
     # -- pickling into tasks -----------------------------------------------------
-    def __reduce_ex__(self, protocol):
-        if self.checkpointed is not None:
-            # Beyond a checkpoint the lineage is cut: ship only the reader.
-            return (_same, (self.checkpointed,))
-        return super().__reduce_ex__(protocol)
-
+    # A checkpointed node has forgotten its parents (checkpoint.finish), so it pickles
+    # small; in the task its cache is still read first, then its checkpoint files.
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_partitions"] = None  # partitions travel with each task, not the node
@@ -172,10 +171,6 @@ class LineageNode:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}[{self.id}]"
-
-
-def _same(node: LineageNode) -> LineageNode:
-    return node
 
 
 def walk_narrow(node: LineageNode):
