@@ -1,0 +1,1 @@
+"""Streaming checkpoints: metadata files, and recovery of a context from them."""

@@ -1,0 +1,111 @@
+"""The per-partition update functions of the state operators (run inside tasks).
+
+``map_with_state_partition`` touches only the keys of the batch and the keys whose
+timeout expires: it mutates the previous table in place (bumping its version) when
+that table is the cached current one, so the cost of a batch does not depend on the
+size of the state.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable, Iterable, Iterator
+
+from .spec import State
+from .table import MISSING, StateRecord, StateTable
+
+
+class MapWithStateFunction:
+    """Picklable closure for one batch of a mapWithState stream."""
+
+    def __init__(self, function: Callable[..., Any], with_time: bool, timeout_ms: int | None, time_ms: int) -> None:
+        self.function = function
+        self.with_time = with_time
+        self.timeout_ms = timeout_ms
+        self.time_ms = time_ms
+
+    def __call__(self, split: int, iterators: list[Iterator[Any]]) -> list[StateRecord]:
+        previous, data = iterators
+        record = next(iter(previous), None)
+        table = record.table if record is not None else StateTable(self.timeout_ms is not None)
+        table.version += 1  # any cached record of the previous batch is now stale
+        mapped: list[Any] = []
+        state = State()
+        time_ms = self.time_ms
+        fn = self.function
+        when = datetime.fromtimestamp(time_ms / 1000) if self.with_time else None
+        tracking = self.timeout_ms is not None
+        for key, value in data:
+            current = table.get(key)
+            exists = current is not MISSING
+            state._reset(key, current if exists else None, exists, False)
+            out = fn(when, key, value, state) if when is not None else fn(key, value, state)
+            if state._removed:
+                table.remove(key)
+            elif state._updated:
+                table.put(key, state._value, time_ms)
+            elif tracking and exists:
+                table.touch(key, time_ms)  # data refreshes the idle timer (SPARK-13195)
+            if when is None or out is not None:
+                mapped.append(out)
+        if tracking:
+            for key, value in table.pop_idle(time_ms - self.timeout_ms):  # type: ignore[operator]
+                state._reset(key, value, True, True)
+                out = fn(when, key, None, state) if when is not None else fn(key, None, state)
+                if when is None or out is not None:
+                    mapped.append(out)
+        return [StateRecord(table, mapped)]
+
+
+class InitialStateFunction:
+    """Builds the first table of a partition from ``(key, state)`` pairs."""
+
+    def __init__(self, track_time: bool, time_ms: int) -> None:
+        self.track_time = track_time
+        self.time_ms = time_ms
+
+    def __call__(self, split: int, pairs: Iterable[tuple[Any, Any]]) -> list[StateRecord]:
+        table = StateTable(self.track_time)
+        for key, value in pairs:
+            table.put(key, value, self.time_ms)
+        return [StateRecord(table, [])]
+
+
+def mapped_values(records: Iterable[StateRecord]) -> Iterator[Any]:
+    for record in records:
+        yield from record.mapped
+
+
+def snapshot_pairs(records: Iterable[StateRecord]) -> Iterator[tuple[Any, Any]]:
+    for record in records:
+        yield from record.table.items()
+
+
+class UpdateStateFunction:
+    """``updateStateByKey``: call ``update(new_values, old_state)`` for every key.
+
+    Keys with state and keys with new values are all called, in that order (state keys
+    first, in their existing order; then new keys in arrival order); ``None`` removes.
+    """
+
+    def __init__(self, update: Callable[[list[Any], Any], Any]) -> None:
+        self.update = update
+
+    def __call__(self, split: int, iterators: list[Iterator[Any]]) -> Iterator[tuple[Any, Any]]:
+        previous, data = iterators
+        grouped: dict[Any, list[Any]] = {}
+        for key, value in data:
+            values = grouped.get(key)
+            if values is None:
+                grouped[key] = [value]
+            else:
+                values.append(value)
+        update = self.update
+        for key, old in previous:
+            new = update(grouped.pop(key, []), old)
+            if new is not None:
+                yield (key, new)
+        for key, values in grouped.items():
+            new = update(values, None)
+            if new is not None:
+                yield (key, new)
