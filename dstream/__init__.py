@@ -1,1 +1,39 @@
-"""dstreams streaming."""
+"""dstreams streaming: Spark Streaming's DStream model in pure Python.
+
+The public surface mirrors ``pyspark.streaming``: change the imports of a PySpark
+Streaming script and it runs on the ``rdd`` engine.
+
+>>> from dstream import StreamingContext, StreamingListener
+"""
+
+from __future__ import annotations
+
+from rdd import StorageLevel
+
+from dstream.context import StreamingContext
+from dstream.dstream import DStream
+from dstream.errors import (
+    BatchTimeoutError,
+    DurationError,
+    NoOutputOperationError,
+    StreamingError,
+    StreamingStateError,
+)
+from dstream.listener import StreamingListener
+from dstream.time import Duration, Milliseconds, Minutes, Seconds
+
+__all__ = [
+    "BatchTimeoutError",
+    "DStream",
+    "Duration",
+    "DurationError",
+    "Milliseconds",
+    "Minutes",
+    "NoOutputOperationError",
+    "Seconds",
+    "StorageLevel",
+    "StreamingContext",
+    "StreamingError",
+    "StreamingListener",
+    "StreamingStateError",
+]

@@ -13,6 +13,9 @@ parameters number ``n + 1`` gets the time; ``n`` required gets no time; fewer re
 (defaults or ``*args``) gets the time if it can take ``n + 1`` positional arguments, as
 PySpark's ``co_argcount`` test does. Anything else is a ``TypeError`` at registration,
 not a failure in the first batch.
+
+:func:`returns_rdd` wraps a user ``transform`` function so that a result that is not an
+RDD fails its batch with a message naming the function's API and the batch time.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from rdd import RDD
+
 from dstream.time import ms_to_datetime
 
-__all__ = ["batch_function", "takes_time"]
+__all__ = ["batch_function", "returns_rdd", "takes_time"]
 
 
 def takes_time(func: Callable[..., Any], n_rdds: int, what: str) -> bool:
@@ -75,3 +80,19 @@ def batch_function(func: Callable[..., Any], n_rdds: int, what: str) -> Callable
         return func(*rdds)
 
     return without_time
+
+
+def returns_rdd(what: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a batch function of ``(time_ms, *rdds)`` so a non-RDD result raises ``TypeError``."""
+
+    def checked(time_ms: int, *rdds: Any) -> Any:
+        result = fn(time_ms, *rdds)
+        if not isinstance(result, RDD):
+            raise TypeError(
+                f"the function given to {what}() returned {result!r} (type "
+                f"{type(result).__name__}) for the batch of {ms_to_datetime(time_ms)}; it "
+                "must return an RDD, for example rdd.map(...) or sc.emptyRDD()"
+            )
+        return result
+
+    return checked

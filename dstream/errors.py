@@ -2,18 +2,21 @@
 
 The hierarchy::
 
-    StreamingError                      base of everything raised by ``dstream`` itself
-    ├── StreamingStateError             lifecycle misuse: adding operators after start(),
-    │                                   start() after stop(), a second active context,
-    │                                   slice() before start() (also a RuntimeError)
-    ├── DurationError                   a duration that breaks a rule: not positive, not
-    │                                   a whole number of milliseconds, not a multiple of
-    │                                   the parent's slide, unequal slides in a union
-    │                                   (also a ValueError)
-    ├── NoOutputOperationError          start() on a graph without output operations
-    │                                   (also a ValueError)
-    └── BatchTimeoutError               a testing helper waited past its deadline for a
-                                        batch (also a TimeoutError)
+    rdd.SparkError
+    └── StreamingError               base of everything raised by ``dstream`` itself
+        ├── StreamingStateError      lifecycle misuse: adding operators after start(),
+        │                            start() after stop(), a second active context,
+        │                            slice() before start() (also a RuntimeError)
+        ├── DurationError            a duration that breaks a rule: not positive, not a
+        │                            whole number of milliseconds, not a multiple of the
+        │                            parent's slide, unequal slides in a union (also a
+        │                            ValueError)
+        ├── NoOutputOperationError   start() on a graph without output operations (also
+        │                            a ValueError)
+        └── BatchTimeoutError        a testing helper waited past its deadline for a
+                                     batch (also a TimeoutError)
+
+Pickling a DStream or a StreamingContext raises ``rdd.DriverOnlyError``, like an RDD.
 
 Argument errors subclass the builtin the caller already catches around PySpark calls
 (``ValueError``), so code written for PySpark keeps working. Errors raised by *user*
@@ -25,6 +28,8 @@ Every message names the rule, the offending value, and the fix, at the raise sit
 
 from __future__ import annotations
 
+from rdd.errors import SparkError
+
 __all__ = [
     "BatchTimeoutError",
     "DurationError",
@@ -34,7 +39,7 @@ __all__ = [
 ]
 
 
-class StreamingError(Exception):
+class StreamingError(SparkError):
     """Base class of the exceptions raised by the streaming engine itself."""
 
 

@@ -11,8 +11,9 @@ What this module owns
   then zero time, remember durations (``initialize``/``remember`` from every output
   stream) and input start.
 * ``generate_jobs(t)``: one job per output operation that has an RDD at ``t``, in
-  registration order. ``clear_metadata(t)``: every node forgets RDDs older than its
-  remember duration.
+  registration order, after every input took its data for ``t`` (so an input's batch
+  ``t`` is always the data of time ``t``, even when no consumer reads that time).
+  ``clear_metadata(t)``: every node forgets RDDs older than its remember duration.
 
 Threading: after start the job generator thread is the only caller of
 ``generate_jobs``/``clear_metadata``; ``lock`` also guards ``slice`` from user threads.
@@ -112,6 +113,11 @@ class DStreamGraph:
 
     # -- per batch (job generator thread) --------------------------------------------
     def generate_jobs(self, time_ms: int) -> list[Job]:
+        # Every input takes its batch at every batch time, whether or not a consumer
+        # asks for that time (a window sliding every 2 batches still must not shift
+        # batch 1's data into batch 2).
+        for node in self.inputs:
+            node.get_or_compute(time_ms)
         jobs = []
         for output in self.outputs:
             job = output.generate_job(time_ms)
@@ -127,7 +133,10 @@ class DStreamGraph:
                 infos[node.input_id] = info
         return infos
 
-    def clear_metadata(self, time_ms: int) -> None:
+    def clear_metadata(self, time_ms: int) -> list[Any]:
+        """Forget old RDDs everywhere; return the cached ones to unpersist."""
+        stale: list[Any] = []
         for node in self.nodes:
             if node.generated:
-                node.clear_metadata(time_ms)
+                node.clear_metadata(time_ms, stale)
+        return stale

@@ -19,8 +19,8 @@ Invariants (SPARK-INTERNALS §2, Appendix C)
   checkpoint interval when checkpointed); ``remember(d)`` raises it to ``d`` and asks
   each parent to remember ``own + window_ms`` (``window_ms`` is 0 except for windowed
   nodes). After batch ``t`` completes, ``clear_metadata(t)`` drops every RDD generated at
-  a time ``<= t - remember_ms`` and unpersists it, so memory stays flat however long the
-  stream runs.
+  a time ``<= t - remember_ms`` and hands it back for unpersisting, so memory stays
+  flat however long the stream runs.
 """
 
 from __future__ import annotations
@@ -156,13 +156,15 @@ class StreamNode:
         self.storage_level = storage_level
 
     # -- cleanup (job generator thread, after batch t completed) --------------------
-    def clear_metadata(self, time_ms: int) -> None:
+    def clear_metadata(self, time_ms: int, stale: list[Any]) -> None:
         """Forget the RDDs generated at times ``<= time_ms - remember_ms``.
 
-        The graph calls this on every node once (not recursively). A cached RDD is
-        unpersisted unless it is the very RDD a parent generated for the same time (a
-        transform that returned its input, a one-batch window): the parent, which
-        remembers at least as long, owns it.
+        The graph calls this on every node once (not recursively). Cached RDDs to
+        unpersist are appended to ``stale``; the caller unpersists them on the job thread,
+        between jobs, so the engine never sees an unpersist during a job. A cached RDD is
+        left alone if it is the very RDD a parent generated for the same time (a transform
+        that returned its input, a one-batch window): the parent, which remembers at least
+        as long, owns it.
         """
         horizon = time_ms - self.remember_ms
         generated = self.generated
@@ -178,7 +180,7 @@ class StreamNode:
                 and getattr(rdd, "is_cached", False)
                 and not any(p.generated.get(t) is rdd for p in self.dependencies)
             ):
-                rdd.unpersist()
+                stale.append(rdd)
 
     def stop(self) -> None:
         """Release resources at context stop (inputs override)."""

@@ -20,7 +20,10 @@ What this module owns
   is still taken so ``DStream.slice`` from another thread sees a consistent memo.
 * Cleanup timing: the job thread reports completed batches through a deque; they are
   cleared at the start of the next tick. Cleanup therefore lags at most one batch and
-  the generator never needs a second wake-up source besides the clock.
+  the generator never needs a second wake-up source besides the clock. The cached RDDs
+  that cleanup drops are unpersisted by the job thread, before the next batch's jobs:
+  engine calls other than building lineage stay off this thread, so an unpersist never
+  runs concurrently with a job.
 
 :meth:`JobGenerator.on_tick` holds all the per-batch logic and is callable without
 the thread, for tests.
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -56,6 +60,7 @@ class JobGenerator:
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._completed: deque[int] = deque()
+        self._generated = threading.Condition()
         self.next_time: int | None = None
         self.last_generated: int | None = None
 
@@ -87,6 +92,22 @@ class JobGenerator:
             return False
         return True
 
+    def wait_generated(self, time_ms: int, timeout: float) -> bool:
+        """Block until batch ``time_ms`` has been generated (or skipped); ``False`` on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._generated:
+            while self.last_generated is None or self.last_generated < time_ms:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._generated.wait(remaining)
+            return True
+
+    def _mark_generated(self, time_ms: int) -> None:
+        with self._generated:
+            self.last_generated = time_ms
+            self._generated.notify_all()
+
     def batch_completed(self, time_ms: int) -> None:
         """Called by the job thread: batch ``time_ms`` is over; clean up at the next tick."""
         self._completed.append(time_ms)
@@ -100,23 +121,26 @@ class JobGenerator:
             while completed:
                 t = completed.popleft()
                 try:
-                    graph.clear_metadata(t)
+                    stale = graph.clear_metadata(t)
                 except Exception as exc:  # noqa: BLE001 - cleanup must not stop the timer
                     logger.exception("clearing metadata of batch %d failed", t)
                     scheduler.report_error(exc, f"cleanup of batch {t}")
+                else:
+                    if stale:
+                        scheduler.unpersist(stale)
             try:
                 jobs = graph.generate_jobs(time_ms)
             except Exception as exc:  # noqa: BLE001 - Spark skips the batch and reports
-                self.last_generated = time_ms
                 scheduler.report_error(exc, f"generating the jobs of batch {time_ms}")
                 scheduler.skip(time_ms)
+                self._mark_generated(time_ms)
                 return
             infos = graph.input_infos(time_ms) if jobs else None
-        self.last_generated = time_ms
         if jobs:
             scheduler.submit(JobSet(time_ms, jobs, self._clock.now_ms(), infos or {}))
         else:
             scheduler.skip(time_ms)
+        self._mark_generated(time_ms)
 
     def _run(self) -> None:
         clock = self._clock
@@ -135,5 +159,6 @@ class JobGenerator:
                 logger.exception("the job generator failed at batch %d", next_time)
                 self._scheduler.report_error(exc, f"the job generator at batch {next_time}")
                 self._scheduler.skip(next_time)
+                self._mark_generated(next_time)
             next_time += batch
             self.next_time = next_time

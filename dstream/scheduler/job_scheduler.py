@@ -15,7 +15,8 @@ Data flow::
 What this module owns
 ---------------------
 * The job queue and the job thread (``spark.streaming.concurrentJobs = 1``: batches and
-  their output operations run strictly in order).
+  their output operations run strictly in order). The queue also carries the cached
+  RDDs that cleanup dropped: they are unpersisted here, between jobs.
 * Batch progress: the latest batch time whose processing is over (completed, failed,
   or skipped). Tests and graceful stop wait on it; it only grows, because every batch,
   even one without jobs, passes through the same queue in time order.
@@ -33,6 +34,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from dstream.clock import Clock
 from dstream.lifecycle import TerminationWaiter
@@ -61,6 +63,15 @@ class _Skip:
 
     def __init__(self, time_ms: int) -> None:
         self.time_ms = time_ms
+
+
+class _Unpersist:
+    """RDDs that cleanup dropped: unpersisted between jobs, on the job thread."""
+
+    __slots__ = ("rdds",)
+
+    def __init__(self, rdds: list[Any]) -> None:
+        self.rdds = rdds
 
 
 class JobScheduler:
@@ -119,6 +130,10 @@ class JobScheduler:
             self._bus.post(StreamingListenerBatchSubmitted(job_set.batch_info()))
         self._queue.put(job_set)
 
+    def unpersist(self, rdds: list[Any]) -> None:
+        """Unpersist ``rdds`` on the job thread before the next queued batch runs."""
+        self._queue.put(_Unpersist(rdds))
+
     def skip(self, time_ms: int) -> None:
         """Record batch ``time_ms`` as processed without jobs (keeps progress in order)."""
         self._queue.put(_Skip(time_ms))
@@ -165,10 +180,26 @@ class JobScheduler:
                 return
             if self._abandon:
                 continue
-            if isinstance(item, JobSet):
-                self._run_job_set(item)
-            else:
-                self._batch_over(item.time_ms)  # type: ignore[attr-defined]
+            try:
+                if isinstance(item, JobSet):
+                    self._run_job_set(item)
+                elif isinstance(item, _Unpersist):
+                    self._unpersist(item.rdds)
+                else:
+                    self._batch_over(item.time_ms)  # type: ignore[attr-defined]
+            except BaseException as exc:  # noqa: BLE001 - the job thread must survive
+                # Job.run records user errors itself; this is a bug of ours or of a
+                # listener record. Report it and keep the progress moving, never hang.
+                self.report_error(exc, "the job scheduler")
+                if isinstance(item, JobSet) and self._done_time != item.time_ms:
+                    self._batch_over(item.time_ms)
+
+    def _unpersist(self, rdds: list[Any]) -> None:
+        for rdd in rdds:
+            try:
+                rdd.unpersist()
+            except Exception:  # noqa: BLE001 - a failed unpersist only costs memory
+                logger.exception("unpersisting %r failed", rdd)
 
     def _run_job_set(self, job_set: JobSet) -> None:
         clock = self._clock

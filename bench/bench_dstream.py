@@ -1,0 +1,388 @@
+"""Benchmarks of the streaming engine (`dstream`) against plain Python.
+
+This module owns three benchmarks (issue 3), each beside a plain-Python baseline timed in
+the same invocation:
+
+(1) per-batch overhead: 2,000 batches of one tiny RDD (three words) on the manual clock
+    through ``map -> reduceByKey -> foreachRDD(collect)``; the median and p99 wall time
+    of one batch (advance the clock one interval, wait until the batch's output ran) on
+    ``local`` (inline) and ``local[2]``. Targets: median at most 1 ms inline and 3 ms on
+    ``local[2]`` (PySpark 4.3 needs about 200 ms). A second row times the same RDD job
+    without streaming, so the streaming engine's own share is visible. Baseline: the
+    batch's word count in plain Python (``Counter``).
+(2) streaming word count over ``queueStream``: 10 batches of ``lines / 10`` lines of the
+    bench corpus on ``local[2]``, ``flatMap(split) -> map((w, 1)) -> reduceByKey(add) ->
+    foreachRDD(collect)``, from building the StreamingContext to the last batch's output,
+    vs one ``Counter`` over the same lines in this process. Target: at least 0.9x
+    (PySpark 4.3: 0.2x). The peak memory of the whole process tree (driver plus workers,
+    proportional set size sampled every 10 ms) of one such run in a fresh process is
+    reported beside it; target at most 200 MB (PySpark: about 1 GB).
+(3) start-up: seconds from ``SparkContext(...)`` to the first batch's output, measured in
+    fresh processes (imports excluded), on ``local[2]`` and ``local``. Target: at most
+    0.3 s (PySpark: about 4.5 s). Baselines: starting a ``ProcessPoolExecutor(2)`` and
+    running one task (``local[2]``), counting the batch's words with ``Counter``
+    (``local``), in the same kind of fresh process.
+
+Every engine result is checked against its baseline's once, untimed, before timing. The
+manual clock makes (1) and (2) measure processing, not waiting for batch boundaries.
+
+Run one part by hand: ``python -m bench.bench_dstream --child wordcount 1000000`` prints
+the child's JSON result (used by (2) and (3)).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from operator import add
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bench.corpus import ensure_corpus, read_lines
+from bench.harness import Benchmark, Options, Result, Target, Timing, time_call, time_calls
+
+if TYPE_CHECKING:  # the engines are imported when the benchmark runs, not when listed
+    from dstream import StreamingContext
+    from rdd import SparkContext
+
+TITLE = "the streaming engine against plain Python"
+WORKERS = 2
+BATCHES = 10
+TINY = ["a", "b", "a"]
+OVERHEAD_BATCHES = 2_000
+OVERHEAD_BATCHES_QUICK = 200
+STARTUP_SAMPLES = 5
+STARTUP_SAMPLES_QUICK = 2
+MEMORY_TARGET_MB = 200.0
+REPO = Path(__file__).resolve().parent.parent
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _manual_context(sc: SparkContext, batch_duration: float = 1.0) -> StreamingContext:
+    from dstream import StreamingContext
+    from dstream.testing import manual_clock
+
+    ssc = StreamingContext(sc, batch_duration)
+    manual_clock(ssc)
+    return ssc
+
+
+def _tiny_count() -> dict[str, int]:
+    """Baseline for (1): one batch's word count in plain Python."""
+    return dict(Counter(TINY))
+
+
+def count_lines(lines: list[str]) -> Counter[str]:
+    """Baseline for (2): count the words of in-memory lines in one process."""
+    counts: Counter[str] = Counter()
+    for line in lines:
+        counts.update(line.split())
+    return counts
+
+
+def _check(case: str, got: dict[Any, int], expected: dict[Any, int]) -> None:
+    if got != expected:
+        raise AssertionError(f"{case}: the stream's counts differ from the baseline's "
+                             f"({len(got)} keys vs {len(expected)})")
+
+
+# ------------------------------------------------------------------ (1) per-batch overhead
+
+
+def per_batch(master: str, samples: int) -> tuple[Timing, Timing]:
+    """Time ``samples`` batches of the tiny pipeline, and the same RDD job alone.
+
+    The two are interleaved (one batch, one job, ...) so that both see the same machine
+    load and the same engine state: on a shared machine the job's own latency drifts by
+    a factor of two within a minute, which would swamp the streaming engine's share.
+    """
+    from dstream.testing import advance_batches
+    from rdd import SparkContext
+
+    sc = SparkContext(master=master, appName="bench-dstream-overhead")
+    try:
+        rdd = sc.parallelize(TINY, 1)
+        n = sc.defaultParallelism
+        outputs: list[list[tuple[str, int]]] = []
+        ssc = _manual_context(sc)
+        words = ssc.queueStream([], default=rdd)
+        words.map(lambda w: (w, 1)).reduceByKey(add).foreachRDD(lambda r: outputs.append(r.collect()))
+
+        def job() -> list[tuple[str, int]]:
+            return rdd.map(lambda w: (w, 1)).reduceByKey(add, n).collect()
+
+        ssc.start()
+        try:
+            advance_batches(ssc, 1)
+            _check(f"(1) {master}", dict(outputs[-1]), _tiny_count())
+            _check(f"(1) {master} job alone", dict(job()), _tiny_count())
+            streaming: list[float] = []
+            alone: list[float] = []
+            for sample in range(samples + 50):  # the first 50 of each are warm-up
+                started = time.perf_counter()
+                advance_batches(ssc, 1)
+                middle = time.perf_counter()
+                job()
+                ended = time.perf_counter()
+                if sample >= 50:
+                    streaming.append(middle - started)
+                    alone.append(ended - middle)
+        finally:
+            ssc.stop(stopSparkContext=False)
+    finally:
+        sc.stop()
+    return Timing(tuple(streaming)), Timing(tuple(alone))
+
+
+def overhead_benchmark(options: Options) -> Benchmark:
+    samples = OVERHEAD_BATCHES_QUICK if options.quick else OVERHEAD_BATCHES
+    baseline = time_calls(_tiny_count, samples=samples, warmup=50)
+    results = []
+    for master, budget in (("local", 1e-3), (f"local[{WORKERS}]", 3e-3)):
+        streaming, job_alone = per_batch(master, samples)
+        results.append(Result(f"{master}: one batch (streaming)", streaming, baseline,
+                              Target(max_median=budget)))
+        results.append(Result(f"{master}: the same RDD job alone", job_alone, baseline))
+    return Benchmark(
+        title="(1) per-batch overhead",
+        description=(f"{samples:,} batches of `queueStream([], default=sc.parallelize({TINY!r}, 1))` "
+                     "`.map(lambda w: (w, 1)).reduceByKey(add).foreachRDD(lambda r: r.collect())` "
+                     "on the manual clock; one sample = advance the clock one batch and wait "
+                     "until its output ran. The 'RDD job alone' rows run "
+                     "`rdd.map(...).reduceByKey(add).collect()` without streaming, interleaved "
+                     "with the batches (one batch, one job, ...) so both see the same load: "
+                     "the difference is the streaming engine's own cost. Baseline: "
+                     "`Counter(words)` of the batch."),
+        engine_label="dstream", baseline_label="Counter", results=tuple(results))
+
+
+# ---------------------------------------------------------- (2) streaming word count
+
+
+def stream_word_count(sc: SparkContext, chunks: list[list[str]]) -> Counter[str]:
+    """Run the word count over ``chunks`` (one batch each) and merge every batch's counts."""
+    from dstream.testing import advance_batches
+
+    totals: Counter[str] = Counter()
+    ssc = _manual_context(sc)
+    lines = ssc.queueStream([sc.parallelize(chunk, WORKERS) for chunk in chunks])
+    counts = lines.flatMap(lambda line: line.split()).map(lambda w: (w, 1)).reduceByKey(add)
+    counts.foreachRDD(lambda rdd: totals.update(dict(rdd.collect())))
+    ssc.start()
+    try:
+        advance_batches(ssc, len(chunks), timeout=600)
+        ssc.awaitTerminationOrTimeout(0)  # raise a batch's error, if any
+    finally:
+        ssc.stop(stopSparkContext=False)
+    return totals
+
+
+def _chunks(lines: list[str]) -> list[list[str]]:
+    size = -(-len(lines) // BATCHES)
+    return [lines[i:i + size] for i in range(0, len(lines), size)]
+
+
+def word_count_benchmark(options: Options, memory_mb: float) -> Benchmark:
+    from rdd import SparkContext
+
+    path = ensure_corpus(options.lines)
+    lines = read_lines(path)
+    chunks = _chunks(lines)
+    words = sum(len(line.split()) for line in lines)
+    sc = SparkContext(master=f"local[{WORKERS}]", appName="bench-dstream-wordcount")
+    try:
+        expected = count_lines(lines)
+        _check("(2) word count", dict(stream_word_count(sc, chunks)), dict(expected))
+        del expected
+        engine = time_call(lambda: stream_word_count(sc, chunks), repeat=options.repeat)
+    finally:
+        sc.stop()
+    baseline = time_call(lambda: count_lines(lines), repeat=options.repeat)
+    met = "met" if memory_mb <= MEMORY_TARGET_MB else "**not met**"
+    result = Result(f"{BATCHES} batches x {len(chunks[0]):,} lines ({words / engine.median / 1e6:.2f} M words/s)",
+                    engine, baseline, Target(min_ratio=0.9))
+    return Benchmark(
+        title="(2) streaming word count over queueStream",
+        description=(f"{options.lines:,} lines of the bench corpus ({words:,} words) as "
+                     f"`queueStream` of {BATCHES} `sc.parallelize(chunk, 2)` on `local[2]`, "
+                     "`flatMap(split).map((w, 1)).reduceByKey(add).foreachRDD(collect + merge)`, "
+                     "timed from building the StreamingContext to the last batch's output, "
+                     "vs `Counter.update(line.split())` over the same lines. **Peak memory** "
+                     f"of the process tree of one run in a fresh process (driver + workers, "
+                     f"PSS): **{memory_mb:.0f} MB** (target <= {MEMORY_TARGET_MB:.0f} MB: {met})."),
+        engine_label="local[2]", baseline_label="Counter", results=(result,))
+
+
+# ------------------------------------------------------------------ process-tree memory
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as f:
+                found.extend(int(c) for c in f.read().split())
+    except OSError:
+        pass
+    return found
+
+
+def _tree(pid: int) -> list[int]:
+    pids, stack = [], [pid]
+    while stack:
+        current = stack.pop()
+        pids.append(current)
+        stack.extend(_children(current))
+    return pids
+
+
+def _pss_kb(pid: int) -> int:
+    """Proportional set size (shared pages split among sharers), else RSS, in kB."""
+    for path, field in ((f"/proc/{pid}/smaps_rollup", "Pss:"), (f"/proc/{pid}/status", "VmRSS:")):
+        try:
+            with open(path, encoding="ascii") as f:
+                for line in f:
+                    if line.startswith(field):
+                        return int(line.split()[1])
+        except OSError:
+            continue
+    return 0
+
+
+def peak_tree_memory_mb(argv: list[str], interval: float = 0.01) -> tuple[float, str]:
+    """Run ``argv`` and return the peak summed PSS of its process tree (MB) and its stdout."""
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, text=True)
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            peak = max(peak, sum(_pss_kb(pid) for pid in _tree(proc.pid)))
+            stop.wait(interval)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        out, _ = proc.communicate(timeout=1800)
+    finally:
+        stop.set()
+        sampler.join()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}")
+    return peak / 1024, out
+
+
+# -------------------------------------------------------------------------- (3) start-up
+
+
+def _child(kind: str, arg: str) -> dict[str, Any]:
+    """What a fresh process measures for (2)'s memory and (3)'s start-up."""
+    if kind == "wordcount":
+        from rdd import SparkContext
+
+        lines = read_lines(ensure_corpus(int(arg)))
+        sc = SparkContext(master=f"local[{WORKERS}]", appName="bench-dstream-memory")
+        try:
+            totals = stream_word_count(sc, _chunks(lines))
+        finally:
+            sc.stop()
+        return {"words": sum(totals.values())}
+    if kind == "startup":
+        from dstream import StreamingContext  # imports are not part of the figure
+        from dstream.testing import advance_batches
+        from rdd import SparkConf, SparkContext
+
+        line = "to be or not to be"
+        first: list[tuple[float, list[tuple[str, int]]]] = []
+        started = time.perf_counter()
+        conf = SparkConf().set("spark.streaming.clock", "manual")
+        sc = SparkContext(master=arg, appName="bench-dstream-startup", conf=conf)
+        ssc = StreamingContext(sc, 1)
+        counts = ssc.queueStream([[line]]).flatMap(str.split).map(lambda w: (w, 1)).reduceByKey(add)
+        counts.foreachRDD(lambda rdd: first.append((time.perf_counter(), rdd.collect())))
+        ssc.start()
+        advance_batches(ssc, 1)
+        ssc.stop()
+        if not first:
+            raise AssertionError("(3) the first batch produced no output")
+        output_time, output = first[0]
+        _check(f"(3) {arg}", dict(output), dict(Counter(line.split())))
+        return {"seconds": output_time - started}
+    if kind == "startup-baseline":
+        from concurrent.futures import ProcessPoolExecutor
+
+        started = time.perf_counter()
+        if arg == "local":
+            Counter("to be or not to be".split())
+            return {"seconds": time.perf_counter() - started}
+        with ProcessPoolExecutor(max_workers=WORKERS) as pool:
+            pool.submit(len, [1]).result()
+            return {"seconds": time.perf_counter() - started}
+    raise ValueError(f"unknown child kind {kind!r}")
+
+
+def _run_child(kind: str, arg: str) -> dict[str, Any]:
+    argv = [sys.executable, "-m", "bench.bench_dstream", "--child", kind, arg]
+    out = subprocess.run(argv, cwd=REPO, check=True, capture_output=True, text=True, timeout=600).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _fresh_process_timing(kind: str, arg: str, samples: int) -> Timing:
+    return Timing(tuple(_run_child(kind, arg)["seconds"] for _ in range(samples)))
+
+
+def startup_benchmark(options: Options) -> Benchmark:
+    samples = STARTUP_SAMPLES_QUICK if options.quick else STARTUP_SAMPLES
+    results = []
+    for master in (f"local[{WORKERS}]", "local"):
+        engine = _fresh_process_timing("startup", master, samples)
+        baseline = _fresh_process_timing("startup-baseline", master, samples)
+        results.append(Result(master, engine, baseline, Target(max_median=0.3)))
+    return Benchmark(
+        title="(3) start-up: SparkContext(...) to the first batch's output",
+        description=("In a fresh process per sample (imports done first, not timed): "
+                     "`SparkContext(master, conf=spark.streaming.clock=manual)`, "
+                     "`StreamingContext(sc, 1)`, a one-line `queueStream` word count, "
+                     "`start()`, advance one batch; stop the clock when `foreachRDD` has the "
+                     "counts. Baselines, in the same kind of fresh process: `local[2]`: "
+                     "start a `ProcessPoolExecutor(2)` and run one task; `local`: "
+                     "`Counter(line.split())`."),
+        engine_label="dstream", baseline_label="plain Python", results=tuple(results))
+
+
+# ------------------------------------------------------------------------------- entry
+
+
+def run(options: Options) -> list[Benchmark]:
+    """Run every benchmark of this module and return one :class:`Benchmark` per table."""
+    ensure_corpus(options.lines)  # generate outside every timed or sampled region
+    memory_mb, _ = peak_tree_memory_mb(
+        [sys.executable, "-m", "bench.bench_dstream", "--child", "wordcount", str(options.lines)])
+    return [
+        overhead_benchmark(options),
+        word_count_benchmark(options, memory_mb),
+        startup_benchmark(options),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Child-process entry: ``--child {wordcount,startup,startup-baseline} ARG`` prints JSON."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_dstream", description=main.__doc__)
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "ARG"), required=True)
+    args = parser.parse_args(argv)
+    print(json.dumps(_child(*args.child)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,421 @@
+"""StreamingContext: PySpark's entry point for streams, over our engine.
+
+What this module owns
+---------------------
+The public lifecycle (``start``, ``stop``, ``awaitTermination*``, ``getActive``), the
+stream factories (``queueStream``, ``union``, ``transform``), settings (``remember``,
+``checkpoint``) and listener registration. The engine parts it assembles at ``start``:
+
+* :class:`~dstream.graph.DStreamGraph` — the streams (built while INITIALIZED);
+* :class:`~dstream.scheduler.job_generator.JobGenerator` — the control thread;
+* :class:`~dstream.scheduler.job_scheduler.JobScheduler` — the job thread;
+* :class:`~dstream.listener_bus.ListenerBus` — the listener thread;
+* :class:`~dstream.lifecycle.TerminationWaiter` — what ``awaitTermination`` waits on.
+
+Configuration read from the SparkContext's conf
+-----------------------------------------------
+``spark.streaming.clock`` (``system``; ``manual`` or Spark's
+``org.apache.spark.util.ManualClock`` for tests), ``spark.streaming.unpersist``
+(``true``), ``spark.streaming.gracefulStopTimeout`` (milliseconds; default 10 batches),
+``spark.streaming.stopGracefullyOnShutdown`` (``false``: how the exit hook stops an
+active context).
+
+Lifecycle rules (SPARK-INTERNALS §10)
+-------------------------------------
+``INITIALIZED -> ACTIVE -> STOPPED``; one active context per process; operators only
+while INITIALIZED; ``start`` on a stopped context raises; ``stop`` is idempotent and
+never joins the thread it is called from (so ``stop`` inside ``foreachRDD`` works).
+A failed ``start`` (for example no output operation) leaves the context STOPPED, as in
+Spark.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from rdd import RDD, DriverOnlyError, SparkContext
+
+from dstream.callsite import user_call_site
+from dstream.clock import Clock, clock_from_conf
+from dstream.callbacks import returns_rdd
+from dstream.dstream import DStream
+from dstream.errors import DurationError, StreamingStateError
+from dstream.graph import DStreamGraph
+from dstream.inputs.queue import QueueInputNode
+from dstream.lifecycle import State, TerminationWaiter, activate, activation_lock, deactivate, get_active
+from dstream.listener import StreamingListener, StreamingListenerStreamingStarted
+from dstream.listener_bus import ListenerBus
+from dstream.nodes.transformed import TransformedNode
+from dstream.nodes.union import UnionNode
+from dstream.scheduler.job_generator import JobGenerator
+from dstream.scheduler.job_scheduler import JobScheduler
+from dstream.time import duration_ms, format_ms
+
+__all__ = ["StreamingContext"]
+
+logger = logging.getLogger(__name__)
+
+# How long a non-graceful stop waits for the running job (Spark: 2 s, then interrupts).
+_UNGRACEFUL_JOB_WAIT_S = 2.0
+# How long stop waits for the generator's tick in progress and for listener delivery.
+_THREAD_STOP_WAIT_S = 10.0
+
+
+def _conf_get(sc: Any, key: str) -> str | None:
+    conf = getattr(sc, "_conf", None)
+    if conf is None:
+        return None
+    value = conf.get(key, None)
+    return None if value is None else str(value)
+
+
+class StreamingContext:
+    """Main entry point for streaming: builds DStreams and runs them every batch.
+
+    Parameters
+    ----------
+    sparkContext
+        The :class:`rdd.SparkContext` that runs each batch's jobs.
+    batchDuration
+        Seconds between batches (``int``/``float``, a whole number of milliseconds,
+        positive), or a :class:`~dstream.Duration`.
+    jssc
+        PySpark's JVM handle; there is no JVM here, so it must be ``None``.
+
+    Examples
+    --------
+    >>> from dstream import StreamingContext
+    >>> from dstream.testing import advance_batches, manual_clock
+    >>> ssc = StreamingContext(sc, 1)
+    >>> clock = manual_clock(ssc)
+    >>> ssc.queueStream([[1, 2], [3]]).map(lambda x: x * 2).pprint()
+    >>> ssc.start()
+    >>> advance_batches(ssc, 1)  # doctest: +ELLIPSIS
+    -------------------------------------------
+    Time: ...
+    -------------------------------------------
+    2
+    4
+    <BLANKLINE>
+    >>> ssc.stop(stopSparkContext=False)
+    """
+
+    def __init__(
+        self,
+        sparkContext: SparkContext,  # noqa: N803
+        batchDuration: float | None = None,  # noqa: N803
+        jssc: Any = None,
+    ) -> None:
+        if jssc is not None:
+            raise TypeError(
+                "jssc is a PySpark JVM handle; there is no JVM here, pass only (sparkContext, batchDuration)"
+            )
+        if batchDuration is None:
+            raise DurationError(
+                "batchDuration is required: pass the batch interval in seconds, for example "
+                "StreamingContext(sc, 1)"
+            )
+        batch_ms = duration_ms(batchDuration, "batchDuration")
+        self._sc = sparkContext
+        self._graph = DStreamGraph(sparkContext, batch_ms)
+        unpersist = _conf_get(sparkContext, "spark.streaming.unpersist")
+        self._graph.unpersist = unpersist is None or unpersist.strip().lower() != "false"
+        self._clock: Clock = clock_from_conf(_conf_get(sparkContext, "spark.streaming.clock"))
+        self._state = State.INITIALIZED
+        self._state_lock = threading.RLock()
+        self._waiter = TerminationWaiter()
+        self._bus = ListenerBus()
+        self._scheduler: JobScheduler | None = None
+        self._generator: JobGenerator | None = None
+
+    def __repr__(self) -> str:
+        return f"<StreamingContext batch={format_ms(self._graph.batch_ms)} state={self._state.value}>"
+
+    def __reduce__(self) -> Any:
+        # Referencing a stream or the context inside an RDD function would ship the
+        # whole graph to the workers; refuse at pickling time with the fix.
+        raise DriverOnlyError(
+            "A StreamingContext can only be used on the driver. It appears that it is referenced "
+            "inside a function that runs on RDD data (map, filter, foreachPartition...); "
+            "use the batch's RDD instead, for example dstream.transform(lambda rdd: ...)"
+        )
+
+    # -- engine access for the facade and the testing helpers -------------------------
+    @property
+    def _graph_closed(self) -> bool:
+        return self._state is not State.INITIALIZED
+
+    def _install_clock(self, clock: Clock) -> None:
+        """Replace the clock before start (used by :mod:`dstream.testing`)."""
+        if self._state is not State.INITIALIZED:
+            raise StreamingStateError("the clock can only be replaced before start()")
+        self._clock = clock
+
+    # -- properties ------------------------------------------------------------------
+    @property
+    def sparkContext(self) -> SparkContext:  # noqa: N802
+        """Return the SparkContext this streaming context runs on."""
+        return self._sc
+
+    # -- lifecycle -------------------------------------------------------------------
+    @classmethod
+    def getActive(cls) -> StreamingContext | None:  # noqa: N802
+        """Return the started-and-not-stopped StreamingContext of this process, or ``None``."""
+        return get_active()
+
+    def start(self) -> None:
+        """Start the stream: validate the graph, then run a batch every batch interval.
+
+        Raises
+        ------
+        ValueError
+            If no output operation is registered (the context is then stopped).
+        RuntimeError
+            If the context was stopped, or another context is active in this process.
+        """
+        with activation_lock(), self._state_lock:
+            if self._state is State.ACTIVE:
+                logger.warning("StreamingContext has already been started")
+                return
+            if self._state is State.STOPPED:
+                raise StreamingStateError(
+                    "this StreamingContext has been stopped and cannot be started again; "
+                    "create a new StreamingContext (the SparkContext can be reused if it "
+                    "was stopped with stopSparkContext=False)"
+                )
+            activate(self, user_call_site())
+            try:
+                self._graph.validate()
+                self._graph.close("has been started")
+                self._start_engine()
+            except BaseException:
+                self._state = State.STOPPED
+                self._graph.close("failed to start")
+                self._stop_engine(graceful=False)
+                deactivate(self)
+                self._waiter.notify_stop()
+                raise
+            self._state = State.ACTIVE
+            # Stop before the SparkContext's own exit hook (atexit runs hooks last in,
+            # first out), so no batch runs on a stopped SparkContext at interpreter exit.
+            atexit.register(self._stop_at_exit)
+
+    def _stop_at_exit(self) -> None:
+        setting = _conf_get(self._sc, "spark.streaming.stopGracefullyOnShutdown") or ""
+        graceful = setting.strip().lower() == "true"
+        try:
+            self.stop(stopSparkContext=False, stopGraceFully=graceful)
+        except Exception:  # noqa: BLE001 - never fail interpreter exit
+            logger.exception("error while stopping the StreamingContext at exit")
+
+    def _start_engine(self) -> None:
+        self._scheduler = JobScheduler(self._clock, self._bus, self._waiter, self._on_batch_done)
+        self._generator = JobGenerator(self._graph, self._clock, self._scheduler)
+        self._bus.start()
+        self._bus.post(StreamingListenerStreamingStarted(self._clock.now_ms()))
+        self._scheduler.start()
+        self._generator.start()
+
+    def _on_batch_done(self, time_ms: int) -> None:
+        generator = self._generator
+        if generator is not None:
+            generator.batch_completed(time_ms)
+
+    def _stop_engine(self, graceful: bool) -> None:
+        generator, scheduler = self._generator, self._scheduler
+        if generator is not None:
+            generator.stop(_THREAD_STOP_WAIT_S)
+        if scheduler is not None:
+            if graceful:
+                scheduler.stop(graceful=True, timeout=self._graceful_timeout_s())
+            else:
+                scheduler.stop(graceful=False, timeout=_UNGRACEFUL_JOB_WAIT_S)
+        try:
+            self._graph.stop()
+        finally:
+            self._bus.stop(_THREAD_STOP_WAIT_S)
+
+    def _graceful_timeout_s(self) -> float:
+        value = _conf_get(self._sc, "spark.streaming.gracefulStopTimeout")
+        if value is not None:
+            try:
+                return int(value) / 1000.0
+            except ValueError:
+                logger.warning(
+                    "ignoring spark.streaming.gracefulStopTimeout=%r (expected milliseconds)", value
+                )
+        return 10 * self._graph.batch_ms / 1000.0
+
+    def stop(self, stopSparkContext: bool = True, stopGraceFully: bool = False) -> None:  # noqa: N803
+        """Stop the stream, and by default the SparkContext too.
+
+        Parameters
+        ----------
+        stopSparkContext
+            Also stop the SparkContext. Pass ``False`` to start a new StreamingContext on
+            the same SparkContext.
+        stopGraceFully
+            Finish the batches already generated before stopping (bounded by
+            ``spark.streaming.gracefulStopTimeout``, default 10 batch intervals);
+            otherwise queued batches are dropped and only the running job finishes.
+
+        Notes
+        -----
+        Idempotent. Safe to call from an output operation (it does not wait for the
+        job thread it runs on).
+        """
+        with self._state_lock:
+            if self._state is State.INITIALIZED:
+                self._state = State.STOPPED
+                self._graph.close("has been stopped")
+                self._waiter.notify_stop()
+            elif self._state is State.ACTIVE:
+                try:
+                    self._stop_engine(graceful=bool(stopGraceFully))
+                finally:
+                    self._state = State.STOPPED
+                    self._graph.close("has been stopped")
+                    deactivate(self)
+                    self._waiter.notify_stop()
+                    atexit.unregister(self._stop_at_exit)
+        if stopSparkContext:
+            self._sc.stop()
+
+    def awaitTermination(self, timeout: float | None = None) -> None:  # noqa: N802
+        """Wait until the context is stopped, or ``timeout`` seconds pass.
+
+        Raises
+        ------
+        Exception
+            The first exception raised by a batch (the user's own exception, with its
+            traceback), as soon as there is one.
+        """
+        self._waiter.wait(None if timeout is None else float(timeout))
+
+    def awaitTerminationOrTimeout(self, timeout: float) -> bool:  # noqa: N802
+        """Wait until the context is stopped or ``timeout`` seconds pass.
+
+        Returns
+        -------
+        bool
+            ``True`` if stopped, ``False`` on timeout.
+
+        Raises
+        ------
+        Exception
+            The first exception raised by a batch, as for :meth:`awaitTermination`.
+        """
+        return self._waiter.wait(float(timeout))
+
+    # -- settings --------------------------------------------------------------------
+    def remember(self, duration: float) -> None:
+        """Keep every stream's RDDs for at least ``duration`` seconds (for ``slice``)."""
+        if self._state is not State.INITIALIZED:
+            raise StreamingStateError("remember() must be called before start()")
+        self._graph.set_remember(duration_ms(duration, "duration"))
+
+    def checkpoint(self, directory: str) -> None:
+        """Set the directory for checkpoints (created if missing)."""
+        if directory is None:
+            self._graph.checkpoint_dir = None
+            return
+        directory = os.path.abspath(os.fspath(directory))
+        os.makedirs(directory, exist_ok=True)
+        set_dir = getattr(self._sc, "setCheckpointDir", None)
+        if set_dir is not None:
+            set_dir(directory)
+        self._graph.checkpoint_dir = directory
+
+    # -- listeners -------------------------------------------------------------------
+    def addStreamingListener(self, streamingListener: StreamingListener) -> None:  # noqa: N802, N803
+        """Register a :class:`~dstream.StreamingListener` (allowed at any time)."""
+        self._bus.add_listener(streamingListener)
+
+    def removeStreamingListener(self, streamingListener: StreamingListener) -> None:  # noqa: N802, N803
+        """Unregister a listener added with :meth:`addStreamingListener`."""
+        self._bus.remove_listener(streamingListener)
+
+    # -- stream factories ------------------------------------------------------------
+    def queueStream(
+        self,
+        rdds: Iterable[RDD[Any] | Iterable[Any]],
+        oneAtATime: bool = True,  # noqa: N803
+        default: RDD[Any] | Iterable[Any] | None = None,
+    ) -> DStream[Any]:
+        """Create a DStream from a sequence of RDDs (or lists, which are parallelized).
+
+        Parameters
+        ----------
+        rdds
+            The batches, in order. The sequence is copied: later changes are not seen.
+        oneAtATime
+            One RDD per batch (default), or all of them in the first batch.
+        default
+            RDD (or list) given to every batch once the queue is empty; by default such
+            batches are empty.
+
+        Examples
+        --------
+        >>> from dstream.testing import run_batches
+        >>> run_batches(sc, [[1], [2, 3]], lambda s: s, num_batches=3)
+        [[1], [2, 3], []]
+        """
+        sc = self._sc
+        queue = [r if isinstance(r, RDD) else sc.parallelize(list(r)) for r in rdds]
+        if default is not None and not isinstance(default, RDD):
+            default = sc.parallelize(list(default))
+        return DStream(QueueInputNode(self._graph, queue, bool(oneAtATime), default), self)
+
+    def _check_streams(self, dstreams: Sequence[DStream[Any]], what: str) -> None:
+        if not dstreams:
+            raise ValueError(f"{what} needs at least one DStream")
+        for ds in dstreams:
+            if not isinstance(ds, DStream):
+                raise TypeError(f"{what} expects DStreams, got {ds!r} of type {type(ds).__name__}")
+            if ds._ssc is not self:
+                raise ValueError(
+                    f"{what} needs DStreams of this StreamingContext; {ds!r} belongs to another one"
+                )
+        slides = sorted({ds._node.slide_ms for ds in dstreams})
+        if len(slides) > 1:
+            raise DurationError(
+                f"{what} needs DStreams with the same slide duration, got "
+                f"{', '.join(format_ms(s) for s in slides)}; window them so their slides match"
+            )
+
+    def union(self, *dstreams: DStream[Any]) -> DStream[Any]:
+        """Return a DStream of the elements of all ``dstreams`` in each batch.
+
+        Raises
+        ------
+        ValueError
+            If no stream is given or their slide durations differ.
+        """
+        self._check_streams(dstreams, "union")
+        if len(dstreams) == 1:
+            return dstreams[0]
+        return DStream(UnionNode(self._graph, [ds._node for ds in dstreams]), self)
+
+    def transform(
+        self,
+        dstreams: Sequence[DStream[Any]],
+        transformFunc: Callable[[list[RDD[Any]]], RDD[Any]],  # noqa: N803
+    ) -> DStream[Any]:
+        """Return a DStream of ``transformFunc(rdds)``, ``rdds`` the list of the streams' RDDs per batch."""
+        dstreams = list(dstreams)
+        self._check_streams(dstreams, "transform")
+        if not callable(transformFunc):
+            raise TypeError(f"transform expects a function of the list of RDDs, got {transformFunc!r}")
+
+        def fn(time_ms: int, *rdds: Any) -> Any:
+            return transformFunc(list(rdds))
+
+        parents = [ds._node for ds in dstreams]
+        node = TransformedNode(self._graph, parents, returns_rdd("transform", fn), "transform")
+        return DStream(node, self)
+

@@ -1,0 +1,138 @@
+"""ListenerBus: ordered delivery, failing listeners, bounded queue, stop. No SparkContext."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+
+from dstream.listener_bus import ListenerBus
+
+WAIT = 10.0
+
+
+class Event:
+    _callback = "onThing"
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def onThing(self, event: Event) -> None:  # noqa: N802 - listener callback style
+        self.seen.append(event.n)
+
+
+class Exploding(Recorder):
+    def onThing(self, event: Event) -> None:  # noqa: N802
+        super().onThing(event)
+        if event.n % 2:
+            raise RuntimeError(f"listener bug on {event.n}")
+
+
+@pytest.fixture
+def bus() -> ListenerBus:
+    bus = ListenerBus("test-bus")
+    bus.start()
+    yield bus
+    bus.stop(WAIT)
+
+
+def test_events_arrive_in_order_to_every_listener(bus: ListenerBus) -> None:
+    first, second = Recorder(), Recorder()
+    bus.add_listener(first)
+    bus.add_listener(second)
+    for n in range(200):
+        bus.post(Event(n))
+    assert bus.wait_until_empty(WAIT)
+    assert first.seen == second.seen == list(range(200))
+    assert bus.statistics().delivered == 200
+
+
+def test_a_raising_listener_is_logged_and_never_stops_the_bus(bus: ListenerBus, caplog: pytest.LogCaptureFixture) -> None:
+    bad, good = Exploding(), Recorder()
+    bus.add_listener(bad)
+    bus.add_listener(good)
+    with caplog.at_level(logging.ERROR, logger="dstream.listener_bus"):
+        for n in range(6):
+            bus.post(Event(n))
+        assert bus.wait_until_empty(WAIT)
+    assert bad.seen == good.seen == list(range(6))
+    assert bus.statistics().listener_errors == 3
+    assert "listener bug on 1" in caplog.text
+
+
+def test_post_without_listeners_is_a_no_op(bus: ListenerBus) -> None:
+    bus.post(Event(1))
+    assert bus.statistics().queued == 0
+    assert bus.statistics().delivered == 0
+
+
+def test_removed_listener_gets_nothing_more(bus: ListenerBus) -> None:
+    rec, other = Recorder(), Recorder()
+    bus.add_listener(rec)
+    bus.add_listener(other)
+    bus.post(Event(1))
+    assert bus.wait_until_empty(WAIT)
+    bus.remove_listener(rec)
+    bus.post(Event(2))
+    assert bus.wait_until_empty(WAIT)
+    assert rec.seen == [1]
+    assert other.seen == [1, 2]
+
+
+def test_full_queue_drops_and_counts(caplog: pytest.LogCaptureFixture) -> None:
+    bus = ListenerBus("small", capacity=3)
+    gate = threading.Event()
+    delivering = threading.Event()
+
+    class Blocking(Recorder):
+        def onThing(self, event: Event) -> None:  # noqa: N802
+            delivering.set()
+            gate.wait(WAIT)
+            super().onThing(event)
+
+    rec = Blocking()
+    bus.add_listener(rec)
+    bus.start()
+    try:
+        bus.post(Event(0))
+        # Event 0 is being delivered (taken off the queue) once the listener runs.
+        assert delivering.wait(WAIT)
+        with caplog.at_level(logging.WARNING, logger="dstream.listener_bus"):
+            for n in range(1, 8):
+                bus.post(Event(n))
+        assert bus.statistics().dropped == 4
+        assert "queue is full" in caplog.text
+        gate.set()
+        assert bus.wait_until_empty(WAIT)
+        assert rec.seen == [0, 1, 2, 3]
+    finally:
+        gate.set()
+        bus.stop(WAIT)
+
+
+def test_stop_delivers_queued_events_then_drops_later_posts() -> None:
+    bus = ListenerBus()
+    rec = Recorder()
+    bus.add_listener(rec)
+    for n in range(50):
+        bus.post(Event(n))  # queued before the thread exists
+    bus.start()
+    assert bus.stop(WAIT)
+    assert rec.seen == list(range(50))
+    bus.post(Event(99))
+    assert rec.seen == list(range(50))
+
+
+def test_listener_may_lack_a_callback(bus: ListenerBus) -> None:
+    bus.add_listener(object())
+    rec = Recorder()
+    bus.add_listener(rec)
+    bus.post(Event(1))
+    assert bus.wait_until_empty(WAIT)
+    assert rec.seen == [1]
