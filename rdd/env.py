@@ -13,6 +13,7 @@ import shutil
 import tempfile
 
 from . import accumulators
+from .cleaner import ContextCleaner
 from .conf import SparkConf, parse_master
 from .executor import environment
 from .executor.environment import ExecutorEnv
@@ -34,9 +35,11 @@ class Env:
         if base:
             os.makedirs(base, exist_ok=True)
         self.local_dir = tempfile.mkdtemp(prefix="dstreams-", dir=base)
-        environment.install(ExecutorEnv("driver", self.local_dir))
+        self.driver_env = ExecutorEnv("driver", self.local_dir, in_memory_shuffle=self.num_workers == 0)
+        environment.install(self.driver_env)
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
-        self.runner = JobRunner(accumulators.merge_updates)
+        self.cleaner = ContextCleaner()
+        self.runner = JobRunner(accumulators.merge_updates, self.cleaner, self._remove_shuffle, self._remove_rdd)
         if self.num_workers == 0:
             self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event)
         else:
@@ -48,6 +51,14 @@ class Env:
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
                                               start_method, env_vars, _seconds(conf.get("spark.locality.wait", "3s")))
         self.runner.backend = self.backend
+
+    def _remove_shuffle(self, shuffle_id: int) -> None:
+        self.runner.tracker.remove_shuffle(shuffle_id)
+        self.driver_env.shuffle_store.remove_shuffle(shuffle_id)
+
+    def _remove_rdd(self, rdd_id: int) -> None:
+        self.runner.locations.remove_rdd(rdd_id)
+        self.backend.remove_rdd(rdd_id)
 
     def stop(self) -> None:
         self.runner.stop()

@@ -108,6 +108,7 @@ class RDD(RDDActions, PairRDDFunctions, OrderedRDDFunctions, DoubleRDDFunctions,
             raise ValueError(f"Cannot change the storage level of an RDD after it was assigned a level "
                              f"({current!r} -> {storageLevel!r}); unpersist() it first")
         self._node.storage_level = storageLevel
+        self.ctx._env.cleaner.register_persisted(self._node, self._node.id)
         self.is_cached = True
         return self
 
@@ -283,6 +284,7 @@ class RDD(RDDActions, PairRDDFunctions, OrderedRDDFunctions, DoubleRDDFunctions,
         dep = ShuffleDependency(self._node, self.ctx._new_shuffle_id(), partitioner, aggregator,
                                 map_side_combine and aggregator is not None, self._node.num_partitions)
         dep.count_constant = fusion.plan_count(self._node, aggregator, dep.map_side_combine)
+        self.ctx._env.cleaner.register_shuffle(dep, dep.shuffle_id)
         return self._wrap(ShuffledNode(dep))
 
 

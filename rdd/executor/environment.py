@@ -9,16 +9,21 @@ one context shares (they run on one machine).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..shuffle.store import FileShuffleStore, MemoryShuffleStore
 
 
 @dataclass
 class ExecutorEnv:
     executor_id: str
     local_dir: str
+    in_memory_shuffle: bool = False
+    shuffle_store: Any = field(init=False)
 
-    def shuffle_dir(self, shuffle_id: int) -> str:
-        return os.path.join(self.local_dir, "shuffle", str(shuffle_id))
+    def __post_init__(self) -> None:
+        self.shuffle_store = MemoryShuffleStore() if self.in_memory_shuffle else FileShuffleStore(self.local_dir)
 
     def broadcast_path(self, broadcast_id: int) -> str:
         return os.path.join(self.local_dir, "broadcast", f"{broadcast_id}.pkl")

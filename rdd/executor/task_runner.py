@@ -58,7 +58,7 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
                 combined = fusion.fused_items(node, payload.count_constant, split, tctx)
             records = node.iterator(split, tctx) if combined is None else combined
             value: Any = write_map_output(payload, split.index, spec.task_id, records,
-                                          env.shuffle_dir(payload.shuffle_id), combined is not None)
+                                          env.shuffle_store, combined is not None)
         else:
             value = payload(node.iterator(split, tctx))
         return TaskResult(spec.task_id, value, tctx.blocks_added, tctx.accumulator_updates, env.executor_id)

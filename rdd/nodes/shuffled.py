@@ -37,8 +37,7 @@ class ShuffledNode(LineageNode):
         return [Partition(i) for i in range(self.partitioner.numPartitions)]
 
     def compute(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:
-        shuffle_dir = environment.current().shuffle_dir(self.shuffle_id)
-        buckets = read_all(shuffle_dir, self.shuffle_id, self.num_maps, split.index)
+        buckets = read_all(environment.current().shuffle_store, self.shuffle_id, self.num_maps, split.index)
         agg = self.aggregator
         if agg is None:
             return itertools.chain.from_iterable(buckets)

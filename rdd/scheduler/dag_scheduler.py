@@ -6,8 +6,10 @@ return actions (``SubmitTask``, ``MergeAccumulators``, ``JobSucceeded``,
 
 State
 -----
-- ``_shuffle_stages``: one map stage per shuffle id, kept across jobs, so a second
-  job over the same shuffle finds its outputs (``MapOutputTracker``) and skips it.
+- Map stages hang off their ``ShuffleDependency`` (``dep.stage``), so they live as long
+  as some RDD refers to the shuffle, and a second job over the same shuffle finds its
+  outputs (``MapOutputTracker``) and skips it; the scheduler itself keeps no stage
+  after a job ends (``end_job``), so old lineage can be garbage-collected.
 - Per active job: the stages waiting for parents, the stages running, each stage's
   pending partitions, and the result slots.
 
@@ -103,7 +105,6 @@ class DAGScheduler:
     def __init__(self, tracker: MapOutputTracker, locations: BlockLocations) -> None:
         self.tracker = tracker
         self.locations = locations
-        self._shuffle_stages: dict[int, Stage] = {}
         self._stage_ids = itertools.count()
         self._task_ids = itertools.count()
         self._job: _Job | None = None
@@ -121,23 +122,22 @@ class DAGScheduler:
         return parents
 
     def _map_stage(self, dep: ShuffleDependency) -> Stage:
-        stage = self._shuffle_stages.get(dep.shuffle_id)
+        stage: Stage | None = getattr(dep, "stage", None)
         if stage is None:
             stage = Stage(next(self._stage_ids), dep.parent, self._parent_stages(dep.parent), dep)
-            self._shuffle_stages[dep.shuffle_id] = stage
+            dep.stage = stage
             self.tracker.register_shuffle(dep.shuffle_id, dep.num_maps)
-            self._stage_by_id[stage.id] = stage
+        self._stage_by_id[stage.id] = stage
         return stage
 
     def stages_of(self, node: LineageNode) -> Stage:
         """The result stage for ``node`` with its ancestors (for ``toDebugString``)."""
         return Stage(-1, node, self._parent_stages(node), None)
 
-    def forget_shuffle(self, shuffle_id: int) -> None:
-        stage = self._shuffle_stages.pop(shuffle_id, None)
-        if stage is not None:
-            self._stage_by_id.pop(stage.id, None)
-        self.tracker.remove_shuffle(shuffle_id)
+    def end_job(self) -> None:
+        """Forget the finished job's stages; late events of its tasks are then ignored."""
+        self._job = None
+        self._stage_by_id = {}
 
     # -- job lifecycle ---------------------------------------------------------
     def submit_job(self, job_id: int, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
@@ -173,7 +173,7 @@ class DAGScheduler:
         digest, binary = self._binary(job, stage)
         splits = stage.node.partitions()
         narrow = list(walk_narrow(stage.node))
-        locality = any(n.storage_level.is_valid for n in narrow) and bool(self.locations._where)
+        locality = any(n.storage_level.is_valid for n in narrow) and bool(self.locations)
         strict = any(n.strict_locality for n in narrow)
         job.running.add(stage)
         job.pending[stage.id] = set(todo)
@@ -286,7 +286,7 @@ class DAGScheduler:
         job.running.discard(stage)
         job.pending.pop(stage.id, None)
         job.waiting.add(stage)
-        parent = self._shuffle_stages.get(error.shuffle_id)
+        parent = next((p for p in _ancestors(stage) if p.shuffle_dep.shuffle_id == error.shuffle_id), None)
         if parent is None:
             job.finished = True
             return [JobFailed(job.job_id, error)]
@@ -308,6 +308,17 @@ def _preferred_executor(node: LineageNode, split: Partition, locations: BlockLoc
         if found:
             return found
     return None
+
+
+def _ancestors(stage: Stage) -> list[Stage]:
+    found: list[Stage] = []
+    stack = list(stage.parents)
+    while stack:
+        current = stack.pop()
+        if current not in found:
+            found.append(current)
+            stack.extend(current.parents)
+    return found
 
 
 def _annotate(error: BaseException, stage: Stage, spec: TaskSpec, traceback_text: str) -> None:

@@ -20,7 +20,12 @@ from .tracking import BlockLocations, MapOutputTracker
 
 
 class JobRunner:
-    def __init__(self, merge_accumulators: Callable[[dict[int, Any]], None]) -> None:
+    def __init__(self, merge_accumulators: Callable[[dict[int, Any]], None], cleaner: Any = None,
+                 remove_shuffle: Callable[[int], None] | None = None,
+                 remove_rdd: Callable[[int], None] | None = None) -> None:
+        self.cleaner = cleaner
+        self._remove_shuffle = remove_shuffle
+        self._remove_rdd = remove_rdd
         self.tracker = MapOutputTracker()
         self.locations = BlockLocations()
         self.scheduler = DAGScheduler(self.tracker, self.locations)
@@ -39,10 +44,15 @@ class JobRunner:
         with self._job_lock:
             if self._stopped:
                 raise ContextStoppedError("Cannot run a job: the SparkContext was stopped. Create a new SparkContext.")
+            if self.cleaner is not None:
+                self.cleaner.drain(self._remove_shuffle, self._remove_rdd)
             job_id = next(self._job_ids)
-            outcome = self._perform(self.scheduler.submit_job(job_id, node, func, partitions, properties))
-            while outcome is None:
-                outcome = self._perform(self.scheduler.handle(self.events.get()))
+            try:
+                outcome = self._perform(self.scheduler.submit_job(job_id, node, func, partitions, properties))
+                while outcome is None:
+                    outcome = self._perform(self.scheduler.handle(self.events.get()))
+            finally:
+                self.scheduler.end_job()
             if isinstance(outcome, JobFailed):
                 raise outcome.error
             return outcome.results

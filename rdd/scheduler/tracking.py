@@ -5,6 +5,7 @@ Pure data structures, no I/O; the DAG scheduler reads and updates them.
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 
 
@@ -40,29 +41,39 @@ class MapOutputTracker:
 
 
 class BlockLocations:
-    """Block id → executors holding it (one in practice)."""
+    """Block id → executors holding it (one in practice). Thread-safe: ``unpersist``
+    may be called from any thread while a job reads locations."""
 
     def __init__(self) -> None:
         self._where: dict[str, set[str]] = defaultdict(set)
+        self._lock = threading.Lock()
+
+    def __bool__(self) -> bool:
+        return bool(self._where)
 
     def add(self, block_id: str, executor_id: str) -> None:
-        self._where[block_id].add(executor_id)
+        with self._lock:
+            self._where[block_id].add(executor_id)
 
     def get(self, block_id: str) -> set[str]:
-        return self._where.get(block_id, set())
+        with self._lock:
+            return set(self._where.get(block_id, ()))
 
     def remove_executor(self, executor_id: str) -> None:
-        for block_id in list(self._where):
-            holders = self._where[block_id]
-            holders.discard(executor_id)
-            if not holders:
-                del self._where[block_id]
+        with self._lock:
+            for block_id in list(self._where):
+                holders = self._where[block_id]
+                holders.discard(executor_id)
+                if not holders:
+                    del self._where[block_id]
 
     def remove_rdd(self, rdd_id: int) -> None:
         prefix = f"rdd_{rdd_id}_"
-        for block_id in [b for b in self._where if b.startswith(prefix)]:
-            del self._where[block_id]
+        with self._lock:
+            for block_id in [b for b in self._where if b.startswith(prefix)]:
+                del self._where[block_id]
 
     def has_rdd(self, rdd_id: int) -> bool:
         prefix = f"rdd_{rdd_id}_"
-        return any(b.startswith(prefix) for b in self._where)
+        with self._lock:
+            return any(b.startswith(prefix) for b in self._where)

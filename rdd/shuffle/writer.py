@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import pickle
 from array import array
 from typing import TYPE_CHECKING, Any, Iterable
@@ -11,12 +10,8 @@ if TYPE_CHECKING:
     from ..scheduler.task import ShuffleWriteSpec
 
 
-def map_output_paths(shuffle_dir: str, map_id: int) -> tuple[str, str]:
-    return os.path.join(shuffle_dir, f"{map_id}.data"), os.path.join(shuffle_dir, f"{map_id}.index")
-
-
 def write_map_output(dep: ShuffleWriteSpec, map_id: int, attempt_id: int, records: Iterable[Any],
-                     shuffle_dir: str, precombined: bool = False) -> list[int]:
+                     store: Any, precombined: bool = False) -> list[int]:
     """Write one map task's output; returns the byte size of each bucket.
 
     ``precombined`` records are already one ``(key, combiner)`` per key.
@@ -36,17 +31,14 @@ def write_map_output(dep: ShuffleWriteSpec, map_id: int, attempt_id: int, record
         func = partitioner.partitionFunc
         for record in items:
             appenders[func(record[0]) % count](record)
-    os.makedirs(shuffle_dir, exist_ok=True)
-    data_path, index_path = map_output_paths(shuffle_dir, map_id)
     offsets = array("q", [0])
-    suffix = f".tmp-{os.getpid()}-{attempt_id}"
-    with open(data_path + suffix, "wb") as f:
-        for bucket in buckets:
-            if bucket:
-                f.write(pickle.dumps(bucket, protocol=5))
-            offsets.append(f.tell())
-    os.replace(data_path + suffix, data_path)
-    with open(index_path + suffix, "wb") as f:
-        f.write(offsets.tobytes())
-    os.replace(index_path + suffix, index_path)
+    parts: list[bytes] = []
+    position = 0
+    for bucket in buckets:
+        if bucket:
+            payload = pickle.dumps(bucket, protocol=5)
+            parts.append(payload)
+            position += len(payload)
+        offsets.append(position)
+    store.put(dep.shuffle_id, map_id, attempt_id, b"".join(parts), offsets)
     return [offsets[i + 1] - offsets[i] for i in range(count)]

@@ -142,11 +142,6 @@ def test_streaming_state_stays_bounded_over_thousands_of_batches(sc: Any) -> Non
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.xfail(
-    reason="rdd engine keeps every job's stage (DAGScheduler._stage_by_id) and every shuffle "
-    "(_shuffle_stages, map outputs, files: forget_shuffle has no caller); see the dstream report",
-    strict=False,
-)
 def test_memory_stays_flat_over_thousands_of_batches(sc: Any) -> None:
     ssc = _context(sc)
     source = ssc.queueStream([], default=sc.parallelize(["a", "b", "a"], 1))
