@@ -49,7 +49,7 @@ $(PY):
 # The stamp records a successful install; it is redone only when the packaging files
 # change (or the venv is recreated), so `make test` stays instant.
 $(STAMP): pyproject.toml setup.cfg | $(PY)
-	$(PY) -m pip install --quiet --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --quiet --config-settings editable_mode=compat -e '.[test]'
 	@touch $@
 
 # pytest exits 5 when it collects no test. That is an error by default; CI-style callers
