@@ -11,7 +11,8 @@ from __future__ import annotations
 from rdd import StorageLevel
 
 from dstream.context import StreamingContext
-from dstream.dstream import DStream
+from dstream.state.spec import State, StateSpec
+from dstream.dstream import DStream, MapWithStateDStream
 from dstream.errors import (
     BatchTimeoutError,
     DurationError,
@@ -27,10 +28,13 @@ __all__ = [
     "DStream",
     "Duration",
     "DurationError",
+    "MapWithStateDStream",
     "Milliseconds",
     "Minutes",
     "NoOutputOperationError",
     "Seconds",
+    "State",
+    "StateSpec",
     "StorageLevel",
     "StreamingContext",
     "StreamingError",

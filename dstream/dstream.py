@@ -58,6 +58,18 @@ def _key_with_one(x: Any) -> tuple[Any, int]:
     return (x, 1)
 
 
+def _key_with_one_key(x: Any) -> tuple[int, Any]:
+    return (1, x)
+
+
+def _one(x: Any) -> int:
+    return 1
+
+
+def _positive_count(kv: tuple[Any, int]) -> bool:
+    return kv[1] > 0
+
+
 def _value(kv: tuple[Any, Any]) -> Any:
     return kv[1]
 
@@ -355,9 +367,9 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
     ) -> DStream[T_co]:
         """Return a DStream of one element per window: its elements reduced with ``reduceFunc``.
 
-        A window with no element gives an empty RDD. ``invReduceFunc`` (the inverse of
-        ``reduceFunc``) is accepted; until incremental windows land, the window is
-        recomputed from its batches whether or not it is given.
+        A window with no element gives an empty RDD. With ``invReduceFunc`` (the inverse
+        of ``reduceFunc``) the window is computed incrementally (PySpark keys every
+        element with 1 and uses ``reduceByKeyAndWindow``; so does this).
 
         Examples
         --------
@@ -367,24 +379,32 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         [[1], [3], [5]]
         """
         self._window_ms(windowDuration, slideDuration)
-        return self.reduce(reduceFunc).window(windowDuration, slideDuration).reduce(reduceFunc)
+        keyed = self.map(_key_with_one_key)
+        reduced = keyed.reduceByKeyAndWindow(reduceFunc, invReduceFunc, windowDuration, slideDuration, 1)
+        return reduced.map(_value)
 
     def countByWindow(self, windowDuration: float, slideDuration: float) -> DStream[int]:  # noqa: N803
         """Return a DStream of one element per window: the number of elements in it.
 
-        An empty window counts ``0`` (Spark's incremental version emits nothing until the
-        first element arrives, then ``0`` for empty windows).
+        Incremental, as in PySpark (``reduceByWindow(add, sub, ...)``): nothing is
+        emitted until the first element arrives; afterwards an empty window counts 0.
+        Requires ``ssc.checkpoint(directory)``.
         """
-        return self.window(windowDuration, slideDuration).count()
+        return self.map(_one).reduceByWindow(operator.add, operator.sub, windowDuration, slideDuration)
 
     def countByValueAndWindow(
         self, windowDuration: float, slideDuration: float, numPartitions: int | None = None  # noqa: N803
     ) -> DStream[tuple[T_co, int]]:
-        """Return a DStream of ``(value, count)`` for the distinct values of each window."""
+        """Return a DStream of ``(value, count)`` for the distinct values of each window.
+
+        Incremental, as in PySpark (counts added and subtracted; values whose count
+        drops to 0 are filtered out). Requires ``ssc.checkpoint(directory)``.
+        """
         self._window_ms(windowDuration, slideDuration)
-        return self.map(_key_with_one).reduceByKeyAndWindow(
-            operator.add, None, windowDuration, slideDuration, numPartitions
+        counted = self.map(_key_with_one).reduceByKeyAndWindow(
+            operator.add, operator.sub, windowDuration, slideDuration, numPartitions
         )
+        return counted.filter(_positive_count)
 
     # -- output operations -----------------------------------------------------------
     def _register_output(self, fn: Callable[[int, Any], Any], name: str) -> None:
@@ -430,3 +450,23 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         is already complete (a replay) is not written again.
         """
         self._register_output(lambda t, rdd: save_batch(t, rdd, prefix, suffix), "saveAsTextFiles")
+
+
+class MapWithStateDStream(DStream[Any]):
+    """The result of ``mapWithState``: the mapped values, plus :meth:`stateSnapshots`."""
+
+    def __init__(self, node: StreamNode, ssc: StreamingContext, internal: StreamNode) -> None:
+        super().__init__(node, ssc)
+        self._internal = internal
+
+    def stateSnapshots(self) -> DStream[tuple[Any, Any]]:
+        """Return a DStream of every ``(key, state)`` after each batch."""
+        from dstream.pair import _snapshot_pairs
+        return self._derive(TransformedNode(self._internal.graph, [self._internal], _snapshot_pairs,
+                                            "mapWithState.stateSnapshots"))
+
+    def checkpoint(self, interval: float) -> MapWithStateDStream:
+        """Set the checkpoint interval of the state (default: 10 batches)."""
+        self._check_not_started("checkpoint")
+        self._internal.checkpoint_ms = duration_ms(interval, "interval")
+        return self

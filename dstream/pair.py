@@ -13,9 +13,9 @@ so both streams must share a slide duration.
 
 Windowed reduces without an inverse function are ``reduceByKey`` per batch, ``window``,
 then ``reduceByKey`` over the window: the cost of a window is proportional to the
-batches in it. The incremental form (previous window + entering - leaving batches) is
-routed through :meth:`PairDStreamFunctions._reduce_by_key_and_window_inverse`, which for
-now recomputes the window; the state/incremental-window work replaces that one method.
+batches in it. With an inverse function they are incremental (previous window +
+entering - leaving batches, :mod:`dstream.nodes.reduced_window`). The state operators
+(``updateStateByKey``, ``mapWithState``) live in :mod:`dstream.state`.
 """
 
 from __future__ import annotations
@@ -23,14 +23,40 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from rdd.partitioner import portable_hash
+from rdd.partitioner import Partitioner, portable_hash
+from rdd.resultiterable import ResultIterable
 
+from dstream.nodes.reduced_window import ReducedWindowedNode
 from dstream.nodes.transformed import TransformedNode
+from dstream.state.nodes import MapWithStateNode, UpdateStateNode
+from dstream.state.spec import StateSpec
+from dstream.state.update import mapped_values, snapshot_pairs
 
 if TYPE_CHECKING:
-    from dstream.dstream import DStream
+    from dstream.dstream import DStream, MapWithStateDStream
 
 __all__ = ["PairDStreamFunctions"]
+
+
+def _singleton(value: Any) -> list[Any]:
+    return [value]
+
+
+def _extend(a: list[Any], b: list[Any]) -> list[Any]:
+    a.extend(b)
+    return a
+
+
+def _drop_front(a: list[Any], b: list[Any]) -> list[Any]:
+    return a[len(b):]
+
+
+def _mapped_values(time_ms: int, rdd: Any) -> Any:
+    return rdd.mapPartitions(mapped_values)
+
+
+def _snapshot_pairs(time_ms: int, rdd: Any) -> Any:
+    return rdd.mapPartitions(snapshot_pairs, True)
 
 
 class PairDStreamFunctions:
@@ -162,11 +188,13 @@ class PairDStreamFunctions:
         func
             Associative, commutative reduce function.
         invFunc
-            Inverse of ``func`` (``invFunc(func(a, b), b) == a``) or ``None``. **For now
-            the window is recomputed from its batches even when it is given**; a later
-            release makes it incremental (previous window + entering - leaving batches).
-            Until then keys whose window became empty are dropped, not kept with a
-            "zero" value.
+            Inverse of ``func`` (``invFunc(func(a, b), b) == a``) or ``None``. With it the
+            window is computed incrementally, as in PySpark: the previous window, minus
+            the batches that left, plus the batches that entered; keys whose value
+            reaches "zero" stay unless ``filterFunc`` drops them. The first window and
+            windows shorter than 5 slides are recomputed from their batches instead
+            (there, keys that left the window are gone). Requires
+            ``ssc.checkpoint(directory)``.
         windowDuration, slideDuration
             Window width and slide in seconds, multiples of this stream's slide
             (``slideDuration`` defaults to it).
@@ -202,18 +230,14 @@ class PairDStreamFunctions:
         num_partitions: int,
         filter_func: Callable[[tuple[Any, Any]], bool] | None,
     ) -> DStream[Any]:
-        """The incremental windowed reduce; for now a recomputation of each window.
-
-        The incremental node (issue: state and incremental windows) replaces this body;
-        its contract is the result of the recomputation with ``filter_func`` applied.
-        """
+        """The incremental windowed reduce (see :mod:`dstream.nodes.reduced_window`)."""
         if not callable(inv_func):
             raise TypeError(f"invFunc must be a function or None, got {inv_func!r}")
-        result = self.reduceByKey(func, num_partitions).window(window_duration, slide_duration)
-        result = result.reduceByKey(func, num_partitions)
-        if filter_func is not None:
-            result = result.filter(filter_func)
-        return result
+        window, slide = self._window_ms(window_duration, slide_duration)
+        reduced = self.reduceByKey(func, num_partitions)
+        node = ReducedWindowedNode(self._node.graph, reduced._node, func, inv_func, window, slide,
+                                   num_partitions, filter_func)
+        return self._derive(node)
 
     def groupByKeyAndWindow(
         self: DStream[Any],
@@ -221,7 +245,76 @@ class PairDStreamFunctions:
         slideDuration: float,  # noqa: N803
         numPartitions: int | None = None,  # noqa: N803
     ) -> DStream[Any]:
-        """Return a DStream of ``(key, values)`` over each window; values are iterable."""
+        """Return a DStream of ``(key, values)`` over each window; values are iterable.
+
+        Computed as PySpark does: lists of values merged with an inverse that drops the
+        leaving batches' values from the front, so long windows are incremental.
+        """
         self._window_ms(windowDuration, slideDuration)
+        lists = self.mapValues(_singleton)
+        grouped = lists.reduceByKeyAndWindow(_extend, _drop_front, windowDuration, slideDuration, numPartitions)
+        return grouped.mapValues(ResultIterable)
+
+    # -- state ---------------------------------------------------------------------
+    def updateStateByKey(
+        self: DStream[Any],
+        updateFunc: Callable[[list[Any], Any], Any],  # noqa: N803
+        numPartitions: int | None = None,  # noqa: N803
+        initialRDD: Any = None,  # noqa: N803
+    ) -> DStream[Any]:
+        """Return a DStream of ``(key, state)``, the state updated every batch.
+
+        ``updateFunc(new_values, last_state)`` is called for every key that has a state
+        or new values in the batch (``last_state`` is ``None`` for a new key); returning
+        ``None`` removes the key. Requires ``ssc.checkpoint(directory)``.
+
+        Parameters
+        ----------
+        updateFunc
+            ``(list of the batch's values, previous state or None) -> new state or None``.
+        numPartitions
+            Partitions of the state (default ``sc.defaultParallelism``).
+        initialRDD
+            Initial ``(key, state)`` pairs: an RDD or any iterable of pairs.
+
+        Examples
+        --------
+        >>> def update(values, total):
+        ...     return sum(values) + (total or 0)
+        >>> running = pairs.updateStateByKey(update)  # doctest: +SKIP
+        """
+        if not callable(updateFunc):
+            raise TypeError(f"updateFunc must be a function, got {updateFunc!r}")
         n = self._partitions(numPartitions)
-        return self.window(windowDuration, slideDuration).groupByKey(n)
+        node = UpdateStateNode(self._node.graph, self._node, updateFunc, Partitioner(n, portable_hash), initialRDD)
+        return self._derive(node)
+
+    def mapWithState(self: DStream[Any], spec: StateSpec) -> MapWithStateDStream:
+        """Return the stream of ``spec``'s function applied to each ``(key, value)`` with its state.
+
+        Spark's Scala ``mapWithState`` (PySpark never had it): the function is called
+        only for keys with data in the batch, and for keys that time out, so the cost of
+        a batch does not grow with the size of the state. Requires
+        ``ssc.checkpoint(directory)``.
+
+        Timeouts: a key idle for longer than ``spec.timeout`` receives one last call with
+        ``value=None`` and ``state.isTimingOut()`` true, at the first batch ``t`` with
+        ``t - timeout > last update`` (Spark waits for a checkpoint batch; here every
+        batch expires its idle keys, at a cost proportional to the keys expiring).
+
+        Examples
+        --------
+        >>> def count(key, value, state):
+        ...     total = (state.getOption() or 0) + (value or 0)
+        ...     if not state.isTimingOut():
+        ...         state.update(total)
+        ...     return (key, total)
+        >>> counts = pairs.mapWithState(StateSpec.function(count).timeout(60))  # doctest: +SKIP
+        >>> snapshots = counts.stateSnapshots()  # doctest: +SKIP
+        """
+        if not isinstance(spec, StateSpec):
+            raise TypeError(f"mapWithState takes a StateSpec (StateSpec.function(f)), got {type(spec).__name__}")
+        internal = MapWithStateNode(self._node.graph, self._node, spec, self._sc.defaultParallelism)
+        mapped = TransformedNode(self._node.graph, [internal], _mapped_values, "mapWithState.mapped")
+        from dstream.dstream import MapWithStateDStream
+        return MapWithStateDStream(mapped, self._ssc, internal)

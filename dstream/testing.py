@@ -24,6 +24,9 @@ Examples
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -130,6 +133,7 @@ def run_batches(
     others: Sequence[Sequence[Any]] = (),
     batch_duration: float = 1.0,
     timeout: float = DEFAULT_BATCH_TIMEOUT,
+    checkpoint_dir: str | None = None,
 ) -> list[list[Any]]:
     """Run ``operation`` over queued input batches and return each output batch's records.
 
@@ -151,6 +155,9 @@ def run_batches(
         Batch interval in seconds (only the ratio to window durations matters).
     timeout
         Seconds to wait for each batch.
+    checkpoint_dir
+        Checkpoint directory for stateful operators. By default a temporary directory
+        is used (and deleted afterwards), so stateful graphs run without setup.
 
     Returns
     -------
@@ -164,6 +171,11 @@ def run_batches(
     """
     ssc = StreamingContext(sc, batch_duration)
     manual_clock(ssc)
+    scratch = None
+    if checkpoint_dir is None:
+        scratch = tempfile.mkdtemp(prefix="dstreams-test-checkpoint-")
+        checkpoint_dir = scratch
+    ssc.checkpoint(checkpoint_dir)
     inputs = [ssc.queueStream(list(b)) for b in (batches, *others)]
     result = operation(*inputs)
     if not isinstance(result, DStream):
@@ -177,6 +189,8 @@ def run_batches(
         error = ssc._waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     if error is not None:
         raise error
     return out

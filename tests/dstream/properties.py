@@ -86,3 +86,46 @@ def windows(batches: Sequence[Sequence[Any]], width: int, slide: int, num_batche
 
 def sorted_batches(batches: Sequence[Sequence[Any]]) -> list[list[Any]]:
     return [sorted(batch, key=repr) for batch in batches]
+
+
+def pyspark_windows(
+    batches: Sequence[Sequence[tuple[Any, Any]]],
+    width: int,
+    slide: int,
+    num_batches: int,
+    plus: Callable[[Any, Any], Any],
+    minus: Callable[[Any, Any], Any],
+    keep: Callable[[tuple[Any, Any]], bool] | None = None,
+) -> list[dict[Any, Any]]:
+    """PySpark's ``reduceByKeyAndWindow`` with an inverse function, in plain loops.
+
+    The first window, and every window shorter than 5 slides, is reduced from its
+    batches. Later windows are the previous window with the leaving batches'
+    per-key totals subtracted (only for keys present in them), then the entering
+    batches added, then ``keep`` applied: keys whose value reached "zero" stay.
+    """
+
+    def totals(first: int, last: int) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for i in range(max(first, 1), last + 1):
+            for key, value in batch_at(batches, i):
+                out[key] = plus(out[key], value) if key in out else value
+        return out
+
+    def kept(window: dict[Any, Any]) -> dict[Any, Any]:
+        return {k: v for k, v in window.items() if keep is None or keep((k, v))}
+
+    emitted: list[dict[Any, Any]] = []
+    previous: dict[Any, Any] | None = None
+    for t in range(slide, num_batches + 1, slide):
+        if previous is not None and width >= 5 * slide:
+            old = totals(t - slide - width + 1, t - width)
+            window = {k: (minus(v, old[k]) if k in old else v) for k, v in previous.items()}
+            for key, value in totals(t - slide + 1, t).items():
+                window[key] = plus(window[key], value) if key in window else value
+            current = kept(window)
+        else:
+            current = kept(totals(t - width + 1, t))
+        emitted.append(current)
+        previous = current
+    return emitted

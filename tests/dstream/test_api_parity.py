@@ -75,6 +75,7 @@ DSTREAM: dict[str, list[tuple[str, Any]]] = {
         ("func", _), ("invFunc", _), ("windowDuration", _), ("slideDuration", None),
         ("numPartitions", None), ("filterFunc", None),
     ],
+    "updateStateByKey": [("updateFunc", _), ("numPartitions", None), ("initialRDD", None)],
 }
 
 LISTENER: dict[str, list[tuple[str, Any]]] = {
@@ -92,7 +93,7 @@ LISTENER: dict[str, list[tuple[str, Any]]] = {
 #: PySpark names that later issues bring (not part of the DStream core).
 LATER = {
     StreamingContext: {"getOrCreate", "getActiveOrCreate", "socketTextStream", "textFileStream", "binaryRecordsStream"},
-    DStream: {"updateStateByKey"},
+    DStream: set(),
 }
 
 ROWS = [

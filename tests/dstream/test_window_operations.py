@@ -47,7 +47,32 @@ CASES = [
         [[1, 1, 2], [1, 1, 2, 2, 3, 3, 4], [2, 3, 3, 4, 4, 5, 5]],
         num_batches=6,
     ),
-    Case("countByWindow", [[1, 2], [3], [], [4, 5, 6]], lambda s: s.countByWindow(2, 1), [[2], [3], [1], [3], [3], [0]], num_batches=6),
+    # A window under 5 slides is recomputed (PySpark): an empty one reduces to nothing.
+    Case("countByWindow", [[1, 2], [3], [], [4, 5, 6]], lambda s: s.countByWindow(2, 1), [[2], [3], [1], [3], [3], []], num_batches=6),
+    # From the second window of 5 slides on, counts are incremental and 0 stays.
+    Case(
+        "countByWindow incremental",
+        [[1, 2], [3], [], [4]],
+        lambda s: s.countByWindow(5, 1),
+        [[2], [3], [3], [4], [4], [2], [1], [1], [0], [0]],
+        num_batches=10,
+    ),
+    Case(
+        "reduceByKeyAndWindow incremental keeps zero keys",
+        [[("a", 1)], [("b", 2)], [("a", 3)]],
+        lambda s: s.reduceByKeyAndWindow(add, sub, 5, 1),
+        [[("a", 1)], [("a", 1), ("b", 2)], [("a", 4), ("b", 2)], [("a", 4), ("b", 2)], [("a", 4), ("b", 2)],
+         [("a", 3), ("b", 2)], [("a", 3), ("b", 0)], [("a", 0), ("b", 0)]],
+        num_batches=8,
+    ),
+    Case(
+        "reduceByKeyAndWindow incremental with filter",
+        [[("a", 1)], [("b", 2)], [("a", 3)]],
+        lambda s: s.reduceByKeyAndWindow(add, sub, 5, 1, None, lambda kv: kv[1] != 0),
+        [[("a", 1)], [("a", 1), ("b", 2)], [("a", 4), ("b", 2)], [("a", 4), ("b", 2)], [("a", 4), ("b", 2)],
+         [("a", 3), ("b", 2)], [("a", 3)], []],
+        num_batches=8,
+    ),
     Case("reduceByWindow", [[1], [2], [3]], lambda s: s.reduceByWindow(add, None, 2, 1), [[1], [3], [5], [3], []], num_batches=5),
     Case(
         "reduceByWindow with inverse",
