@@ -1,0 +1,138 @@
+"""ReceiverInputNode: the graph source fed by a receiver (``receiverStream``, ``socketTextStream``).
+
+What this module owns
+---------------------
+For batch ``t``: the blocks the :class:`~dstream.receiver.tracker.ReceiverTracker`
+allocated to ``t`` for this stream become one :class:`~dstream.inputs.block_rdd.BlockNode`
+RDD (one partition per block, possibly none), and ``input_info(t)`` reports their record
+count (for ``BatchInfo.numRecords`` and backpressure).
+
+* Allocation happens at generation time. ``compute(t)`` asks the tracker to allocate
+  ``t`` first; allocation is idempotent per time, so when the job generator allocates
+  at the start of each tick (Spark's order) this call does nothing.
+* Lifecycle: ``start()`` starts the tracker (every receiver of the context, once);
+  ``stop()`` stops it. The StreamingContext may do both itself, earlier (graceful stop
+  must stop receivers *before* the last batches); both are idempotent.
+* Cleanup: when the node forgets batch ``t`` (``clear_metadata``), the block manager
+  copies of its blocks are removed, and, unless the checkpoint code took that job over
+  (``tracker.cleanup_on_clear_metadata``), allocations and log segments older than
+  ``t - remember`` are deleted too.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from dstream.inputs.base import InputNode
+from dstream.inputs.block_rdd import BlockNode, usable_blocks
+from dstream.listener import StreamInputInfo
+from dstream.receiver.receiver import Receiver
+from dstream.receiver.tracker import ReceiverTracker
+
+if TYPE_CHECKING:
+    from dstream.graph import DStreamGraph
+
+__all__ = ["ReceiverInputNode"]
+
+logger = logging.getLogger(__name__)
+
+
+class ReceiverInputNode(InputNode):
+    """A stream whose batches are the blocks stored by one receiver.
+
+    Parameters
+    ----------
+    graph
+        The context's graph.
+    receiver
+        The user's (or a built-in) receiver.
+    tracker
+        The context's receiver tracker.
+    name
+        The stream's name (``socketTextStream``, ``receiverStream``...).
+    before_start
+        Called once before the tracker starts (the context hands over its final clock,
+        checkpoint directory and listener bus).
+    """
+
+    def __init__(
+        self,
+        graph: DStreamGraph,
+        receiver: Receiver[Any],
+        tracker: ReceiverTracker,
+        name: str = "receiverStream",
+        before_start: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__(graph, name)
+        self.receiver = receiver
+        self.tracker = tracker
+        self._before_start = before_start
+        self._infos: dict[int, StreamInputInfo] = {}
+        tracker.add_receiver(self.input_id, receiver)
+        receiver._stream_id = self.input_id
+
+    @property
+    def stream_id(self) -> int:
+        return self.input_id
+
+    # -- checkpointed graphs ---------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        # The tracker (threads, locks, logs) belongs to one running context; a restored
+        # graph gets the new context's tracker through reattach().
+        state = dict(self.__dict__)
+        state["tracker"] = None
+        state["_before_start"] = None
+        state["_infos"] = {}
+        return state
+
+    def reattach(self, tracker: ReceiverTracker, before_start: Callable[[], None] | None) -> None:
+        """Connect a node restored from a checkpoint to its new context's tracker."""
+        self.tracker = tracker
+        self._before_start = before_start
+        tracker.add_receiver(self.input_id, self.receiver)
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self) -> None:
+        if self._before_start is not None:
+            self._before_start()
+        self.tracker.start()
+
+    def stop(self) -> None:
+        self.tracker.stop()
+
+    # -- per batch (job generator thread) ------------------------------------------------
+    def compute_next(self, time_ms: int) -> Any:
+        tracker = self.tracker
+        tracker.allocate_blocks_to_batch(time_ms)
+        infos = usable_blocks(
+            tracker.get_blocks_of_batch_and_stream(time_ms, self.input_id), time_ms
+        )
+        self._infos[time_ms] = StreamInputInfo(self.input_id, sum(i.num_records for i in infos))
+        sc = self.graph.sc
+        return sc._wrap(BlockNode(infos))
+
+    def input_info(self, time_ms: int) -> StreamInputInfo | None:
+        return self._infos.get(time_ms)
+
+    # -- cleanup (job generator thread, after batch time_ms completed) ---------------------
+    def clear_metadata(self, time_ms: int, *args: Any, **kwargs: Any) -> None:
+        horizon = time_ms - self.remember_ms
+        forgotten = [t for t in self.generated if t <= horizon]
+        super().clear_metadata(time_ms, *args, **kwargs)
+        tracker = self.tracker
+        for t in forgotten:
+            self._infos.pop(t, None)
+            if self.graph.unpersist:
+                tracker.remove_blocks(tracker.get_blocks_of_batch_and_stream(t, self.input_id))
+        if forgotten and tracker.cleanup_on_clear_metadata:
+            tracker.cleanup_old_blocks_and_batches(self._cleanup_threshold(time_ms))
+
+    def _cleanup_threshold(self, time_ms: int) -> int:
+        # Every receiver stream must be done with a batch before its allocation goes.
+        longest = max(
+            (n.remember_ms for n in self.graph.inputs if isinstance(n, ReceiverInputNode)),
+            default=self.remember_ms,
+        )
+        return time_ms - longest

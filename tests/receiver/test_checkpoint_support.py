@@ -1,0 +1,45 @@
+"""What a checkpointed graph needs from the live inputs: picklable state and reattaching."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+from dstream.inputs.file import FileInputNode
+from dstream.inputs.receiver_input import ReceiverInputNode
+from dstream.inputs.socket import SocketReceiver
+from dstream.receiver.tracker import ReceiverTracker
+from rdd.storage.level import StorageLevel
+from tests.receiver.contexts import SSC, receiver_conf
+
+
+def test_receivers_pickle_without_their_engine_parts() -> None:
+    receiver = SocketReceiver("localhost", 9999, StorageLevel.MEMORY_AND_DISK_2)
+    copy = pickle.loads(pickle.dumps(receiver))
+    assert (copy.host, copy.port, copy.storageLevel) == (
+        "localhost",
+        9999,
+        StorageLevel.MEMORY_AND_DISK_2,
+    )
+    assert copy.isStopped() and copy._socket is None
+
+
+def test_nodes_drop_context_bound_parts_and_reattach(make_sc: Any, tmp_path: Path) -> None:
+    ssc = SSC(make_sc("local", receiver_conf()), 1)
+    receiver_node = ssc.socketTextStream("localhost", 9999)._node
+    file_node = ssc.textFileStream(str(tmp_path))._node
+    assert isinstance(receiver_node, ReceiverInputNode) and isinstance(file_node, FileInputNode)
+
+    state = receiver_node.__getstate__()
+    assert state["tracker"] is None and state["_before_start"] is None
+    pickle.dumps(state["receiver"])
+    restored = object.__new__(ReceiverInputNode)
+    restored.__dict__.update(state)
+    tracker = ReceiverTracker()
+    restored.reattach(tracker, None)
+    assert tracker.stream_ids == [receiver_node.input_id]
+
+    fstate = file_node.__getstate__()
+    assert fstate["_clock_source"] is None
+    ssc.stop(stopSparkContext=False)

@@ -1,0 +1,99 @@
+"""ReceiverSettings: Spark's keys, defaults, time strings and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from dstream.receiver.errors import ReceiverConfigError
+from dstream.receiver.settings import ReceiverSettings, parse_time_ms
+
+
+def test_defaults_are_sparks() -> None:
+    s = ReceiverSettings.from_conf(None)
+    assert (s.block_interval_ms, s.block_queue_size, s.restart_delay_ms) == (200, 10, 2000)
+    assert s.max_rate is None and s.first_rate is None
+    assert not s.wal_enabled and s.wal_rolling_interval_ms == 60_000
+    assert not s.backpressure_enabled
+    assert (s.pid_proportional, s.pid_integral, s.pid_derived, s.pid_min_rate) == (
+        1.0,
+        0.2,
+        0.0,
+        100.0,
+    )
+    assert s.file_min_remember_ms == 60_000
+
+
+def test_keys_are_read() -> None:
+    s = ReceiverSettings.from_conf(
+        {
+            "spark.streaming.blockInterval": "1s",
+            "spark.streaming.blockQueueSize": "3",
+            "spark.streaming.receiverRestartDelay": "500",
+            "spark.streaming.receiver.maxRate": "1000",
+            "spark.streaming.receiver.writeAheadLog.enable": "true",
+            "spark.streaming.receiver.writeAheadLog.rollingIntervalSecs": "5",
+            "spark.streaming.backpressure.enabled": "true",
+            "spark.streaming.backpressure.initialRate": "5000",
+            "spark.streaming.backpressure.pid.proportional": "0.5",
+            "spark.streaming.backpressure.pid.integral": "0.1",
+            "spark.streaming.backpressure.pid.derived": "0.3",
+            "spark.streaming.backpressure.pid.minRate": "10",
+            "spark.streaming.minRememberDuration": "90",
+        }
+    )
+    assert s.block_interval_ms == 1000 and s.block_queue_size == 3 and s.restart_delay_ms == 500
+    assert s.max_rate == 1000 and s.wal_enabled and s.wal_rolling_interval_ms == 5000
+    assert s.backpressure_enabled and s.initial_rate == 5000
+    assert s.first_rate == 1000  # initialRate is capped by maxRate
+    assert (s.pid_proportional, s.pid_integral, s.pid_derived, s.pid_min_rate) == (
+        0.5,
+        0.1,
+        0.3,
+        10,
+    )
+    assert s.file_min_remember_ms == 90_000  # the legacy key, in seconds
+
+
+def test_max_rate_zero_or_negative_means_unlimited() -> None:
+    assert ReceiverSettings.from_conf({"spark.streaming.receiver.maxRate": "0"}).max_rate is None
+    assert ReceiverSettings.from_conf({"spark.streaming.receiver.maxRate": "-5"}).max_rate is None
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"),
+    [
+        ("200ms", 200),
+        ("2s", 2000),
+        ("1min", 60_000),
+        ("1500", 1500),
+        ("0.5s", 500),
+        ("3m", 180_000),
+        ("1h", 3_600_000),
+    ],
+)
+def test_time_strings(text: str, ms: int) -> None:
+    assert parse_time_ms(text, "k") == ms
+
+
+@pytest.mark.parametrize(
+    ("conf", "match"),
+    [
+        (
+            {"spark.streaming.blockInterval": "fast"},
+            "spark.streaming.blockInterval='fast' is not a time",
+        ),
+        ({"spark.streaming.blockInterval": "0ms"}, "blockInterval must be positive"),
+        ({"spark.streaming.blockQueueSize": "0"}, "blockQueueSize must be at least 1"),
+        ({"spark.streaming.receiver.maxRate": "lots"}, "maxRate='lots' must be a number"),
+        ({"spark.streaming.backpressure.enabled": "maybe"}, "must be 'true' or 'false'"),
+        (
+            {"spark.streaming.backpressure.rateEstimator": "ewma"},
+            "the only rate estimator is 'pid'",
+        ),
+        ({"spark.streaming.backpressure.pid.integral": "-1"}, "pid.integral must be >= 0"),
+        ({"spark.streaming.backpressure.pid.minRate": "0"}, "minRate must be > 0"),
+    ],
+)
+def test_bad_values_name_the_key(conf: dict, match: str) -> None:
+    with pytest.raises(ReceiverConfigError, match=match):
+        ReceiverSettings.from_conf(conf)
