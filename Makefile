@@ -3,7 +3,8 @@
 #   make venv     create .venv and install the project editable with its test extra
 #                 (only when pyproject.toml or setup.cfg changed since the last install)
 #   make test     run the test suite           (PYTEST_ARGS='-k window -x' to pass options)
-#   make run      run the main example job     (RUN_ARGS='--lines 50000' to pass options)
+#   make run      run the network word count    (HOST=localhost PORT=9999 for `nc -lk 9999`;
+#                 RUN_ARGS='--batches 5' to pass options)
 #   make bench    run the benchmarks and rewrite bench/RESULTS.md   (BENCH_ARGS='--quick rdd')
 #   make clean    remove caches and build output; `make distclean` also removes .venv
 #
@@ -18,16 +19,14 @@ PYTEST_ARGS ?=
 RUN_ARGS    ?=
 BENCH_ARGS  ?=
 
-# `make run HOST=... PORT=...` targets the streaming word count (a socketTextStream
-# reading lines from HOST:PORT, e.g. a `nc -lk 9999` started beforehand) once that
-# example exists; until then `make run` runs the batch word count, which generates its
-# own corpus and ignores HOST and PORT.
-HOST        ?= localhost
-PORT        ?= 9999
-STREAM_EXAMPLES := examples/network_wordcount.py examples/dstream/network_wordcount.py
-BATCH_EXAMPLE   := examples/rdd/wordcount.py
+# `make run` runs the network word count (Spark's network_wordcount.py). With no HOST
+# and PORT it reads from a built-in sample line server on 127.0.0.1; with
+# `make run HOST=localhost PORT=9999` it reads from `nc -lk 9999`. Ctrl-C stops it.
+HOST        ?=
+PORT        ?=
+MAIN_JOB    := examples/network_wordcount.py
 
-.PHONY: venv test run bench clean distclean
+.PHONY: venv test test-deps run bench clean distclean
 
 venv: $(STAMP)
 
@@ -54,20 +53,24 @@ $(STAMP): pyproject.toml setup.cfg | $(PY)
 
 # pytest exits 5 when it collects no test. That is an error by default; CI-style callers
 # that must tolerate an empty selection pass ALLOW_NO_TESTS=1.
-test: venv
+# What the tests need besides Python packages: netcat (the socket tests type into
+# `nc -lk`) and Apache Kafka's jars (the Kafka tests start a real broker). Both steps
+# are no-ops once done; the jars are cached in ~/.cache/dstreams/kafka.
+test-deps:
+	@bash scripts/ensure-netcat.sh
+	@bash scripts/kafka/kafka-maven.sh fetch >/dev/null
+
+test: venv test-deps
 	@$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ] && [ "$(ALLOW_NO_TESTS)" = 1 ]; then \
 	  echo "make test: no tests were collected"; rc=0; \
 	fi; exit $$rc
 
 run: venv
-	@stream=""; for f in $(STREAM_EXAMPLES); do \
-	  if [ -f "$$f" ]; then stream="$$f"; break; fi; \
-	done; \
-	if [ -n "$$stream" ]; then \
-	  set -x; $(PY) "$$stream" --host "$(HOST)" --port "$(PORT)" $(RUN_ARGS); \
+	@if [ -n "$(HOST)$(PORT)" ]; then \
+	  exec $(PY) $(MAIN_JOB) --host "$(or $(HOST),localhost)" --port "$(or $(PORT),9999)" $(RUN_ARGS); \
 	else \
-	  set -x; $(PY) $(BATCH_EXAMPLE) $(RUN_ARGS); \
+	  exec $(PY) $(MAIN_JOB) $(RUN_ARGS); \
 	fi
 
 bench: venv

@@ -21,6 +21,7 @@ from dstream.errors import (
     StreamingStateError,
 )
 from dstream.listener import StreamingListener
+from dstream.receiver.receiver import Receiver
 from dstream.time import Duration, Milliseconds, Minutes, Seconds
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Milliseconds",
     "Minutes",
     "NoOutputOperationError",
+    "Receiver",
     "Seconds",
     "State",
     "StateSpec",

@@ -35,6 +35,7 @@ import atexit
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -42,6 +43,7 @@ from rdd import RDD, DriverOnlyError, SparkContext
 
 from dstream.callsite import user_call_site
 from dstream.clock import Clock, clock_from_conf
+from dstream.context_inputs import InputMethods
 from dstream.callbacks import returns_rdd
 from dstream.dstream import DStream
 from dstream.errors import DurationError, StreamingStateError
@@ -74,7 +76,7 @@ def _conf_get(sc: Any, key: str) -> str | None:
     return None if value is None else str(value)
 
 
-class StreamingContext:
+class StreamingContext(InputMethods):
     """Main entry point for streaming: builds DStreams and runs them every batch.
 
     Parameters
@@ -215,11 +217,31 @@ class StreamingContext:
 
     def _start_engine(self) -> None:
         self._scheduler = JobScheduler(self._clock, self._bus, self._waiter, self._on_batch_done)
-        self._generator = JobGenerator(self._graph, self._clock, self._scheduler)
+        self._generator = JobGenerator(self._graph, self._clock, self._scheduler, self._before_generate)
         self._bus.start()
         self._bus.post(StreamingListenerStreamingStarted(self._clock.now_ms()))
         self._scheduler.start()
         self._generator.start()
+
+    def _before_generate(self, time_ms: int) -> None:
+        """Per tick, before the jobs: received blocks go to batch ``time_ms`` (Spark's order)."""
+        if self._has_receivers:
+            self._receiver_tracker.allocate_blocks_to_batch(time_ms)
+
+    def _drain_receivers(self, timeout: float) -> None:
+        """Graceful stop: stop receiving, then let batches run until every block is allocated."""
+        deadline = time.monotonic() + timeout
+        tracker = self._receiver_tracker
+        tracker.stop_receivers(graceful=True, timeout=timeout)
+        generator = self._generator
+        while generator is not None and tracker.has_unallocated_blocks():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                logger.warning("graceful stop: received data was still unprocessed after %.1f s; "
+                               "stopping anyway (raise spark.streaming.gracefulStopTimeout)", timeout)
+                return
+            last = generator.last_generated
+            generator.wait_generated((last or 0) + self._graph.batch_ms, min(remaining, 0.5))
 
     def _on_batch_done(self, time_ms: int) -> None:
         generator = self._generator
@@ -228,6 +250,8 @@ class StreamingContext:
 
     def _stop_engine(self, graceful: bool) -> None:
         generator, scheduler = self._generator, self._scheduler
+        if graceful and generator is not None and self._has_receivers:
+            self._drain_receivers(self._graceful_timeout_s())
         if generator is not None:
             generator.stop(_THREAD_STOP_WAIT_S)
         if scheduler is not None:

@@ -35,6 +35,7 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from dstream.clock import Clock
@@ -52,7 +53,9 @@ logger = logging.getLogger(__name__)
 class JobGenerator:
     """Generates one job set per batch time on its own daemon thread."""
 
-    def __init__(self, graph: DStreamGraph, clock: Clock, scheduler: JobScheduler) -> None:
+    def __init__(self, graph: DStreamGraph, clock: Clock, scheduler: JobScheduler,
+                 before_generate: Callable[[int], None] | None = None) -> None:
+        self._before_generate = before_generate
         self._graph = graph
         self._clock = clock
         self._scheduler = scheduler
@@ -129,6 +132,8 @@ class JobGenerator:
                     if stale:
                         scheduler.unpersist(stale)
             try:
+                if self._before_generate is not None:
+                    self._before_generate(time_ms)
                 jobs = graph.generate_jobs(time_ms)
             except Exception as exc:  # noqa: BLE001 - Spark skips the batch and reports
                 scheduler.report_error(exc, f"generating the jobs of batch {time_ms}")

@@ -8,6 +8,8 @@ not here yet are listed in ``LATER`` with the issue that brings them.
 
 from __future__ import annotations
 
+from rdd import StorageLevel
+
 import inspect
 from typing import Any
 
@@ -31,6 +33,9 @@ CONTEXT: dict[str, list[tuple[str, Any]]] = {
     "union": [("dstreams", _)],
     "addStreamingListener": [("streamingListener", _)],
     "getActive": [],
+    "socketTextStream": [("hostname", _), ("port", _), ("storageLevel", StorageLevel.MEMORY_AND_DISK_2)],
+    "textFileStream": [("directory", _)],
+    "binaryRecordsStream": [("directory", _), ("recordLength", _)],
 }
 
 DSTREAM: dict[str, list[tuple[str, Any]]] = {
@@ -92,7 +97,7 @@ LISTENER: dict[str, list[tuple[str, Any]]] = {
 
 #: PySpark names that later issues bring (not part of the DStream core).
 LATER = {
-    StreamingContext: {"getOrCreate", "getActiveOrCreate", "socketTextStream", "textFileStream", "binaryRecordsStream"},
+    StreamingContext: {"getOrCreate", "getActiveOrCreate"},
     DStream: set(),
 }
 

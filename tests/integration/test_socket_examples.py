@@ -21,7 +21,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 def test_network_wordcount_counts_its_sample_text() -> None:
     example = Example("network_wordcount.py", "--batches", "2", "--batch-interval", "0.5")
     assert example.wait() == 0, example.stderr
-    assert example.stdout.count("Time: ") == 2
+    # Two batches, then the graceful stop processes what was received meanwhile:
+    # at least one more batch (bounded by the drain), never fewer than asked.
+    assert 3 <= example.stdout.count("Time: ") <= 6
     assert "('the', " in example.stdout
     assert "Traceback" not in example.stderr
 
@@ -60,7 +62,7 @@ def test_ctrl_c_stops_gracefully_without_traceback_or_leftover_processes() -> No
 def test_custom_receiver_example() -> None:
     example = Example("custom_receiver.py", "--batches", "2", "--master", "local")
     assert example.wait() == 0, example.stderr
-    assert example.stdout.count("Time: ") == 2
+    assert 3 <= example.stdout.count("Time: ") <= 6  # 2 batches + the graceful drain
     assert "('fox', " in example.stdout
 
 
