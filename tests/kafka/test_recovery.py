@@ -1,0 +1,135 @@
+"""Exactly-once through driver crashes: SIGKILL at random batches, then getOrCreate.
+
+PENDING the checkpoint/recovery work (issue 4): ``StreamingContext.getOrCreate`` and a
+metadata checkpoint that saves ``DirectKafkaInputNode.checkpoint_state()`` and gives it
+back through ``restore_state()`` before ``start()``. Until ``getOrCreate`` exists this
+test is an expected failure that fails in one precise way (:class:`RecoveryNotAvailableError`,
+raised before anything starts); ``strict=True`` turns it into a failure the day it
+passes, so the marker is removed then. Once ``getOrCreate`` exists the marker no longer
+applies and the test runs for real.
+
+The scenario: a topic of 3 partitions x 300 records; the driver
+(``tests/kafka/recovery_app.py``) reads it at 10 records per partition per 0.25 s batch
+and writes one file per batch time (offset ranges + word counts), idempotently. It is
+killed with SIGKILL 5 times, each after a random number of further batch files, and
+restarted on the same checkpoint directory. Afterwards the batch files must hold every
+offset of every partition exactly once (ranges disjoint and complete) and the word
+counts must equal those of the records produced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from dstream import StreamingContext
+from tests.kafka.utils import KAFKA_PYTHON_WARNINGS
+
+ROOT = Path(__file__).resolve().parents[2]
+KILLS = 5
+DEADLINE_S = 90
+
+
+class RecoveryNotAvailableError(Exception):
+    """StreamingContext.getOrCreate does not exist yet (issue 4)."""
+
+
+pytestmark = [
+    pytest.mark.kafka, pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600), *KAFKA_PYTHON_WARNINGS,
+    pytest.mark.xfail(not hasattr(StreamingContext, "getOrCreate"), raises=RecoveryNotAvailableError, strict=True,
+                      reason="pending the lead's checkpoint/recovery work: StreamingContext.getOrCreate and the "
+                             "Kafka offsets in the metadata checkpoint"),
+]
+
+
+def batch_files(out: Path) -> dict[int, dict]:
+    found = {}
+    for path in out.glob("batch-*.json"):
+        try:
+            found[int(path.stem.split("-")[1])] = json.loads(path.read_text())
+        except (ValueError, OSError):
+            continue  # a file being replaced right now
+    return found
+
+
+def covered(out: Path) -> int:
+    return sum(u - f for data in batch_files(out).values() for _, _, f, u in data["ranges"])
+
+
+def start_driver(bootstrap: str, topic: str, checkpoint: Path, out: Path) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, "-m", "tests.kafka.recovery_app", bootstrap, topic, str(checkpoint),
+                             str(out), "--batch-interval", "0.25", "--rate", "40"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_until(predicate, what: str, driver: subprocess.Popen) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not predicate():
+        if driver.poll() is not None:
+            raise AssertionError(f"the driver exited ({driver.returncode}) while waiting for {what}:\n"
+                                 f"{driver.stderr.read()[-4000:]}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_sigkill_at_random_batches_counts_every_record_once(kafka, tmp_path):
+    if not hasattr(StreamingContext, "getOrCreate"):
+        raise RecoveryNotAvailableError("StreamingContext.getOrCreate is not implemented yet")
+    rng = random.Random(20240611)
+    topic = kafka.new_topic(partitions=3)
+    words = ["alpha", "beta", "gamma", "delta", "epsilon"]
+    produced: Counter[str] = Counter()
+    for p in range(3):
+        lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 4))) for _ in range(300)]
+        kafka.send(topic, lines, partition=p)
+        produced.update(w for line in lines for w in line.split())
+    total = 900
+    checkpoint, out = tmp_path / "checkpoint", tmp_path / "out"
+    out.mkdir()
+
+    for kill in range(KILLS):
+        driver = start_driver(kafka.bootstrap, topic, checkpoint, out)
+        try:
+            target = len(batch_files(out)) + rng.randint(1, 3)
+            wait_until(lambda target=target: len(batch_files(out)) >= target, f"batch files before kill {kill + 1}",
+                       driver)
+        finally:
+            driver.send_signal(signal.SIGKILL)
+            driver.wait(30)
+    assert covered(out) < total  # the kills happened while the topic was being read
+
+    driver = start_driver(kafka.bootstrap, topic, checkpoint, out)
+    try:
+        wait_until(lambda: covered(out) >= total, "every offset in some batch file", driver)
+        time.sleep(1.0)  # a few empty batches more: nothing may be read twice
+    finally:
+        driver.send_signal(signal.SIGTERM)
+        try:
+            driver.wait(60)
+        except subprocess.TimeoutExpired:
+            driver.kill()
+
+    files = batch_files(out)
+    seen: dict[tuple[str, int], set[int]] = {}
+    for data in files.values():
+        for t, p, f, u in data["ranges"]:
+            offsets = seen.setdefault((t, p), set())
+            overlap = offsets & set(range(f, u))
+            assert not overlap, f"offsets {sorted(overlap)[:5]}... of {t}-{p} are in two batches"
+            offsets.update(range(f, u))
+    assert seen == {(topic, p): set(range(300)) for p in range(3)}
+    counted = Counter()
+    for data in files.values():
+        counted.update(data["counts"])
+    assert counted == produced
