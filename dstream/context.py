@@ -42,6 +42,8 @@ from typing import Any
 from rdd import RDD, DriverOnlyError, SparkContext
 
 from dstream.callsite import user_call_site
+from dstream.checkpoint.checkpointer import Checkpointer
+from dstream.checkpoint.recovery import Recovery, restore
 from dstream.clock import Clock, clock_from_conf
 from dstream.context_inputs import InputMethods
 from dstream.callbacks import returns_rdd
@@ -134,6 +136,8 @@ class StreamingContext(InputMethods):
         self._bus = ListenerBus()
         self._scheduler: JobScheduler | None = None
         self._generator: JobGenerator | None = None
+        self._checkpointer: Checkpointer | None = None
+        self._recovery: Recovery | None = None
 
     def __repr__(self) -> str:
         return f"<StreamingContext batch={format_ms(self._graph.batch_ms)} state={self._state.value}>"
@@ -217,11 +221,29 @@ class StreamingContext(InputMethods):
 
     def _start_engine(self) -> None:
         self._scheduler = JobScheduler(self._clock, self._bus, self._waiter, self._on_batch_done)
-        self._generator = JobGenerator(self._graph, self._clock, self._scheduler, self._before_generate)
+        self._generator = JobGenerator(self._graph, self._clock, self._scheduler, self._before_generate,
+                                       self._after_graph_start, self._after_generate)
         self._bus.start()
         self._bus.post(StreamingListenerStreamingStarted(self._clock.now_ms()))
         self._scheduler.start()
-        self._generator.start()
+        self._generator.start(self._recovery)
+
+    def _after_graph_start(self) -> None:
+        """Between graph start and the first tick: rebuild recovered batches, start checkpointing."""
+        graph = self._graph
+        if self._recovery is not None:
+            for node in graph.inputs:
+                node.rebuild_recorded_batches()
+        if graph.checkpoint_dir:
+            self._checkpointer = Checkpointer(graph, self._sc, graph.checkpoint_dir)
+            if self._has_receivers:
+                # Received blocks are dropped only once a checkpoint no longer needs them.
+                self._receiver_tracker.cleanup_on_clear_metadata = False
+
+    def _after_generate(self, time_ms: int, pending: list[int]) -> None:
+        checkpointer = self._checkpointer
+        if checkpointer is not None:
+            checkpointer.write(time_ms, pending)
 
     def _before_generate(self, time_ms: int) -> None:
         """Per tick, before the jobs: received blocks go to batch ``time_ms`` (Spark's order)."""
@@ -247,6 +269,17 @@ class StreamingContext(InputMethods):
         generator = self._generator
         if generator is not None:
             generator.batch_completed(time_ms)
+        checkpointer = self._checkpointer
+        if checkpointer is not None and generator is not None:
+            try:
+                checkpointer.write(time_ms, generator.pending_times())
+            except Exception as exc:  # noqa: BLE001 - report, keep the stream running
+                logger.exception("writing the checkpoint of batch %d failed", time_ms)
+                self._waiter.notify_error(exc)
+                return
+            if self._has_receivers:
+                longest = max((n.remember_ms for n in self._graph.inputs), default=0)
+                self._receiver_tracker.cleanup_old_blocks_and_batches(time_ms - longest)
 
     def _stop_engine(self, graceful: bool) -> None:
         generator, scheduler = self._generator, self._scheduler
@@ -355,6 +388,51 @@ class StreamingContext(InputMethods):
             set_dir(directory)
         self._graph.checkpoint_dir = directory
 
+    @classmethod
+    def getOrCreate(cls, checkpointPath: str, setupFunc: Callable[[], StreamingContext]) -> StreamingContext:  # noqa: N802, N803
+        """Recreate a StreamingContext from ``checkpointPath``, or create one with ``setupFunc``.
+
+        With a usable checkpoint the context, its graph and its position are rebuilt
+        from it, without calling ``setupFunc`` (PySpark's behaviour); the active
+        SparkContext is reused if there is one. On ``start()`` the batches that were
+        pending at the crash, and those missed while the driver was down, run again.
+        Without a checkpoint, ``setupFunc()`` builds the context, which checkpoints to
+        ``checkpointPath`` unless it set a directory itself.
+
+        Raises
+        ------
+        CheckpointError
+            When checkpoint files exist but none is usable (the newest corrupt ones are
+            skipped with a warning first).
+
+        Examples
+        --------
+        >>> def create():
+        ...     ssc = StreamingContext(sc, 1)
+        ...     ssc.queueStream([[1, 2]]).count().pprint()
+        ...     return ssc
+        >>> ssc = StreamingContext.getOrCreate("/tmp/my-checkpoints", create)  # doctest: +SKIP
+        """
+        restored = restore(checkpointPath)
+        if restored is not None:
+            return restored
+        ssc = setupFunc()
+        if not isinstance(ssc, StreamingContext):
+            raise TypeError(f"setupFunc must return a StreamingContext, it returned {ssc!r}")
+        if not ssc._graph.checkpoint_dir:
+            ssc.checkpoint(checkpointPath)
+        return ssc
+
+    @classmethod
+    def getActiveOrCreate(cls, checkpointPath: str | None, setupFunc: Callable[[], StreamingContext]) -> StreamingContext:  # noqa: N802, N803
+        """The active StreamingContext, else :meth:`getOrCreate` (or ``setupFunc()`` without a path)."""
+        active = get_active()
+        if active is not None:
+            return active
+        if checkpointPath is None:
+            return setupFunc()
+        return cls.getOrCreate(checkpointPath, setupFunc)
+
     # -- listeners -------------------------------------------------------------------
     def addStreamingListener(self, streamingListener: StreamingListener) -> None:  # noqa: N802, N803
         """Register a :class:`~dstream.StreamingListener` (allowed at any time)."""
@@ -389,11 +467,10 @@ class StreamingContext(InputMethods):
         >>> run_batches(sc, [[1], [2, 3]], lambda s: s, num_batches=3)
         [[1], [2, 3], []]
         """
-        sc = self._sc
-        queue = [r if isinstance(r, RDD) else sc.parallelize(list(r)) for r in rdds]
+        items = [r if isinstance(r, RDD) else list(r) for r in rdds]
         if default is not None and not isinstance(default, RDD):
-            default = sc.parallelize(list(default))
-        return DStream(QueueInputNode(self._graph, queue, bool(oneAtATime), default), self)
+            default = list(default)
+        return DStream(QueueInputNode(self._graph, items, bool(oneAtATime), default), self)
 
     def _check_streams(self, dstreams: Sequence[DStream[Any]], what: str) -> None:
         if not dstreams:

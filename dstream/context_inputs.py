@@ -119,6 +119,9 @@ class InputMethods:
                 self._add_rate_controller(node)
             elif isinstance(node, FileInputNode):
                 node.reattach(lambda: self._clock)
+            elif getattr(node, "backpressure", False) and hasattr(node, "rate_controller"):
+                from dstream.kafka.stream import attach_backpressure  # Kafka's direct stream
+                attach_backpressure(self, node)  # type: ignore[arg-type]
 
     def _add_rate_controller(self, node: ReceiverInputNode) -> None:
         settings = self._receiver_settings

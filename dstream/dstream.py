@@ -161,11 +161,10 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         >>> run_batches(sc, [[1, 2, 3], []], lambda s: s.count())
         [[3], [0]]
         """
-        sc = self._sc
-
         def count(time_ms: int, rdd: Any) -> Any:
-            # The extra 0 makes an empty (even partition-less) batch count as 0.
-            counts = rdd.mapPartitions(_count_partition).union(sc.parallelize([0], 1))
+            # The extra 0 makes an empty (even partition-less) batch count as 0. The
+            # context comes from the RDD: a captured one could not be checkpointed.
+            counts = rdd.mapPartitions(_count_partition).union(rdd.context.parallelize([0], 1))
             return counts.map(_key_with_none).reduceByKey(operator.add, 1).map(_value)
 
         return self._apply(count, "count")

@@ -133,6 +133,17 @@ class DStreamGraph:
                 infos[node.input_id] = info
         return infos
 
+    # -- checkpointed graphs ---------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["sc"] = None  # a restored graph gets the new SparkContext
+        state["lock"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.lock = threading.RLock()
+
     def clear_metadata(self, time_ms: int) -> list[Any]:
         """Forget old RDDs everywhere; return the cached ones to unpersist."""
         stale: list[Any] = []

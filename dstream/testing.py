@@ -33,6 +33,7 @@ from typing import Any
 from dstream.clock import ManualClock
 from dstream.context import StreamingContext
 from dstream.dstream import DStream
+from dstream.nodes.stateful import StatefulNode
 from dstream.errors import BatchTimeoutError, StreamingStateError
 from dstream.lifecycle import State
 
@@ -74,6 +75,9 @@ def manual_clock(ssc: StreamingContext) -> ManualClock:
 def advance_batches(ssc: StreamingContext, n: int = 1, timeout: float = DEFAULT_BATCH_TIMEOUT) -> None:
     """Advance the manual clock ``n`` batch intervals, returning when those batches are done.
 
+    After a recovery, the batches that the restart re-runs by itself are waited for
+    first; they do not count among the ``n``.
+
     Parameters
     ----------
     ssc
@@ -95,6 +99,10 @@ def advance_batches(ssc: StreamingContext, n: int = 1, timeout: float = DEFAULT_
     if not isinstance(clock, ManualClock):
         raise StreamingStateError(f"advance_batches needs a ManualClock, the context runs on {clock!r}")
     batch = ssc._graph.batch_ms
+    replayed = generator.replayed_until
+    if replayed is not None and not scheduler.wait_batch_done(replayed, timeout):
+        raise BatchTimeoutError(f"the batches re-run by recovery (up to {replayed}) were not done within "
+                                f"{timeout} s (last done: {scheduler.done_time})")
     for _ in range(n):
         done = scheduler.done_time
         target = (done if done is not None else ssc._graph.zero_time) + batch  # type: ignore[operator]
@@ -156,8 +164,9 @@ def run_batches(
     timeout
         Seconds to wait for each batch.
     checkpoint_dir
-        Checkpoint directory for stateful operators. By default a temporary directory
-        is used (and deleted afterwards), so stateful graphs run without setup.
+        Checkpoint directory. By default a graph with stateful operators (state,
+        incremental windows) gets a temporary one (deleted afterwards), so it runs
+        without setup; other graphs are not checkpointed.
 
     Returns
     -------
@@ -171,15 +180,16 @@ def run_batches(
     """
     ssc = StreamingContext(sc, batch_duration)
     manual_clock(ssc)
-    scratch = None
-    if checkpoint_dir is None:
-        scratch = tempfile.mkdtemp(prefix="dstreams-test-checkpoint-")
-        checkpoint_dir = scratch
-    ssc.checkpoint(checkpoint_dir)
     inputs = [ssc.queueStream(list(b)) for b in (batches, *others)]
     result = operation(*inputs)
     if not isinstance(result, DStream):
         raise TypeError(f"operation must return a DStream, got {result!r}")
+    scratch = None
+    if checkpoint_dir is None and any(isinstance(n, StatefulNode) for n in ssc._graph.nodes):
+        scratch = tempfile.mkdtemp(prefix="dstreams-test-checkpoint-")
+        checkpoint_dir = scratch
+    if checkpoint_dir is not None:
+        ssc.checkpoint(checkpoint_dir)
     out = collect_batches(result)
     if num_batches is None:
         num_batches = max(len(b) for b in (batches, *others))

@@ -14,6 +14,7 @@ import os
 import pickle
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from .errors import CheckpointError
 from .executor.serializer import dumps_data
 from .nodes.base import LineageNode, ShuffleDependency
 from .nodes.checkpointed import CheckpointedNode, part_file
@@ -96,6 +97,23 @@ def _picklable(value: Any) -> bool:
         return True
     except Exception:
         return False
+
+
+def read_checkpoint_dir(directory: str) -> CheckpointedNode:
+    """A node reading a checkpoint directory written by :func:`write_partition` + :func:`finish`."""
+    if not os.path.isdir(directory):
+        raise CheckpointError(f"RDD checkpoint directory {directory} does not exist (deleted, or written by "
+                              "another machine)")
+    parts = sorted(name for name in os.listdir(directory) if name.startswith("part-") and "." not in name)
+    if not parts or parts != [os.path.basename(part_file(directory, i)) for i in range(len(parts))]:
+        raise CheckpointError(f"RDD checkpoint directory {directory} has incomplete partition files: {parts}")
+    partitioner = None
+    marker = os.path.join(directory, "_partitioner")
+    if os.path.exists(marker):
+        with open(marker, "rb") as f:
+            payload = f.read()
+        partitioner = pickle.loads(payload) if payload else None
+    return CheckpointedNode(directory, len(parts), partitioner)
 
 
 def has_shuffle_parent(node: LineageNode) -> bool:

@@ -340,6 +340,17 @@ class SparkContext:
         """The checkpoint directory, or ``None`` if not set."""
         return self._checkpoint_dir
 
+    def _checkpoint_file(self, directory: str) -> RDD[Any]:
+        """An RDD read back from an RDD checkpoint directory (Spark's ``sc.checkpointFile``).
+
+        Raises
+        ------
+        CheckpointError
+            When the directory is missing or holds no partition files.
+        """
+        from .checkpoint import read_checkpoint_dir
+        return self._wrap(read_checkpoint_dir(directory))
+
     # -- jobs --------------------------------------------------------------------
     def runJob(self, rdd: RDD[T], partitionFunc: Callable[[Iterator[T]], Iterable[U]],
                partitions: Sequence[int] | None = None, allowLocal: bool = False) -> list[U]:

@@ -47,5 +47,29 @@ class InputNode(StreamNode):
         """Return what this input put into batch ``time_ms``, if it tracks that."""
         return None
 
+    # -- checkpoints (see dstream.checkpoint) ------------------------------------------
+    def checkpoint_state(self) -> dict[str, Any] | None:
+        """Plain msgpack-able data to resume this input after a driver restart, or ``None``."""
+        return None
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Take back :meth:`checkpoint_state` output (before start)."""
+
+    def recorded_batch_times(self) -> list[int]:
+        """Batch times whose data this input recorded and can hand out again."""
+        return []
+
+    def rebuild_recorded_batches(self) -> None:
+        """After a restart, rebuild the RDDs of the recorded batches, oldest first.
+
+        They are then ready for windows and state streams that recompute from an older
+        checkpoint, and later batches continue after them.
+        """
+        for time_ms in sorted(self.recorded_batch_times()):
+            if time_ms in self.generated or self.zero_time is None or time_ms <= self.zero_time:
+                continue
+            self.generated[time_ms] = self.compute_next(time_ms)
+            self.last_time = time_ms if self.last_time is None else max(self.last_time, time_ms)
+
     def start(self) -> None:
         """Start producing data (called once, at context start)."""

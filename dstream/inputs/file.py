@@ -124,7 +124,7 @@ class FileInputNode(InputNode):
     # -- checkpointed graphs ---------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
         # The clock source refers to the running context; reattach() gives the new one's.
-        state = dict(self.__dict__)
+        state = super().__getstate__()
         state["_clock_source"] = None
         state["_warned"] = set()
         state["_infos"] = {}
@@ -265,6 +265,9 @@ class FileInputNode(InputNode):
             self._infos.pop(t, None)
 
     # -- checkpoint ----------------------------------------------------------------------
+    def recorded_batch_times(self) -> list[int]:
+        return list(self.batch_files)
+
     def checkpoint_state(self) -> dict[str, Any]:
         """Plain data to restore the selections after a restart (msgpack-able)."""
         return {

@@ -81,7 +81,7 @@ class ReceiverInputNode(InputNode):
     def __getstate__(self) -> dict[str, Any]:
         # The tracker (threads, locks, logs) belongs to one running context; a restored
         # graph gets the new context's tracker through reattach().
-        state = dict(self.__dict__)
+        state = super().__getstate__()
         state["tracker"] = None
         state["_before_start"] = None
         state["_infos"] = {}
@@ -115,6 +115,10 @@ class ReceiverInputNode(InputNode):
 
     def input_info(self, time_ms: int) -> StreamInputInfo | None:
         return self._infos.get(time_ms)
+
+    def recorded_batch_times(self) -> list[int]:
+        """Batches whose blocks the write-ahead log recovered (after the tracker started)."""
+        return self.tracker.pending_batch_times() if self.tracker is not None else []
 
     # -- cleanup (job generator thread, after batch time_ms completed) ---------------------
     def clear_metadata(self, time_ms: int, *args: Any, **kwargs: Any) -> None:

@@ -114,6 +114,24 @@ class DirectKafkaInputNode(InputNode):
         self._client = OffsetClient(config)
         self._commits = CommitQueue(self._client)
 
+    # -- checkpointed graphs -----------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        # Connections, threads and the backpressure hook belong to one running driver;
+        # offsets travel in the checkpoint's data (checkpoint_state), not in the graph.
+        state = super().__getstate__()
+        for key in ("_state_lock", "_client", "_commits", "rate_controller", "backpressure_controller"):
+            state[key] = None
+        state["_infos"] = {}
+        state["current"] = {}
+        state["batch_ranges"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._state_lock = threading.Lock()
+        self._client = OffsetClient(self.config)
+        self._commits = CommitQueue(self._client)
+
     # -- lifecycle (InputNode) -------------------------------------------------------
     def start(self) -> None:
         """Connect, check the topics, and fix the starting offsets.
@@ -280,6 +298,10 @@ class DirectKafkaInputNode(InputNode):
                 "batches": [[t, [[r.topic, r.partition, r.fromOffset, r.untilOffset] for r in ranges]]
                             for t, ranges in sorted(self.batch_ranges.items())],
             }
+
+    def recorded_batch_times(self) -> list[int]:
+        with self._state_lock:
+            return list(self.batch_ranges)
 
     def restore_state(self, state: Mapping[str, Any]) -> None:
         """Re-attach data saved by :meth:`checkpoint_state` (before ``start``).

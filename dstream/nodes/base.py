@@ -184,3 +184,21 @@ class StreamNode:
 
     def stop(self) -> None:
         """Release resources at context stop (inputs override)."""
+
+    # -- checkpointed graphs -----------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        # The graph is pickled once, at start: generated RDDs live in the driver only;
+        # what recovery needs of them (checkpoint files) goes in the checkpoint's data.
+        state = dict(self.__dict__)
+        state["generated"] = {}
+        return state
+
+    def checkpoint_files(self) -> dict[int, str]:
+        """Batch time -> RDD checkpoint directory, for this node's checkpointed RDDs."""
+        files = {}
+        for time_ms, rdd in list(self.generated.items()):
+            if rdd is not None and rdd.isCheckpointed():
+                path = rdd.getCheckpointFile()
+                if path:
+                    files[time_ms] = path
+        return files

@@ -36,7 +36,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dstream.clock import Clock
 from dstream.scheduler.job import JobSet
@@ -54,8 +54,17 @@ class JobGenerator:
     """Generates one job set per batch time on its own daemon thread."""
 
     def __init__(self, graph: DStreamGraph, clock: Clock, scheduler: JobScheduler,
-                 before_generate: Callable[[int], None] | None = None) -> None:
+                 before_generate: Callable[[int], None] | None = None,
+                 after_graph_start: Callable[[], None] | None = None,
+                 after_generate: Callable[[int, list[int]], None] | None = None) -> None:
         self._before_generate = before_generate
+        self._after_graph_start = after_graph_start
+        self._after_generate = after_generate
+        self._pending: set[int] = set()
+        self._pending_lock = threading.Lock()
+        self._replay: list[int] = []
+        #: The last batch time a recovery re-runs on its own at start (None: no recovery).
+        self.replayed_until: int | None = None
         self._graph = graph
         self._clock = clock
         self._scheduler = scheduler
@@ -68,15 +77,32 @@ class JobGenerator:
         self.last_generated: int | None = None
 
     # -- lifecycle -------------------------------------------------------------------
-    def start(self) -> int:
+    def start(self, recovery: Any = None) -> int:
         """Align the grid, start the graph, start the timer thread; return zero time.
 
+        With ``recovery`` (a restored checkpoint), the grid is the checkpoint's, a
+        manual clock is set to the checkpoint's time (Spark's test rule), and the
+        batches that were pending or missed while the driver was down (up to the next
+        grid time after now) run first, in order, at their original times.
         Validation errors from the graph propagate to the caller (``ssc.start()``).
         """
         batch = self._batch_ms
-        first = (self._clock.now_ms() // batch + 1) * batch
-        zero = first - batch
+        if recovery is None:
+            first = (self._clock.now_ms() // batch + 1) * batch
+            zero = first - batch
+        else:
+            zero = recovery.zero_ms
+            set_time = getattr(self._clock, "set_time", None)
+            if set_time is not None and self._clock.now_ms() < recovery.time_ms:
+                set_time(recovery.time_ms)
+            first = zero + ((self._clock.now_ms() - zero) // batch + 1) * batch
         self._graph.start(zero)
+        if self._after_graph_start is not None:
+            self._after_graph_start()
+        if recovery is not None:
+            down = range(recovery.time_ms, first, batch)
+            self._replay = sorted(t for t in set(recovery.pending) | set(down) if zero < t < first)
+            self.replayed_until = self._replay[-1] if self._replay else None
         self.next_time = first
         self._thread = threading.Thread(target=self._run, name="JobGenerator", daemon=True)
         self._thread.start()
@@ -113,7 +139,14 @@ class JobGenerator:
 
     def batch_completed(self, time_ms: int) -> None:
         """Called by the job thread: batch ``time_ms`` is over; clean up at the next tick."""
+        with self._pending_lock:
+            self._pending.discard(time_ms)
         self._completed.append(time_ms)
+
+    def pending_times(self) -> list[int]:
+        """Batches generated and not yet completed (what a restart must run again)."""
+        with self._pending_lock:
+            return sorted(self._pending)
 
     # -- the per-batch step ------------------------------------------------------------
     def on_tick(self, time_ms: int) -> None:
@@ -142,10 +175,23 @@ class JobGenerator:
                 return
             infos = graph.input_infos(time_ms) if jobs else None
         if jobs:
+            with self._pending_lock:
+                self._pending.add(time_ms)
+            if self._after_generate is not None:
+                self._after_generate(time_ms, self.pending_times())
             scheduler.submit(JobSet(time_ms, jobs, self._clock.now_ms(), infos or {}))
         else:
             scheduler.skip(time_ms)
         self._mark_generated(time_ms)
+
+    def _tick(self, time_ms: int) -> None:
+        try:
+            self.on_tick(time_ms)
+        except BaseException as exc:  # noqa: BLE001 - keep the grid alive
+            logger.exception("the job generator failed at batch %d", time_ms)
+            self._scheduler.report_error(exc, f"the job generator at batch {time_ms}")
+            self._scheduler.skip(time_ms)
+            self._mark_generated(time_ms)
 
     def _run(self) -> None:
         clock = self._clock
@@ -153,17 +199,17 @@ class JobGenerator:
         batch = self._batch_ms
         next_time = self.next_time
         assert next_time is not None
+        for time_ms in self._replay:  # recovery: pending and missed batches, in order
+            if cancel.is_set():
+                return
+            logger.info("recovery: running batch %d again", time_ms)
+            self._tick(time_ms)
+        self._replay = []
         while not cancel.is_set():
             if clock.wait_till_time(next_time, cancel) is None:
                 break
             if cancel.is_set():
                 break
-            try:
-                self.on_tick(next_time)
-            except BaseException as exc:  # noqa: BLE001 - keep the grid alive
-                logger.exception("the job generator failed at batch %d", next_time)
-                self._scheduler.report_error(exc, f"the job generator at batch {next_time}")
-                self._scheduler.skip(next_time)
-                self._mark_generated(next_time)
+            self._tick(next_time)
             next_time += batch
             self.next_time = next_time

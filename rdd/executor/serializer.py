@@ -25,7 +25,10 @@ def dumps_closure(obj: Any, what: str) -> bytes:
     """
     try:
         return cloudpickle.dumps(obj, protocol=5)
-    except DriverOnlyError:
+    except DriverOnlyError as exc:
+        found = _find_unpicklable(obj, set(), 0)
+        if found:
+            raise DriverOnlyError(f"{exc} Found where {found}.") from None
         raise
     except RecursionError as exc:
         raise SerializationError(f"could not pickle {what}: the lineage or closure is too deep to pickle "
@@ -51,8 +54,6 @@ def _try_pickle(value: Any) -> bool:
     try:
         cloudpickle.dumps(value, protocol=5)
         return True
-    except DriverOnlyError:
-        raise
     except Exception:
         return False
 
@@ -66,11 +67,35 @@ def _find_unpicklable(obj: Any, seen: set[int], depth: int, holder: str = "") ->
     if depth > 12 or id(obj) in seen:
         return None
     seen.add(id(obj))
+    refusal = _refuses_pickling(obj)
+    if refusal is not None:
+        return f"{holder or 'it'} = {_describe(obj)}, which cannot be pickled: {refusal}"
+    first_failure: str | None = None
     for label, child in _children(obj):
         if _try_pickle(child):
             continue
         here = label if label else holder
-        return _find_unpicklable(child, seen, depth + 1, here) or f"{here or 'it'} = {_describe(child)}"
+        deeper = _find_unpicklable(child, seen, depth + 1, here)
+        if deeper is not None:
+            return deeper
+        # A child may fail only because it leads back to an object already being
+        # searched (a reference cycle): keep looking for a precise culprit.
+        first_failure = first_failure or f"{here or 'it'} = {_describe(child)}"
+    return first_failure
+
+
+def _refuses_pickling(obj: Any) -> str | None:
+    """The message of an object whose own ``__getstate__``/``__reduce__`` refuses to pickle it."""
+    if isinstance(obj, (types.FunctionType, type, types.ModuleType)) or type(obj).__module__ == "builtins":
+        return None
+    for name in ("__reduce__", "__getstate__"):
+        method = getattr(type(obj), name, None)
+        if method is None or method is getattr(object, name, None):
+            continue
+        try:
+            getattr(obj, name)()
+        except Exception as exc:  # noqa: BLE001 - the refusal is what we report
+            return str(exc)
     return None
 
 
@@ -104,7 +129,16 @@ def _children(obj: Any) -> Iterator[tuple[str, Any]]:
     elif isinstance(obj, types.MethodType):
         yield f"method {obj.__qualname__} is bound to", obj.__self__
     elif hasattr(obj, "__dict__") and not isinstance(obj, type):
-        for key, value in vars(obj).items():
+        state = vars(obj)
+        getstate = getattr(type(obj), "__getstate__", None)
+        if getstate is not None and getstate is not getattr(object, "__getstate__", None):
+            try:
+                custom = obj.__getstate__()
+            except Exception:  # noqa: BLE001 - e.g. a __getstate__ that refuses, itself the culprit
+                custom = None
+            if isinstance(custom, dict):
+                state = custom
+        for key, value in state.items():
             yield ("" if type(obj).__module__.startswith("rdd.") else f"attribute '{key}' of {type(obj).__name__}"), value
 
 

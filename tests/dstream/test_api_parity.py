@@ -36,6 +36,8 @@ CONTEXT: dict[str, list[tuple[str, Any]]] = {
     "socketTextStream": [("hostname", _), ("port", _), ("storageLevel", StorageLevel.MEMORY_AND_DISK_2)],
     "textFileStream": [("directory", _)],
     "binaryRecordsStream": [("directory", _), ("recordLength", _)],
+    "getOrCreate": [("checkpointPath", _), ("setupFunc", _)],
+    "getActiveOrCreate": [("checkpointPath", _), ("setupFunc", _)],
 }
 
 DSTREAM: dict[str, list[tuple[str, Any]]] = {
@@ -97,7 +99,7 @@ LISTENER: dict[str, list[tuple[str, Any]]] = {
 
 #: PySpark names that later issues bring (not part of the DStream core).
 LATER = {
-    StreamingContext: {"getOrCreate", "getActiveOrCreate"},
+    StreamingContext: set(),
     DStream: set(),
 }
 

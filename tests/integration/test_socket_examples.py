@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from dstream.context import StreamingContext
-from dstream.dstream import DStream
 from tests.integration.examples_runner import DEADLINE, ROOT, Example, alive
 from tests.receiver.servers import Netcat, free_port, have_netcat
 
@@ -66,18 +64,12 @@ def test_custom_receiver_example() -> None:
     assert "('fox', " in example.stdout
 
 
-@pytest.mark.skipif(
-    not hasattr(DStream, "updateStateByKey"), reason="updateStateByKey is not built yet (issue 4)"
-)
 def test_stateful_network_wordcount_keeps_running_totals() -> None:
     example = Example("stateful_network_wordcount.py", "--batches", "3", "--master", "local")
     assert example.wait() == 0, example.stderr
     assert "('hello', 1)" in example.stdout or "('world', 1)" in example.stdout
 
 
-@pytest.mark.skipif(
-    not hasattr(StreamingContext, "getOrCreate"), reason="getOrCreate is not built yet (issue 4)"
-)
 def test_recoverable_network_wordcount_creates_then_recovers(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "examples"))
     try:

@@ -1,12 +1,8 @@
 """Exactly-once through driver crashes: SIGKILL at random batches, then getOrCreate.
 
-PENDING the checkpoint/recovery work (issue 4): ``StreamingContext.getOrCreate`` and a
-metadata checkpoint that saves ``DirectKafkaInputNode.checkpoint_state()`` and gives it
-back through ``restore_state()`` before ``start()``. Until ``getOrCreate`` exists this
-test is an expected failure that fails in one precise way (:class:`RecoveryNotAvailableError`,
-raised before anything starts); ``strict=True`` turns it into a failure the day it
-passes, so the marker is removed then. Once ``getOrCreate`` exists the marker no longer
-applies and the test runs for real.
+The metadata checkpoint saves ``DirectKafkaInputNode.checkpoint_state()`` (the offset
+ranges of every remembered batch) and ``getOrCreate`` gives it back before ``start()``,
+so the batches re-run after a crash read exactly their recorded ranges.
 
 The scenario: a topic of 3 partitions x 300 records; the driver
 (``tests/kafka/recovery_app.py``) reads it at 10 records per partition per 0.25 s batch
@@ -31,7 +27,6 @@ from pathlib import Path
 
 import pytest
 
-from dstream import StreamingContext
 from tests.kafka.utils import KAFKA_PYTHON_WARNINGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,15 +34,8 @@ KILLS = 5
 DEADLINE_S = 90
 
 
-class RecoveryNotAvailableError(Exception):
-    """StreamingContext.getOrCreate does not exist yet (issue 4)."""
-
-
 pytestmark = [
     pytest.mark.kafka, pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600), *KAFKA_PYTHON_WARNINGS,
-    pytest.mark.xfail(not hasattr(StreamingContext, "getOrCreate"), raises=RecoveryNotAvailableError, strict=True,
-                      reason="pending the lead's checkpoint/recovery work: StreamingContext.getOrCreate and the "
-                             "Kafka offsets in the metadata checkpoint"),
 ]
 
 
@@ -84,8 +72,6 @@ def wait_until(predicate, what: str, driver: subprocess.Popen) -> None:
 
 
 def test_sigkill_at_random_batches_counts_every_record_once(kafka, tmp_path):
-    if not hasattr(StreamingContext, "getOrCreate"):
-        raise RecoveryNotAvailableError("StreamingContext.getOrCreate is not implemented yet")
     rng = random.Random(20240611)
     topic = kafka.new_topic(partitions=3)
     words = ["alpha", "beta", "gamma", "delta", "epsilon"]
