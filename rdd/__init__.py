@@ -2,40 +2,63 @@
 
 Change ``from pyspark import SparkContext`` to ``from rdd import SparkContext``.
 Masters: ``local`` (inline), ``local[N]`` (N worker processes), ``local[*]``.
+
+The public names are imported on first use (PEP 562): a worker process, which imports
+``rdd.executor.worker``, then loads only the engine modules its tasks need, not the
+driver's facade, and starts faster.
 """
 
 from __future__ import annotations
 
-from .accumulators import Accumulator, AccumulatorParam
-from .broadcast import Broadcast
-from .conf import SparkConf
-from .context import SparkContext
-from .errors import (ActiveContextError, BrokenExecutorError, CheckpointError, ContextStoppedError, DriverOnlyError,
-                     JobAbortedError, SerializationError, SparkError)
-from .partitioner import Partitioner, portable_hash
-from .rdd import RDD
-from .scheduler.task_context import TaskContext
-from .statcounter import StatCounter
-from .storage.level import StorageLevel
+import importlib as _importlib
+import typing as _typing
 
-__all__ = [
-    "Accumulator",
-    "AccumulatorParam",
-    "ActiveContextError",
-    "Broadcast",
-    "BrokenExecutorError",
-    "CheckpointError",
-    "ContextStoppedError",
-    "DriverOnlyError",
-    "JobAbortedError",
-    "Partitioner",
-    "RDD",
-    "SerializationError",
-    "SparkConf",
-    "SparkContext",
-    "SparkError",
-    "StatCounter",
-    "StorageLevel",
-    "TaskContext",
-    "portable_hash",
-]
+if _typing.TYPE_CHECKING:
+    from .accumulators import Accumulator, AccumulatorParam
+    from .broadcast import Broadcast
+    from .conf import SparkConf
+    from .context import SparkContext
+    from .errors import (ActiveContextError, BrokenExecutorError, CheckpointError, ContextStoppedError,
+                         DriverOnlyError, JobAbortedError, SerializationError, SparkError)
+    from .partitioner import Partitioner, portable_hash
+    from .rdd import RDD
+    from .scheduler.task_context import TaskContext
+    from .statcounter import StatCounter
+    from .storage.level import StorageLevel
+
+_WHERE = {
+    "Accumulator": ".accumulators",
+    "AccumulatorParam": ".accumulators",
+    "ActiveContextError": ".errors",
+    "Broadcast": ".broadcast",
+    "BrokenExecutorError": ".errors",
+    "CheckpointError": ".errors",
+    "ContextStoppedError": ".errors",
+    "DriverOnlyError": ".errors",
+    "JobAbortedError": ".errors",
+    "Partitioner": ".partitioner",
+    "RDD": ".rdd",
+    "SerializationError": ".errors",
+    "SparkConf": ".conf",
+    "SparkContext": ".context",
+    "SparkError": ".errors",
+    "StatCounter": ".statcounter",
+    "StorageLevel": ".storage.level",
+    "TaskContext": ".scheduler.task_context",
+    "portable_hash": ".partitioner",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> _typing.Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'rdd' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

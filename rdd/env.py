@@ -24,6 +24,8 @@ from .storage import block_manager
 from .storage.block_manager import BlockManager
 
 START_METHOD_KEY = "spark.executor.startMethod"
+#: Each worker is a fresh interpreter (see executor/launcher.py for why).
+DEFAULT_START_METHOD = "exec"
 
 
 class Env:
@@ -43,9 +45,10 @@ class Env:
         if self.num_workers == 0:
             self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event)
         else:
-            start_method = conf.get(START_METHOD_KEY, "fork")
-            if start_method not in ("fork", "spawn", "forkserver"):
-                raise ValueError(f"{START_METHOD_KEY}={start_method!r}: use 'fork', 'spawn' or 'forkserver'")
+            start_method = conf.get(START_METHOD_KEY, DEFAULT_START_METHOD)
+            if start_method not in ("exec", "fork"):
+                raise ValueError(f"{START_METHOD_KEY}={start_method!r}: use 'exec' (a fresh interpreter per "
+                                 "worker, the default) or 'fork' (fork the driver)")
             env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
                         if k.startswith("spark.executorEnv.")}
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..scheduler.task import TaskFailure, TaskSpec
 from .backend import EventSink, ExecutorLost, TaskFailed, TaskFinished
+from .launcher import ExecWorker, ForkedWorker
 from .worker import worker_main
 
 log = logging.getLogger(__name__)
@@ -54,10 +55,10 @@ class _Worker:
 
 class ProcessPoolBackend:
     def __init__(self, num_workers: int, local_dir: str, on_event: EventSink,
-                 start_method: str = "fork", env_vars: dict[str, str] | None = None,
+                 start_method: str = "exec", env_vars: dict[str, str] | None = None,
                  locality_wait: float = 3.0) -> None:
         self._locality_wait = locality_wait
-        self._mp = multiprocessing.get_context(start_method)
+        self._mp = multiprocessing.get_context("fork") if start_method == "fork" else None
         self._start_method = start_method
         self._local_dir = local_dir
         self._on_event = on_event
@@ -128,15 +129,16 @@ class ProcessPoolBackend:
     def _start_worker(self) -> None:
         executor_id = str(self._next_id)
         self._next_id += 1
-        driver_end, worker_end = self._mp.Pipe(duplex=True)
-        inherited = [w.conn for w in self._workers.values()] + [self._wake_r, self._wake_w] \
-            if self._start_method == "fork" else []
-        process = self._mp.Process(
-            target=worker_main, name=f"dstreams-executor-{executor_id}", daemon=True,
-            args=(worker_end, executor_id, self._local_dir, os.getpid(), inherited, self._env_vars))
-        process.start()
-        worker_end.close()
-        self._workers[executor_id] = _Worker(executor_id, process, driver_end)
+        if self._start_method == "exec":
+            handle: Any = ExecWorker(executor_id, self._local_dir, self._env_vars)
+        else:
+            inherited = [w.conn for w in self._workers.values()] + [self._wake_r, self._wake_w]
+
+            def args(conn: Connection) -> tuple:
+                return (conn, executor_id, self._local_dir, os.getpid(), inherited, self._env_vars)
+
+            handle = ForkedWorker(self._mp, worker_main, args, f"dstreams-executor-{executor_id}")
+        self._workers[executor_id] = _Worker(executor_id, handle, handle.conn)
 
     def _send(self, worker: _Worker, message: tuple) -> bool:
         try:
@@ -191,7 +193,8 @@ class ProcessPoolBackend:
                 if self._closing:
                     return
                 by_conn = {w.conn: w for w in self._workers.values()}
-                by_sentinel = {w.process.sentinel: w for w in self._workers.values()}
+                by_sentinel = {w.process.sentinel: w for w in self._workers.values()
+                               if w.process.sentinel is not None}
                 timeout = self._steal_timeout()
             ready = wait(list(by_conn) + list(by_sentinel) + [self._wake_r], timeout)
             if not ready:

@@ -28,9 +28,11 @@ PACKAGES = [rdd, dstream]
 
 
 def public_names(module: types.ModuleType) -> set[str]:
+    """Public, non-module names of ``module`` (``dir`` + ``getattr``: ``rdd`` loads them lazily)."""
     return {
-        name for name, value in vars(module).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations"
+        name for name in dir(module)
+        if not name.startswith("_") and name != "annotations"
+        and not isinstance(getattr(module, name), types.ModuleType)
     }
 
 

@@ -1,0 +1,97 @@
+"""Starting worker processes: a fresh interpreter each (default), or a fork of the driver.
+
+``exec`` (the default, as PySpark's workers): ``python -m rdd.executor.worker_entry``
+with one end of a socket pair passed as a file descriptor. The worker starts with a
+clean heap, so it neither inherits nor copies whatever the driver holds, it never
+re-runs the user's ``__main__`` (unlike multiprocessing's spawn and forkserver), and
+replacing a dead worker while driver threads run is safe. It gets the driver's
+``sys.path`` through ``PYTHONPATH`` so functions pickled by reference resolve.
+
+``fork``: ``multiprocessing``'s fork, fastest to start, sharing the driver's heap
+copy-on-write (so a driver holding a large dataset when the workers start ends up with
+it twice: the workers keep the old pages that the driver then copies).
+
+Both give the pool the same handle: ``pid``, ``conn``, ``is_alive``, ``join``,
+``terminate``, ``kill``, ``exitcode`` and ``sentinel`` (``None`` for ``exec``
+workers, whose death the pool sees as the end of their socket).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from multiprocessing.connection import Connection
+from typing import Any, Callable
+
+
+class ExecWorker:
+    """A worker running in a fresh interpreter, connected by a socket pair."""
+
+    sentinel = None
+
+    def __init__(self, executor_id: str, local_dir: str, env_vars: dict[str, str]) -> None:
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ)
+        env.update(env_vars)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        command = [sys.executable, "-m", "rdd.executor.worker_entry", str(theirs.fileno()), executor_id,
+                   local_dir, str(os.getpid())]
+        try:
+            self._popen = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=env,
+                                           stdin=subprocess.DEVNULL, close_fds=True)
+        finally:
+            theirs.close()
+        self.conn = Connection(ours.detach())
+        self.pid = self._popen.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._popen.poll()
+
+    def is_alive(self) -> bool:
+        return self._popen.poll() is None
+
+    def join(self, timeout: float | None = None) -> None:
+        try:
+            self._popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def terminate(self) -> None:
+        if self.is_alive():
+            self._popen.terminate()
+
+    def kill(self) -> None:
+        if self.is_alive():
+            self._popen.kill()
+
+
+class ForkedWorker:
+    """A worker forked by multiprocessing, with the same handle as :class:`ExecWorker`."""
+
+    def __init__(self, mp: Any, target: Callable[..., None], args_of: Callable[[Connection], tuple], name: str) -> None:
+        ours, theirs = mp.Pipe(duplex=True)
+        self._process = mp.Process(target=target, name=name, daemon=True, args=args_of(theirs))
+        self._process.start()
+        theirs.close()
+        self.conn = ours
+        self.pid = self._process.pid
+        self.sentinel = self._process.sentinel
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._process.exitcode
+
+    def is_alive(self) -> bool:
+        return self._process.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._process.join(timeout)
+
+    def terminate(self) -> None:
+        self._process.terminate()
+
+    def kill(self) -> None:
+        self._process.kill()

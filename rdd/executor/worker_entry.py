@@ -1,0 +1,17 @@
+"""Entry point of an ``exec`` worker: ``python -m rdd.executor.worker_entry FD ID DIR PID``."""
+
+from __future__ import annotations
+
+import sys
+from multiprocessing.connection import Connection
+
+from .worker import worker_main
+
+
+def main(argv: list[str]) -> None:
+    fd, executor_id, local_dir, parent_pid = argv
+    worker_main(Connection(int(fd)), executor_id, local_dir, int(parent_pid), [], {})
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
