@@ -16,9 +16,25 @@ Configuration read from the SparkContext's conf
 -----------------------------------------------
 ``spark.streaming.clock`` (``system``; ``manual`` or Spark's
 ``org.apache.spark.util.ManualClock`` for tests), ``spark.streaming.unpersist``
-(``true``), ``spark.streaming.gracefulStopTimeout`` (milliseconds; default 10 batches),
+(``true``), ``spark.streaming.gracefulStopTimeout`` (milliseconds; default 10 batches:
+how long a graceful stop waits for received data to be put into batches; the batches
+generated are then all run, as in Spark, within an hour),
 ``spark.streaming.stopGracefullyOnShutdown`` (``false``: how the exit hook stops an
-active context).
+active context; when ``true``, ``start()`` called on the main thread also installs a
+SIGTERM handler, see below).
+
+Shutdown (``spark.streaming.stopGracefullyOnShutdown=true``)
+------------------------------------------------------------
+Spark stops the context gracefully from a JVM shutdown hook, which a SIGTERM triggers.
+Here ``start()`` (on the main thread only: Python runs signal handlers there) installs a
+SIGTERM handler, remembering the previous one; ``stop()`` puts the previous one back
+(when called on the main thread; otherwise the handler forwards to it once the context
+is stopped). On SIGTERM the handler, on the main thread, stops the context gracefully
+(receivers stop, everything received is processed: see ``stop``), then hands the
+signal to the previous handler: a Python handler is called; the default action becomes
+``SystemExit(143)`` (128 + SIGTERM, what a JVM reports), so ``finally`` blocks and exit
+hooks still run and the SparkContext's hook stops the worker processes. A SIGTERM that was ignored
+(``SIG_IGN``) before ``start()`` stays ignored.
 
 Lifecycle rules (SPARK-INTERNALS §10)
 -------------------------------------
@@ -34,6 +50,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -66,6 +83,10 @@ logger = logging.getLogger(__name__)
 
 # How long a non-graceful stop waits for the running job (Spark: 2 s, then interrupts).
 _UNGRACEFUL_JOB_WAIT_S = 2.0
+# How long a graceful stop waits for the generated batches to run (Spark: one hour).
+# spark.streaming.gracefulStopTimeout bounds the wait for received data to be put into
+# batches; the batches generated are then run, as Spark's job executor runs its queue.
+_GRACEFUL_JOB_WAIT_S = 3600.0
 # How long stop waits for the generator's tick in progress and for listener delivery.
 _THREAD_STOP_WAIT_S = 10.0
 
@@ -138,6 +159,11 @@ class StreamingContext(InputMethods):
         self._generator: JobGenerator | None = None
         self._checkpointer: Checkpointer | None = None
         self._recovery: Recovery | None = None
+        self._stopping = False
+        self._stop_handed_off = False  # a graceful stop from the job thread runs on its own thread
+        # The SIGTERM handler that start() replaced (see "Shutdown" above), if it did.
+        self._sigterm_previous: Any = None
+        self._sigterm_installed = False
 
     def __repr__(self) -> str:
         return f"<StreamingContext batch={format_ms(self._graph.batch_ms)} state={self._state.value}>"
@@ -210,10 +236,64 @@ class StreamingContext(InputMethods):
             # Stop before the SparkContext's own exit hook (atexit runs hooks last in,
             # first out), so no batch runs on a stopped SparkContext at interpreter exit.
             atexit.register(self._stop_at_exit)
+            if self._stop_gracefully_on_shutdown():
+                self._install_sigterm_handler()
+
+    def _stop_gracefully_on_shutdown(self) -> bool:
+        setting = _conf_get(self._sc, "spark.streaming.stopGracefullyOnShutdown") or ""
+        return setting.strip().lower() == "true"
+
+    # -- SIGTERM (spark.streaming.stopGracefullyOnShutdown) ------------------------------
+    def _install_sigterm_handler(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            logger.warning(
+                "spark.streaming.stopGracefullyOnShutdown is true but start() was called from "
+                "thread %r: Python handles signals only on the main thread, so SIGTERM is not "
+                "handled (the exit hook still stops the context gracefully)",
+                threading.current_thread().name,
+            )
+            return
+        previous = signal.getsignal(signal.SIGTERM)
+        if previous is signal.SIG_IGN:
+            logger.info("SIGTERM is ignored in this process; leaving it ignored")
+            return
+        signal.signal(signal.SIGTERM, self._on_sigterm)
+        self._sigterm_previous = previous
+        self._sigterm_installed = True
+
+    def _restore_sigterm_handler(self) -> None:
+        """Put back the handler start() replaced (main thread only; else the handler forwards)."""
+        if not self._sigterm_installed or threading.current_thread() is not threading.main_thread():
+            return
+        self._sigterm_installed = False
+        # A handler installed after ours (by the application) stays.
+        if signal.getsignal(signal.SIGTERM) == self._on_sigterm:
+            previous = self._sigterm_previous
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+    def _on_sigterm(self, signum: int, frame: Any) -> None:
+        if self._state is State.ACTIVE:
+            if self._stopping:
+                logger.warning("SIGTERM received while the StreamingContext is already stopping; "
+                               "the stop in progress continues")
+                return
+            logger.warning("SIGTERM received: stopping the StreamingContext gracefully, processing "
+                           "the data received so far (spark.streaming.stopGracefullyOnShutdown)")
+            self.stop(stopSparkContext=False, stopGraceFully=True)
+        # Stopped (here, or earlier on another thread, which could not restore the
+        # handler): put the previous handler back and hand it the signal.
+        self._restore_sigterm_handler()
+        previous = self._sigterm_previous
+        if callable(previous):
+            previous(signum, frame)
+        elif previous is not signal.SIG_IGN:
+            # The default action would kill the process without running exit hooks; exit
+            # with the status a SIGTERM-ed JVM reports instead, so the SparkContext's exit
+            # hook still stops the workers.
+            raise SystemExit(128 + signum)
 
     def _stop_at_exit(self) -> None:
-        setting = _conf_get(self._sc, "spark.streaming.stopGracefullyOnShutdown") or ""
-        graceful = setting.strip().lower() == "true"
+        graceful = self._stop_gracefully_on_shutdown()
         try:
             self.stop(stopSparkContext=False, stopGraceFully=graceful)
         except Exception:  # noqa: BLE001 - never fail interpreter exit
@@ -256,6 +336,8 @@ class StreamingContext(InputMethods):
         tracker = self._receiver_tracker
         tracker.stop_receivers(graceful=True, timeout=timeout)
         generator = self._generator
+        logger.debug("graceful stop: receivers stopped; unallocated blocks: %s; last batch %s",
+                     tracker.has_unallocated_blocks(), generator and generator.last_generated)
         while generator is not None and tracker.has_unallocated_blocks():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -289,7 +371,7 @@ class StreamingContext(InputMethods):
             generator.stop(_THREAD_STOP_WAIT_S)
         if scheduler is not None:
             if graceful:
-                scheduler.stop(graceful=True, timeout=self._graceful_timeout_s())
+                scheduler.stop(graceful=True, timeout=_GRACEFUL_JOB_WAIT_S)
             else:
                 scheduler.stop(graceful=False, timeout=_UNGRACEFUL_JOB_WAIT_S)
         try:
@@ -317,21 +399,38 @@ class StreamingContext(InputMethods):
             Also stop the SparkContext. Pass ``False`` to start a new StreamingContext on
             the same SparkContext.
         stopGraceFully
-            Finish the batches already generated before stopping (bounded by
-            ``spark.streaming.gracefulStopTimeout``, default 10 batch intervals);
-            otherwise queued batches are dropped and only the running job finishes.
+            Stop receiving, then process everything received and every batch already
+            generated before stopping. Waiting for received data to be put into batches
+            is bounded by ``spark.streaming.gracefulStopTimeout`` (default 10 batch
+            intervals); the batches generated are then run (as in Spark, for at most an
+            hour). Otherwise queued batches are dropped and only the running job
+            finishes.
 
         Notes
         -----
-        Idempotent. Safe to call from an output operation (it does not wait for the
-        job thread it runs on).
+        Idempotent. Safe to call from an output operation: it does not wait for the
+        job thread it runs on. A graceful stop from there cannot wait on that thread
+        either (the queued batches run on it once the output operation returns), so it
+        continues on a thread of its own and returns at once; ``awaitTermination``
+        returns when it is complete.
         """
+        scheduler = self._scheduler
+        if stopGraceFully and scheduler is not None and scheduler.is_job_thread:
+            with self._state_lock:
+                if self._state is not State.ACTIVE or self._stopping or self._stop_handed_off:
+                    return
+                self._stop_handed_off = True
+            # Not a daemon: the interpreter waits for the stop to finish before exiting.
+            threading.Thread(target=self.stop, args=(stopSparkContext, True),
+                             name="StreamingContext-graceful-stop").start()
+            return
         with self._state_lock:
             if self._state is State.INITIALIZED:
                 self._state = State.STOPPED
                 self._graph.close("has been stopped")
                 self._waiter.notify_stop()
-            elif self._state is State.ACTIVE:
+            elif self._state is State.ACTIVE and not self._stopping:
+                self._stopping = True
                 try:
                     self._stop_engine(graceful=bool(stopGraceFully))
                 finally:
@@ -340,6 +439,7 @@ class StreamingContext(InputMethods):
                     deactivate(self)
                     self._waiter.notify_stop()
                     atexit.unregister(self._stop_at_exit)
+                    self._restore_sigterm_handler()
         if stopSparkContext:
             self._sc.stop()
 

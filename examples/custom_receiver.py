@@ -34,10 +34,12 @@ class LineReceiver(Receiver):
         self.host = host
         self.port = port
         self._socket: socket.socket | None = None
+        self._thread: threading.Thread | None = None
 
     def onStart(self) -> None:
         # Must not block: the reading happens on a thread of our own.
-        threading.Thread(target=self.receive, name="LineReceiver", daemon=True).start()
+        self._thread = threading.Thread(target=self.receive, name="LineReceiver", daemon=True)
+        self._thread.start()
 
     def onStop(self) -> None:
         # The reading thread sees isStopped() and exits; closing the socket wakes it.
@@ -48,6 +50,11 @@ class LineReceiver(Receiver):
             except OSError:
                 pass
             sock.close()
+        # Return only once the thread is done: after onStop no store() may come (a
+        # graceful stop then knows that everything stored is in its last blocks).
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(5)
 
     def receive(self) -> None:
         try:

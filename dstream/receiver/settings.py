@@ -15,6 +15,8 @@ Keys and defaults (SPARK-INTERNALS Appendix A, API.md section 2.4)::
     spark.streaming.receiver.writeAheadLog.enable         false
     spark.streaming.receiver.writeAheadLog.rollingIntervalSecs   60
     spark.streaming.driver.writeAheadLog.rollingIntervalSecs     60
+    spark.streaming.receiver.writeAheadLog.maxFailures    3      (write attempts, >= 1)
+    spark.streaming.driver.writeAheadLog.maxFailures      3
     spark.streaming.backpressure.enabled                  false
     spark.streaming.backpressure.initialRate              = receiver.maxRate
     spark.streaming.backpressure.rateEstimator            pid (the only one)
@@ -123,6 +125,8 @@ class ReceiverSettings:
     wal_enabled: bool = False
     wal_rolling_interval_ms: int = 60_000
     driver_wal_rolling_interval_ms: int = 60_000
+    wal_max_failures: int = 3
+    driver_wal_max_failures: int = 3
     backpressure_enabled: bool = False
     #: Rate of the first batch when backpressure is on; ``None``: start at ``max_rate``.
     initial_rate: float | None = None
@@ -146,6 +150,18 @@ class ReceiverSettings:
             raise ReceiverConfigError(
                 f"spark.streaming.receiverRestartDelay must be >= 0 ms, got {self.restart_delay_ms}"
             )
+        for key, value in (
+            ("spark.streaming.receiver.writeAheadLog.rollingIntervalSecs", self.wal_rolling_interval_ms),
+            ("spark.streaming.driver.writeAheadLog.rollingIntervalSecs", self.driver_wal_rolling_interval_ms),
+        ):
+            if value <= 0:
+                raise ReceiverConfigError(f"{key} must be at least 1 (seconds), got {value / 1000:g}")
+        for key, value in (
+            ("spark.streaming.receiver.writeAheadLog.maxFailures", self.wal_max_failures),
+            ("spark.streaming.driver.writeAheadLog.maxFailures", self.driver_wal_max_failures),
+        ):
+            if value < 1:
+                raise ReceiverConfigError(f"{key} must be at least 1, got {value}")
         for name in ("pid_proportional", "pid_integral", "pid_derived"):
             if getattr(self, name) < 0:
                 key = "spark.streaming.backpressure.pid." + name.split("_", 1)[1]
@@ -208,6 +224,8 @@ class ReceiverSettings:
             * _int(conf, "spark.streaming.receiver.writeAheadLog.rollingIntervalSecs", 60),
             driver_wal_rolling_interval_ms=1000
             * _int(conf, "spark.streaming.driver.writeAheadLog.rollingIntervalSecs", 60),
+            wal_max_failures=_int(conf, "spark.streaming.receiver.writeAheadLog.maxFailures", 3),
+            driver_wal_max_failures=_int(conf, "spark.streaming.driver.writeAheadLog.maxFailures", 3),
             backpressure_enabled=_bool(conf, "spark.streaming.backpressure.enabled", False),
             initial_rate=initial_rate,
             pid_proportional=_float(conf, "spark.streaming.backpressure.pid.proportional", 1.0),

@@ -204,6 +204,7 @@ class ReceiverTracker:
                     os.path.join(self.checkpoint_dir, "receivedBlockMetadata"),
                     self.clock.now_ms,
                     settings.driver_wal_rolling_interval_ms,
+                    settings.driver_wal_max_failures,
                 )
             self.block_tracker = ReceivedBlockTracker(metadata_log, recover=self.recover)
             manager = block_manager.current()
@@ -231,6 +232,7 @@ class ReceiverTracker:
                 os.path.join(self.checkpoint_dir, "receivedData", str(tracked.stream_id)),
                 self.clock.now_ms,
                 self.settings.wal_rolling_interval_ms,
+                self.settings.wal_max_failures,
             )
             return WriteAheadLogBlockHandler(manager, level, log)
         return BlockManagerBlockHandler(manager, level)

@@ -19,9 +19,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 def test_network_wordcount_counts_its_sample_text() -> None:
     example = Example("network_wordcount.py", "--batches", "2", "--batch-interval", "0.5")
     assert example.wait() == 0, example.stderr
-    # Two batches, then the graceful stop processes what was received meanwhile:
-    # at least one more batch (bounded by the drain), never fewer than asked.
-    assert 3 <= example.stdout.count("Time: ") <= 6
+    # Two batches, then the graceful stop processes what was received meanwhile: one
+    # more batch if a line arrived after the second batch's data was taken (usually,
+    # not always: the stop may come before the next line), never fewer than asked.
+    # (tests/integration/test_graceful_stop.py proves that nothing received is lost.)
+    assert 2 <= example.stdout.count("Time: ") <= 6
     assert "('the', " in example.stdout
     assert "Traceback" not in example.stderr
 
@@ -60,7 +62,7 @@ def test_ctrl_c_stops_gracefully_without_traceback_or_leftover_processes() -> No
 def test_custom_receiver_example() -> None:
     example = Example("custom_receiver.py", "--batches", "2", "--master", "local")
     assert example.wait() == 0, example.stderr
-    assert 3 <= example.stdout.count("Time: ") <= 6  # 2 batches + the graceful drain
+    assert 2 <= example.stdout.count("Time: ") <= 6  # 2 batches (+ what the drain finds)
     assert "('fox', " in example.stdout
 
 

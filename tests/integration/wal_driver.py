@@ -1,18 +1,29 @@
-"""A streaming driver for the crash test: socket lines -> per-batch files, WAL on.
+"""A streaming driver process for the crash and shutdown tests: socket lines -> per-batch files.
 
-Run by ``test_socket_wal_recovery.py`` as a separate process, killed with SIGKILL, then
-run again with ``--recover``.
+Run by ``test_socket_wal_recovery.py`` (killed with SIGKILL, then started again) and by
+``test_graceful_shutdown.py`` (stopped with SIGTERM)::
 
-Output: for every batch time ``t`` with lines, ``<out>/batch-<t>.json`` (a sorted list of
-the batch's lines), written atomically (temp file + rename), so a batch replayed after
-recovery replaces its file with the same content: per-batch idempotent output, as
-Spark's recovery requires. On stdout: ``received <n>`` whenever the count of stored
-lines changes.
+    python -m tests.integration.wal_driver --port P --out DIR [--checkpoint DIR]
+        [--master local[2]] [--batch 0.5]
 
-With ``--recover`` the received-block log is replayed. Until the job generator re-runs
-pending batches itself (the checkpoint issue), this driver does that step by hand:
-each batch allocated before the crash and not cleaned up is recomputed from its logged
-blocks at its own batch time.
+It is an ordinary application, written as a user would write one:
+
+* ``spark.streaming.stopGracefullyOnShutdown=true``: SIGTERM stops it gracefully;
+* with ``--checkpoint``: ``spark.streaming.receiver.writeAheadLog.enable=true``, the
+  context comes from ``StreamingContext.getOrCreate(checkpoint, create)``; a restart on
+  the same directory recovers (``create`` is then not called);
+* the stream is ``socketTextStream("127.0.0.1", P)`` and its output operation writes
+  ``<out>/batch-<t>.json`` (the batch's lines, sorted) for every batch ``t`` with lines,
+  atomically (temporary file + rename). A batch run again after a recovery rewrites its
+  file with the same content: idempotent per-batch output, which is what makes Spark's
+  at-least-once batch replay count every line exactly once.
+
+Each batch sleeps ``WAL_DRIVER_BATCH_COST`` seconds (environment, read per batch, so a
+recovered driver, whose output function comes from the checkpoint, can run fast).
+
+On stdout: ``started pending=<p> unallocated=<u>`` once running (batches recovered from
+the block log and blocks recovered but not yet in a batch), then ``received <n>``
+whenever the number of lines stored (logged and reported to the driver) changes.
 """
 
 from __future__ import annotations
@@ -20,20 +31,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
+from typing import Any
 
-from dstream.inputs.block_rdd import BlockNode
+from dstream import StreamingContext
 from rdd import SparkConf, SparkContext
-from tests.receiver.contexts import SSC
 
 
 def write_batch(out: str, time_ms: int, lines: list[str]) -> None:
     if not lines:
         return
     target = os.path.join(out, f"batch-{time_ms}.json")
-    temp = target + ".tmp"
+    temp = f"{target}.{os.getpid()}.tmp"
     with open(temp, "w") as f:
         json.dump(sorted(lines), f)
         f.flush()
@@ -41,55 +55,170 @@ def write_batch(out: str, time_ms: int, lines: list[str]) -> None:
     os.replace(temp, target)
 
 
+class BatchWriter:
+    """The output operation (saved in the checkpoint with the graph)."""
+
+    def __init__(self, out: str) -> None:
+        self.out = out
+
+    def __call__(self, time_value: Any, rdd: Any) -> None:
+        time_ms = round(time_value.timestamp() * 1000)
+        write_batch(self.out, time_ms, rdd.collect())
+        cost = float(os.environ.get("WAL_DRIVER_BATCH_COST", "0") or 0)
+        if cost:
+            time.sleep(cost)
+
+
+def create(args: argparse.Namespace) -> StreamingContext:
+    conf = SparkConf()
+    conf.set("spark.streaming.stopGracefullyOnShutdown", "true")
+    conf.set("spark.streaming.gracefulStopTimeout", "60000")
+    conf.set("spark.streaming.blockInterval", "50ms")
+    conf.set("spark.streaming.receiverRestartDelay", "100")
+    if args.checkpoint:
+        conf.set("spark.streaming.receiver.writeAheadLog.enable", "true")
+        # Short segments, so the test sees processed ones deleted.
+        conf.set("spark.streaming.receiver.writeAheadLog.rollingIntervalSecs", "1")
+        conf.set("spark.streaming.driver.writeAheadLog.rollingIntervalSecs", "1")
+    sc = SparkContext(args.master, "wal-driver", conf=conf)
+    ssc = StreamingContext(sc, args.batch)
+    if args.checkpoint:
+        ssc.checkpoint(args.checkpoint)
+    ssc.socketTextStream("127.0.0.1", args.port).foreachRDD(BatchWriter(args.out))
+    print("created", flush=True)
+    return ssc
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--out", required=True)
-    parser.add_argument("--master", default="local")
-    parser.add_argument("--recover", action="store_true")
-    parser.add_argument("--slow", type=float, default=0.0, help="seconds each batch takes")
+    parser.add_argument("--checkpoint")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--batch", type=float, default=0.5)
     args = parser.parse_args()
 
-    conf = SparkConf()
-    conf.set("spark.streaming.receiver.writeAheadLog.enable", "true")
-    conf.set("spark.streaming.blockInterval", "50ms")
-    conf.set("spark.streaming.receiverRestartDelay", "100")
-    sc = SparkContext(args.master, "wal-driver", conf=conf)
-    ssc = SSC(sc, 0.5)
-    ssc.checkpoint(args.checkpoint)
-    if args.recover:
-        ssc._recover_received_blocks()
-    lines = ssc.socketTextStream("127.0.0.1", args.port)
-
-    def output(time_value: object, rdd: object) -> None:
-        time_ms = round(time_value.timestamp() * 1000)  # type: ignore[attr-defined]
-        write_batch(args.out, time_ms, rdd.collect())  # type: ignore[attr-defined]
-        if args.slow:
-            time.sleep(args.slow)
-
-    lines.foreachRDD(output)
+    if args.checkpoint:
+        ssc = StreamingContext.getOrCreate(args.checkpoint, lambda: create(args))
+    else:
+        ssc = create(args)
     ssc.start()
-    tracker = ssc._receiver_tracker
-    if args.recover:
-        pending = tracker.pending_batch_times()
-        unallocated = len(tracker.block_tracker.get_unallocated_blocks(0))
-        for t in pending:
-            infos = tracker.get_blocks_of_batch_and_stream(t, 0)
-            write_batch(args.out, t, sc._wrap(BlockNode(infos)).collect())
-        print(f"recovered pending={len(pending)} unallocated={unallocated}", flush=True)
-
+    tracker = ssc._receiver_tracker  # test instrumentation: what was stored so far
+    unallocated = sum(len(tracker.block_tracker.get_unallocated_blocks(s)) for s in tracker.stream_ids)
+    print(f"started pending={len(tracker.pending_batch_times())} unallocated={unallocated}", flush=True)
     last = -1
-    stop = threading.Event()
-    while not stop.wait(0.01):
+    while not ssc.awaitTerminationOrTimeout(0.02):
         n = tracker.block_tracker.received_records()
         if n != last:
             print(f"received {n}", flush=True)
             last = n
-        if sys.stdin.readable() and args.recover and os.path.exists(os.path.join(args.out, "STOP")):
-            break
-    ssc.stop(stopSparkContext=True, stopGraceFully=True)
-    print("stopped", flush=True)
+
+
+# -- the test side -------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parents[2]
+DEADLINE = 60.0
+
+
+class Driver:
+    """``wal_driver`` in a subprocess: its stdout lines as they come, its workers, its exit."""
+
+    def __init__(self, *args: str, batch_cost: float = 0.0) -> None:
+        env = dict(os.environ, PYTHONPATH=str(ROOT), WAL_DRIVER_BATCH_COST=str(batch_cost))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.integration.wal_driver", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self.err: list[str] = []
+        self._cond = threading.Condition()
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self.err), daemon=True).start()
+
+    def _pump(self, stream: Any, into: list[str]) -> None:
+        for line in stream:
+            with self._cond:
+                into.append(line.rstrip("\n"))
+                self._cond.notify_all()
+
+    @property
+    def stderr(self) -> str:
+        with self._cond:
+            return "\n".join(self.err)
+
+    def wait_line(self, predicate: Any, what: str, timeout: float = DEADLINE) -> str:
+        """Wait for a stdout line matching ``predicate``; return it."""
+        def found() -> str | None:
+            return next((x for x in self.lines if predicate(x)), None)
+
+        with self._cond:
+            self._cond.wait_for(lambda: found() is not None or self.proc.poll() is not None, timeout)
+            line = found()
+        if line is None:
+            raise AssertionError(f"driver never printed {what}; stdout tail {self.lines[-5:]}; "
+                                 f"stderr tail {self.stderr[-3000:]}")
+        return line
+
+    def received(self) -> int:
+        with self._cond:
+            counts = [int(x.split()[1]) for x in self.lines if x.startswith("received ")]
+        return counts[-1] if counts else 0
+
+    def wait_received(self, n: int, timeout: float = DEADLINE) -> None:
+        self.wait_line(lambda x: x.startswith("received ") and int(x.split()[1]) >= n,
+                       f"received {n}", timeout)
+
+    def children(self) -> list[int]:
+        """PIDs of the driver's child processes (its worker pool)."""
+        found = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.proc.pid:
+                found.append(int(entry))
+        return found
+
+    def signal(self, signum: int) -> None:
+        self.proc.send_signal(signum)
+
+    def wait(self, timeout: float = DEADLINE) -> int:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout)
+            raise AssertionError(f"the driver did not exit within {timeout} s; stderr tail "
+                                 f"{self.stderr[-3000:]}") from None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(DEADLINE)
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    except OSError:
+        return False
+
+
+def outputs(out: Path) -> list[str]:
+    """Every line of every batch file (a line in two batches appears twice)."""
+    lines: list[str] = []
+    for path in sorted(out.glob("batch-*.json")):
+        lines.extend(json.loads(path.read_text()))
+    return lines
 
 
 if __name__ == "__main__":

@@ -76,7 +76,10 @@ class LineServer:
         with self._cond:
             conn, self._conn = self._conn, None
         if conn is not None:
-            conn.shutdown(socket.SHUT_RDWR)
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # the client is gone already (killed, reset)
             conn.close()
 
     def close(self) -> None:

@@ -21,6 +21,20 @@ def test_defaults_are_sparks() -> None:
         100.0,
     )
     assert s.file_min_remember_ms == 60_000
+    assert (s.wal_max_failures, s.driver_wal_max_failures) == (3, 3)
+    assert s.driver_wal_rolling_interval_ms == 60_000
+
+
+def test_write_ahead_log_keys_are_read() -> None:
+    s = ReceiverSettings.from_conf(
+        {
+            "spark.streaming.receiver.writeAheadLog.maxFailures": "5",
+            "spark.streaming.driver.writeAheadLog.maxFailures": "2",
+            "spark.streaming.driver.writeAheadLog.rollingIntervalSecs": "7",
+        }
+    )
+    assert (s.wal_max_failures, s.driver_wal_max_failures) == (5, 2)
+    assert s.driver_wal_rolling_interval_ms == 7000
 
 
 def test_keys_are_read() -> None:
@@ -92,6 +106,14 @@ def test_time_strings(text: str, ms: int) -> None:
         ),
         ({"spark.streaming.backpressure.pid.integral": "-1"}, "pid.integral must be >= 0"),
         ({"spark.streaming.backpressure.pid.minRate": "0"}, "minRate must be > 0"),
+        (
+            {"spark.streaming.receiver.writeAheadLog.maxFailures": "0"},
+            "writeAheadLog.maxFailures must be at least 1",
+        ),
+        (
+            {"spark.streaming.driver.writeAheadLog.rollingIntervalSecs": "0"},
+            "driver.writeAheadLog.rollingIntervalSecs must be at least 1",
+        ),
     ],
 )
 def test_bad_values_name_the_key(conf: dict, match: str) -> None:
