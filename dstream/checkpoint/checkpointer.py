@@ -2,9 +2,10 @@
 
 What this module owns
 ---------------------
-* The graph is pickled **once**, at ``start()``: it cannot change afterwards, and this is
-  where a function that captures the SparkContext or a StreamingContext (or anything
-  else that cannot be pickled) is reported, naming it.
+* The graph is pickled and written **once**, at ``start()``: it cannot change
+  afterwards, and this is where a function that captures the SparkContext or a
+  StreamingContext (or anything else that cannot be pickled) is reported, naming it.
+  Each checkpoint refers to the graph file by digest.
 * Per checkpoint, only the data record is built (plain msgpack, see ``files.py``):
   batch and zero time, the batch times not yet completed, each input's position, each
   node's RDD checkpoint directories, the SparkContext's configuration.
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from rdd.errors import DriverOnlyError, SerializationError
 from rdd.executor.serializer import dumps_closure
 
-from dstream.checkpoint.files import KEEP, write_checkpoint
+from dstream.checkpoint.files import KEEP, write_checkpoint, write_graph
 from dstream.errors import StreamingStateError
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class Checkpointer:
         self.sc = sc
         self.directory = directory
         self.graph_bytes = pickle_graph(graph)
+        self.graph_digest = write_graph(directory, self.graph_bytes)  # once: checkpoints refer to it
         self._lock = threading.Lock()
         self._referenced: deque[set[str]] = deque(maxlen=KEEP)
         self._known: set[str] = set()
@@ -101,7 +103,7 @@ class Checkpointer:
             if self.last_time is not None and time_ms < self.last_time:
                 return  # a later checkpoint is already on disk
             record = self.data(time_ms, pending)
-            write_checkpoint(self.directory, time_ms, record, self.graph_bytes)
+            write_checkpoint(self.directory, time_ms, record, self.graph_bytes, digest=self.graph_digest)
             self.last_time = time_ms
             self._forget_unreferenced({d for files in record["nodes"].values() for d in files.values()})
 
