@@ -50,6 +50,8 @@ def pickle_graph(graph: DStreamGraph) -> bytes:
     try:
         return dumps_closure(graph, "the DStream graph (for checkpointing)")
     except (SerializationError, DriverOnlyError) as exc:
+        if isinstance(exc.__cause__, StreamingStateError):  # a node that refuses, with its own fix
+            raise StreamingStateError(f"the DStream graph cannot be checkpointed: {exc.__cause__}") from exc.__cause__
         raise StreamingStateError(
             f"the DStream graph cannot be checkpointed: {exc} (Functions given to DStream operations are "
             "saved in the checkpoint so the stream can be recovered; inside transform/foreachRDD use "

@@ -21,8 +21,10 @@ What this module owns
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any, Callable
 
+from rdd.aggregator import constant_pair_value
 from rdd.nodes.narrow import ZipPartitionsNode
 from rdd.partitioner import Partitioner
 from rdd.storage.level import StorageLevel
@@ -31,7 +33,8 @@ from dstream.nodes.base import StreamNode
 from dstream.nodes.stateful import StatefulNode
 from dstream.state.spec import StateSpec
 from dstream.state.table import StateRecord
-from dstream.state.update import InitialStateFunction, MapWithStateFunction, UpdateStateFunction
+from dstream.state.update import (InitialStateFunction, MapWithStateFunction, UpdateStateFunction, append, extend,
+                                  single)
 
 if TYPE_CHECKING:
     from dstream.graph import DStreamGraph
@@ -81,11 +84,21 @@ class _InitialState:
         return {"rdd": None, "pairs": pairs}
 
 
+def _counted_constant(batch: Any) -> int | None:
+    """``c`` when ``batch`` is ``map(lambda x: (x, c))`` with a non-zero int ``c``, not cached."""
+    node = batch._node
+    fn = getattr(node, "element_fn", None)
+    if fn is None or node.storage_level.is_valid or node.checkpointed is not None:
+        return None
+    c = constant_pair_value(fn)
+    return c if c else None
+
+
 class UpdateStateNode(StatefulNode):
     def __init__(self, graph: DStreamGraph, parent: StreamNode, update: Callable[[list[Any], Any], Any],
                  partitioner: Partitioner, initial: Any) -> None:
         super().__init__(graph, [parent], parent.slide_ms, "updateStateByKey")
-        self.function = UpdateStateFunction(update)
+        self.update = update
         self.partitioner = partitioner
         self.initial = _InitialState(initial)
         self.storage_level = StorageLevel.MEMORY_ONLY
@@ -101,8 +114,13 @@ class UpdateStateNode(StatefulNode):
             previous = self.initial.as_rdd(sc, p)
         if previous is None:
             previous = sc.parallelize([], p.numPartitions)
-        data = batch.partitionBy(p.numPartitions, p.partitionFunc)
-        state = sc._wrap(ZipPartitionsNode([previous._node, data._node], self.function))
+        c = _counted_constant(batch)
+        if c is not None:
+            # map(lambda x: (x, c)): count on the map side (exact), expand to [c] * n.
+            data = batch.reduceByKey(operator.add, p.numPartitions, p.partitionFunc)
+        else:
+            data = batch.combineByKey(single, append, extend, p.numPartitions, p.partitionFunc)
+        state = sc._wrap(ZipPartitionsNode([previous._node, data._node], UpdateStateFunction(self.update, c)))
         state._node.partitioner = p
         return state
 

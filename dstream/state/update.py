@@ -86,20 +86,24 @@ class UpdateStateFunction:
 
     Keys with state and keys with new values are all called, in that order (state keys
     first, in their existing order; then new keys in arrival order); ``None`` removes.
+
+    The batch arrives grouped by key on the map side (``(key, values)``), so only one
+    record per key and map task crosses the shuffle. With ``constant`` (the batch was
+    ``map(lambda x: (x, c))``, counted exactly by the fused count) it arrives as
+    ``(key, c * n)`` and the function gets the same ``n`` values ``[c] * n``.
     """
 
-    def __init__(self, update: Callable[[list[Any], Any], Any]) -> None:
+    def __init__(self, update: Callable[[list[Any], Any], Any], constant: int | None = None) -> None:
         self.update = update
+        self.constant = constant
 
     def __call__(self, split: int, iterators: list[Iterator[Any]]) -> Iterator[tuple[Any, Any]]:
         previous, data = iterators
-        grouped: dict[Any, list[Any]] = {}
-        for key, value in data:
-            values = grouped.get(key)
-            if values is None:
-                grouped[key] = [value]
-            else:
-                values.append(value)
+        c = self.constant
+        if c is None:
+            grouped: dict[Any, list[Any]] = dict(data)
+        else:
+            grouped = {key: [c] * (total // c) for key, total in data}
         update = self.update
         for key, old in previous:
             new = update(grouped.pop(key, []), old)
@@ -109,3 +113,17 @@ class UpdateStateFunction:
             new = update(values, None)
             if new is not None:
                 yield (key, new)
+
+
+def single(value: Any) -> list[Any]:
+    return [value]
+
+
+def append(values: list[Any], value: Any) -> list[Any]:
+    values.append(value)
+    return values
+
+
+def extend(values: list[Any], more: list[Any]) -> list[Any]:
+    values.extend(more)
+    return values
