@@ -20,8 +20,12 @@ PySpark's rule (``PythonReducedWindowedDStream``), exactly::
   cost more than once) the window is reduced from its batches, and keys that left the
   window are gone.
 
-Cost of a slide: the old and new batches, plus one pass over the previous window's
-keys, which stay in the workers (co-partitioned union, no shuffle of the window).
+Cost of a slide: the old and new batches, plus one C-level copy of the previous
+window's table: the previous window and every batch are partitioned alike, so the step
+is one narrow pass per partition (``WindowStep``: reduce the leaving batches, apply
+``invFunc`` once per key present in them, fold in the entering batches, filter), run
+where the previous window is cached. It calls the user's functions exactly as PySpark's
+join-and-union form does; if some input is not co-partitioned, that form is used.
 The parent (per-batch reduced values) is persisted: old batches are read again when
 they leave the window.
 """
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from rdd.nodes.narrow import ZipPartitionsNode
 from rdd.storage.level import StorageLevel
 
 from dstream.nodes.base import StreamNode
@@ -54,6 +59,42 @@ class _InverseReduce:
     def __call__(self, pair: tuple[Any, Any]) -> Any:
         current, old = pair
         return current if old is None else self.inv_func(current, old)
+
+
+class WindowStep:
+    """One partition of the incremental window: previous - leaving + entering, filtered."""
+
+    def __init__(self, func: Callable[[Any, Any], Any], inv_func: Callable[[Any, Any], Any],
+                 filter_func: Callable[[tuple[Any, Any]], bool] | None, leaving: int, entering: int) -> None:
+        self.func, self.inv_func, self.filter_func = func, inv_func, filter_func
+        self.leaving, self.entering = leaving, entering
+
+    def _totals(self, batches: list[Any]) -> dict[Any, Any]:
+        func = self.func
+        totals: dict[Any, Any] = {}
+        for batch in batches:
+            for key, value in batch:
+                totals[key] = func(totals[key], value) if key in totals else value
+        return totals
+
+    def __call__(self, split: int, iterators: list[Any]) -> Any:
+        window = dict(iterators[0])
+        leaving = iterators[1:1 + self.leaving]
+        entering = iterators[1 + self.leaving:]
+        if leaving:
+            inv = self.inv_func
+            for key, value in self._totals(leaving).items():
+                if key in window:
+                    window[key] = inv(window[key], value)
+        if not entering:
+            return window.items()  # PySpark returns the subtracted window unfiltered
+        func = self.func
+        for key, value in self._totals(entering).items():
+            window[key] = func(window[key], value) if key in window else value
+        keep = self.filter_func
+        if keep is None:
+            return window.items()
+        return [kv for kv in window.items() if keep(kv)]
 
 
 class ReducedWindowedNode(StatefulNode):
@@ -97,6 +138,17 @@ class ReducedWindowedNode(StatefulNode):
         old = (batches[0] if len(batches) == 1 else sc.union(batches)).reduceByKey(self.func, n)
         return window.leftOuterJoin(old, n).mapValues(self.inverse)
 
+    def _step(self, previous: Any, old: list[Any], new: list[Any]) -> Any:
+        """The narrow step, or ``None`` when some input is not partitioned like the window."""
+        partitioner = previous.partitioner
+        if partitioner is None or partitioner.numPartitions != self.num_partitions:
+            return None
+        if any(rdd.partitioner != partitioner for rdd in old + new):
+            return None
+        nodes = [previous._node] + [rdd._node for rdd in old + new]
+        step = WindowStep(self.func, self.inverse.inv_func, self.filter_func, len(old), len(new))
+        return self.graph.sc._wrap(ZipPartitionsNode(nodes, step, preserves_partitioning=True))
+
     def compute(self, time_ms: int) -> Any:
         parent_slide = self.dependencies[0].slide_ms
         window, slide = self.window_ms, self.slide_ms
@@ -104,8 +156,11 @@ class ReducedWindowedNode(StatefulNode):
         if previous is not None and window >= INCREMENTAL_MIN_SLIDES * slide:
             previous_end = time_ms - slide
             old = self._batches(previous_end - window + parent_slide, time_ms - window)
-            subtracted = self._subtract(previous, old) if old else previous
             new = self._batches(previous_end + parent_slide, time_ms)
+            stepped = self._step(previous, old, new)
+            if stepped is not None:
+                return stepped
+            subtracted = self._subtract(previous, old) if old else previous
             return self._add(subtracted, new) if new else subtracted
         current = self._batches(time_ms - window + parent_slide, time_ms)
         return self._add(None, current) if current else None
