@@ -146,10 +146,16 @@ def time_calls(fn: Callable[[], object], *, samples: int, warmup: int) -> Timing
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A goal for one result: a minimum ratio, a maximum engine median, or both."""
+    """A goal for one result: a minimum ratio, a maximum engine median, or both.
+
+    ``max_slowdown`` bounds *engine median / baseline median* instead: it is for rows
+    whose baseline is another engine case (e.g. a 100-slide window against a 10-slide
+    one, "at most 1.3x slower"), where the natural statement of the goal is a slowdown.
+    """
 
     min_ratio: float | None = None
     max_median: float | None = None
+    max_slowdown: float | None = None
 
     def met_by(self, result: Result) -> bool | None:
         """Return whether ``result`` meets every set bound (None when no bound is set)."""
@@ -158,6 +164,8 @@ class Target:
             checks.append(result.ratio >= self.min_ratio)
         if self.max_median is not None:
             checks.append(result.engine.median <= self.max_median)
+        if self.max_slowdown is not None:
+            checks.append(result.engine.median <= self.max_slowdown * result.baseline.median)
         return all(checks) if checks else None
 
     def describe(self) -> str:
@@ -167,6 +175,8 @@ class Target:
             parts.append(f">= {self.min_ratio:g}x")
         if self.max_median is not None:
             parts.append(f"<= {format_seconds(self.max_median)}")
+        if self.max_slowdown is not None:
+            parts.append(f"engine / baseline <= {self.max_slowdown:g}x")
         return ", ".join(parts) or "-"
 
 
@@ -199,6 +209,9 @@ class Benchmark:
     engine_label: str
     baseline_label: str
     results: tuple[Result, ...]
+    #: What the samples measure: ``"seconds"`` (durations), or ``"bytes"`` (sizes, e.g.
+    #: memory per key; a ``Timing`` then holds byte counts and the p99 is not shown).
+    unit: str = "seconds"
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +268,16 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds * 1e6:.3g} us"
 
 
+def format_bytes(count: float) -> str:
+    """Format a byte count: ``B`` below 10 kB, then ``kB``/``MB``/``GB`` (powers of 1000)."""
+    if abs(count) < 10_000:
+        return f"{count:.0f} B"
+    for unit, scale in (("kB", 1e3), ("MB", 1e6), ("GB", 1e9)):
+        if abs(count) < 1000 * scale or unit == "GB":
+            return f"{count / scale:.3g} {unit}"
+    raise AssertionError("unreachable")
+
+
 def _markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines.extend("| " + " | ".join(row) + " |" for row in rows)
@@ -267,13 +290,19 @@ def _met_text(met: bool | None) -> str:
 
 def render_benchmark(bench: Benchmark) -> str:
     """Render one benchmark as a heading, its description and a Markdown table."""
-    header = ["case", f"engine: {bench.engine_label} (median / p99)",
-              f"baseline: {bench.baseline_label} (median / p99)",
+    if bench.unit == "bytes":
+        def cell(t: Timing) -> str:
+            return format_bytes(t.median)
+        stat = "median"
+    else:
+        def cell(t: Timing) -> str:
+            return f"{format_seconds(t.median)} / {format_seconds(t.p99)}"
+        stat = "median / p99"
+    header = ["case", f"engine: {bench.engine_label} ({stat})",
+              f"baseline: {bench.baseline_label} ({stat})",
               "ratio (baseline / engine)", "target", "met"]
     rows = [
-        [r.case,
-         f"{format_seconds(r.engine.median)} / {format_seconds(r.engine.p99)}",
-         f"{format_seconds(r.baseline.median)} / {format_seconds(r.baseline.p99)}",
+        [r.case, cell(r.engine), cell(r.baseline),
          f"{r.ratio:.2f}x", r.target.describe(), _met_text(r.met)]
         for r in bench.results
     ]
