@@ -17,6 +17,7 @@ from .aggregator import Aggregator
 from .errors import DriverOnlyError
 from .executor.serializer import DRIVER_ONLY_MESSAGE
 from .nodes.base import LineageNode, ShuffleDependency
+from .nodes.checkpointed import CheckpointedNode
 from .nodes.narrow import (CartesianNode, CoalescedNode, MapPartitionsNode, PartitionerAwareUnionNode, UnionNode,
                            ZippedNode, ZipPartitionsNode)
 from .nodes.shuffled import ShuffledNode
@@ -144,14 +145,19 @@ class RDD(RDDActions, PairRDDFunctions, OrderedRDDFunctions, DoubleRDDFunctions,
         self.checkpoint()
 
     def isCheckpointed(self) -> bool:
-        """Whether this RDD has been checkpointed (written and its lineage cut)."""
-        return self._node.checkpointed is not None
+        """Whether this RDD has been checkpointed (written and its lineage cut).
+
+        An RDD read back from a checkpoint directory is checkpointed too.
+        """
+        return self._node.checkpointed is not None or isinstance(self._node, CheckpointedNode)
 
     def isLocallyCheckpointed(self) -> bool:
         return self.isCheckpointed()
 
     def getCheckpointFile(self) -> str | None:
         """The directory this RDD was checkpointed to, or ``None``."""
+        if isinstance(self._node, CheckpointedNode):
+            return self._node.directory
         return self._node.checkpoint_dir if self._node.checkpointed is not None else None
 
     # -- the narrow funnel ---------------------------------------------------------

@@ -64,24 +64,34 @@ def _find_unpicklable(obj: Any, seen: set[int], depth: int, holder: str = "") ->
     Returns a phrase such as ``function <lambda> (job.py:12) captures 'lock' =
     <unlocked _thread.lock object> (type _thread.lock)``.
     """
-    if depth > 12 or id(obj) in seen:
+    found = _search(obj, seen, depth, holder)
+    return None if found is None else found[0]
+
+
+def _search(obj: Any, seen: set[int], depth: int, holder: str) -> tuple[str, bool] | None:
+    """``(phrase, precise)``: precise when the object named fails by itself, not only
+    because it leads back to an object already being searched (a reference cycle)."""
+    if depth > 12:
         return None
     seen.add(id(obj))
     refusal = _refuses_pickling(obj)
     if refusal is not None:
-        return f"{holder or 'it'} = {_describe(obj)}, which cannot be pickled: {refusal}"
-    first_failure: str | None = None
+        return (f"{holder or 'it'} = {_describe(obj)}, which cannot be pickled: {refusal}", True)
+    fallback: tuple[str, bool] | None = None
     for label, child in _children(obj):
         if _try_pickle(child):
             continue
         here = label if label else holder
-        deeper = _find_unpicklable(child, seen, depth + 1, here)
-        if deeper is not None:
-            return deeper
-        # A child may fail only because it leads back to an object already being
-        # searched (a reference cycle): keep looking for a precise culprit.
-        first_failure = first_failure or f"{here or 'it'} = {_describe(child)}"
-    return first_failure
+        if id(child) in seen:
+            fallback = fallback or (f"{here or 'it'} = {_describe(child)}", False)
+            continue
+        found = _search(child, seen, depth + 1, here)
+        if found is None:
+            return (f"{here or 'it'} = {_describe(child)}", True)  # fails, yet none of its parts does
+        if found[1]:
+            return found
+        fallback = fallback or found
+    return fallback
 
 
 def _refuses_pickling(obj: Any) -> str | None:
