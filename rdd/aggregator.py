@@ -9,7 +9,7 @@ from __future__ import annotations
 import dis
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 
 def _is_plain_add(fn: Callable) -> bool:
@@ -118,6 +118,3 @@ def identity_combiner() -> Callable[[Any], Any]:
     """The create-combiner of reduce-like aggregations (recognised by the fast path)."""
     return _identity
 
-
-def iterate_items(combined: dict) -> Iterator[tuple[Any, Any]]:
-    return iter(combined.items())

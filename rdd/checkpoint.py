@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import os
 import pickle
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from .errors import CheckpointError
 from .executor.serializer import dumps_data
-from .nodes.base import LineageNode, ShuffleDependency
+from .nodes.base import LineageNode
 from .nodes.checkpointed import CheckpointedNode, part_file
-
-if TYPE_CHECKING:
-    from .scheduler.task_context import TaskContext
 
 _BATCH = 1024
 
@@ -91,14 +88,6 @@ def forget_parents(node: LineageNode) -> None:
             setattr(node, key, [])
 
 
-def _picklable(value: Any) -> bool:
-    try:
-        pickle.dumps(value)
-        return True
-    except Exception:
-        return False
-
-
 def read_checkpoint_dir(directory: str) -> CheckpointedNode:
     """A node reading a checkpoint directory written by :func:`write_partition` + :func:`finish`."""
     if not os.path.isdir(directory):
@@ -115,6 +104,3 @@ def read_checkpoint_dir(directory: str) -> CheckpointedNode:
         partitioner = pickle.loads(payload) if payload else None
     return CheckpointedNode(directory, len(parts), partitioner)
 
-
-def has_shuffle_parent(node: LineageNode) -> bool:
-    return any(isinstance(d, ShuffleDependency) for d in node.dependencies)

@@ -19,7 +19,6 @@ What this module owns
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import threading
 from collections import deque
@@ -118,6 +117,3 @@ class Checkpointer:
             self._known.discard(directory)
             log.debug("deleted RDD checkpoint %s (no metadata checkpoint refers to it)", directory)
 
-
-def checkpoint_directory_exists(directory: str) -> bool:
-    return os.path.isdir(directory)

@@ -20,7 +20,6 @@ from typing import Any
 
 from dstream.errors import StreamingStateError
 from dstream.nodes.base import StreamNode
-from dstream.time import format_ms
 
 __all__ = ["StatefulNode"]
 
@@ -47,6 +46,3 @@ class StatefulNode(StreamNode):
     def previous(self, time_ms: int) -> Any:
         """This stream's RDD of the previous slide, or ``None`` before the first one."""
         return self.get_or_compute(time_ms - self.slide_ms)
-
-    def describe_interval(self) -> str:
-        return format_ms(self.checkpoint_ms or self.default_checkpoint_ms())

@@ -8,7 +8,7 @@ stands for Scala's empty ``Option``.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Generic, Iterable, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 from rdd.partitioner import Partitioner
 
@@ -159,6 +159,3 @@ def _takes_time(fn: Callable[..., Any]) -> bool:
                         f"{getattr(fn, '__name__', fn)!r} takes {len(params)} arguments")
     return len(params) == 4
 
-
-def as_pairs(initial: Any) -> Iterable[tuple[Any, Any]]:
-    return list(initial)

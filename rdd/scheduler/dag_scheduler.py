@@ -130,10 +130,6 @@ class DAGScheduler:
         self._stage_by_id[stage.id] = stage
         return stage
 
-    def stages_of(self, node: LineageNode) -> Stage:
-        """The result stage for ``node`` with its ancestors (for ``toDebugString``)."""
-        return Stage(-1, node, self._parent_stages(node), None)
-
     def end_job(self) -> None:
         """Forget the finished job's stages; late events of its tasks are then ignored."""
         self._job = None

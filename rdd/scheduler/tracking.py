@@ -36,10 +36,6 @@ class MapOutputTracker:
         self._outputs.pop(shuffle_id, None)
         self._num_maps.pop(shuffle_id, None)
 
-    def shuffle_ids(self) -> list[int]:
-        return list(self._num_maps)
-
-
 class BlockLocations:
     """Block id → executors holding it (one in practice). Thread-safe: ``unpersist``
     may be called from any thread while a job reads locations."""
@@ -72,8 +68,3 @@ class BlockLocations:
         with self._lock:
             for block_id in [b for b in self._where if b.startswith(prefix)]:
                 del self._where[block_id]
-
-    def has_rdd(self, rdd_id: int) -> bool:
-        prefix = f"rdd_{rdd_id}_"
-        with self._lock:
-            return any(b.startswith(prefix) for b in self._where)
