@@ -36,6 +36,8 @@ import msgpack
 
 from rdd.errors import CheckpointError
 
+from dstream.durable import fsync_directory
+
 log = logging.getLogger(__name__)
 
 MAGIC = b"DSTRCKPT"
@@ -74,7 +76,7 @@ def _write_atomically(directory: str, path: str, parts: tuple[bytes, ...]) -> No
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    _fsync_dir(directory)
+    fsync_directory(directory)
 
 
 def write_graph(directory: str, graph: bytes) -> str:
@@ -199,16 +201,3 @@ def read_latest(directory: str) -> CheckpointFile | None:
     if problems:
         raise CheckpointError(f"no usable checkpoint in {directory}: " + "; ".join(problems))
     return None
-
-
-def _fsync_dir(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

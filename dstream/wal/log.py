@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from dstream.durable import fsync_directory
 from dstream.wal import frame
 from dstream.wal.errors import WriteAheadLogError
 
@@ -188,7 +189,7 @@ class FileBasedWriteAheadLog:
         f.flush()
         if self._fsync:
             os.fsync(f.fileno())
-            _fsync_dir(self.directory)
+            fsync_directory(self.directory)
         self._file = f
         self._active = _Segment(path, start, end, seq)
 
@@ -297,17 +298,3 @@ class FileBasedWriteAheadLog:
 
     def __repr__(self) -> str:
         return f"FileBasedWriteAheadLog({self.directory!r})"
-
-
-def _fsync_dir(directory: str) -> None:
-    # A new file's directory entry is durable only once the directory is synced.
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
