@@ -22,11 +22,11 @@ from .broadcast import Broadcast
 from .conf import DEFAULT_MASTER, SparkConf, parse_master
 from .env import Env
 from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
-from .executor.serializer import DRIVER_ONLY_MESSAGE
+from .executor.serializer import DRIVER_ONLY_MESSAGE, dumps_records
 from .nodes.files import (PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files,
                           plan_splits)
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
-from .nodes.parallel import ParallelCollectionNode, slice_sequence
+from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
 
 if TYPE_CHECKING:
     from .rdd import RDD
@@ -259,7 +259,9 @@ class SparkContext:
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise ValueError(f"numSlices must be a positive integer, got {numSlices!r}")
         data: Sequence[T] = c if isinstance(c, (range, list, tuple)) else list(c)
-        return self._wrap(ParallelCollectionNode(slice_sequence(data, count)))
+        if parse_master(self.master) == 0:
+            return self._wrap(ParallelCollectionNode(slice_sequence(data, count)))
+        return self._wrap(ParallelCollectionNode(serialize_slices(data, count, dumps_records)))
 
     def range(self, start: int, end: int | None = None, step: int = 1, numSlices: int | None = None) -> RDD[int]:
         """An RDD of ``range(start, end, step)`` (``range(0, start)`` with one argument)."""

@@ -9,6 +9,7 @@ message naming the function, the variable and the object's type, plus how to fix
 from __future__ import annotations
 
 import hashlib
+import marshal
 import pickle
 import types
 from typing import Any, Iterator
@@ -166,6 +167,52 @@ def dumps_data(obj: Any) -> bytes:
 
 def loads(payload: bytes) -> Any:
     return pickle.loads(payload)
+
+
+_MARSHAL = b"M"
+_PICKLE = b"P"
+#: marshal's format 4 keeps shared objects shared and cycles intact, as pickle does.
+_MARSHAL_VERSION = 4
+
+
+def dumps_records(records: list[Any]) -> bytes:
+    """Serialize a list of records that stays inside this run (shuffle blocks, cached
+    blocks, parallelized slices, task results); read back with :func:`loads_records`.
+
+    Records made only of built-in types (str, bytes, int, float, bool, None, and
+    tuples, lists, dicts, sets of them: what word counts, joins and windows move) are
+    written with :mod:`marshal`, about twice as fast as pickle both ways for ``(str,
+    int)`` pairs; its format depends on the Python version, which is why nothing
+    durable (checkpoints, the write-ahead log) uses it: every process of a run is the
+    same interpreter. Anything else (instances of classes, subclasses such as
+    namedtuples, functions) makes marshal refuse the list, and it is pickled instead,
+    so every record comes back with its exact type.
+    """
+    try:
+        return _MARSHAL + marshal.dumps(records, _MARSHAL_VERSION)
+    except ValueError:  # an object marshal does not handle, or nesting deeper than it allows
+        return _PICKLE + dumps_data(records)
+
+
+def loads_records(payload: bytes) -> list[Any]:
+    """The records of a :func:`dumps_records` payload."""
+    body = memoryview(payload)[1:]
+    if payload[:1] == _MARSHAL:
+        return marshal.loads(body)
+    return pickle.loads(body)
+
+
+class SerializedRecords:
+    """A list of records inside a larger pickle (a task's result), written with
+    :func:`dumps_records`; unpickling it gives back the list itself."""
+
+    __slots__ = ("payload",)
+
+    def __init__(self, records: list[Any]) -> None:
+        self.payload = dumps_records(records)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (loads_records, (self.payload,))
 
 
 DRIVER_ONLY_MESSAGE = (

@@ -25,12 +25,12 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import SerializationError
-from ..scheduler.task import TaskFailure
+from ..scheduler.task import TaskFailure, TaskResult
 from ..storage import block_manager
 from ..storage.block_manager import BlockManager
 from . import environment
 from .environment import ExecutorEnv
-from .serializer import dumps_data
+from .serializer import SerializedRecords, dumps_data
 from .task_runner import BinaryCache, run_task
 
 _PARENT_POLL_SECONDS = 0.2
@@ -80,6 +80,8 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
 
 def _dump_outcome(outcome: Any) -> bytes:
     try:
+        if isinstance(outcome, TaskResult) and type(outcome.value) is list:
+            outcome.value = SerializedRecords(outcome.value)  # collect()'s rows: marshal when it can
         return dumps_data(outcome)
     except Exception as exc:  # noqa: BLE001
         if isinstance(outcome, TaskFailure):

@@ -4,12 +4,20 @@ The data travels inside each task's partition (``_SlicePartition.data``), never 
 the node, so a stage's pickled functions stay small however large the collection is.
 ``range`` objects are sliced lazily (a slice of a range is a range), so
 ``sc.range(10**9)`` costs nothing until computed.
+
+When tasks run in worker processes, ``parallelize`` serializes each slice at once
+(``dumps_records``), as PySpark does when it hands the collection to the JVM: the RDD
+is a snapshot of the collection at that moment, the driver keeps compact bytes instead
+of the objects (the caller may drop its list), and a task sends those bytes as they
+are however often it runs. Inline (``local``), slices stay as lists: nothing crosses
+a process.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
+from ..executor.serializer import loads_records
 from .base import LineageNode, Partition
 
 if TYPE_CHECKING:
@@ -19,15 +27,35 @@ if TYPE_CHECKING:
 class _SlicePartition(Partition):
     __slots__ = ("data",)
 
-    def __init__(self, index: int, data: Sequence[Any]) -> None:
+    def __init__(self, index: int, data: Sequence[Any] | bytes) -> None:
         super().__init__(index)
         self.data = data
+
+
+class _SerializedSlice:
+    """One slice serialized when the RDD was made; read back where the task runs."""
+
+    __slots__ = ("payload",)
+
+    def __init__(self, payload: bytes) -> None:
+        self.payload = payload
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_SerializedSlice, (self.payload,))
 
 
 def slice_sequence(data: Sequence[Any], num_slices: int) -> list[Sequence[Any]]:
     """Split ``data`` into ``num_slices`` contiguous slices: slice i is ``[i*n//p, (i+1)*n//p)``."""
     n = len(data)
     return [data[i * n // num_slices:(i + 1) * n // num_slices] for i in range(num_slices)]
+
+
+def serialize_slices(data: Sequence[Any], num_slices: int, dumps: Callable[[Any], bytes]) -> list[Any]:
+    """:func:`slice_sequence`, each slice serialized with ``dumps`` (ranges stay lazy)."""
+    if isinstance(data, range):
+        return slice_sequence(data, num_slices)
+    n = len(data)
+    return [_SerializedSlice(dumps(data[i * n // num_slices:(i + 1) * n // num_slices])) for i in range(num_slices)]
 
 
 class ParallelCollectionNode(LineageNode):
@@ -39,7 +67,10 @@ class ParallelCollectionNode(LineageNode):
         return [_SlicePartition(i, s) for i, s in enumerate(self._slices)]
 
     def compute(self, split: _SlicePartition, tctx: TaskContext) -> Iterator[Any]:
-        return iter(split.data)
+        data = split.data
+        if type(data) is _SerializedSlice:
+            return iter(loads_records(data.payload))
+        return iter(data)
 
     def __getstate__(self):
         state = super().__getstate__()

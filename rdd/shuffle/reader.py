@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import pickle
 from typing import Any, Iterator
+
+from ..executor.serializer import loads_records
 
 
 def read_all(store: Any, shuffle_id: int, num_maps: int, reduce_id: int) -> Iterator[list[Any]]:
     """Each map output's bucket ``reduce_id`` as a list (``FetchFailedError`` if one is gone)."""
     for map_id in range(num_maps):
         payload = store.get(shuffle_id, map_id, reduce_id)
-        yield pickle.loads(payload) if payload else []
+        yield loads_records(payload) if payload else []

@@ -1,6 +1,6 @@
 """Where map outputs live: files shared by all processes, or the driver's memory.
 
-Both stores hold, per ``(shuffle_id, map_id)``, one blob of back-to-back pickled
+Both stores hold, per ``(shuffle_id, map_id)``, one blob of back-to-back serialized
 buckets and the ``num_reduce + 1`` offsets into it.
 
 - ``FileShuffleStore`` (``local[N]``): ``<local_dir>/shuffle/<sid>/<map>.data`` and

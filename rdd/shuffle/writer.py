@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import pickle
 from array import array
 from typing import TYPE_CHECKING, Any, Iterable
+
+from ..executor.serializer import dumps_records
 
 if TYPE_CHECKING:
     from ..scheduler.task import ShuffleWriteSpec
@@ -36,7 +37,7 @@ def write_map_output(dep: ShuffleWriteSpec, map_id: int, attempt_id: int, record
     position = 0
     for bucket in buckets:
         if bucket:
-            payload = pickle.dumps(bucket, protocol=5)
+            payload = dumps_records(bucket)
             parts.append(payload)
             position += len(payload)
         offsets.append(position)

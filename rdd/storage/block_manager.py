@@ -7,9 +7,10 @@ partition 1) or ``input-0-17`` (a received stream block).
 Invariants
 ----------
 - A block is stored whole or not at all (``put`` takes a list).
-- Memory blocks are kept as Python lists (deserialized) or pickled bytes (serialized
-  levels); disk blocks are pickle files under the process's block directory, written
-  with a temporary name and renamed, so a reader never sees half a block.
+- Memory blocks are kept as Python lists (deserialized) or bytes (serialized levels,
+  ``dumps_records``: marshal for built-in types, else pickle); disk blocks are files
+  of the same bytes under the process's block directory, written with a temporary
+  name and renamed, so a reader never sees half a block.
 - The driver learns which process holds which block from task results
   (``TaskResult.blocks_added``) and uses it for preferred locations; a block that is
   asked for but missing is simply recomputed from lineage by the caller.
@@ -18,10 +19,10 @@ Invariants
 from __future__ import annotations
 
 import os
-import pickle
 import threading
 from typing import Any
 
+from ..executor.serializer import dumps_records, loads_records
 from .level import StorageLevel
 
 
@@ -38,7 +39,7 @@ class BlockManager:
     def put(self, block_id: str, values: list, level: StorageLevel) -> None:
         """Store ``values`` under ``block_id`` at ``level``."""
         if level.useMemory:
-            payload: Any = values if level.deserialized else pickle.dumps(values, protocol=5)
+            payload: Any = values if level.deserialized else dumps_records(values)
             with self._lock:
                 self._memory[block_id] = (level, payload)
             return
@@ -46,7 +47,7 @@ class BlockManager:
             path = self._disk_path(block_id)
             tmp = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
             with open(tmp, "wb") as f:
-                pickle.dump(values, f, protocol=5)
+                f.write(dumps_records(values))
             os.replace(tmp, path)
             with self._lock:
                 self._disk[block_id] = path
@@ -58,11 +59,11 @@ class BlockManager:
             path = self._disk.get(block_id)
         if entry is not None:
             level, payload = entry
-            return payload if level.deserialized else pickle.loads(payload)
+            return payload if level.deserialized else loads_records(payload)
         if path is not None:
             try:
                 with open(path, "rb") as f:
-                    return pickle.load(f)
+                    return loads_records(f.read())
             except FileNotFoundError:
                 return None
         return None
