@@ -52,7 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help=f"smoke run on a {QUICK.lines:,}-line corpus; report to "
                              "bench/_data/RESULTS-quick.md")
     parser.add_argument("--lines", type=int, help="corpus lines (default 1,000,000)")
-    parser.add_argument("--repeat", type=int, help="timed runs per throughput case (default 3)")
+    parser.add_argument("--repeat", type=int, help="timed runs per throughput case (default 5)")
     parser.add_argument("--output", type=Path, help="report file to merge the results into")
     parser.add_argument("--list", action="store_true", help="list the modules and exit")
     return parser.parse_args(argv)

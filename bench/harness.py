@@ -57,7 +57,7 @@ class Options:
 
     quick: bool = False
     lines: int = 1_000_000
-    repeat: int = 3
+    repeat: int = 5
     latency_samples: int = 300
 
 
@@ -108,21 +108,37 @@ def time_call(fn: Callable[[], object], *, repeat: int, warmup: int = 0) -> Timi
         raise ValueError(f"repeat must be >= 1, got {repeat}")
     for _ in range(warmup):
         fn()
-    samples: list[float] = []
+    return Timing(tuple(_timed_once(fn) for _ in range(repeat)))
+
+
+def time_interleaved(fns: Sequence[Callable[[], object]], *, repeat: int) -> list[Timing]:
+    """Time each of ``fns`` ``repeat`` times, taking turns: f0, f1, ..., f0, f1, ...
+
+    For an engine and its baseline this is fairer than timing one after the other:
+    on a machine whose speed drifts (a shared host), both sides see the same drift,
+    so the ratio of medians moves less than either median. Each call is timed as in
+    :func:`time_call` (collector run before, disabled during).
+    """
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, samples):
+            out.append(_timed_once(fn))
+    return [Timing(tuple(out)) for out in samples]
+
+
+def _timed_once(fn: Callable[[], object]) -> float:
     was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
     try:
-        for _ in range(repeat):
-            gc.collect()
-            gc.disable()
-            started = time.perf_counter()
-            fn()
-            samples.append(time.perf_counter() - started)
-            if was_enabled:
-                gc.enable()
+        started = time.perf_counter()
+        fn()
+        return time.perf_counter() - started
     finally:
         if was_enabled:
             gc.enable()
-    return Timing(tuple(samples))
 
 
 def time_calls(fn: Callable[[], object], *, samples: int, warmup: int) -> Timing:
