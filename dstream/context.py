@@ -315,7 +315,8 @@ class StreamingContext(InputMethods):
             for node in graph.inputs:
                 node.rebuild_recorded_batches()
         if graph.checkpoint_dir:
-            self._checkpointer = Checkpointer(graph, self._sc, graph.checkpoint_dir)
+            self._checkpointer = Checkpointer(graph, self._sc, graph.checkpoint_dir,
+                                              on_error=lambda exc, _t: self._waiter.notify_error(exc))
             if self._has_receivers:
                 # Received blocks are dropped only once a checkpoint no longer needs them.
                 self._receiver_tracker.cleanup_on_clear_metadata = False
@@ -353,15 +354,17 @@ class StreamingContext(InputMethods):
             generator.batch_completed(time_ms)
         checkpointer = self._checkpointer
         if checkpointer is not None and generator is not None:
-            try:
-                checkpointer.write(time_ms, generator.pending_times())
-            except Exception as exc:  # noqa: BLE001 - report, keep the stream running
-                logger.exception("writing the checkpoint of batch %d failed", time_ms)
-                self._waiter.notify_error(exc)
-                return
+            then = None
             if self._has_receivers:
+                # Received blocks may go once a checkpoint no longer needs them: after it is on disk.
                 longest = max((n.remember_ms for n in self._graph.inputs), default=0)
-                self._receiver_tracker.cleanup_old_blocks_and_batches(time_ms - longest)
+                tracker = self._receiver_tracker
+                then = lambda: tracker.cleanup_old_blocks_and_batches(time_ms - longest)  # noqa: E731
+            try:
+                checkpointer.write(time_ms, generator.pending_times(), then)
+            except Exception as exc:  # noqa: BLE001 - report, keep the stream running
+                logger.exception("taking the checkpoint of batch %d failed", time_ms)
+                self._waiter.notify_error(exc)
 
     def _stop_engine(self, graceful: bool) -> None:
         generator, scheduler = self._generator, self._scheduler
@@ -374,6 +377,8 @@ class StreamingContext(InputMethods):
                 scheduler.stop(graceful=True, timeout=_GRACEFUL_JOB_WAIT_S)
             else:
                 scheduler.stop(graceful=False, timeout=_UNGRACEFUL_JOB_WAIT_S)
+        if self._checkpointer is not None:
+            self._checkpointer.close(_THREAD_STOP_WAIT_S)  # what was taken reaches the disk
         try:
             self._graph.stop()
         finally:

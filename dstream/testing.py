@@ -76,7 +76,9 @@ def advance_batches(ssc: StreamingContext, n: int = 1, timeout: float = DEFAULT_
     """Advance the manual clock ``n`` batch intervals, returning when those batches are done.
 
     After a recovery, the batches that the restart re-runs by itself are waited for
-    first; they do not count among the ``n``.
+    first; they do not count among the ``n``. With checkpointing on, it also waits
+    until the metadata checkpoints of those batches are written (they are written on
+    a thread of their own), so a test may read the checkpoint directory at once.
 
     Parameters
     ----------
@@ -115,6 +117,9 @@ def advance_batches(ssc: StreamingContext, n: int = 1, timeout: float = DEFAULT_
                 f"queued: {scheduler.pending_batches()}); an output operation or a "
                 "transform function may be blocked"
             )
+    checkpointer = ssc._checkpointer
+    if checkpointer is not None and not checkpointer.flush(timeout):
+        raise BatchTimeoutError(f"the metadata checkpoints of the batches run were not written within {timeout} s")
 
 
 def collect_batches(dstream: DStream[Any], with_time: bool = False) -> list[Any]:

@@ -9,9 +9,14 @@ What this module owns
 * Per checkpoint, only the data record is built (plain msgpack, see ``files.py``):
   batch and zero time, the batch times not yet completed, each input's position, each
   node's RDD checkpoint directories, the SparkContext's configuration.
-* Checkpoints are written after the jobs of a batch are generated and after a batch
-  completes (Spark's ``DoCheckpoint`` points), from whichever thread reaches them; a
-  lock keeps the writes whole and in order.
+* Checkpoints are taken after the jobs of a batch are generated and after a batch
+  completes (Spark's ``DoCheckpoint`` points): the record is built at once, on the
+  thread that reaches that point, and written by one writer thread in the order the
+  records were taken (Spark's ``CheckpointWriter``), so neither submitting a batch
+  nor starting the next one waits for a file and an fsync. A record older than the
+  newest one written is skipped; ``close()`` (at stop) writes everything taken.
+  Recovery does not depend on a record reaching the disk: a batch whose records were
+  lost is found missing and re-run, and outputs are idempotent.
 * RDD checkpoint directories that no kept metadata file refers to any more are
   deleted, so a long run does not fill the disk.
 """
@@ -21,8 +26,9 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
+import zlib
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from rdd.errors import DriverOnlyError, SerializationError
 from rdd.executor.serializer import dumps_closure
@@ -59,16 +65,35 @@ def pickle_graph(graph: DStreamGraph) -> bytes:
 
 
 class Checkpointer:
-    def __init__(self, graph: DStreamGraph, sc: Any, directory: str) -> None:
+    """Takes a running stream's metadata checkpoints and writes them on its own thread.
+
+    Parameters
+    ----------
+    graph, sc, directory
+        The stream's graph, its SparkContext, the checkpoint directory.
+    on_error
+        Called on the writer thread with the exception and the batch time when a
+        checkpoint cannot be written (the stream keeps running).
+    """
+
+    def __init__(self, graph: DStreamGraph, sc: Any, directory: str,
+                 on_error: Callable[[BaseException, int], None] | None = None) -> None:
         self.graph = graph
         self.sc = sc
         self.directory = directory
         self.graph_bytes = pickle_graph(graph)
         self.graph_digest = write_graph(directory, self.graph_bytes)  # once: checkpoints refer to it
-        self._lock = threading.Lock()
+        self.graph_crc = zlib.crc32(self.graph_bytes)
+        self._on_error = on_error
         self._referenced: deque[set[str]] = deque(maxlen=KEEP)
         self._known: set[str] = set()
         self.last_time: int | None = None
+        self._cond = threading.Condition()
+        self._queue: deque[tuple[int, dict[str, Any], Callable[[], None] | None]] = deque()
+        self._busy = False
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="CheckpointWriter", daemon=True)
+        self._thread.start()
 
     def data(self, time_ms: int, pending: list[int]) -> dict[str, Any]:
         graph = self.graph
@@ -98,15 +123,63 @@ class Checkpointer:
                      if k.startswith(_SAVED_CONF_PREFIXES) and k not in _UNSAVED_CONF],
         }
 
-    def write(self, time_ms: int, pending: list[int]) -> None:
-        """Write the checkpoint of ``time_ms`` (``pending``: batches not yet completed)."""
-        with self._lock:
-            if self.last_time is not None and time_ms < self.last_time:
-                return  # a later checkpoint is already on disk
-            record = self.data(time_ms, pending)
-            write_checkpoint(self.directory, time_ms, record, self.graph_bytes, digest=self.graph_digest)
-            self.last_time = time_ms
-            self._forget_unreferenced({d for files in record["nodes"].values() for d in files.values()})
+    def write(self, time_ms: int, pending: list[int], then: Callable[[], None] | None = None) -> None:
+        """Take the checkpoint of ``time_ms`` now (``pending``: batches not yet completed)
+        and queue it for the writer thread; ``then`` runs there once it is on disk (or
+        once a newer checkpoint is)."""
+        record = self.data(time_ms, pending)
+        with self._cond:
+            if self._closed:  # a job that outlived stop() completing: its batch re-runs on recovery
+                log.debug("checkpoint of batch %d taken after the writer stopped; not written", time_ms)
+                return
+            self._queue.append((time_ms, record, then))
+            self._cond.notify_all()
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until every checkpoint taken so far is written; False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._queue and not self._busy, timeout)
+
+    def close(self, timeout: float) -> None:
+        """Write what is queued (waiting at most ``timeout`` s), then stop the writer thread."""
+        if not self.flush(timeout):
+            log.warning("checkpoint writer: %d checkpoint(s) still unwritten after %.1f s; stopping anyway",
+                        len(self._queue), timeout)
+        with self._cond:
+            self._closed = True
+            self._queue.clear()
+            self._cond.notify_all()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._queue or self._closed)
+                if not self._queue:
+                    return
+                time_ms, record, then = self._queue.popleft()
+                self._busy = True
+            try:
+                self._write_now(time_ms, record)
+                if then is not None:
+                    then()
+            except Exception as exc:  # noqa: BLE001 - reported; the stream keeps running
+                log.exception("writing the checkpoint of batch %d failed", time_ms)
+                if self._on_error is not None:
+                    self._on_error(exc, time_ms)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _write_now(self, time_ms: int, record: dict[str, Any]) -> None:
+        if self.last_time is not None and time_ms < self.last_time:
+            return  # a later checkpoint is already on disk
+        write_checkpoint(self.directory, time_ms, record, self.graph_bytes, digest=self.graph_digest,
+                         graph_crc=self.graph_crc)
+        self.last_time = time_ms
+        self._forget_unreferenced({d for files in record["nodes"].values() for d in files.values()})
 
     def _forget_unreferenced(self, referenced: set[str]) -> None:
         self._referenced.append(referenced)

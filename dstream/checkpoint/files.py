@@ -90,16 +90,20 @@ def write_graph(directory: str, graph: bytes) -> str:
 
 
 def write_checkpoint(directory: str, time_ms: int, data: dict[str, Any], graph: bytes, keep: int = KEEP,
-                     digest: str | None = None) -> str:
+                     digest: str | None = None, graph_crc: int | None = None) -> str:
     """Write the checkpoint of batch ``time_ms`` atomically; returns its path.
 
-    ``digest``: the graph's, when the caller already wrote it with :func:`write_graph`.
+    ``digest`` and ``graph_crc``: the graph's, when the caller already wrote it with
+    :func:`write_graph` and computed its CRC (a graph holding an initial state can be
+    megabytes, and it is the same for every checkpoint of a run).
     """
     if digest is None:
         digest = write_graph(directory, graph)
+    if graph_crc is None:
+        graph_crc = zlib.crc32(graph)
     packed_data = msgpack.packb(data, use_bin_type=True)
     body = msgpack.packb({"format": FORMAT_VERSION, "time_ms": time_ms, "data": packed_data,
-                          "crc": zlib.crc32(packed_data), "graph": digest, "graph_crc": zlib.crc32(graph)},
+                          "crc": zlib.crc32(packed_data), "graph": digest, "graph_crc": graph_crc},
                          use_bin_type=True)
     path = checkpoint_path(directory, time_ms)
     _write_atomically(directory, path, (MAGIC, body))

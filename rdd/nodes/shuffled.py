@@ -44,7 +44,10 @@ class ShuffledNode(LineageNode):
         combined: dict = {}
         if self.map_side_combine:
             for bucket in buckets:
-                agg.merge_combiners_into(combined, bucket)
+                if combined:
+                    agg.merge_combiners_into(combined, bucket)
+                else:  # a combined map output holds each key once: the first needs no merging
+                    combined = dict(bucket)
         else:
             for bucket in buckets:
                 part = agg.combine_values_by_key(bucket)

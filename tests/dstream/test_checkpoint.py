@@ -287,7 +287,9 @@ def test_checkpoints_are_written_after_generation_and_after_completion(msc: Spar
         assert read_checkpoint(path).data["pending"] == [2000]  # generated, not completed
         GATE.set()
         assert ssc._scheduler.wait_batch_done(2000, DEADLINE)
-        assert read_checkpoint(path).data["pending"] == []  # rewritten once the batch completed
+        # Rewritten once the batch completed, by the writer thread (not before completion).
+        wait_until(lambda: read_checkpoint(path).data["pending"] == [], DEADLINE,
+                   "the checkpoint of batch 2 is rewritten without it pending")
     finally:
         GATE.set()
         ssc.stop(stopSparkContext=False)
