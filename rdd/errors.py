@@ -62,6 +62,10 @@ class CheckpointError(SparkError, OSError):
     """A checkpoint directory or file is missing, unreadable or inconsistent."""
 
 
+class LineageTooDeepError(SparkError, RecursionError):
+    """An RDD's lineage is too deep to plan or describe (thousands of uncheckpointed steps)."""
+
+
 class FetchFailedError(SparkError):
     """A reduce task could not read a shuffle output; the map stage is re-run.
 

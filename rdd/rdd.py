@@ -304,18 +304,18 @@ def _label(node: LineageNode) -> str:
     return f"{name}{node.describe()}[{node.id}]{storage}"
 
 
-def _debug_lines(node: LineageNode) -> list[str]:
-    return [f"({node.num_partitions}) {_label(node)}"] + _parent_lines(node)
-
-
-def _parent_lines(node: LineageNode) -> list[str]:
-    lines: list[str] = []
-    for dep in node.dependencies:
+def _debug_lines(root: LineageNode) -> list[str]:
+    """Depth first, without recursion (a lineage can be thousands of steps deep): a
+    narrow parent is drawn at its child's indentation, a shuffle's parent 4 further."""
+    lines = [f"({root.num_partitions}) {_label(root)}"]
+    stack = [(dep, "") for dep in reversed(root.dependencies)]
+    while stack:
+        dep, indent = stack.pop()
+        parent = dep.parent
         if isinstance(dep, ShuffleDependency):
-            stage = _debug_lines(dep.parent)
-            lines.append(" +-" + stage[0])
-            lines.extend("    " + line for line in stage[1:])
+            lines.append(f"{indent} +-({parent.num_partitions}) {_label(parent)}")
+            indent += "    "
         else:
-            lines.append(" |  " + _label(dep.parent))
-            lines.extend(_parent_lines(dep.parent))
+            lines.append(f"{indent} |  {_label(parent)}")
+        stack.extend((d, indent) for d in reversed(parent.dependencies))
     return lines

@@ -13,7 +13,7 @@ import queue
 import threading
 from typing import Any, Callable
 
-from ..errors import ContextStoppedError
+from ..errors import ContextStoppedError, LineageTooDeepError
 from ..nodes.base import LineageNode
 from .dag_scheduler import DAGScheduler, JobFailed, JobSucceeded, MergeAccumulators, SubmitTask
 from .tracking import BlockLocations, MapOutputTracker
@@ -48,7 +48,15 @@ class JobRunner:
                 self.cleaner.drain(self._remove_shuffle, self._remove_rdd)
             job_id = next(self._job_ids)
             try:
-                outcome = self._perform(self.scheduler.submit_job(job_id, node, func, partitions, properties))
+                try:
+                    actions = self.scheduler.submit_job(job_id, node, func, partitions, properties)
+                except RecursionError as exc:
+                    raise LineageTooDeepError(
+                        f"cannot run a job on RDD {node.id} ({node.describe()}): its lineage is too deep to plan "
+                        "(a long chain of transformations or shuffles that was never checkpointed). Cut it every "
+                        "few dozen iterations with rdd.checkpoint() (after sc.setCheckpointDir(dir)) or "
+                        "rdd.localCheckpoint(), followed by an action.") from exc
+                outcome = self._perform(actions)
                 while outcome is None:
                     outcome = self._perform(self.scheduler.handle(self.events.get()))
             finally:

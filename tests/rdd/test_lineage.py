@@ -137,3 +137,24 @@ def test_partition_by_an_equal_partitioner_adds_no_stage(sc: Any) -> None:
     again = partitioned.partitionBy(4)
     assert stage_boundaries(again) == stage_boundaries(partitioned) == 1
     assert sorted(again.collect()) == sorted(partitioned.collect())
+
+
+def _deep_shuffles(sc: Any, levels: int) -> Any:
+    rdd = sc.parallelize([(1, 1), (2, 2)], 2)
+    for i in range(levels):
+        rdd = rdd.partitionBy(1 + i % 2)  # the count alternates, so every step is a shuffle
+    return rdd
+
+
+def test_to_debug_string_of_a_lineage_thousands_of_shuffles_deep(sc: Any) -> None:
+    lines = _deep_shuffles(sc, 3000).toDebugString().decode().splitlines()
+    assert len(lines) == 3001
+    assert lines[-1].startswith(" " * 4 * 2999 + " +-(2) ") and "ParallelCollectionRDD" in lines[-1]
+
+
+def test_a_job_on_a_lineage_too_deep_to_plan_says_how_to_cut_it(sc: Any) -> None:
+    from rdd.errors import LineageTooDeepError
+
+    with pytest.raises(LineageTooDeepError, match=r"lineage is too deep.*checkpoint\(\)"):
+        _deep_shuffles(sc, 3000).count()
+    assert sc.parallelize([1, 2, 3]).count() == 3  # the context still runs jobs
