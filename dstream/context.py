@@ -316,7 +316,8 @@ class StreamingContext(InputMethods):
                 node.rebuild_recorded_batches()
         if graph.checkpoint_dir:
             self._checkpointer = Checkpointer(graph, self._sc, graph.checkpoint_dir,
-                                              on_error=lambda exc, _t: self._waiter.notify_error(exc))
+                                              on_error=lambda exc, _t: self._waiter.notify_error(exc),
+                                              synchronous=self._has_receivers)
             if self._has_receivers:
                 # Received blocks are dropped only once a checkpoint no longer needs them.
                 self._receiver_tracker.cleanup_on_clear_metadata = False
@@ -363,7 +364,7 @@ class StreamingContext(InputMethods):
             try:
                 checkpointer.write(time_ms, generator.pending_times(), then)
             except Exception as exc:  # noqa: BLE001 - report, keep the stream running
-                logger.exception("taking the checkpoint of batch %d failed", time_ms)
+                logger.exception("writing the checkpoint of batch %d failed", time_ms)
                 self._waiter.notify_error(exc)
 
     def _stop_engine(self, graceful: bool) -> None:

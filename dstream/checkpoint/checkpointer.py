@@ -14,7 +14,9 @@ What this module owns
   thread that reaches that point, and written by one writer thread in the order the
   records were taken (Spark's ``CheckpointWriter``), so neither submitting a batch
   nor starting the next one waits for a file and an fsync. A record older than the
-  newest one written is skipped; ``close()`` (at stop) writes everything taken.
+  newest one written is skipped; ``close()`` (at stop) writes everything taken. A
+  stream with receivers writes on the calling thread instead (``synchronous``): its
+  received-block cleanup follows each write on the job thread, as it always has.
   Recovery does not depend on a record reaching the disk: a batch whose records were
   lost is found missing and re-run, and outputs are idempotent.
 * RDD checkpoint directories that no kept metadata file refers to any more are
@@ -74,10 +76,12 @@ class Checkpointer:
     on_error
         Called on the writer thread with the exception and the batch time when a
         checkpoint cannot be written (the stream keeps running).
+    synchronous
+        Write on the calling thread (no writer thread); errors then propagate.
     """
 
     def __init__(self, graph: DStreamGraph, sc: Any, directory: str,
-                 on_error: Callable[[BaseException, int], None] | None = None) -> None:
+                 on_error: Callable[[BaseException, int], None] | None = None, synchronous: bool = False) -> None:
         self.graph = graph
         self.sc = sc
         self.directory = directory
@@ -92,8 +96,11 @@ class Checkpointer:
         self._queue: deque[tuple[int, dict[str, Any], Callable[[], None] | None]] = deque()
         self._busy = False
         self._closed = False
-        self._thread = threading.Thread(target=self._run, name="CheckpointWriter", daemon=True)
-        self._thread.start()
+        self._sync_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        if not synchronous:
+            self._thread = threading.Thread(target=self._run, name="CheckpointWriter", daemon=True)
+            self._thread.start()
 
     def data(self, time_ms: int, pending: list[int]) -> dict[str, Any]:
         graph = self.graph
@@ -127,6 +134,12 @@ class Checkpointer:
         """Take the checkpoint of ``time_ms`` now (``pending``: batches not yet completed)
         and queue it for the writer thread; ``then`` runs there once it is on disk (or
         once a newer checkpoint is)."""
+        if self._thread is None:
+            with self._sync_lock:
+                self._write_now(time_ms, self.data(time_ms, pending))
+            if then is not None:
+                then()
+            return
         record = self.data(time_ms, pending)
         with self._cond:
             if self._closed:  # a job that outlived stop() completing: its batch re-runs on recovery
@@ -149,7 +162,7 @@ class Checkpointer:
             self._closed = True
             self._queue.clear()
             self._cond.notify_all()
-        if self._thread is not threading.current_thread():
+        if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 
     def _run(self) -> None:
