@@ -7,7 +7,9 @@ methods hoisted out of the loop, no per-record allocation beyond the user's own.
 from __future__ import annotations
 
 import dis
+import functools
 import operator
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -97,8 +99,16 @@ def constant_pair_value(fn: Callable) -> int | None:
     followed by a ``+``-reduction into one C-level count (see ``shuffle.fusion``).
     """
     code = getattr(fn, "__code__", None)
-    if (code is None or code.co_argcount != 1 or code.co_kwonlyargcount or code.co_freevars
-            or code.co_flags & 0x0C or getattr(fn, "__defaults__", None)):
+    if code is None or getattr(fn, "__defaults__", None):
+        return None
+    return _constant_of_code(code)
+
+
+@functools.lru_cache(maxsize=512)
+def _constant_of_code(code: types.CodeType) -> int | None:
+    """:func:`constant_pair_value` for a code object (immutable, so the answer is cached:
+    a stream asks again for every batch, and disassembling costs ~50 us)."""
+    if code.co_argcount != 1 or code.co_kwonlyargcount or code.co_freevars or code.co_flags & 0x0C:
         return None
     ops = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "CACHE")]
     shape = [i.opname for i in ops]
