@@ -98,7 +98,7 @@ class Sizes:
 
 FULL = Sizes(window_records=10_000, window_vocabulary=1_000, window_samples=100,
              window_samples_recomputed=30, state_keys=1_000_000, state_batch_keys=10_000,
-             state_samples=30, update_samples=10, memory_keys=1_000_000)
+             state_samples=150, update_samples=10, memory_keys=1_000_000)
 QUICK = Sizes(window_records=2_000, window_vocabulary=500, window_samples=20,
               window_samples_recomputed=8, state_keys=100_000, state_batch_keys=5_000,
               state_samples=10, update_samples=4, memory_keys=100_000)
