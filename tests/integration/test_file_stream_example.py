@@ -26,11 +26,11 @@ def test_hdfs_wordcount_counts_files_moved_into_a_directory(tmp_path: Path) -> N
         "hdfs_wordcount.py", str(watched), "--batch-interval", "0.5", "--master", "local"
     )
     try:
-        example.wait_output(lambda line: line.startswith("Time: "), "a first batch")
+        example.wait_line(lambda line: line.startswith("Time: "), "a first batch")
         staging = tmp_path / "w.txt"
         staging.write_text("hello world hello\n")
         os.replace(staging, watched / "w.txt")
-        example.wait_output(lambda line: line == "('hello', 2)", "('hello', 2)")
+        example.wait_line(lambda line: line == "('hello', 2)", "('hello', 2)")
     finally:
         example.proc.send_signal(__import__("signal").SIGINT)
         assert example.wait() == 0, example.stderr

@@ -34,9 +34,9 @@ def test_network_wordcount_counts_lines_typed_into_nc() -> None:
     with Netcat(port) as nc:
         example = Example("network_wordcount.py", "localhost", str(port), "--batch-interval", "0.5")
         try:
-            example.wait_output(lambda line: line.startswith("Time: "), "a first batch")
+            example.wait_line(lambda line: line.startswith("Time: "), "a first batch")
             nc.type("hello streaming world\nhello again\n")
-            example.wait_output(lambda line: line == "('hello', 2)", "('hello', 2)")
+            example.wait_line(lambda line: line == "('hello', 2)", "('hello', 2)")
         finally:
             example.proc.send_signal(signal.SIGINT)
             rc = example.wait()
@@ -46,7 +46,7 @@ def test_network_wordcount_counts_lines_typed_into_nc() -> None:
 
 def test_ctrl_c_stops_gracefully_without_traceback_or_leftover_processes() -> None:
     example = Example("network_wordcount.py", "--batch-interval", "0.5", "--master", "local[2]")
-    example.wait_output(lambda line: line.startswith("Time: "), "a first batch")
+    example.wait_line(lambda line: line.startswith("Time: "), "a first batch")
     workers = example.children()
     assert workers, "local[2] should have started worker processes"
     example.proc.send_signal(signal.SIGINT)

@@ -31,16 +31,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from dstream import StreamingContext
 from rdd import SparkConf, SparkContext
+from tests.integration.watched import DEADLINE, WatchedProcess, alive
+
+__all__ = ["DEADLINE", "Driver", "alive", "outputs"]
 
 
 def write_batch(out: str, time_ms: int, lines: list[str]) -> None:
@@ -115,52 +114,14 @@ def main() -> None:
 
 
 # -- the test side -------------------------------------------------------------------------
-ROOT = Path(__file__).resolve().parents[2]
-DEADLINE = 60.0
 
 
-class Driver:
+class Driver(WatchedProcess):
     """``wal_driver`` in a subprocess: its stdout lines as they come, its workers, its exit."""
 
     def __init__(self, *args: str, batch_cost: float = 0.0) -> None:
-        env = dict(os.environ, PYTHONPATH=str(ROOT), WAL_DRIVER_BATCH_COST=str(batch_cost))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.integration.wal_driver", *args],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.lines: list[str] = []
-        self.err: list[str] = []
-        self._cond = threading.Condition()
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self.err), daemon=True).start()
-
-    def _pump(self, stream: Any, into: list[str]) -> None:
-        for line in stream:
-            with self._cond:
-                into.append(line.rstrip("\n"))
-                self._cond.notify_all()
-
-    @property
-    def stderr(self) -> str:
-        with self._cond:
-            return "\n".join(self.err)
-
-    def wait_line(self, predicate: Any, what: str, timeout: float = DEADLINE) -> str:
-        """Wait for a stdout line matching ``predicate``; return it."""
-        def found() -> str | None:
-            return next((x for x in self.lines if predicate(x)), None)
-
-        with self._cond:
-            self._cond.wait_for(lambda: found() is not None or self.proc.poll() is not None, timeout)
-            line = found()
-        if line is None:
-            raise AssertionError(f"driver never printed {what}; stdout tail {self.lines[-5:]}; "
-                                 f"stderr tail {self.stderr[-3000:]}")
-        return line
+        super().__init__("tests.integration.wal_driver", list(args), {"WAL_DRIVER_BATCH_COST": str(batch_cost)},
+                         "the driver")
 
     def received(self) -> int:
         with self._cond:
@@ -170,47 +131,6 @@ class Driver:
     def wait_received(self, n: int, timeout: float = DEADLINE) -> None:
         self.wait_line(lambda x: x.startswith("received ") and int(x.split()[1]) >= n,
                        f"received {n}", timeout)
-
-    def children(self) -> list[int]:
-        """PIDs of the driver's child processes (its worker pool)."""
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == self.proc.pid:
-                found.append(int(entry))
-        return found
-
-    def signal(self, signum: int) -> None:
-        self.proc.send_signal(signum)
-
-    def wait(self, timeout: float = DEADLINE) -> int:
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout)
-            raise AssertionError(f"the driver did not exit within {timeout} s; stderr tail "
-                                 f"{self.stderr[-3000:]}") from None
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(DEADLINE)
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-        return state != "Z"
-    except OSError:
-        return False
 
 
 def outputs(out: Path) -> list[str]:

@@ -21,11 +21,11 @@ def test_kafka_wordcount_counts_the_sample_lines(kafka):
                       "--batches", "2", "--batch-interval", "0.5", "--master", "local[2]")
     assert example.wait() == 0, example.stderr
     assert "wrote 1 sample lines" in example.stderr
-    pairs = [ast.literal_eval(line) for line in example.out if line.startswith("(")]
+    pairs = [ast.literal_eval(line) for line in example.lines if line.startswith("(")]
     expected = Counter(SAMPLE_TEXT[0].split(" "))
     assert len(expected) <= 10  # pprint shows 10 elements per batch: all of them here
     assert Counter(dict(pairs)) == expected
-    assert sum(line.startswith("Time: ") for line in example.out) == 2
+    assert sum(line.startswith("Time: ") for line in example.lines) == 2
 
 
 def test_kafka_wordcount_reports_a_missing_topic(kafka):
