@@ -124,6 +124,23 @@ def is_sum_aggregator(agg: Aggregator | None) -> bool:
             and _is_plain_add(agg.merge_combiners))
 
 
+def singleton_list(value: Any) -> list[Any]:
+    """Create-combiner of a grouping into lists (groupByKey, updateStateByKey's batch)."""
+    return [value]
+
+
+def append_to_list(values: list[Any], value: Any) -> list[Any]:
+    """Merge-value of a grouping into lists."""
+    values.append(value)
+    return values
+
+
+def extend_list(values: list[Any], more: list[Any]) -> list[Any]:
+    """Merge-combiners of a grouping into lists."""
+    values.extend(more)
+    return values
+
+
 def identity_combiner() -> Callable[[Any], Any]:
     """The create-combiner of reduce-like aggregations (recognised by the fast path)."""
     return _identity

@@ -31,7 +31,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rdd import join as _join
-from rdd.aggregator import Aggregator, identity_combiner
+from rdd.aggregator import Aggregator, append_to_list, extend_list, identity_combiner, singleton_list
 from rdd.partitioner import Partitioner, portable_hash
 from rdd.resultiterable import ResultIterable
 
@@ -47,20 +47,6 @@ W = TypeVar("W")
 C = TypeVar("C")
 
 # --- per-record helpers shipped to tasks -------------------------------------------
-
-
-def _singleton_list(value: V) -> list[V]:
-    return [value]
-
-
-def _append(values: list[V], value: V) -> list[V]:
-    values.append(value)
-    return values
-
-
-def _extend(values: list[V], more: list[V]) -> list[V]:
-    values.extend(more)
-    return values
 
 
 def _zero_then(zero: U, func: Callable[[U, V], U], value: V) -> U:
@@ -397,7 +383,7 @@ class PairRDDFunctions:
         >>> sorted(rdd.groupByKey().mapValues(list).collect())
         [('a', [1, 1]), ('b', [1])]
         """
-        aggregator = Aggregator(_singleton_list, _append, _extend)
+        aggregator = Aggregator(singleton_list, append_to_list, extend_list)
         grouped = self._combine_by_key(aggregator, numPartitions, partitionFunc, False)
         return grouped.mapValues(ResultIterable)
 

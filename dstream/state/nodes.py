@@ -24,7 +24,7 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any, Callable
 
-from rdd.aggregator import constant_pair_value
+from rdd.aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
 from rdd.nodes.narrow import ZipPartitionsNode
 from rdd.partitioner import Partitioner
 from rdd.storage.level import StorageLevel
@@ -33,8 +33,7 @@ from dstream.nodes.base import StreamNode
 from dstream.nodes.stateful import StatefulNode
 from dstream.state.spec import StateSpec
 from dstream.state.table import StateRecord
-from dstream.state.update import (InitialStateFunction, MapWithStateFunction, UpdateStateFunction, append, extend,
-                                  single)
+from dstream.state.update import InitialStateFunction, MapWithStateFunction, UpdateStateFunction
 
 if TYPE_CHECKING:
     from dstream.graph import DStreamGraph
@@ -119,7 +118,7 @@ class UpdateStateNode(StatefulNode):
             # map(lambda x: (x, c)): count on the map side (exact), expand to [c] * n.
             data = batch.reduceByKey(operator.add, p.numPartitions, p.partitionFunc)
         else:
-            data = batch.combineByKey(single, append, extend, p.numPartitions, p.partitionFunc)
+            data = batch.combineByKey(singleton_list, append_to_list, extend_list, p.numPartitions, p.partitionFunc)
         state = sc._wrap(ZipPartitionsNode([previous._node, data._node], UpdateStateFunction(self.update, c)))
         state._node.partitioner = p
         return state

@@ -139,17 +139,3 @@ class UpdateStateFunction:
             new = update(values, None)
             if new is not None:
                 yield (key, new)
-
-
-def single(value: Any) -> list[Any]:
-    return [value]
-
-
-def append(values: list[Any], value: Any) -> list[Any]:
-    values.append(value)
-    return values
-
-
-def extend(values: list[Any], more: list[Any]) -> list[Any]:
-    values.extend(more)
-    return values
