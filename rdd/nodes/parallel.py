@@ -40,9 +40,6 @@ class _SerializedSlice:
     def __init__(self, payload: bytes) -> None:
         self.payload = payload
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_SerializedSlice, (self.payload,))
-
 
 def slice_sequence(data: Sequence[Any], num_slices: int) -> list[Sequence[Any]]:
     """Split ``data`` into ``num_slices`` contiguous slices: slice i is ``[i*n//p, (i+1)*n//p)``."""
@@ -52,10 +49,8 @@ def slice_sequence(data: Sequence[Any], num_slices: int) -> list[Sequence[Any]]:
 
 def serialize_slices(data: Sequence[Any], num_slices: int, dumps: Callable[[Any], bytes]) -> list[Any]:
     """:func:`slice_sequence`, each slice serialized with ``dumps`` (ranges stay lazy)."""
-    if isinstance(data, range):
-        return slice_sequence(data, num_slices)
-    n = len(data)
-    return [_SerializedSlice(dumps(data[i * n // num_slices:(i + 1) * n // num_slices])) for i in range(num_slices)]
+    slices = slice_sequence(data, num_slices)
+    return slices if isinstance(data, range) else [_SerializedSlice(dumps(s)) for s in slices]
 
 
 class ParallelCollectionNode(LineageNode):
