@@ -17,6 +17,7 @@ from typing import Any, Iterator
 import cloudpickle
 
 from ..errors import DriverOnlyError, SerializationError
+from . import pickler as closure_pickler
 
 
 def dumps_closure(obj: Any, what: str) -> bytes:
@@ -25,7 +26,7 @@ def dumps_closure(obj: Any, what: str) -> bytes:
     ``what`` says what is being pickled ("the functions of stage 3"), for the message.
     """
     try:
-        return cloudpickle.dumps(obj, protocol=5)
+        return closure_pickler.dumps(obj, protocol=5)
     except DriverOnlyError as exc:
         found = _find_unpicklable(obj, set(), 0)
         if found:

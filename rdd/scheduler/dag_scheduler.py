@@ -318,8 +318,12 @@ def _ancestors(stage: Stage) -> list[Stage]:
 
 
 def _annotate(error: BaseException, stage: Stage, spec: TaskSpec, traceback_text: str) -> None:
-    """Attach the worker's traceback and say where the task ran."""
-    if traceback_text and error.__cause__ is None:
+    """Attach the worker's traceback and say where the task ran.
+
+    Only an error that crossed from a worker process lacks its own traceback; one raised
+    inline (``local``) has it already, and the text would print the same frames twice.
+    """
+    if traceback_text and error.__cause__ is None and error.__traceback__ is None:
         error.__cause__ = RemoteTraceback(traceback_text)
     note = f"(in stage {stage.id}, partition {spec.partition}, attempt {spec.attempt}: {stage.node.describe()})"
     if hasattr(error, "add_note"):
