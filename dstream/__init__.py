@@ -9,6 +9,7 @@ Streaming script and it runs on the ``rdd`` engine.
 from __future__ import annotations
 
 from rdd import StorageLevel
+from rdd.logs import install_default_handler as _install_default_handler
 
 from dstream.context import StreamingContext
 from dstream.state.spec import State, StateSpec
@@ -23,6 +24,8 @@ from dstream.errors import (
 from dstream.listener import StreamingListener
 from dstream.receiver.receiver import Receiver
 from dstream.time import Duration, Milliseconds, Minutes, Seconds
+
+_install_default_handler(__name__)  # see rdd.logs: the log's default output, as Spark's
 
 __all__ = [
     "BatchTimeoutError",

@@ -35,6 +35,7 @@ __all__ = [
     "Seconds",
     "Time",
     "datetime_to_ms",
+    "describe_time",
     "duration_ms",
     "format_ms",
     "ms_to_datetime",
@@ -181,6 +182,15 @@ def format_ms(ms: int) -> str:
     if abs(ms) < 1000:
         return f"{ms} ms"
     return f"{ms / 1000:g} s"
+
+
+def describe_time(ms: int) -> str:
+    """A batch time for messages and logs: ``'2026-12-01 15:20:03.150 [1764602403150 ms]'``.
+
+    Local time, readable, then Spark's own form (epoch milliseconds) in brackets, so a
+    message can be matched with ``BatchInfo.batchTime()`` and the checkpoint files.
+    """
+    return f"{ms_to_datetime(ms):%Y-%m-%d %H:%M:%S}.{ms % 1000:03d} [{ms} ms]"
 
 
 def ms_to_datetime(ms: int) -> datetime:

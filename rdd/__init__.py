@@ -50,6 +50,12 @@ _WHERE = {
 
 __all__ = sorted(_WHERE)
 
+# Spark prints its log (WARN and above, unless setLogLevel says otherwise) to stderr
+# from the start; so does this package, unless the application configures logging.
+from .logs import install_default_handler as _install_default_handler  # noqa: E402
+
+_install_default_handler(__name__)
+
 
 def __getattr__(name: str) -> _typing.Any:
     where = _WHERE.get(name)

@@ -23,6 +23,7 @@ from .conf import DEFAULT_MASTER, SparkConf, parse_master
 from .env import Env
 from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
 from .executor.serializer import DRIVER_ONLY_MESSAGE, dumps_records
+from .logs import LIBRARY_LOGGERS, level_of
 from .nodes.files import (PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files,
                           plan_splits)
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
@@ -196,13 +197,23 @@ class SparkContext:
                                       "SparkContext to run more jobs.")
 
     def setLogLevel(self, logLevel: str) -> None:
-        """Set the log level of the engine's loggers (``INFO``, ``WARN``, ``ERROR``...)."""
-        level = {"ALL": logging.NOTSET, "TRACE": logging.DEBUG, "WARN": logging.WARNING, "FATAL": logging.CRITICAL,
-                 "OFF": logging.CRITICAL + 10}.get(logLevel.upper(), getattr(logging, logLevel.upper(), None))
-        if not isinstance(level, int):
-            raise ValueError(f"unknown log level {logLevel!r}: use ALL, DEBUG, INFO, WARN, ERROR, FATAL or OFF")
-        logging.getLogger("rdd").setLevel(level)
-        logging.getLogger("dstream").setLevel(level)
+        """Control the engine's log level (the ``rdd`` and ``dstream`` loggers).
+
+        Parameters
+        ----------
+        logLevel : str
+            One of ``ALL``, ``DEBUG``, ``ERROR``, ``FATAL``, ``INFO``, ``OFF``, ``TRACE``,
+            ``WARN`` (any case). Without an application logging configuration the log goes
+            to stderr, Spark's way (``25/12/01 15:20:03 INFO JobScheduler: ...``).
+
+        Raises
+        ------
+        ValueError
+            If ``logLevel`` is not one of those names.
+        """
+        level = level_of(logLevel)
+        for name in LIBRARY_LOGGERS:
+            logging.getLogger(name).setLevel(level)
 
     def setLocalProperty(self, key: str, value: str | None) -> None:
         """Set a property that tasks of jobs submitted from this thread can read."""

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from dstream.clock import Clock
 from dstream.scheduler.job import JobSet
 from dstream.scheduler.job_scheduler import JobScheduler
+from dstream.time import describe_time
 
 if TYPE_CHECKING:
     from dstream.graph import DStreamGraph
@@ -159,8 +160,7 @@ class JobGenerator:
                 try:
                     stale = graph.clear_metadata(t)
                 except Exception as exc:  # noqa: BLE001 - cleanup must not stop the timer
-                    logger.exception("clearing metadata of batch %d failed", t)
-                    scheduler.report_error(exc, f"cleanup of batch {t}")
+                    scheduler.report_error(exc, f"clearing the metadata of batch {describe_time(t)}")
                 else:
                     if stale:
                         scheduler.unpersist(stale)
@@ -169,7 +169,7 @@ class JobGenerator:
                     self._before_generate(time_ms)
                 jobs = graph.generate_jobs(time_ms)
             except Exception as exc:  # noqa: BLE001 - Spark skips the batch and reports
-                scheduler.report_error(exc, f"generating the jobs of batch {time_ms}")
+                scheduler.report_error(exc, f"generating jobs for time {describe_time(time_ms)}")
                 scheduler.skip(time_ms)
                 self._mark_generated(time_ms)
                 return
@@ -188,8 +188,7 @@ class JobGenerator:
         try:
             self.on_tick(time_ms)
         except BaseException as exc:  # noqa: BLE001 - keep the grid alive
-            logger.exception("the job generator failed at batch %d", time_ms)
-            self._scheduler.report_error(exc, f"the job generator at batch {time_ms}")
+            self._scheduler.report_error(exc, f"in the job generator at {describe_time(time_ms)}")
             self._scheduler.skip(time_ms)
             self._mark_generated(time_ms)
 
@@ -202,7 +201,7 @@ class JobGenerator:
         for time_ms in self._replay:  # recovery: pending and missed batches, in order
             if cancel.is_set():
                 return
-            logger.info("recovery: running batch %d again", time_ms)
+            logger.info("recovery: running batch %s again", describe_time(time_ms))
             self._tick(time_ms)
         self._replay = []
         while not cancel.is_set():

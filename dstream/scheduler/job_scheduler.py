@@ -33,12 +33,14 @@ import logging
 import queue
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any
 
 from dstream.clock import Clock
 from dstream.lifecycle import TerminationWaiter
 from dstream.listener import (
+    BatchInfo,
     StreamingListenerBatchCompleted,
     StreamingListenerBatchStarted,
     StreamingListenerBatchSubmitted,
@@ -46,7 +48,8 @@ from dstream.listener import (
     StreamingListenerOutputOperationStarted,
 )
 from dstream.listener_bus import ListenerBus
-from dstream.scheduler.job import JobSet
+from dstream.scheduler.job import Job, JobSet
+from dstream.time import describe_time
 
 __all__ = ["JobScheduler"]
 
@@ -138,13 +141,21 @@ class JobScheduler:
         """Record batch ``time_ms`` as processed without jobs (keeps progress in order)."""
         self._queue.put(_Skip(time_ms))
 
-    def report_error(self, error: BaseException, where: str) -> None:
-        """Hand an error to ``awaitTermination``; the stream keeps running."""
-        if not self._waiter.notify_error(error):
-            logger.error("%s failed again (awaitTermination re-raises the first error)", where,
-                         exc_info=error)
+    def report_error(self, error: BaseException, what: str) -> None:
+        """Log ``Error <what>`` and hand the error to ``awaitTermination``; the stream runs on.
+
+        The first error is printed once, by whoever receives it from
+        ``awaitTermination`` (uncaught, its traceback is Python's last word): the log
+        line names it without repeating its traceback. Later errors reach nobody else,
+        so their log line carries the traceback.
+        """
+        summary = " ".join("".join(traceback.format_exception_only(type(error), error)).split("\n")).strip()
+        if self._waiter.notify_error(error):
+            logger.error("Error %s: %s (awaitTermination raises it, with its traceback)", what,
+                         summary)
         else:
-            logger.error("%s failed", where, exc_info=error)
+            logger.error("Error %s (awaitTermination raises the first error)", what,
+                         exc_info=error)
 
     # -- progress --------------------------------------------------------------------
     @property
@@ -190,7 +201,7 @@ class JobScheduler:
             except BaseException as exc:  # noqa: BLE001 - the job thread must survive
                 # Job.run records user errors itself; this is a bug of ours or of a
                 # listener record. Report it and keep the progress moving, never hang.
-                self.report_error(exc, "the job scheduler")
+                self.report_error(exc, "in the job scheduler")
                 if isinstance(item, JobSet) and self._done_time != item.time_ms:
                     self._batch_over(item.time_ms)
 
@@ -215,15 +226,18 @@ class JobScheduler:
             job.end_time = clock.now_ms()
             if job.error is not None:
                 self._failed_jobs += 1
-                self.report_error(
-                    job.error,
-                    f"output operation {job.output_op_id} ({job.name}) of batch {job.time_ms}",
-                )
+                self.report_error(job.error, f"running job {_job_name(job)}")
+            elif logger.isEnabledFor(logging.INFO):
+                logger.info("Finished job %s in %.3f s", _job_name(job),
+                            (job.end_time - job.start_time) / 1000)
             if bus.listeners:
                 bus.post(StreamingListenerOutputOperationCompleted(job.info()))
         job_set.processing_end = clock.now_ms()
-        if bus.listeners:
-            bus.post(StreamingListenerBatchCompleted(job_set.batch_info()))
+        if bus.listeners or logger.isEnabledFor(logging.INFO):
+            info = job_set.batch_info()
+            if bus.listeners:
+                bus.post(StreamingListenerBatchCompleted(info))
+            _log_batch(info)
         # A failed job does not keep the batch's RDDs alive (Spark would keep the batch
         # pending); later batches would clean them anyway, and the error is reported.
         self._on_batch_done(job_set.time_ms)
@@ -234,3 +248,16 @@ class JobScheduler:
             self._done_time = time_ms
             self._done_batches += 1
             self._progress.notify_all()
+
+
+def _job_name(job: Job) -> str:
+    """Spark's ``streaming job <time> ms.<op>``, with the time readable, and the operation."""
+    return f"streaming job {describe_time(job.time_ms)}.{job.output_op_id} ({job.name})"
+
+
+def _log_batch(info: BatchInfo) -> None:
+    """One INFO line per batch: its time, records, processing time and scheduling delay."""
+    if logger.isEnabledFor(logging.INFO):
+        logger.info("Finished batch %s: %d records, processing time %.3f s, scheduling delay %.3f s",
+                    describe_time(info.batchTime().milliseconds()), info.numRecords(),
+                    info.processingDelay() / 1000, info.schedulingDelay() / 1000)
