@@ -295,8 +295,8 @@ class ReceiverSupervisor:
             message = stop.message if stop is not None else "Stopped"
             error = stop.error if stop is not None else None
             self.stop_error = error
-            self._stop_receiver(message, error)
-            self.block_generator.stop()
+            self._stop_receiver(message, error, final=True)
+            self.block_generator.stop()  # a no-op unless the receiver never started
             self._state = ReceiverState.TERMINATED
             self._terminated.set()
 
@@ -368,7 +368,13 @@ class ReceiverSupervisor:
             self.request_restart("Error starting receiver", exc)
         return True
 
-    def _stop_receiver(self, message: str, error: BaseException | None) -> None:
+    def _stop_receiver(self, message: str, error: BaseException | None, final: bool = False) -> None:
+        """``onStop``, then deregister; ``final``: flush the block generator in between.
+
+        After ``onStop`` no record can be stored, so flushing there pushes and reports
+        the last buffered records before ``onReceiverStopped`` reads the receiver's
+        ``receivedRecords()``: the count then includes them.
+        """
         with self._state_lock:
             if self._state is not ReceiverState.STARTED:
                 return
@@ -377,6 +383,8 @@ class ReceiverSupervisor:
             self.receiver.onStop()
         except Exception:  # noqa: BLE001 - logged, never thrown (Spark)
             logger.exception("receiver %s of stream %d: onStop failed", self.name, self.stream_id)
+        if final:
+            self.block_generator.stop()
         try:
             self._host.deregister_receiver(self.stream_id, message, error)
         except Exception:  # noqa: BLE001

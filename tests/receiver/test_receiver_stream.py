@@ -143,3 +143,36 @@ def test_receiver_stream_rejects_non_receivers(rsc: Any) -> None:
     with pytest.raises(TypeError, match="instance of dstream.Receiver"):
         ssc.receiverStream(lambda: None)
     ssc.stop(stopSparkContext=False)
+
+
+def test_receiver_stopped_counts_the_records_of_the_final_flush(make_sc: Any) -> None:
+    """Every line sent before a graceful stop is in onReceiverStopped's receivedRecords.
+
+    The block interval (60 s) is far longer than the test: no block is cut while the
+    lines arrive, all of them are still in the block generator's buffer when the stop
+    begins, and only its final flush pushes them. The batches run on the system clock
+    (0.2 s), so the graceful stop can process that last block.
+    """
+    from tests.receiver.helpers import wait_until
+    from tests.receiver.servers import LineServer
+
+    lines = 1234
+    with LineServer() as server:
+        sc = make_sc("local[2]", receiver_conf(**{"spark.streaming.blockInterval": "60s"}))
+        ssc = SSC(sc, 0.2)
+        out = collect_batches(ssc.socketTextStream("127.0.0.1", server.port))
+        recorder = Recorder()
+        ssc.addStreamingListener(recorder)
+        ssc.start()
+        try:
+            server.send("".join(f"line {i}\n" for i in range(lines)))
+            supervisor = ssc._receiver_tracker.supervisor(0)
+            assert supervisor is not None
+            wait_until(lambda: supervisor.block_generator.statistics().records_added == lines,
+                       f"the receiver storing {lines} lines")
+            assert supervisor.block_generator.statistics().blocks_generated == 0
+        finally:
+            ssc.stop(stopSparkContext=False, stopGraceFully=True)
+    stopped = [info for kind, info in recorder.events if kind == "stopped"]
+    assert [info.receivedRecords() for info in stopped] == [lines]
+    assert sum(len(batch) for batch in out) == lines
