@@ -35,6 +35,7 @@ venv: $(STAMP)
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
 	  { echo "make: $(PYTHON) is missing or older than 3.10; run with PYTHON=python3.11" >&2; exit 1; }
+	@echo "make: creating $(VENV) and installing dstreams into it (first run only, about 30 s)..."
 	@$(PYTHON) -m venv $(VENV) || { \
 	  rm -rf $(VENV); \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -48,7 +49,8 @@ $(PY):
 # The stamp records a successful install; it is redone only when the packaging files
 # change (or the venv is recreated), so `make test` stays instant.
 $(STAMP): pyproject.toml setup.cfg | $(PY)
-	$(PY) -m pip install --quiet --quiet --config-settings editable_mode=compat -e '.[test]'
+	@echo "make: installing dstreams (editable) and its test tools into $(VENV)..."
+	@$(PY) -m pip install --quiet --quiet -e '.[test]'
 	@touch $@
 
 # pytest exits 5 when it collects no test. That is an error by default; CI-style callers
