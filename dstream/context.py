@@ -161,6 +161,9 @@ class StreamingContext(InputMethods):
         self._recovery: Recovery | None = None
         self._stopping = False
         self._stop_handed_off = False  # a graceful stop from the job thread runs on its own thread
+        # hook(time_ms), on the job thread after each batch with jobs: dstream.testing's
+        # stop_after_batches needs a point no later batch has passed yet.
+        self._batch_done_hooks: list[Callable[[int], None]] = []
         # The SIGTERM handler that start() replaced (see "Shutdown" above), if it did.
         self._sigterm_previous: Any = None
         self._sigterm_installed = False
@@ -366,6 +369,8 @@ class StreamingContext(InputMethods):
             except Exception as exc:  # noqa: BLE001 - report, keep the stream running
                 logger.exception("writing the checkpoint of batch %d failed", time_ms)
                 self._waiter.notify_error(exc)
+        for hook in self._batch_done_hooks:
+            hook(time_ms)
 
     def _stop_engine(self, graceful: bool) -> None:
         generator, scheduler = self._generator, self._scheduler

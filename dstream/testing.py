@@ -11,6 +11,8 @@ and collect each batch's output. Every wait has a deadline and fails with
 * :func:`manual_clock`, :func:`advance_batches`, :func:`collect_batches` — the pieces,
   for tests that need the StreamingContext itself (listeners, lifecycle, several
   outputs).
+* :func:`stop_after_batches` — on any clock, exactly N batches run: for programs that
+  must stop after a given number of batches (the examples' ``--batches N``).
 
 A batch is "done" when its output operations finished (or failed, or it had none);
 ``advance_batches`` returns only when every batch it advanced through is done.
@@ -44,6 +46,7 @@ __all__ = [
     "collect_batches",
     "manual_clock",
     "run_batches",
+    "stop_after_batches",
 ]
 
 #: Seconds to wait for one batch before failing. Generous: a batch of a unit test takes
@@ -120,6 +123,51 @@ def advance_batches(ssc: StreamingContext, n: int = 1, timeout: float = DEFAULT_
     checkpointer = ssc._checkpointer
     if checkpointer is not None and not checkpointer.flush(timeout):
         raise BatchTimeoutError(f"the metadata checkpoints of the batches run were not written within {timeout} s")
+
+
+def stop_after_batches(ssc: StreamingContext, batches: int) -> None:
+    """Stop ``ssc`` right after its ``batches``-th batch, so that exactly that many run.
+
+    The stop is made on the job thread when that batch's output operations are over,
+    before another batch can start: batches generated meanwhile are dropped and data
+    received after that batch is not processed (``stop(stopGraceFully=False)``). A
+    graceful stop could not promise the count: it runs one more batch for what was
+    received while it stopped. ``awaitTermination`` returns once the stop is done; the
+    SparkContext keeps running (``ssc.stop()`` stops it afterwards). Only batches with
+    jobs count (a batch without output operations has nothing to show); after a
+    recovery from a checkpoint, the batches the restart runs again count too.
+
+    Parameters
+    ----------
+    ssc
+        A StreamingContext that is not started yet.
+    batches
+        How many batches to run, at least 1.
+
+    Raises
+    ------
+    ValueError
+        If ``batches`` is not a positive integer.
+    StreamingStateError
+        If ``ssc`` was already started or stopped.
+    """
+    if isinstance(batches, bool) or not isinstance(batches, int) or batches < 1:
+        raise ValueError(f"batches must be a positive integer (the number of batches to run), "
+                         f"got {batches!r}")
+    if ssc._state is not State.INITIALIZED:
+        raise StreamingStateError(
+            f"stop_after_batches needs a StreamingContext that is not started yet; this one is "
+            f"{ssc._state.value}: call it before ssc.start()"
+        )
+    done = 0
+
+    def count(time_ms: int) -> None:
+        nonlocal done
+        done += 1
+        if done == batches:
+            ssc.stop(stopSparkContext=False, stopGraceFully=False)
+
+    ssc._batch_done_hooks.append(count)
 
 
 def collect_batches(dstream: DStream[Any], with_time: bool = False) -> list[Any]:

@@ -1,19 +1,24 @@
-"""Helpers shared by the streaming examples: a sample line server and a clean run loop.
+"""Helpers shared by the streaming examples: options, a sample line server, a clean run loop.
 
-This module owns two things the examples need beyond Spark's originals, so that each
-example runs with no setup and stops cleanly:
+This module owns what the examples need beyond Spark's originals, so that each example
+runs with no setup, takes the same options and stops cleanly:
+
+* :func:`add_run_options` — ``--batches``, ``--batch-interval`` and ``--master``, the
+  same in every example (each with its help text).
 
 * :class:`SampleLineServer` — a TCP server on 127.0.0.1 (a free port) that sends lines
   of sample text to each client at a steady pace, standing in for ``nc -lk 9999``.
-* :func:`run` — start a StreamingContext and run it until ``--batches`` batches have
-  completed, a timeout, Ctrl-C or SIGTERM; then stop it gracefully (received data is
-  processed first) and the SparkContext with it, so no worker process is left behind.
+* :func:`run` — start a StreamingContext and run it for exactly ``--batches`` batches,
+  or until a timeout, Ctrl-C or SIGTERM (a graceful stop: received data is processed
+  first); then stop the SparkContext with it, so no worker process is left behind.
   Ctrl-C prints one line, never a traceback. An error raised by a batch is printed with
   its traceback and gives exit status 1.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import signal
 import socket
 import sys
@@ -21,7 +26,8 @@ import threading
 import traceback
 from typing import Any
 
-from dstream import StreamingContext, StreamingListener
+from dstream import StreamingContext
+from dstream.testing import stop_after_batches
 
 SAMPLE_TEXT = """\
 the quick brown fox jumps over the lazy dog
@@ -35,6 +41,86 @@ small batches make a stream look continuous
 """.splitlines()
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a number of seconds greater than 0."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return value
+
+
+def add_run_options(parser: argparse.ArgumentParser, batches: int | None = None,
+                    master: str = "local[2]") -> None:
+    """Add ``--batches N``, ``--batch-interval S`` and ``--master`` to ``parser``.
+
+    ``--batch-duration`` is accepted as a hidden alias of ``--batch-interval`` (an earlier
+    name in ``queue_stream.py``).
+    """
+    until = "run until Ctrl-C" if batches is None else str(batches)
+    parser.add_argument("--batches", type=positive_int, default=batches, metavar="N",
+                        help=f"run exactly N batches, then stop (default: {until}); "
+                             "what arrives after the last one is not processed")
+    parser.add_argument("--batch-interval", type=positive_float, default=1.0, metavar="S",
+                        help="seconds per batch (default: %(default)s)")
+    parser.add_argument("--batch-duration", type=positive_float, dest="batch_interval",
+                        default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    parser.add_argument("--master", default=master,
+                        help="local, local[N] or local[*] (default: %(default)s)")
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the optional ``<hostname> <port>`` of the socket examples."""
+    parser.add_argument("hostname", nargs="?",
+                        help="server to connect to (default: a built-in sample server on 127.0.0.1)")
+    parser.add_argument("port", nargs="?", type=int, help="its TCP port")
+
+
+def server_address(parser: argparse.ArgumentParser,
+                   args: argparse.Namespace) -> tuple[str, int, SampleLineServer | None]:
+    """``(host, port, server)``: the given server, or a started :class:`SampleLineServer`."""
+    if (args.hostname is None) != (args.port is None):
+        parser.error("give both <hostname> and <port>, or neither to use the built-in sample server")
+    if args.hostname is not None:
+        return args.hostname, args.port, None
+    server = SampleLineServer()
+    print(f"No <hostname> <port> given: sending sample text from {server.host}:{server.port}",
+          file=sys.stderr)
+    return server.host, server.port, server
+
+
+def sample_server_for_checkpoint(checkpoint: str) -> SampleLineServer:
+    """A :class:`SampleLineServer` on the port the earlier runs with ``checkpoint`` used.
+
+    A stream recovered from a checkpoint connects where the first run's stream did (the
+    address is part of the checkpointed graph), so the sample server of a rerun must
+    listen there again; its port is kept in the checkpoint directory.
+    """
+    path = os.path.join(checkpoint, "sample-server-port")
+    try:
+        with open(path, encoding="ascii") as f:
+            port = int(f.read())
+    except (OSError, ValueError):
+        port = 0
+    try:
+        server = SampleLineServer(port=port)
+    except OSError as exc:
+        raise SystemExit(f"cannot serve sample text on 127.0.0.1:{port} again, where the stream of "
+                         f"checkpoint {checkpoint} connects: {exc}. Free the port, or remove "
+                         f"{checkpoint} to start from scratch.") from None
+    os.makedirs(checkpoint, exist_ok=True)
+    with open(path, "w", encoding="ascii") as f:
+        f.write(str(server.port))
+    return server
+
+
 class SampleLineServer:
     """Serve :data:`SAMPLE_TEXT` lines forever to every client, ``lines_per_second`` each.
 
@@ -42,13 +128,19 @@ class SampleLineServer:
     ----------
     lines_per_second
         Pace of each client's stream.
+    port
+        Port to listen on (default: a free one).
     """
 
-    def __init__(self, lines_per_second: float = 40.0) -> None:
+    def __init__(self, lines_per_second: float = 40.0, port: int = 0) -> None:
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind(("127.0.0.1", 0))
-        self._listener.listen(4)
+        try:
+            self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self._listener.bind(("127.0.0.1", port))
+            self._listener.listen(4)
+        except OSError:
+            self._listener.close()
+            raise
         self.host, self.port = self._listener.getsockname()[:2]
         self._pause = 1.0 / lines_per_second
         self._stopped = threading.Event()
@@ -82,22 +174,13 @@ class SampleLineServer:
             pass
 
 
-class _BatchCounter(StreamingListener):
-    def __init__(self, limit: int | None, done: threading.Event) -> None:
-        self.completed = 0
-        self._limit = limit
-        self._done = done
-
-    def onBatchCompleted(self, batchCompleted: Any) -> None:  # noqa: N802, N803
-        self.completed += 1
-        if self._limit is not None and self.completed >= self._limit:
-            self._done.set()
-
-
 def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None = None) -> int:
-    """Run ``ssc`` until ``batches`` batches completed, ``timeout`` seconds, Ctrl-C or SIGTERM.
+    """Run ``ssc`` until ``batches`` batches ran, ``timeout`` seconds, Ctrl-C or SIGTERM.
 
-    Returns the exit status: 0, or 1 if a batch raised an error.
+    ``batches``: exactly that many batches run (see
+    :func:`dstream.testing.stop_after_batches`); what arrives after the last one is not
+    processed. Ctrl-C and SIGTERM stop gracefully instead: what was received is processed.
+    Returns the exit status: 0, or 1 if a batch raised an error or ``timeout`` passed.
     """
     done = threading.Event()
     reason: list[str] = []
@@ -108,7 +191,8 @@ def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None
         done.set()
 
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    ssc.addStreamingListener(_BatchCounter(batches, done))
+    if batches is not None:
+        stop_after_batches(ssc, batches)
     status = 0
     try:
         ssc.start()
@@ -118,6 +202,8 @@ def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None
                 break
             waited += 0.1
             if timeout is not None and waited >= timeout:
+                print(f"stopping: {batches} batches did not run within {timeout} s", file=sys.stderr)
+                status = 1
                 break
     except Exception:  # noqa: BLE001 - a batch failed: report it like Spark's driver would
         traceback.print_exc()

@@ -7,7 +7,7 @@ closes what ``onStart`` opened — and how to use it with ``ssc.receiverStream``
 
 Usage::
 
-    custom_receiver.py [<hostname> <port>] [--batches N] [--master local[2]]
+    custom_receiver.py [<hostname> <port>] [--batches N] [--batch-interval S] [--master local[2]]
 
 Without a host and port it starts a line server with sample text on 127.0.0.1.
 """
@@ -19,7 +19,7 @@ import socket
 import sys
 import threading
 
-from _live import SampleLineServer, run  # beside this script, which is on sys.path[0]
+from _live import add_run_options, add_server_arguments, run, server_address  # beside this script
 
 from dstream import StreamingContext
 from dstream.receiver import Receiver
@@ -71,22 +71,20 @@ class LineReceiver(Receiver):
                 self.restart(f"Error receiving data from {self.host}:{self.port}", e)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Word count over a custom line receiver.")
-    parser.add_argument("hostname", nargs="?")
-    parser.add_argument("port", nargs="?", type=int)
-    parser.add_argument("--batches", type=int, default=None)
-    parser.add_argument("--master", default="local[2]")
+    add_server_arguments(parser)
+    add_run_options(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
-    server = None
-    host, port = args.hostname, args.port
-    if host is None or port is None:
-        server = SampleLineServer()
-        host, port = server.host, server.port
-        print(f"No <hostname> <port> given: sending sample text from {host}:{port}", file=sys.stderr)
+    host, port, server = server_address(parser, args)
 
     sc = SparkContext(args.master, appName="CustomReceiver")
-    ssc = StreamingContext(sc, 1)
+    ssc = StreamingContext(sc, args.batch_interval)
     lines = ssc.receiverStream(LineReceiver(host, port))
     words = lines.flatMap(lambda line: line.split(" "))
     word_counts = words.map(lambda word: (word, 1)).reduceByKey(lambda a, b: a + b)

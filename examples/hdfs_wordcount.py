@@ -5,7 +5,7 @@ directory instead of HDFS).
 
 Usage::
 
-    hdfs_wordcount.py [<directory>] [--batches N] [--master local[2]]
+    hdfs_wordcount.py [<directory>] [--batches N] [--batch-interval S] [--master local[2]]
 
 ``<directory>`` is the directory the stream monitors. Create text files in it by
 **moving** them in (write elsewhere, then ``mv``): a file written in place may be read
@@ -27,19 +27,17 @@ import sys
 import tempfile
 import threading
 
-from _live import SAMPLE_TEXT, run  # beside this script, which is on sys.path[0]
+from _live import SAMPLE_TEXT, add_run_options, run  # beside this script, which is on sys.path[0]
 
 from dstream import StreamingContext
 from rdd import SparkContext
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Count the words of new files in a directory, per batch.")
     parser.add_argument("directory", nargs="?", help="directory to monitor (default: a temporary one fed with samples)")
-    parser.add_argument("--batches", type=int, default=None, help="stop after N batches (default: run until Ctrl-C)")
-    parser.add_argument("--batch-interval", type=float, default=1.0, help="seconds per batch (default: 1)")
-    parser.add_argument("--master", default="local[2]", help="local, local[N] or local[*] (default: %(default)s)")
-    return parser.parse_args(argv)
+    add_run_options(parser)
+    return parser
 
 
 def feed_samples(directory: str, stop: threading.Event, every: float) -> None:
@@ -55,7 +53,7 @@ def feed_samples(directory: str, stop: threading.Event, every: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     stop_feeding = threading.Event()
     scratch = None
     directory = args.directory

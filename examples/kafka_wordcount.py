@@ -21,9 +21,10 @@ Without a broker of your own, start the project's test broker first::
 
 (the script sets ``KAFKA_BOOTSTRAP``; a literal ``$KAFKA_BOOTSTRAP`` argument is read from
 the environment). ``--sample-lines N`` first writes N lines of sample text to the topic
-with ``KafkaUtils.writeToKafka`` (created if missing), so counts appear at once; with
-``--from-beginning`` the stream starts at the topic's earliest offsets instead of only
-new records. Ctrl-C stops it gracefully.
+with ``KafkaUtils.writeToKafka`` (created if missing) and starts the stream at the
+topic's earliest offsets, so the first batch counts them; ``--from-beginning`` does the
+latter alone. Otherwise only records written after the start are counted. Ctrl-C stops
+it gracefully.
 """
 
 from __future__ import annotations
@@ -32,24 +33,30 @@ import argparse
 import os
 import sys
 
-from _live import SAMPLE_TEXT, run  # beside this script, which is on sys.path[0]
+from _live import SAMPLE_TEXT, add_run_options, run  # beside this script, which is on sys.path[0]
 
 from dstream import StreamingContext
 from dstream.kafka import KafkaUtils
 from rdd import SparkContext
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Count the words of a Kafka topic, per batch.")
-    parser.add_argument("bootstrap", help="Kafka bootstrap servers, host:port[,host:port]")
+    parser.add_argument("bootstrap", help="Kafka bootstrap servers, host:port[,host:port] "
+                                          "('$KAFKA_BOOTSTRAP': read from the environment)")
     parser.add_argument("topic", help="topic to read")
-    parser.add_argument("--batches", type=int, default=None, help="stop after N batches (default: run until Ctrl-C)")
-    parser.add_argument("--batch-interval", type=float, default=1.0, help="seconds per batch (default: 1)")
     parser.add_argument("--from-beginning", action="store_true",
-                        help="start at the earliest offsets (default: only records written from now on)")
-    parser.add_argument("--sample-lines", type=int, default=0,
-                        help="first write N lines of sample text to the topic (default: 0)")
-    parser.add_argument("--master", default="local[2]", help="local, local[N] or local[*] (default: %(default)s)")
+                        help="start at the earliest offsets (default: only records written from now "
+                             "on, or from the earliest with --sample-lines)")
+    parser.add_argument("--sample-lines", type=int, default=0, metavar="N",
+                        help="first write N lines of sample text to the topic and count from the "
+                             "earliest offsets, so they are counted (default: 0)")
+    add_run_options(parser)
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.bootstrap == "$KAFKA_BOOTSTRAP":
         args.bootstrap = os.environ.get("KAFKA_BOOTSTRAP", "")
@@ -67,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
             sample = [(None, SAMPLE_TEXT[i % len(SAMPLE_TEXT)]) for i in range(args.sample_lines)]
             written = KafkaUtils.writeToKafka(sc.parallelize(sample), args.topic, kafka_params)
             print(f"wrote {written} sample lines to {args.topic}", file=sys.stderr)
-        if args.from_beginning:
+        if args.from_beginning or args.sample_lines > 0:
+            # The sample was written before the stream starts: from the latest offsets
+            # it would not be counted at all.
             kafka_params["auto.offset.reset"] = "smallest"
         ssc = StreamingContext(sc, args.batch_interval)
     except BaseException:

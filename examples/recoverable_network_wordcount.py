@@ -11,7 +11,7 @@ Each batch's counts are printed and appended to the output file.
 Usage::
 
     recoverable_network_wordcount.py <hostname> <port> <checkpoint-directory> <output-file>
-        [--batches N]
+        [--batches N] [--batch-interval S] [--master local[2]]
 
 To run it against Netcat::
 
@@ -32,7 +32,7 @@ import tempfile
 from operator import add
 from typing import Any
 
-from _live import SampleLineServer, run  # beside this script, which is on sys.path[0]
+from _live import add_run_options, add_server_arguments, run, server_address  # beside this script
 
 from dstream import StreamingContext
 from rdd import SparkContext
@@ -52,14 +52,15 @@ def getDroppedWordsCounter(sparkContext: SparkContext) -> Any:  # noqa: N802
     return globals()["droppedWordsCounter"]
 
 
-def createContext(host: str, port: int, outputPath: str, checkpointDirectory: str, master: str) -> StreamingContext:  # noqa: N802, N803
+def createContext(host: str, port: int, outputPath: str, checkpointDirectory: str, master: str,  # noqa: N802, N803
+                  interval: float = 1.0) -> StreamingContext:
     # If you do not see this printed, that means the StreamingContext has been loaded
     # from the new checkpoint
     print("Creating new context")
     if os.path.exists(outputPath):
         os.remove(outputPath)
     sc = SparkContext(master, appName="PythonStreamingRecoverableNetworkWordCount")
-    ssc = StreamingContext(sc, 1)
+    ssc = StreamingContext(sc, interval)
     ssc.checkpoint(checkpointDirectory)
 
     # Create a socket stream on target ip:port and count the
@@ -92,29 +93,30 @@ def createContext(host: str, port: int, outputPath: str, checkpointDirectory: st
     return ssc
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Recoverable word count over a TCP text stream.")
-    parser.add_argument("hostname", nargs="?")
-    parser.add_argument("port", nargs="?", type=int)
-    parser.add_argument("checkpoint", nargs="?")
-    parser.add_argument("output", nargs="?")
-    parser.add_argument("--batches", type=int, default=None)
-    parser.add_argument("--master", default="local[2]")
+    add_server_arguments(parser)
+    parser.add_argument("checkpoint", nargs="?",
+                        help="checkpoint directory; a rerun with the same one recovers from it "
+                             "(default: a temporary one)")
+    parser.add_argument("output", nargs="?",
+                        help="file the counts are appended to (default: a temporary one)")
+    add_run_options(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
-    server = None
     scratch = None
-    host, port = args.hostname, args.port
-    if host is None or port is None:
-        server = SampleLineServer()
-        host, port = server.host, server.port
-        print(f"No <hostname> <port> given: sending sample text from {host}:{port}", file=sys.stderr)
+    host, port, server = server_address(parser, args)
     if args.checkpoint is None or args.output is None:
         scratch = tempfile.TemporaryDirectory(prefix="recoverable-wordcount-")
     checkpoint = args.checkpoint or os.path.join(scratch.name, "checkpoint")  # type: ignore[union-attr]
     output = args.output or os.path.join(scratch.name, "out.txt")  # type: ignore[union-attr]
 
     ssc = StreamingContext.getOrCreate(
-        checkpoint, lambda: createContext(host, port, output, checkpoint, args.master)
+        checkpoint, lambda: createContext(host, port, output, checkpoint, args.master, args.batch_interval)
     )
     try:
         return run(ssc, args.batches)

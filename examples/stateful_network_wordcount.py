@@ -7,13 +7,19 @@ initial state of ``hello: 1, world: 1``. Stateful streams need a checkpoint dire
 Usage::
 
     stateful_network_wordcount.py [<hostname> <port>] [--checkpoint DIR] [--batches N]
+                                  [--batch-interval S] [--master local[2]]
 
 To run it against Netcat::
 
     $ nc -lk 9999
-    $ python examples/stateful_network_wordcount.py localhost 9999
+    $ python examples/stateful_network_wordcount.py localhost 9999 --checkpoint /tmp/totals
 
 Without a host and port it starts its own line server with sample text on 127.0.0.1.
+
+With ``--checkpoint DIR`` the context comes from ``StreamingContext.getOrCreate``: run
+the same command again after a stop or a crash (``kill -9``) and the totals continue
+from the last checkpoint instead of starting from zero. Without it the checkpoint is a
+temporary directory and every run starts afresh.
 """
 
 from __future__ import annotations
@@ -22,34 +28,36 @@ import argparse
 import sys
 import tempfile
 
-from _live import SampleLineServer, run  # beside this script, which is on sys.path[0]
+from _live import (  # beside this script, which is on sys.path[0]
+    add_run_options,
+    add_server_arguments,
+    run,
+    sample_server_for_checkpoint,
+    server_address,
+)
 
 from dstream import StreamingContext
 from rdd import SparkContext
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Running word counts over a TCP text stream.")
-    parser.add_argument("hostname", nargs="?")
-    parser.add_argument("port", nargs="?", type=int)
-    parser.add_argument("--checkpoint", help="checkpoint directory (default: a temporary one)")
-    parser.add_argument("--batches", type=int, default=None)
-    parser.add_argument("--master", default="local[2]")
-    args = parser.parse_args(argv)
-    server = None
-    host, port = args.hostname, args.port
-    if host is None or port is None:
-        server = SampleLineServer()
-        host, port = server.host, server.port
-        print(f"No <hostname> <port> given: sending sample text from {host}:{port}", file=sys.stderr)
-    scratch = tempfile.TemporaryDirectory(prefix="stateful-wordcount-") if args.checkpoint is None else None
+    add_server_arguments(parser)
+    parser.add_argument("--checkpoint", metavar="DIR",
+                        help="checkpoint directory; a rerun with the same one continues the totals "
+                             "(default: a temporary one, deleted at exit)")
+    add_run_options(parser)
+    return parser
 
-    sc = SparkContext(args.master, appName="PythonStreamingStatefulNetworkWordCount")
-    ssc = StreamingContext(sc, 1)
-    ssc.checkpoint(args.checkpoint or scratch.name)  # type: ignore[union-attr]
+
+def createContext(host: str, port: int, checkpoint: str, master: str,  # noqa: N802
+                  interval: float) -> StreamingContext:
+    sc = SparkContext(master, appName="PythonStreamingStatefulNetworkWordCount")
+    ssc = StreamingContext(sc, interval)
+    ssc.checkpoint(checkpoint)
 
     # RDD with initial state (key, value) pairs
-    initialStateRDD = sc.parallelize([("hello", 1), ("world", 1)])
+    initialStateRDD = sc.parallelize([("hello", 1), ("world", 1)])  # noqa: N806 - Spark's name
 
     def updateFunc(new_values, last_sum):  # noqa: N802 - Spark's example's name
         return sum(new_values) + (last_sum or 0)
@@ -59,7 +67,27 @@ def main(argv: list[str] | None = None) -> int:
                           .map(lambda word: (word, 1))\
                           .updateStateByKey(updateFunc, initialRDD=initialStateRDD)
     running_counts.pprint()
+    return ssc
 
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    scratch = None
+    checkpoint = args.checkpoint
+    if checkpoint is None:
+        scratch = tempfile.TemporaryDirectory(prefix="stateful-wordcount-")
+        checkpoint = scratch.name
+    if args.hostname is None and args.port is None and args.checkpoint is not None:
+        server = sample_server_for_checkpoint(checkpoint)
+        host, port = server.host, server.port
+        print(f"No <hostname> <port> given: sending sample text from {host}:{port}", file=sys.stderr)
+    else:
+        host, port, server = server_address(parser, args)
+
+    ssc = StreamingContext.getOrCreate(
+        checkpoint, lambda: createContext(host, port, checkpoint, args.master, args.batch_interval)
+    )
     try:
         return run(ssc, args.batches)
     finally:

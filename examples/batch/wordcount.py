@@ -5,7 +5,7 @@ The batch word count of Spark's ``examples/src/main/python/wordcount.py``, on ds
 
 Usage::
 
-    python examples/rdd/wordcount.py [FILE] [--master local[*]] [--lines N] [--top 20]
+    python examples/batch/wordcount.py [FILE] [--master local[*]] [--lines N] [--top 20]
 
 Without FILE it writes a sample text of ``--lines`` lines to a temporary directory first
 and counts that. Output: one ``word: count`` line per word, most frequent first.
@@ -24,8 +24,8 @@ from _corpus import write_corpus  # beside this script, which is on sys.path[0]
 from rdd import SparkContext
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Parse the command line."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's options."""
     parser = argparse.ArgumentParser(description="Count the words of a text file.")
     parser.add_argument("file", nargs="?", type=Path,
                         help="text file to count (default: a generated sample)")
@@ -36,6 +36,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "(default: %(default)s)")
     parser.add_argument("--top", type=int, default=20,
                         help="how many words to print (default: %(default)s)")
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.file is not None and not args.file.is_file():
         parser.error(f"{args.file} is not a file")

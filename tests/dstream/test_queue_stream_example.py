@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,12 @@ def test_queue_stream_example(no_active_context: None, capsys: pytest.CaptureFix
     spec = importlib.util.spec_from_file_location("queue_stream_example", EXAMPLE)
     assert spec is not None and spec.loader is not None
     module: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.main(["--batches", "2", "--batch-duration", "0.05", "--master", "local", "--timeout", "30"])
+    sys.path.insert(0, str(EXAMPLE.parent))  # as when Python runs the script: for _live
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(EXAMPLE.parent))
+    assert module.main(["--batches", "2", "--batch-interval", "0.05", "--master", "local", "--timeout", "30"]) == 0
     out = capsys.readouterr().out
     assert out.count("-" * 43 + "\nTime: ") == 2
     blocks = [block for block in out.split("\n\n") if block.strip()]

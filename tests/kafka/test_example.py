@@ -28,6 +28,27 @@ def test_kafka_wordcount_counts_the_sample_lines(kafka):
     assert sum(line.startswith("Time: ") for line in example.lines) == 2
 
 
+def test_the_documented_command_counts_its_sample_lines(kafka):
+    """examples/README.md's command: ``'$KAFKA_BOOTSTRAP' words --sample-lines 40 --batches 3``.
+
+    The sample is written before the stream starts, so the stream must start at the
+    earliest offsets to count it (from the latest it printed three empty batches).
+    """
+    from examples._live import SAMPLE_TEXT
+
+    topic = kafka.unused_topic()
+    example = Example("kafka_wordcount.py", "$KAFKA_BOOTSTRAP", topic, "--sample-lines", "40", "--batches", "3",
+                      env={"KAFKA_BOOTSTRAP": kafka.bootstrap})
+    assert example.wait() == 0, example.stderr
+    assert "wrote 40 sample lines" in example.stderr
+    assert sum(line.startswith("Time: ") for line in example.lines) == 3
+    pairs = [ast.literal_eval(line) for line in example.lines if line.startswith("(")]
+    assert pairs, f"no counts printed:\n{example.stdout}"
+    expected = Counter(word for i in range(40) for word in SAMPLE_TEXT[i % len(SAMPLE_TEXT)].split(" "))
+    # All 40 lines are in the first batch; pprint shows its first 10 counts.
+    assert len(pairs) == 10 and all(count == expected[word] for word, count in pairs), pairs
+
+
 def test_kafka_wordcount_reports_a_missing_topic(kafka):
     topic = kafka.unused_topic()
     example = Example("kafka_wordcount.py", kafka.bootstrap, topic, "--batches", "1", "--master", "local")
