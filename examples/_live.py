@@ -79,7 +79,8 @@ def add_run_options(parser: argparse.ArgumentParser, batches: int | None = None,
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the optional ``<hostname> <port>`` of the socket examples."""
     parser.add_argument("hostname", nargs="?",
-                        help="server to connect to (default: a built-in sample server on 127.0.0.1)")
+                        help="server to connect to "
+                             "(default: a built-in sample server on 127.0.0.1)")
     parser.add_argument("port", nargs="?", type=int, help="its TCP port")
 
 
@@ -87,7 +88,8 @@ def server_address(parser: argparse.ArgumentParser,
                    args: argparse.Namespace) -> tuple[str, int, SampleLineServer | None]:
     """``(host, port, server)``: the given server, or a started :class:`SampleLineServer`."""
     if (args.hostname is None) != (args.port is None):
-        parser.error("give both <hostname> and <port>, or neither to use the built-in sample server")
+        parser.error("give both <hostname> and <port>, "
+                     "or neither to use the built-in sample server")
     if args.hostname is not None:
         return args.hostname, args.port, None
     server = SampleLineServer()
@@ -202,7 +204,8 @@ def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None
                 break
             waited += 0.1
             if timeout is not None and waited >= timeout:
-                print(f"stopping: {batches} batches did not run within {timeout} s", file=sys.stderr)
+                print(f"stopping: {batches} batches did not run within {timeout} s",
+                      file=sys.stderr)
                 status = 1
                 break
     except Exception:  # noqa: BLE001 - a batch failed: report it like Spark's driver would

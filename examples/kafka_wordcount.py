@@ -46,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                                           "('$KAFKA_BOOTSTRAP': read from the environment)")
     parser.add_argument("topic", help="topic to read")
     parser.add_argument("--from-beginning", action="store_true",
-                        help="start at the earliest offsets (default: only records written from now "
-                             "on, or from the earliest with --sample-lines)")
+                        help="start at the earliest offsets (default: only records written "
+                             "from now on, or from the earliest with --sample-lines)")
     parser.add_argument("--sample-lines", type=int, default=0, metavar="N",
                         help="first write N lines of sample text to the topic and count from the "
                              "earliest offsets, so they are counted (default: 0)")

@@ -29,7 +29,8 @@ from rdd import SparkContext
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="Count words received from a TCP server, per batch.")
+    parser = argparse.ArgumentParser(
+        description="Count words received from a TCP server, per batch.")
     add_server_arguments(parser)
     parser.add_argument("--host", dest="host_option", help="same as <hostname>")
     parser.add_argument("--port", dest="port_option", type=int, help="same as <port>")

@@ -52,7 +52,8 @@ def getDroppedWordsCounter(sparkContext: SparkContext) -> Any:  # noqa: N802
     return globals()["droppedWordsCounter"]
 
 
-def createContext(host: str, port: int, outputPath: str, checkpointDirectory: str, master: str,  # noqa: N802, N803
+def createContext(host: str, port: int, outputPath: str,  # noqa: N802, N803
+                  checkpointDirectory: str, master: str,  # noqa: N803
                   interval: float = 1.0) -> StreamingContext:
     # If you do not see this printed, that means the StreamingContext has been loaded
     # from the new checkpoint
@@ -116,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     output = args.output or os.path.join(scratch.name, "out.txt")  # type: ignore[union-attr]
 
     ssc = StreamingContext.getOrCreate(
-        checkpoint, lambda: createContext(host, port, output, checkpoint, args.master, args.batch_interval)
+        checkpoint,
+        lambda: createContext(host, port, output, checkpoint, args.master, args.batch_interval),
     )
     try:
         return run(ssc, args.batches)

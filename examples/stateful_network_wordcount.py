@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.hostname is None and args.port is None and args.checkpoint is not None:
         server = sample_server_for_checkpoint(checkpoint)
         host, port = server.host, server.port
-        print(f"No <hostname> <port> given: sending sample text from {host}:{port}", file=sys.stderr)
+        print(f"No <hostname> <port> given: sending sample text from {host}:{port}",
+              file=sys.stderr)
     else:
         host, port, server = server_address(parser, args)
 

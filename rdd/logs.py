@@ -28,7 +28,8 @@ import logging
 import sys
 import time
 
-__all__ = ["LIBRARY_LOGGERS", "DefaultHandler", "SparkFormatter", "install_default_handler", "level_of"]
+__all__ = ["LIBRARY_LOGGERS", "DefaultHandler", "SparkFormatter", "install_default_handler",
+           "level_of"]
 
 #: The top-level loggers of the library; every module logs below one of them.
 LIBRARY_LOGGERS = ("rdd", "dstream")
@@ -91,7 +92,8 @@ class SparkFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         stamp = time.strftime("%y/%m/%d %H:%M:%S", time.localtime(record.created))
-        text = f"{stamp} {_spark_level_name(record.levelno)} {_class_name(record.name)}: {record.getMessage()}"
+        level, where = _spark_level_name(record.levelno), _class_name(record.name)
+        text = f"{stamp} {level} {where}: {record.getMessage()}"
         if record.exc_info:
             text = f"{text}\n{self.formatException(record.exc_info)}"
         if record.stack_info:

@@ -368,7 +368,8 @@ class ReceiverSupervisor:
             self.request_restart("Error starting receiver", exc)
         return True
 
-    def _stop_receiver(self, message: str, error: BaseException | None, final: bool = False) -> None:
+    def _stop_receiver(self, message: str, error: BaseException | None,
+                       final: bool = False) -> None:
         """``onStop``, then deregister; ``final``: flush the block generator in between.
 
         After ``onStop`` no record can be stored, so flushing there pushes and reports

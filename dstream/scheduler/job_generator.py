@@ -160,7 +160,8 @@ class JobGenerator:
                 try:
                     stale = graph.clear_metadata(t)
                 except Exception as exc:  # noqa: BLE001 - cleanup must not stop the timer
-                    scheduler.report_error(exc, f"clearing the metadata of batch {describe_time(t)}")
+                    scheduler.report_error(
+                        exc, f"clearing the metadata of batch {describe_time(t)}")
                 else:
                     if stale:
                         scheduler.unpersist(stale)

@@ -149,7 +149,8 @@ class JobScheduler:
         line names it without repeating its traceback. Later errors reach nobody else,
         so their log line carries the traceback.
         """
-        summary = " ".join("".join(traceback.format_exception_only(type(error), error)).split("\n")).strip()
+        lines = traceback.format_exception_only(type(error), error)
+        summary = " ".join("".join(lines).split("\n")).strip()
         if self._waiter.notify_error(error):
             logger.error("Error %s: %s (awaitTermination raises it, with its traceback)", what,
                          summary)
@@ -258,6 +259,6 @@ def _job_name(job: Job) -> str:
 def _log_batch(info: BatchInfo) -> None:
     """One INFO line per batch: its time, records, processing time and scheduling delay."""
     if logger.isEnabledFor(logging.INFO):
-        logger.info("Finished batch %s: %d records, processing time %.3f s, scheduling delay %.3f s",
-                    describe_time(info.batchTime().milliseconds()), info.numRecords(),
-                    info.processingDelay() / 1000, info.schedulingDelay() / 1000)
+        logger.info("Finished batch %s: %d records, processing time %.3f s, "
+                    "scheduling delay %.3f s", describe_time(info.batchTime().milliseconds()),
+                    info.numRecords(), info.processingDelay() / 1000, info.schedulingDelay() / 1000)

@@ -21,7 +21,8 @@ def test_queue_stream_example(no_active_context: None, capsys: pytest.CaptureFix
         spec.loader.exec_module(module)
     finally:
         sys.path.remove(str(EXAMPLE.parent))
-    assert module.main(["--batches", "2", "--batch-interval", "0.05", "--master", "local", "--timeout", "30"]) == 0
+    args = ["--batches", "2", "--batch-interval", "0.05", "--master", "local", "--timeout", "30"]
+    assert module.main(args) == 0
     out = capsys.readouterr().out
     assert out.count("-" * 43 + "\nTime: ") == 2
     blocks = [block for block in out.split("\n\n") if block.strip()]

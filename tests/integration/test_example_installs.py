@@ -42,7 +42,8 @@ INSTALL_TIMEOUT_S = 300  # pip fetches setuptools for the isolated build
 
 
 def scripts() -> list[str]:
-    return sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.py") if not p.name.startswith("_"))
+    return sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.py")
+                  if not p.name.startswith("_"))
 
 
 def copy_sources(into: Path) -> Path:
@@ -58,16 +59,18 @@ def copy_sources(into: Path) -> Path:
 def install(tmp: Path, editable: bool) -> Path:
     """A virtual environment with dstreams installed from a copy of the sources."""
     venv = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=120)
     python = venv / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = subprocess.run([str(python), "-c", purelib], check=True, capture_output=True,
+                          text=True).stdout.strip()
     dependencies = Path(cloudpickle.__file__).resolve().parents[1]
     assert dependencies == Path(sysconfig.get_paths()["purelib"]).resolve()
     Path(site, "dstreams-test-dependencies.pth").write_text(f"{dependencies}\n")
     src = copy_sources(tmp)
-    command = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-               *(["-e"] if editable else []), str(src)]
+    command = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+               "--no-deps", *(["-e"] if editable else []), str(src)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
     assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}"
     return python
@@ -86,5 +89,6 @@ def test_every_example_runs_against_an_installed_dstreams(tmp_path: Path, editab
         run = subprocess.run([str(python), str(EXAMPLES / script), *args], cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=120)
         if run.returncode != 0 or "Traceback" in run.stderr:
-            failures.append(f"{script} {' '.join(args)}: exit {run.returncode}\n{run.stderr[-2000:]}")
+            failures.append(f"{script} {' '.join(args)}: exit {run.returncode}\n"
+                            f"{run.stderr[-2000:]}")
     assert not failures, "\n\n".join(failures)

@@ -10,7 +10,6 @@ import argparse
 import importlib.metadata
 import importlib.util
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -57,7 +56,8 @@ def test_every_option_has_help_text(script: str) -> None:
     for action in parser._actions:
         if action.help == argparse.SUPPRESS:
             continue  # a hidden alias (--batch-duration)
-        assert action.help and action.help.strip(), f"{script}: {action.option_strings or action.dest} has no help"
+        name = action.option_strings or action.dest
+        assert action.help and action.help.strip(), f"{script}: {name} has no help"
 
 
 @pytest.mark.parametrize("script", STREAMING + ["kafka_wordcount.py"])
@@ -85,7 +85,8 @@ def test_batches_n_runs_exactly_n_batches(script: str) -> None:
 
 def importable_names() -> set[str]:
     """Top-level names an example may import: ours, our dependencies', the standard library's."""
-    return {"rdd", "dstream", *sys.stdlib_module_names, *importlib.metadata.packages_distributions()}
+    dependencies = importlib.metadata.packages_distributions()
+    return {"rdd", "dstream", *sys.stdlib_module_names, *dependencies}
 
 
 def test_nothing_beside_an_example_shadows_a_module() -> None:

@@ -61,8 +61,9 @@ sys.exit(0 if ok else 3)
 STAMP = r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d"
 WARNING = re.compile(rf"^{STAMP} WARN StreamingContext: StreamingContext has already been started$",
                      re.MULTILINE)
-BATCH = re.compile(rf"^{STAMP} INFO JobScheduler: Finished batch \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{{3}} "
-                   r"\[\d+ ms\]: \d+ records, processing time \d+\.\d{3} s, scheduling delay \d+\.\d{3} s$",
+BATCH = re.compile(rf"^{STAMP} INFO JobScheduler: Finished batch "
+                   r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[\d+ ms\]: \d+ records, "
+                   r"processing time \d+\.\d{3} s, scheduling delay \d+\.\d{3} s$",
                    re.MULTILINE)
 JOB = re.compile(rf"^{STAMP} INFO JobScheduler: Finished job streaming job \d{{4}}-\d\d-\d\d "
                  r"\d\d:\d\d:\d\d\.\d{3} \[\d+ ms\]\.0 \(pprint\) in \d+\.\d{3} s$", re.MULTILINE)
@@ -118,7 +119,8 @@ def test_set_log_level_takes_sparks_levels_in_any_case(sc) -> None:
     before = logging.getLogger("rdd").level
     try:
         sc.setLogLevel("trace")
-        assert logging.getLogger("rdd").isEnabledFor(5) and not logging.getLogger("rdd").isEnabledFor(1)
+        rdd_logger = logging.getLogger("rdd")
+        assert rdd_logger.isEnabledFor(5) and not rdd_logger.isEnabledFor(1)
         sc.setLogLevel("All")
         assert logging.getLogger("dstream").isEnabledFor(1)
     finally:

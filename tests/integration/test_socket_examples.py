@@ -127,7 +127,8 @@ def test_stateful_network_wordcount_continues_its_totals_after_kill_9(tmp_path: 
         before: list[dict[str, int]] = []
         while True:
             assert first.proc.poll() is None, first.stderr
-            assert time.monotonic() < deadline, f"no recoverable state within {DEADLINE} s: {first.stderr}"
+            assert time.monotonic() < deadline, (f"no recoverable state within {DEADLINE} s: "
+                                                 f"{first.stderr}")
             # Printed before the state's RDD checkpoint exists: totals it holds, or older ones.
             printed = printed_totals(list(first.lines))
             states = [p.stat().st_mtime_ns for p in checkpoint.glob("*/rdd-*/part-*")]

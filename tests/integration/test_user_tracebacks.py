@@ -46,7 +46,8 @@ finally:
 # with the time also readable.
 BATCH_ERROR = re.compile(
     r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d ERROR JobScheduler: Error running job streaming job "
-    r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \[(\d+) ms\]\.0 \(pprint\): ValueError: no threes here",
+    r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \[(\d+) ms\]\.0 \(pprint\): "
+    r"ValueError: no threes here",
     re.MULTILINE,
 )
 
@@ -59,7 +60,8 @@ def test_a_failing_batch_prints_the_users_file_and_line_once(
     script = tmp_path / "failing_stream.py"
     if defined_in == "__main__":
         source = DRIVER.format(define=FAILING)
-        where, line = script, source.splitlines().index('        raise ValueError("no threes here")') + 1
+        raising = source.splitlines().index('        raise ValueError("no threes here")')
+        where, line = script, raising + 1
     else:
         where, line = tmp_path / "user_functions.py", 3
         where.write_text(FAILING)

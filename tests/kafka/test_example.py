@@ -37,14 +37,15 @@ def test_the_documented_command_counts_its_sample_lines(kafka):
     from examples._live import SAMPLE_TEXT
 
     topic = kafka.unused_topic()
-    example = Example("kafka_wordcount.py", "$KAFKA_BOOTSTRAP", topic, "--sample-lines", "40", "--batches", "3",
-                      env={"KAFKA_BOOTSTRAP": kafka.bootstrap})
+    example = Example("kafka_wordcount.py", "$KAFKA_BOOTSTRAP", topic, "--sample-lines", "40",
+                      "--batches", "3", env={"KAFKA_BOOTSTRAP": kafka.bootstrap})
     assert example.wait() == 0, example.stderr
     assert "wrote 40 sample lines" in example.stderr
     assert sum(line.startswith("Time: ") for line in example.lines) == 3
     pairs = [ast.literal_eval(line) for line in example.lines if line.startswith("(")]
     assert pairs, f"no counts printed:\n{example.stdout}"
-    expected = Counter(word for i in range(40) for word in SAMPLE_TEXT[i % len(SAMPLE_TEXT)].split(" "))
+    lines = [SAMPLE_TEXT[i % len(SAMPLE_TEXT)] for i in range(40)]
+    expected = Counter(word for line in lines for word in line.split(" "))
     # All 40 lines are in the first batch; pprint shows its first 10 counts.
     assert len(pairs) == 10 and all(count == expected[word] for word, count in pairs), pairs
 
