@@ -86,6 +86,10 @@ def restore(path: str) -> StreamingContext | None:
     except Exception as exc:  # noqa: BLE001 - any import or unpickling problem
         raise CheckpointError(f"cannot rebuild the DStream graph saved in {found.path}: {type(exc).__name__}: {exc} "
                               "(the code it refers to may have changed; use a new checkpoint directory)") from exc
+    for node in graph.inputs:
+        problem = node.recovery_error()
+        if problem is not None:
+            raise CheckpointError(f"cannot recover the StreamingContext saved in {found.path}: {problem}")
     sc = _spark_context(data)
     graph.sc = sc
     ssc = StreamingContext(sc, data["batch_ms"] / 1000.0)
