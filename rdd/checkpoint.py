@@ -40,6 +40,28 @@ def marked_nodes(node: LineageNode) -> list[LineageNode]:
     return found
 
 
+def lineage_depth(node: LineageNode) -> int:
+    """Nodes on the longest dependency path from ``node`` to a source or a checkpoint.
+
+    Pickling a stage and computing a partition both recurse once or more per node on
+    that path, so this is what must stay bounded (an RDD marked but not yet written
+    still counts its whole lineage: the job that computes it pickles it).
+    """
+    depth: dict[int, int] = {}
+    stack: list[tuple[LineageNode, bool]] = [(node, False)]
+    while stack:
+        current, expanded = stack.pop()
+        if current.id in depth:
+            continue
+        parents = [dep.parent for dep in current.dependencies]
+        if expanded:
+            depth[current.id] = 1 + max((depth[p.id] for p in parents), default=0)
+            continue
+        stack.append((current, True))
+        stack.extend((p, False) for p in parents if p.id not in depth)
+    return depth[node.id]
+
+
 def write_partition(directory: str) -> Callable[[Iterator[Any]], int]:
     def write(records: Iterator[Any]) -> int:
         from .scheduler.task_context import TaskContext
