@@ -78,20 +78,28 @@ def checkpointed_rdds(graph: DStreamGraph) -> dict[int, dict[int, str]]:
 
 
 class RDDCheckpointCleaner:
-    """Deletes the RDD checkpoint directories that the last ``keep`` reference sets
-    (one per metadata checkpoint, or per batch without metadata checkpoints) no longer
-    name: the streams forgot those RDDs and no checkpoint kept on disk refers to them."""
+    """Deletes the RDD checkpoint directories that the reference sets of the last
+    ``keep`` batch times (one per metadata checkpoint file, or per batch without
+    metadata checkpoints) no longer name: the streams forgot those RDDs and no
+    checkpoint kept on disk refers to them.
+
+    Keyed by batch time because a batch's second checkpoint (after it completes)
+    replaces the file of its first one: the files on disk are the last ``keep`` times.
+    """
 
     def __init__(self, keep: int) -> None:
-        self._referenced: deque[set[str]] = deque(maxlen=keep)
+        self._keep = keep
+        self._referenced: dict[int, set[str]] = {}
         self._known: set[str] = set()
         self._lock = threading.Lock()
 
-    def retain(self, referenced: set[str]) -> None:
+    def retain(self, time_ms: int, referenced: set[str]) -> None:
         with self._lock:
-            self._referenced.append(referenced)
+            self._referenced[time_ms] = referenced
+            for old in sorted(self._referenced)[:-self._keep]:
+                del self._referenced[old]
             self._known |= referenced
-            live = set().union(*self._referenced)
+            live = set().union(*self._referenced.values())
             for directory in sorted(self._known - live):
                 shutil.rmtree(directory, ignore_errors=True)
                 self._known.discard(directory)
@@ -219,5 +227,5 @@ class Checkpointer:
         write_checkpoint(self.directory, time_ms, record, self.graph_bytes, digest=self.graph_digest,
                          graph_crc=self.graph_crc)
         self.last_time = time_ms
-        self._cleaner.retain({d for files in record["nodes"].values() for d in files.values()})
+        self._cleaner.retain(time_ms, {d for files in record["nodes"].values() for d in files.values()})
 
