@@ -359,8 +359,8 @@ class StreamingContext(InputMethods):
         if generator is not None:
             generator.batch_completed(time_ms)
         if self._rdd_checkpoints is not None:
-            self._rdd_checkpoints.retain(time_ms, {d for files in checkpointed_rdds(self._graph).values()
-                                          for d in files.values()})
+            nodes = checkpointed_rdds(self._graph).values()
+            self._rdd_checkpoints.retain(time_ms, {d for files in nodes for d in files.values()})
         checkpointer = self._checkpointer
         if checkpointer is not None and generator is not None:
             then = None

@@ -155,7 +155,8 @@ def remove_leftovers(directory: str, keep: Collection[str] = ()) -> None:
     for name in os.listdir(root):
         found = _RUN_DIR.match(name)
         path = os.path.join(root, name)
-        if found and path != run_dir and path not in keep and not process_is_alive(int(found.group(1))):
+        if (found and path != run_dir and path not in keep
+                and not process_is_alive(int(found.group(1)))):
             _remove(path)
 
 
@@ -182,9 +183,6 @@ def forget_parents(node: LineageNode) -> None:
 
 def read_checkpoint_dir(directory: str) -> CheckpointedNode:
     """A node reading a checkpoint directory written by :func:`write_partition` + :func:`finish`."""
-    if not os.path.isdir(directory):
-        raise CheckpointError(f"RDD checkpoint directory {directory} does not exist (deleted, or written by "
-                              "another machine)")
     count = verify_checkpoint_dir(directory)
     partitioner = None
     marker = os.path.join(directory, "_partitioner")
@@ -193,7 +191,6 @@ def read_checkpoint_dir(directory: str) -> CheckpointedNode:
             payload = f.read()
         partitioner = pickle.loads(payload) if payload else None
     return CheckpointedNode(directory, count, partitioner)
-
 
 
 def verify_checkpoint_dir(directory: str) -> int:
@@ -208,26 +205,27 @@ def verify_checkpoint_dir(directory: str) -> int:
         Naming the directory or the damaged file and what is wrong with it.
     """
     if not os.path.isdir(directory):
-        raise CheckpointError(f"RDD checkpoint directory {directory} does not exist (deleted, or written by "
-                              "another machine)")
+        raise CheckpointError(f"RDD checkpoint directory {directory} does not exist (deleted, "
+                              "or written by another machine)")
     try:
         with open(os.path.join(directory, MANIFEST), "rb") as f:
             manifest = json.loads(f.read())
         count, sizes = int(manifest["partitions"]), [int(n) for n in manifest["sizes"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CheckpointError(f"RDD checkpoint directory {directory} has no readable {MANIFEST} (the checkpoint "
-                              f"was not completed, or was damaged): {type(exc).__name__}: {exc}") from exc
+        raise CheckpointError(
+            f"RDD checkpoint directory {directory} has no readable {MANIFEST} (the checkpoint "
+            f"was not completed, or was damaged): {type(exc).__name__}: {exc}") from exc
     if len(sizes) != count:
-        raise CheckpointError(f"the {MANIFEST} of RDD checkpoint directory {directory} is damaged: "
-                              f"{count} partitions but {len(sizes)} sizes")
+        raise CheckpointError(f"the {MANIFEST} of RDD checkpoint directory {directory} is "
+                              f"damaged: {count} partitions but {len(sizes)} sizes")
     for index, expected in enumerate(sizes):
         path = part_file(directory, index)
         try:
             actual = os.path.getsize(path)
         except OSError:
-            raise CheckpointError(f"RDD checkpoint file {path} is missing: the checkpoint has {count} "
-                                  "partitions") from None
+            raise CheckpointError(f"RDD checkpoint file {path} is missing: the checkpoint has "
+                                  f"{count} partitions") from None
         if actual != expected:
-            raise CheckpointError(f"RDD checkpoint file {path} is damaged: {actual} bytes, it was written "
-                                  f"with {expected} (truncated or overwritten)")
+            raise CheckpointError(f"RDD checkpoint file {path} is damaged: {actual} bytes, it "
+                                  f"was written with {expected} (truncated or overwritten)")
     return count

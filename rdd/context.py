@@ -375,7 +375,7 @@ class SparkContext:
         results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
         if self._checkpoint_dir is not None:
             for marked in checkpoint.marked_nodes(node):
-                sizes = self._env.runner.run_job(marked, checkpoint.write_partition(marked.checkpoint_dir),
-                                                 list(range(marked.num_partitions)))
+                write = checkpoint.write_partition(marked.checkpoint_dir)
+                sizes = self._env.runner.run_job(marked, write, list(range(marked.num_partitions)))
                 checkpoint.finish(marked, sizes, keep=self._checkpoints_read)
         return results

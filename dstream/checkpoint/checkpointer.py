@@ -103,7 +103,8 @@ class RDDCheckpointCleaner:
             for directory in sorted(self._known - live):
                 shutil.rmtree(directory, ignore_errors=True)
                 self._known.discard(directory)
-                log.debug("deleted RDD checkpoint %s (no stream or checkpoint refers to it)", directory)
+                log.debug("deleted RDD checkpoint %s (no stream or checkpoint refers to it)",
+                          directory)
 
 
 class Checkpointer:
@@ -227,5 +228,6 @@ class Checkpointer:
         write_checkpoint(self.directory, time_ms, record, self.graph_bytes, digest=self.graph_digest,
                          graph_crc=self.graph_crc)
         self.last_time = time_ms
-        self._cleaner.retain(time_ms, {d for files in record["nodes"].values() for d in files.values()})
+        self._cleaner.retain(time_ms, {d for files in record["nodes"].values()
+                                       for d in files.values()})
 

@@ -199,7 +199,8 @@ def read_checkpoint(path: str) -> CheckpointFile:
     return CheckpointFile(int(body["time_ms"]), msgpack.unpackb(packed, raw=False, strict_map_key=False), graph, path)
 
 
-def read_latest(directory: str, check: Callable[[CheckpointFile], None] | None = None) -> CheckpointFile | None:
+def read_latest(directory: str,
+                check: Callable[[CheckpointFile], None] | None = None) -> CheckpointFile | None:
     """The newest usable checkpoint, falling back past broken ones; ``None`` if there are none.
 
     ``check`` may refuse a readable checkpoint by raising :class:`CheckpointError`

@@ -92,7 +92,8 @@ def restore(path: str) -> StreamingContext | None:
     for node in graph.inputs:
         problem = node.recovery_error()
         if problem is not None:
-            raise CheckpointError(f"cannot recover the StreamingContext saved in {found.path}: {problem}")
+            raise CheckpointError(
+                f"cannot recover the StreamingContext saved in {found.path}: {problem}")
     sc = _spark_context(data)
     graph.sc = sc
     ssc = StreamingContext(sc, data["batch_ms"] / 1000.0)
@@ -124,7 +125,8 @@ def _check_rdd_checkpoints(found: CheckpointFile) -> None:
             try:
                 verify_checkpoint_dir(directory)
             except CheckpointError as exc:
-                raise CheckpointError(f"checkpoint {found.path} refers to a damaged RDD checkpoint: {exc}") from exc
+                raise CheckpointError(
+                    f"checkpoint {found.path} refers to a damaged RDD checkpoint: {exc}") from exc
 
 
 def _restore_checkpointed_rdds(graph: Any, sc: SparkContext, nodes: dict[int, dict[int, str]]) -> None:

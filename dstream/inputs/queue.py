@@ -88,11 +88,13 @@ class QueueInputNode(InputNode):
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        if not any(isinstance(item, RDD) for item in self._items) and not isinstance(self._default, RDD):
+        items = [*self._items, self._default]
+        if not any(isinstance(item, RDD) for item in items):
             return state
-        logger.warning("queueStream (input %d) was given RDDs, which cannot be saved in a checkpoint: "
-                       "it runs, but this context cannot be recovered from its checkpoints (pass the "
-                       "batches as lists to queueStream to make it recoverable)", self.input_id)
+        logger.warning("queueStream (input %d) was given RDDs, which cannot be saved in a "
+                       "checkpoint: it runs, but this context cannot be recovered from its "
+                       "checkpoints (pass the batches as lists to queueStream to make it "
+                       "recoverable)", self.input_id)
         state["_items"] = [None if isinstance(item, RDD) else item for item in self._items]
         state["_default"] = None if isinstance(self._default, RDD) else self._default
         state["_unsaved_rdds"] = True
@@ -101,6 +103,7 @@ class QueueInputNode(InputNode):
     def recovery_error(self) -> str | None:
         if not getattr(self, "_unsaved_rdds", False):
             return None
-        return (f"its queueStream (input {self.input_id}) was given RDDs, which a checkpoint cannot "
-                "hold, so it cannot be recovered: delete the checkpoint directory or use a new one "
-                "(pass the batches to queueStream as lists to make such a stream recoverable)")
+        return (f"its queueStream (input {self.input_id}) was given RDDs, which a checkpoint "
+                "cannot hold, so it cannot be recovered: delete the checkpoint directory or use "
+                "a new one (pass the batches to queueStream as lists to make such a stream "
+                "recoverable)")

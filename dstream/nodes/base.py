@@ -101,7 +101,8 @@ class StreamNode:
 
     def checkpoint_due(self, time_ms: int, rdd: Any) -> bool:
         """Whether ``rdd``, this node's new RDD at ``time_ms``, is to be checkpointed."""
-        return bool(self.checkpoint_ms) and (time_ms - self.zero_time) % self.checkpoint_ms == 0  # type: ignore[operator]
+        interval, zero = self.checkpoint_ms, self.zero_time
+        return bool(interval) and (time_ms - zero) % interval == 0  # type: ignore[operator]
 
     def slice_times(self, begin_ms: int, end_ms: int) -> list[int]:
         """Return this node's valid times in ``[begin_ms, end_ms]``, aligned down to its grid."""
@@ -147,7 +148,8 @@ class StreamNode:
                     f"be a multiple of its slide duration ({format_ms(self.slide_ms)}); pass "
                     "a multiple to DStream.checkpoint()"
                 )
-            self.require_checkpoint_dir(f"{self!r} is checkpointed every {format_ms(self.checkpoint_ms)}")
+            self.require_checkpoint_dir(
+                f"{self!r} is checkpointed every {format_ms(self.checkpoint_ms)}")
         for parent in self.dependencies:
             parent.validate_at_start()
 
@@ -156,9 +158,9 @@ class StreamNode:
         directory (``ssc.checkpoint(d)`` sets it, and also turns on metadata checkpoints)."""
         if self.graph.sc.getCheckpointDir() is None:
             raise StreamingStateError(
-                f"{why}: The checkpoint directory has not been set. "
-                "Please set it by StreamingContext.checkpoint() (or SparkContext.setCheckpointDir(), "
-                "which checkpoints the RDDs only, without recovery from a driver failure)."
+                f"{why}: The checkpoint directory has not been set. Please set it by "
+                "StreamingContext.checkpoint() (or SparkContext.setCheckpointDir(), which "
+                "checkpoints the RDDs only, without recovery from a driver failure)."
             )
 
     # -- persistence ----------------------------------------------------------------

@@ -54,8 +54,8 @@ class StatefulNode(StreamNode):
         return self.slide_ms * max(1, min(slides, MAX_DEFAULT_BATCHES))
 
     def validate_at_start(self) -> None:
-        self.require_checkpoint_dir(f"{self.name} keeps state from batch to batch, so its RDDs must be "
-                                    "checkpointed")
+        self.require_checkpoint_dir(
+            f"{self.name} keeps state from batch to batch, so its RDDs must be checkpointed")
         if self.checkpoint_ms is None:
             self.checkpoint_ms = self.default_checkpoint_ms()
         super().validate_at_start()
@@ -69,9 +69,10 @@ class StatefulNode(StreamNode):
         if not self._depth_warned:
             self._depth_warned = True
             logger.warning(
-                "the lineage of %s reached %d RDDs before its checkpoint interval (%s) came round: "
-                "checkpointing it now, and whenever it gets this deep, so that its tasks stay small "
-                "enough to send to workers", self.name, depth, format_ms(self.checkpoint_ms or 0))
+                "the lineage of %s reached %d RDDs before its checkpoint interval (%s) came "
+                "round: checkpointing it now, and whenever it gets this deep, so that its tasks "
+                "stay small enough to send to workers",
+                self.name, depth, format_ms(self.checkpoint_ms or 0))
         return True
 
     def previous(self, time_ms: int) -> Any:

@@ -60,11 +60,11 @@ def _too_deep(what: str) -> LineageTooDeepError:
     # Searching the object for a culprit would recurse just as deep: nothing is unpicklable
     # here, there is only too much of it in one chain.
     return LineageTooDeepError(
-        f"could not pickle {what}: its lineage is too deep to send to workers (a long chain of "
-        "transformations that was never checkpointed, such as an RDD rebuilt from itself in a loop). "
-        "Cut it every few dozen steps with rdd.checkpoint() (after sc.setCheckpointDir(dir)) or "
-        "rdd.localCheckpoint(), followed by an action; for a DStream, pass a shorter interval to "
-        "dstream.checkpoint(interval).")
+        f"could not pickle {what}: its lineage is too deep to send to workers (a long chain "
+        "of transformations that was never checkpointed, such as an RDD rebuilt from itself in "
+        "a loop). Cut it every few dozen steps with rdd.checkpoint() (after "
+        "sc.setCheckpointDir(dir)) or rdd.localCheckpoint(), followed by an action; for a "
+        "DStream, pass a shorter interval to dstream.checkpoint(interval).")
 
 
 def _describe(value: Any) -> str:

@@ -467,8 +467,9 @@ def test_stateful_stream_without_checkpoint_directory_fails_at_start(
 ) -> None:
     ssc = StreamingContext(msc, 1)
     operation(ssc.queueStream([[("a", 1)]])).pprint()
-    with pytest.raises(StreamingStateError, match=r"The checkpoint directory has not been set\. Please set it by "
-                       r"StreamingContext\.checkpoint\(\)") as raised:
+    expected = (r"The checkpoint directory has not been set\. "
+                r"Please set it by StreamingContext\.checkpoint\(\)")
+    with pytest.raises(StreamingStateError, match=expected) as raised:
         ssc.start()
     assert name in str(raised.value)
     assert StreamingContext.getActive() is None

@@ -54,6 +54,10 @@ def build(sc: SparkContext, directory: Path) -> StreamingContext:
     return ssc
 
 
+def not_called() -> StreamingContext:
+    raise AssertionError("setupFunc must not be called when a usable checkpoint exists")
+
+
 def expected(batches: int) -> dict[str, int]:
     return {"a": sum(range(1, batches + 1)), "b": batches}
 
@@ -94,10 +98,11 @@ def test_recovery_falls_back_past_a_damaged_state_checkpoint(
     sc, directory = stopped_run
     newest = list_checkpoints(str(directory))[-1]
     older = {d for t in list_checkpoints(str(directory))[:-1] for d in _rdd_dirs(directory, t)}
-    damaged_dir = sorted(set(_rdd_dirs(directory, newest)) - older)[-1]  # only the newest refers to it
+    # A state checkpoint only the newest metadata checkpoint refers to:
+    damaged_dir = sorted(set(_rdd_dirs(directory, newest)) - older)[-1]
     part = _damage(damaged_dir, how)
     with caplog.at_level(logging.WARNING, logger="dstream.checkpoint.files"):
-        ssc = StreamingContext.getOrCreate(str(directory), lambda: pytest.fail("setupFunc must not run"))
+        ssc = StreamingContext.getOrCreate(str(directory), not_called)
     assert any(str(part) in r.getMessage() for r in caplog.records), caplog.text
     ssc.start()
     try:
@@ -117,7 +122,7 @@ def test_recovery_with_every_state_checkpoint_damaged_names_the_file(
     damaged = [_damage(d, how) for d in sorted({d for t in list_checkpoints(str(directory))
                                                  for d in _rdd_dirs(directory, t)})]
     with pytest.raises(CheckpointError, match="no usable checkpoint") as raised:
-        StreamingContext.getOrCreate(str(directory), lambda: pytest.fail("setupFunc must not run"))
+        StreamingContext.getOrCreate(str(directory), not_called)
     message = str(raised.value)
     assert any(str(part) in message for part in damaged), message
     assert ("is missing" if how == "missing" else "truncated") in message
@@ -133,8 +138,8 @@ def test_the_next_metadata_checkpoint_removes_a_killed_writers_temporary_files(
     dead.wait()
     try:
         tmp_path.mkdir(exist_ok=True)
-        dead_files = [tmp_path / f"checkpoint-3000.tmp-{dead.pid}", tmp_path / f"graph-ab12.tmp-{dead.pid}"]
-        live_files = [tmp_path / f"checkpoint-4000.tmp-{live.pid}", tmp_path / f"graph-cd34.tmp-{live.pid}"]
+        dead_files = [tmp_path / f"{n}.tmp-{dead.pid}" for n in ("checkpoint-3000", "graph-ab12")]
+        live_files = [tmp_path / f"{n}.tmp-{live.pid}" for n in ("checkpoint-4000", "graph-cd34")]
         for path in dead_files + live_files:
             path.write_bytes(b"DSTRCKPT half written")
         sc = make_sc("local[2]", SparkConf().set("spark.streaming.clock", "manual"))

@@ -46,11 +46,13 @@ def count(key: str, value: int, state: Any) -> tuple[str, int]:
 STATEFUL = [
     pytest.param(lambda s: s.updateStateByKey(running_sum), id="updateStateByKey"),
     pytest.param(lambda s: s.mapWithState(StateSpec.function(count)), id="mapWithState"),
-    pytest.param(lambda s: s.reduceByKeyAndWindow(operator.add, operator.sub, 5, 1), id="window-with-inverse"),
+    pytest.param(lambda s: s.reduceByKeyAndWindow(operator.add, operator.sub, 5, 1),
+                 id="window-with-inverse"),
 ]
 
 
-def _run(sc: SparkContext, operation: Callable[[Any], Any], checkpoint: str | None) -> list[list[Any]]:
+def _run(sc: SparkContext, operation: Callable[[Any], Any],
+         checkpoint: str | None) -> list[list[Any]]:
     ssc = StreamingContext(sc, 1)
     manual_clock(ssc)
     if checkpoint is not None:
@@ -65,8 +67,13 @@ def _run(sc: SparkContext, operation: Callable[[Any], Any], checkpoint: str | No
     return [sorted(batch) for batch in out]
 
 
+def not_called() -> StreamingContext:
+    raise AssertionError("setupFunc must not be called when a checkpoint exists")
+
+
 def _rdd_checkpoints(directory: Path) -> list[str]:
-    return [root for root, _, names in os.walk(directory) if any(n.startswith("part-") for n in names)]
+    return [root for root, _, names in os.walk(directory)
+            if any(n.startswith("part-") for n in names)]
 
 
 @pytest.mark.parametrize("operation", STATEFUL)
@@ -80,7 +87,7 @@ def test_a_stateful_stream_needs_only_the_spark_context_checkpoint_directory(
     sc.setCheckpointDir(str(rdd_only))
     assert _run(sc, operation, None) == expected
     assert list_checkpoints(str(rdd_only)) == []  # no metadata checkpoints
-    assert _rdd_checkpoints(rdd_only), "its RDDs were not checkpointed to the SparkContext's directory"
+    assert _rdd_checkpoints(rdd_only), "no RDD was checkpointed to the SparkContext's directory"
 
 
 def test_queue_stream_of_rdds_with_a_checkpoint_directory_runs_and_warns_once(
@@ -109,8 +116,9 @@ def test_queue_stream_of_rdds_with_a_checkpoint_directory_runs_and_warns_once(
     assert list_checkpoints(str(tmp_path))  # metadata checkpoints were written
 
     with pytest.raises(CheckpointError) as raised:
-        StreamingContext.getOrCreate(str(tmp_path), lambda: pytest.fail("setupFunc must not be called"))
+        StreamingContext.getOrCreate(str(tmp_path), not_called)
     message = str(raised.value)
-    assert "queueStream (input 0)" in message and "RDDs" in message and "cannot be recovered" in message
+    assert "queueStream (input 0)" in message and "RDDs" in message
+    assert "cannot be recovered" in message
     assert str(tmp_path) in message
     assert StreamingContext.getActive() is None

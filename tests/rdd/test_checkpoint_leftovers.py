@@ -59,8 +59,9 @@ def test_the_next_checkpoint_removes_dead_writers_leftovers_only(
     dead_run = _run_dir(tmp_path, dead, 1)
     live_run = _run_dir(tmp_path, live, 2)
     read_run = tmp_path / f"local-3-{dead}"
-    os.rename(os.path.dirname(first.getCheckpointFile()), read_run)  # a dead run's complete checkpoint
-    restored = sc._checkpoint_file(str(read_run / os.path.basename(first.getCheckpointFile())))
+    written = first.getCheckpointFile()
+    os.rename(os.path.dirname(written), read_run)  # a dead run's complete checkpoint
+    restored = sc._checkpoint_file(str(read_run / os.path.basename(written)))
 
     rdd = sc.parallelize(range(100), 2).map(lambda x: x * 2)
     rdd.checkpoint()

@@ -160,7 +160,7 @@ def test_a_job_on_a_lineage_too_deep_to_plan_says_how_to_cut_it(sc: Any) -> None
     assert sc.parallelize([1, 2, 3]).count() == 3  # the context still runs jobs
 
 
-def test_a_stage_too_deep_to_pickle_is_reported_as_lineage_too_deep_not_as_unpicklable(sc: Any) -> None:
+def test_a_stage_too_deep_to_pickle_is_lineage_too_deep_not_unpicklable(sc: Any) -> None:
     # A narrow chain (no shuffle): planning it is shallow, pickling the stage recurses
     # once per step. cloudpickle turns the RecursionError into a PicklingError, which
     # used to be read as an unpicklable object ("locks, sockets, open files").
