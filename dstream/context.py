@@ -59,7 +59,7 @@ from typing import Any
 from rdd import RDD, DriverOnlyError, SparkContext
 
 from dstream.callsite import user_call_site
-from dstream.checkpoint.checkpointer import Checkpointer
+from dstream.checkpoint.checkpointer import Checkpointer, RDDCheckpointCleaner, checkpointed_rdds
 from dstream.checkpoint.recovery import Recovery, restore
 from dstream.clock import Clock, clock_from_conf
 from dstream.context_inputs import InputMethods
@@ -158,6 +158,7 @@ class StreamingContext(InputMethods):
         self._scheduler: JobScheduler | None = None
         self._generator: JobGenerator | None = None
         self._checkpointer: Checkpointer | None = None
+        self._rdd_checkpoints: RDDCheckpointCleaner | None = None
         self._recovery: Recovery | None = None
         self._stopping = False
         self._stop_handed_off = False  # a graceful stop from the job thread runs on its own thread
@@ -317,6 +318,10 @@ class StreamingContext(InputMethods):
         if self._recovery is not None:
             for node in graph.inputs:
                 node.rebuild_recorded_batches()
+        if not graph.checkpoint_dir and self._sc.getCheckpointDir() is not None:
+            # RDD checkpoints without metadata checkpoints (sc.setCheckpointDir only): an
+            # RDD checkpoint is garbage once the streams forget it.
+            self._rdd_checkpoints = RDDCheckpointCleaner(keep=1)
         if graph.checkpoint_dir:
             self._checkpointer = Checkpointer(graph, self._sc, graph.checkpoint_dir,
                                               on_error=lambda exc, _t: self._waiter.notify_error(exc),
@@ -356,6 +361,9 @@ class StreamingContext(InputMethods):
         generator = self._generator
         if generator is not None:
             generator.batch_completed(time_ms)
+        if self._rdd_checkpoints is not None:
+            nodes = checkpointed_rdds(self._graph).values()
+            self._rdd_checkpoints.retain(time_ms, {d for files in nodes for d in files.values()})
         checkpointer = self._checkpointer
         if checkpointer is not None and generator is not None:
             then = None

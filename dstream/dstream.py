@@ -303,8 +303,11 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
     def checkpoint(self, interval: float) -> DStream[T_co]:
         """Checkpoint this stream's RDDs every ``interval`` seconds; return self.
 
-        Needs ``ssc.checkpoint(directory)`` before ``start()``. The interval must be a
-        multiple of the stream's slide duration (checked at ``start()``).
+        Needs a checkpoint directory (``ssc.checkpoint(directory)`` or
+        ``sc.setCheckpointDir(directory)``) before ``start()``. The interval must be a
+        multiple of the stream's slide duration (checked at ``start()``). A stateful
+        stream is also checkpointed whenever its lineage grows too deep to send to
+        workers, however long the interval.
         """
         self._check_not_started("checkpoint")
         self._node.checkpoint_ms = duration_ms(interval, "interval")

@@ -194,7 +194,7 @@ class PairDStreamFunctions:
             reaches "zero" stay unless ``filterFunc`` drops them. The first window and
             windows shorter than 5 slides are recomputed from their batches instead
             (there, keys that left the window are gone). Requires
-            ``ssc.checkpoint(directory)``.
+            ``ssc.checkpoint(directory)`` or ``sc.setCheckpointDir(directory)``.
         windowDuration, slideDuration
             Window width and slide in seconds, multiples of this stream's slide
             (``slideDuration`` defaults to it).
@@ -266,7 +266,8 @@ class PairDStreamFunctions:
 
         ``updateFunc(new_values, last_state)`` is called for every key that has a state
         or new values in the batch (``last_state`` is ``None`` for a new key); returning
-        ``None`` removes the key. Requires ``ssc.checkpoint(directory)``.
+        ``None`` removes the key. Requires ``ssc.checkpoint(directory)`` or
+        ``sc.setCheckpointDir(directory)``.
 
         Parameters
         ----------
@@ -295,7 +296,7 @@ class PairDStreamFunctions:
         Spark's Scala ``mapWithState`` (PySpark never had it): the function is called
         only for keys with data in the batch, and for keys that time out, so the cost of
         a batch does not grow with the size of the state. Requires
-        ``ssc.checkpoint(directory)``.
+        ``ssc.checkpoint(directory)`` or ``sc.setCheckpointDir(directory)``.
 
         Timeouts: a key idle for longer than ``spec.timeout`` receives one last call with
         ``value=None`` and ``state.isTimingOut()`` true, at the first batch ``t`` with

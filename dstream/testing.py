@@ -241,6 +241,7 @@ def run_batches(
     if checkpoint_dir is None and any(isinstance(n, StatefulNode) for n in ssc._graph.nodes):
         scratch = tempfile.mkdtemp(prefix="dstreams-test-checkpoint-")
         checkpoint_dir = scratch
+    previous_dir = sc.getCheckpointDir()
     if checkpoint_dir is not None:
         ssc.checkpoint(checkpoint_dir)
     out = collect_batches(result)
@@ -253,6 +254,10 @@ def run_batches(
     finally:
         ssc.stop(stopSparkContext=False)
         if scratch is not None:
+            # The SparkContext outlives the run: it must not go on checkpointing RDDs
+            # into a deleted scratch directory, nor let a later graph pass the start-time
+            # check of stateful streams because of it.
+            sc._checkpoint_dir = previous_dir
             shutil.rmtree(scratch, ignore_errors=True)
     if error is not None:
         raise error

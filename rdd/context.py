@@ -98,6 +98,7 @@ class SparkContext:
         self._stopped = False
         self._ids = itertools.count()
         self._checkpoint_dir: str | None = None
+        self._checkpoints_read: set[str] = set()  # run directories read by _checkpoint_file
         self._local_properties = threading.local()
         self.startTime = int(time.time() * 1000)
         self.applicationId = f"local-{self.startTime}"
@@ -362,7 +363,10 @@ class SparkContext:
             When the directory is missing or holds no partition files.
         """
         from .checkpoint import read_checkpoint_dir
-        return self._wrap(read_checkpoint_dir(directory))
+        node = read_checkpoint_dir(directory)
+        # Its run's directory is in use again: later checkpoints must not clean it up.
+        self._checkpoints_read.add(os.path.dirname(os.path.abspath(directory)))
+        return self._wrap(node)
 
     # -- jobs --------------------------------------------------------------------
     def runJob(self, rdd: RDD[T], partitionFunc: Callable[[Iterator[T]], Iterable[U]],
@@ -382,7 +386,7 @@ class SparkContext:
         results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
         if self._checkpoint_dir is not None:
             for marked in checkpoint.marked_nodes(node):
-                self._env.runner.run_job(marked, checkpoint.write_partition(marked.checkpoint_dir),
-                                         list(range(marked.num_partitions)))
-                checkpoint.finish(marked)
+                write = checkpoint.write_partition(marked.checkpoint_dir)
+                sizes = self._env.runner.run_job(marked, write, list(range(marked.num_partitions)))
+                checkpoint.finish(marked, sizes, keep=self._checkpoints_read)
         return results

@@ -41,7 +41,7 @@ from dstream.errors import StreamingStateError
 if TYPE_CHECKING:
     from dstream.graph import DStreamGraph
 
-__all__ = ["Checkpointer", "FORMAT"]
+__all__ = ["Checkpointer", "FORMAT", "RDDCheckpointCleaner", "checkpointed_rdds"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,47 @@ def pickle_graph(graph: DStreamGraph) -> bytes:
             "saved in the checkpoint so the stream can be recovered; inside transform/foreachRDD use "
             "rdd.context instead of capturing the SparkContext or StreamingContext.)"
         ) from exc
+
+
+def checkpointed_rdds(graph: DStreamGraph) -> dict[int, dict[int, str]]:
+    """Node id -> batch time -> RDD checkpoint directory, for the RDDs the streams remember."""
+    nodes: dict[int, dict[int, str]] = {}
+    with graph.lock:
+        for node in graph.nodes:
+            files = node.checkpoint_files()
+            if files:
+                nodes[node.id] = files
+    return nodes
+
+
+class RDDCheckpointCleaner:
+    """Deletes the RDD checkpoint directories that the reference sets of the last
+    ``keep`` batch times (one per metadata checkpoint file, or per batch without
+    metadata checkpoints) no longer name: the streams forgot those RDDs and no
+    checkpoint kept on disk refers to them.
+
+    Keyed by batch time because a batch's second checkpoint (after it completes)
+    replaces the file of its first one: the files on disk are the last ``keep`` times.
+    """
+
+    def __init__(self, keep: int) -> None:
+        self._keep = keep
+        self._referenced: dict[int, set[str]] = {}
+        self._known: set[str] = set()
+        self._lock = threading.Lock()
+
+    def retain(self, time_ms: int, referenced: set[str]) -> None:
+        with self._lock:
+            self._referenced[time_ms] = referenced
+            for old in sorted(self._referenced)[:-self._keep]:
+                del self._referenced[old]
+            self._known |= referenced
+            live = set().union(*self._referenced.values())
+            for directory in sorted(self._known - live):
+                shutil.rmtree(directory, ignore_errors=True)
+                self._known.discard(directory)
+                log.debug("deleted RDD checkpoint %s (no stream or checkpoint refers to it)",
+                          directory)
 
 
 class Checkpointer:
@@ -89,8 +130,7 @@ class Checkpointer:
         self.graph_digest = write_graph(directory, self.graph_bytes)  # once: checkpoints refer to it
         self.graph_crc = zlib.crc32(self.graph_bytes)
         self._on_error = on_error
-        self._referenced: deque[set[str]] = deque(maxlen=KEEP)
-        self._known: set[str] = set()
+        self._cleaner = RDDCheckpointCleaner(KEEP)
         self.last_time: int | None = None
         self._cond = threading.Condition()
         self._queue: deque[tuple[int, dict[str, Any], Callable[[], None] | None]] = deque()
@@ -105,12 +145,8 @@ class Checkpointer:
     def data(self, time_ms: int, pending: list[int]) -> dict[str, Any]:
         graph = self.graph
         conf = self.sc._conf
-        nodes: dict[int, dict[int, str]] = {}
+        nodes = checkpointed_rdds(graph)
         with graph.lock:
-            for node in graph.nodes:
-                files = node.checkpoint_files()
-                if files:
-                    nodes[node.id] = files
             inputs = {}
             for node in graph.inputs:
                 state = node.checkpoint_state()
@@ -192,14 +228,6 @@ class Checkpointer:
         write_checkpoint(self.directory, time_ms, record, self.graph_bytes, digest=self.graph_digest,
                          graph_crc=self.graph_crc)
         self.last_time = time_ms
-        self._forget_unreferenced({d for files in record["nodes"].values() for d in files.values()})
-
-    def _forget_unreferenced(self, referenced: set[str]) -> None:
-        self._referenced.append(referenced)
-        self._known |= referenced
-        live = set().union(*self._referenced)
-        for directory in sorted(self._known - live):
-            shutil.rmtree(directory, ignore_errors=True)
-            self._known.discard(directory)
-            log.debug("deleted RDD checkpoint %s (no metadata checkpoint refers to it)", directory)
+        self._cleaner.retain(time_ms, {d for files in record["nodes"].values()
+                                       for d in files.values()})
 

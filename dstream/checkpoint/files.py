@@ -15,9 +15,11 @@ checkpoint names it by digest: a batch's checkpoint costs only its data, however
 the graph (an initial state of a million keys, say). ``crc`` and ``graph_crc`` are
 CRC-32s of the data and of the graph bytes.
 
-Writing: a temporary file, ``fsync``, ``os.replace``, then ``fsync`` of the
-directory, so a crash leaves either the old set of files or the new one. The newest
-``KEEP`` checkpoints are kept, and the graph files they refer to. Reading: newest
+Writing: a temporary file (``<name>.tmp-<writer pid>``), ``fsync``, ``os.replace``,
+then ``fsync`` of the directory, so a crash leaves either the old set of files or the
+new one, plus at most a temporary file, which the next checkpoint written removes once
+its writer is gone. The newest ``KEEP`` checkpoints are kept, and the graph files they
+refer to. Reading: newest
 first; a file that is truncated, corrupt, of an unknown format, or whose graph is
 missing or corrupt is skipped with a warning naming it, and the previous one used.
 """
@@ -30,10 +32,11 @@ import os
 import re
 import zlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import msgpack
 
+from rdd.checkpoint import process_is_alive
 from rdd.errors import CheckpointError
 
 from dstream.durable import fsync_directory
@@ -46,6 +49,7 @@ FORMAT_VERSION = 2
 KEEP = 10
 _NAME = re.compile(r"^checkpoint-(\d+)$")
 _GRAPH_NAME = re.compile(r"^graph-([0-9a-f]+)$")
+_TMP_NAME = re.compile(r"^(?:checkpoint-\d+|graph-[0-9a-f]+)\.tmp-(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,20 @@ def write_checkpoint(directory: str, time_ms: int, data: dict[str, Any], graph: 
         except FileNotFoundError:
             pass
     _forget_unused_graphs(directory, digest, times[-keep:])
+    _remove_dead_writers_files(directory)
     return path
+
+
+def _remove_dead_writers_files(directory: str) -> None:
+    """Temporary files of writers that crashed before their rename (never a live one's)."""
+    for name in os.listdir(directory):
+        found = _TMP_NAME.match(name)
+        if found and not process_is_alive(int(found.group(1))):
+            log.info("removing %s, left by a checkpoint writer that is gone", name)
+            try:
+                os.unlink(os.path.join(directory, name))
+            except FileNotFoundError:
+                pass
 
 
 def _forget_unused_graphs(directory: str, current: str, kept: list[int]) -> None:
@@ -182,13 +199,17 @@ def read_checkpoint(path: str) -> CheckpointFile:
     return CheckpointFile(int(body["time_ms"]), msgpack.unpackb(packed, raw=False, strict_map_key=False), graph, path)
 
 
-def read_latest(directory: str) -> CheckpointFile | None:
-    """The newest readable checkpoint, falling back past broken ones; ``None`` if there are none.
+def read_latest(directory: str,
+                check: Callable[[CheckpointFile], None] | None = None) -> CheckpointFile | None:
+    """The newest usable checkpoint, falling back past broken ones; ``None`` if there are none.
+
+    ``check`` may refuse a readable checkpoint by raising :class:`CheckpointError`
+    (recovery checks the RDD checkpoints it refers to); the previous one is then tried.
 
     Raises
     ------
     CheckpointError
-        When checkpoint files exist but none is readable: names the directory and
+        When checkpoint files exist but none is usable: names the directory and
         what is wrong with each file.
     """
     times = list_checkpoints(directory)
@@ -197,6 +218,8 @@ def read_latest(directory: str) -> CheckpointFile | None:
         path = checkpoint_path(directory, time_ms)
         try:
             found = read_checkpoint(path)
+            if check is not None:
+                check(found)
         except CheckpointError as exc:
             log.warning("skipping unusable checkpoint: %s; trying the previous one", exc)
             problems.append(str(exc))

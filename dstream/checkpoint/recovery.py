@@ -3,7 +3,9 @@
 What this module owns
 ---------------------
 ``restore(path)`` (behind ``StreamingContext.getOrCreate``) reads the newest usable
-checkpoint file, then:
+checkpoint file (readable, and every RDD checkpoint it refers to complete: each part
+file present with its recorded size; otherwise the previous one, with a warning naming
+the damaged file), then:
 
 1. reuses the active SparkContext, or creates one from the saved master, app name
    and configuration;
@@ -29,10 +31,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rdd import SparkConf, SparkContext
+from rdd.checkpoint import verify_checkpoint_dir
 from rdd.errors import CheckpointError
 
 from dstream.checkpoint.checkpointer import FORMAT
-from dstream.checkpoint.files import read_latest
+from dstream.checkpoint.files import CheckpointFile, read_latest
 
 if TYPE_CHECKING:
     from dstream.context import StreamingContext
@@ -74,7 +77,7 @@ def restore(path: str) -> StreamingContext | None:
     """
     from dstream.context import StreamingContext
 
-    found = read_latest(path)
+    found = read_latest(path, _check_rdd_checkpoints)
     if found is None:
         return None
     data = found.data
@@ -86,6 +89,11 @@ def restore(path: str) -> StreamingContext | None:
     except Exception as exc:  # noqa: BLE001 - any import or unpickling problem
         raise CheckpointError(f"cannot rebuild the DStream graph saved in {found.path}: {type(exc).__name__}: {exc} "
                               "(the code it refers to may have changed; use a new checkpoint directory)") from exc
+    for node in graph.inputs:
+        problem = node.recovery_error()
+        if problem is not None:
+            raise CheckpointError(
+                f"cannot recover the StreamingContext saved in {found.path}: {problem}")
     sc = _spark_context(data)
     graph.sc = sc
     ssc = StreamingContext(sc, data["batch_ms"] / 1000.0)
@@ -106,6 +114,19 @@ def restore(path: str) -> StreamingContext | None:
     log.info("recovered the StreamingContext from %s (batch %d; %d pending)", found.path, data["time_ms"],
              len(data["pending"]))
     return ssc
+
+
+def _check_rdd_checkpoints(found: CheckpointFile) -> None:
+    """Refuse a checkpoint whose state RDD checkpoints are damaged (a part file missing or
+    truncated): recovering from it would fail every batch. An older checkpoint refers to
+    older RDD checkpoints, so recovery falls back to it, as for a damaged metadata file."""
+    for files in found.data.get("nodes", {}).values():
+        for directory in files.values():
+            try:
+                verify_checkpoint_dir(directory)
+            except CheckpointError as exc:
+                raise CheckpointError(
+                    f"checkpoint {found.path} refers to a damaged RDD checkpoint: {exc}") from exc
 
 
 def _restore_checkpointed_rdds(graph: Any, sc: SparkContext, nodes: dict[int, dict[int, str]]) -> None:

@@ -55,6 +55,10 @@ class InputNode(StreamNode):
     def restore_state(self, state: dict[str, Any]) -> None:
         """Take back :meth:`checkpoint_state` output (before start)."""
 
+    def recovery_error(self) -> str | None:
+        """Why a graph restored from a checkpoint cannot resume this input, or ``None``."""
+        return None
+
     def recorded_batch_times(self) -> list[int]:
         """Batch times whose data this input recorded and can hand out again."""
         return []

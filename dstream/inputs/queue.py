@@ -9,19 +9,20 @@ empty each batch gets the ``default`` RDD if one was given, else a fresh empty R
 
 Checkpoints: an item given as a list keeps its list, so a checkpointed graph carries
 the data and a restarted driver hands out exactly the same batches (which items each
-batch took is recorded per batch time). An item given as an RDD cannot be saved:
-checkpointing such a graph fails at ``start()`` with what to do instead (Spark refuses
-``queueStream`` checkpointing altogether).
+batch took is recorded per batch time). An item given as an RDD cannot be saved: as in
+Spark, such a stream still runs with ``ssc.checkpoint(dir)`` (a warning is logged once,
+when the graph is saved) and only recovering from that checkpoint fails, with an error
+naming the queueStream.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from rdd import RDD
 
-from dstream.errors import StreamingStateError
 from dstream.inputs.base import InputNode
 
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["QueueInputNode"]
 
 _STATE_VERSION = 1
+
+logger = logging.getLogger(__name__)
 
 
 class QueueInputNode(InputNode):
@@ -84,10 +87,23 @@ class QueueInputNode(InputNode):
         self._taken = {int(t): [int(i) for i in ids] for t, ids in state["taken"]}
 
     def __getstate__(self) -> dict[str, Any]:
-        if any(isinstance(item, RDD) for item in self._items) or isinstance(self._default, RDD):
-            raise StreamingStateError(
-                "a queueStream of RDDs cannot be checkpointed (an RDD cannot be saved and rebuilt "
-                "after a restart): pass the batches as lists, e.g. ssc.queueStream([[1, 2], [3]]), "
-                "or do not call ssc.checkpoint()"
-            )
-        return super().__getstate__()
+        state = super().__getstate__()
+        items = [*self._items, self._default]
+        if not any(isinstance(item, RDD) for item in items):
+            return state
+        logger.warning("queueStream (input %d) was given RDDs, which cannot be saved in a "
+                       "checkpoint: it runs, but this context cannot be recovered from its "
+                       "checkpoints (pass the batches as lists to queueStream to make it "
+                       "recoverable)", self.input_id)
+        state["_items"] = [None if isinstance(item, RDD) else item for item in self._items]
+        state["_default"] = None if isinstance(self._default, RDD) else self._default
+        state["_unsaved_rdds"] = True
+        return state
+
+    def recovery_error(self) -> str | None:
+        if not getattr(self, "_unsaved_rdds", False):
+            return None
+        return (f"its queueStream (input {self.input_id}) was given RDDs, which a checkpoint "
+                "cannot hold, so it cannot be recovered: delete the checkpoint directory or use "
+                "a new one (pass the batches to queueStream as lists to make such a stream "
+                "recoverable)")

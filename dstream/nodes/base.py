@@ -94,10 +94,15 @@ class StreamNode:
         if rdd is not None:
             if self.storage_level is not None and not getattr(rdd, "is_cached", False):
                 rdd.persist(self.storage_level)
-            if self.checkpoint_ms and (time_ms - self.zero_time) % self.checkpoint_ms == 0:  # type: ignore[operator]
+            if self.checkpoint_due(time_ms, rdd):
                 rdd.checkpoint()
         generated[time_ms] = rdd
         return rdd
+
+    def checkpoint_due(self, time_ms: int, rdd: Any) -> bool:
+        """Whether ``rdd``, this node's new RDD at ``time_ms``, is to be checkpointed."""
+        interval, zero = self.checkpoint_ms, self.zero_time
+        return bool(interval) and (time_ms - zero) % interval == 0  # type: ignore[operator]
 
     def slice_times(self, begin_ms: int, end_ms: int) -> list[int]:
         """Return this node's valid times in ``[begin_ms, end_ms]``, aligned down to its grid."""
@@ -143,13 +148,20 @@ class StreamNode:
                     f"be a multiple of its slide duration ({format_ms(self.slide_ms)}); pass "
                     "a multiple to DStream.checkpoint()"
                 )
-            if not self.graph.checkpoint_dir:
-                raise StreamingStateError(
-                    f"{self!r} is checkpointed every {format_ms(self.checkpoint_ms)} but no "
-                    "checkpoint directory is set; call ssc.checkpoint(directory) before start()"
-                )
+            self.require_checkpoint_dir(
+                f"{self!r} is checkpointed every {format_ms(self.checkpoint_ms)}")
         for parent in self.dependencies:
             parent.validate_at_start()
+
+    def require_checkpoint_dir(self, why: str) -> None:
+        """Spark's start-time rule: RDD checkpoints need the SparkContext's checkpoint
+        directory (``ssc.checkpoint(d)`` sets it, and also turns on metadata checkpoints)."""
+        if self.graph.sc.getCheckpointDir() is None:
+            raise StreamingStateError(
+                f"{why}: The checkpoint directory has not been set. Please set it by "
+                "StreamingContext.checkpoint() (or SparkContext.setCheckpointDir(), which "
+                "checkpoints the RDDs only, without recovery from a driver failure)."
+            )
 
     # -- persistence ----------------------------------------------------------------
     def persist(self, storage_level: Any) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import cloudpickle
 
-from ..errors import DriverOnlyError, SerializationError
+from ..errors import DriverOnlyError, LineageTooDeepError, SerializationError
 from . import pickler as closure_pickler
 
 
@@ -33,9 +33,10 @@ def dumps_closure(obj: Any, what: str) -> bytes:
             raise DriverOnlyError(f"{exc} Found where {found}.") from None
         raise
     except RecursionError as exc:
-        raise SerializationError(f"could not pickle {what}: the lineage or closure is too deep to pickle "
-                                 "(checkpoint() the RDD to cut its lineage)") from exc
+        raise _too_deep(what) from exc
     except Exception as exc:
+        if _caused_by_recursion(exc):  # cloudpickle re-raises RecursionError as PicklingError
+            raise _too_deep(what) from exc
         found = _find_unpicklable(obj, set(), 0)
         culprit = f" because {found}" if found else ""
         raise SerializationError(
@@ -43,6 +44,28 @@ def dumps_closure(obj: Any, what: str) -> bytes:
             "open files and database connections cannot be sent to workers: create them inside the function "
             "(for example once per partition in mapPartitions or foreachPartition) instead of capturing them."
         ) from exc
+
+
+def _caused_by_recursion(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, RecursionError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _too_deep(what: str) -> LineageTooDeepError:
+    # Searching the object for a culprit would recurse just as deep: nothing is unpicklable
+    # here, there is only too much of it in one chain.
+    return LineageTooDeepError(
+        f"could not pickle {what}: its lineage is too deep to send to workers (a long chain "
+        "of transformations that was never checkpointed, such as an RDD rebuilt from itself in "
+        "a loop). Cut it every few dozen steps with rdd.checkpoint() (after "
+        "sc.setCheckpointDir(dir)) or rdd.localCheckpoint(), followed by an action; for a "
+        "DStream, pass a shorter interval to dstream.checkpoint(interval).")
 
 
 def _describe(value: Any) -> str:

@@ -50,6 +50,8 @@ class JobRunner:
             try:
                 try:
                     actions = self.scheduler.submit_job(job_id, node, func, partitions, properties)
+                except LineageTooDeepError:
+                    raise  # already says what was too deep (a stage's pickle)
                 except RecursionError as exc:
                     raise LineageTooDeepError(
                         f"cannot run a job on RDD {node.id} ({node.describe()}): its lineage is too deep to plan "

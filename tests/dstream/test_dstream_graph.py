@@ -271,7 +271,7 @@ def test_dstream_referenced_in_a_task_fails_the_batch(sc: Any) -> None:
 def test_stream_checkpoint_needs_a_directory(sc: Any) -> None:
     ssc = _context(sc)
     ssc.queueStream([[1]]).map(lambda x: x).checkpoint(2).foreachRDD(lambda rdd: None)
-    with pytest.raises(StreamingStateError, match=r"ssc\.checkpoint\(directory\)"):
+    with pytest.raises(StreamingStateError, match=r"The checkpoint directory has not been set"):
         ssc.start()
 
 

@@ -158,3 +158,21 @@ def test_a_job_on_a_lineage_too_deep_to_plan_says_how_to_cut_it(sc: Any) -> None
     with pytest.raises(LineageTooDeepError, match=r"lineage is too deep.*checkpoint\(\)"):
         _deep_shuffles(sc, 3000).count()
     assert sc.parallelize([1, 2, 3]).count() == 3  # the context still runs jobs
+
+
+def test_a_stage_too_deep_to_pickle_is_lineage_too_deep_not_unpicklable(sc: Any) -> None:
+    # A narrow chain (no shuffle): planning it is shallow, pickling the stage recurses
+    # once per step. cloudpickle turns the RecursionError into a PicklingError, which
+    # used to be read as an unpicklable object ("locks, sockets, open files").
+    from rdd.errors import LineageTooDeepError
+
+    other = sc.parallelize(range(4), 2)
+    rdd = sc.parallelize(range(4), 2)
+    for _ in range(200):
+        rdd = rdd.zip(other).keys()
+    with pytest.raises(LineageTooDeepError) as info:
+        rdd.count()
+    message = str(info.value)
+    assert "lineage is too deep to send to workers" in message and "checkpoint()" in message
+    assert "locks, sockets" not in message
+    assert sc.parallelize([1, 2, 3]).count() == 3
