@@ -8,6 +8,7 @@ message naming the function, the variable and the object's type, plus how to fix
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import pickle
@@ -179,19 +180,52 @@ def dumps_records(records: list[Any]) -> bytes:
     """Serialize a list of records that stays inside this run (shuffle blocks, cached
     blocks, parallelized slices, task results); read back with :func:`loads_records`.
 
-    Records made only of built-in types (str, bytes, int, float, bool, None, and
-    tuples, lists, dicts, sets of them: what word counts, joins and windows move) are
-    written with :mod:`marshal`, about twice as fast as pickle both ways for ``(str,
-    int)`` pairs; its format depends on the Python version, which is why nothing
-    durable (checkpoints, the write-ahead log) uses it: every process of a run is the
-    same interpreter. Anything else (instances of classes, subclasses such as
-    namedtuples, functions) makes marshal refuse the list, and it is pickled instead,
-    so every record comes back with its exact type.
+    Records made only of built-in types (str, bytes, int, float, complex, bool, None,
+    and tuples, lists, dicts, sets, frozensets of them: what word counts, joins and
+    windows move) are written with :mod:`marshal`, about twice as fast as pickle both
+    ways for ``(str, int)`` pairs; its format depends on the Python version, which is
+    why nothing durable (checkpoints, the write-ahead log) uses it: every process of a
+    run is the same interpreter. Anything else is pickled, so every record comes back
+    with its exact type: instances, subclasses such as namedtuples (marshal refuses
+    them), and bytes-like objects that are not exactly ``bytes`` (``bytearray``,
+    ``array``, subclasses of ``bytes``), which marshal would silently turn into ``bytes``.
     """
     try:
-        return _MARSHAL + marshal.dumps(records, _MARSHAL_VERSION)
+        payload = marshal.dumps(records, _MARSHAL_VERSION)
     except ValueError:  # an object marshal does not handle, or nesting deeper than it allows
         return _PICKLE + dumps_data(records)
+    if _marshals_exactly(records, len(payload)):
+        return _MARSHAL + payload
+    return _PICKLE + dumps_data(records)
+
+
+#: Types marshal reads back as themselves. It also takes any other object with the
+#: buffer protocol and reads it back as ``bytes``: those are what is missing here.
+_MARSHAL_LEAVES = frozenset({str, int, float, complex, bool, type(None), bytes, type(...),
+                             types.CodeType})
+_MARSHAL_CONTAINERS = frozenset({tuple, list, set, frozenset, dict})
+_MARSHAL_EXACT = _MARSHAL_LEAVES | _MARSHAL_CONTAINERS
+
+
+def _marshals_exactly(records: list[Any], budget: int) -> bool:
+    """True when every object inside ``records`` has a type in ``_MARSHAL_EXACT``.
+
+    Walks the nesting one level at a time at C speed: ``set(map(type, level))``, then
+    ``gc.get_referents`` for the next level (the items of tuples, lists and sets, the
+    keys and values of dicts; a dict whose keys are all exact ``str`` reports only its
+    values, and those keys are leaves marshal keeps). A per-object Python loop would
+    cost more than marshal itself. Every reference visited took at least one byte of the
+    marshal payload, so more than ``budget`` (its length) means a cycle: pickle it.
+    """
+    level: Any = records
+    while True:
+        kinds = set(map(type, level))
+        if kinds <= _MARSHAL_LEAVES or not kinds <= _MARSHAL_EXACT:
+            return kinds <= _MARSHAL_LEAVES
+        level = gc.get_referents(*level)
+        budget -= len(level)
+        if budget < 0:
+            return False
 
 
 def loads_records(payload: bytes) -> list[Any]:
