@@ -28,7 +28,7 @@ def dumps_closure(obj: Any, what: str) -> bytes:
     try:
         return cloudpickle.dumps(obj, protocol=5)
     except DriverOnlyError as exc:
-        found = _find_unpicklable(obj, set(), 0)
+        found = _find_unpicklable(obj, set(), 0, with_reason=False)  # exc says why already
         if found:
             raise DriverOnlyError(f"{exc} Found where {found}.") from None
         raise
@@ -60,17 +60,20 @@ def _try_pickle(value: Any) -> bool:
         return False
 
 
-def _find_unpicklable(obj: Any, seen: set[int], depth: int, holder: str = "") -> str | None:
+def _find_unpicklable(obj: Any, seen: set[int], depth: int, holder: str = "",
+                      with_reason: bool = True) -> str | None:
     """Depth-first search for the innermost object that fails to pickle.
 
     Returns a phrase such as ``function <lambda> (job.py:12) captures 'lock' =
-    <unlocked _thread.lock object> (type _thread.lock)``.
+    <unlocked _thread.lock object> (type _thread.lock)``, followed, ``with_reason``, by
+    what the object's own ``__reduce__`` said when it refused.
     """
-    found = _search(obj, seen, depth, holder)
+    found = _search(obj, seen, depth, holder, with_reason)
     return None if found is None else found[0]
 
 
-def _search(obj: Any, seen: set[int], depth: int, holder: str) -> tuple[str, bool] | None:
+def _search(obj: Any, seen: set[int], depth: int, holder: str,
+            with_reason: bool = True) -> tuple[str, bool] | None:
     """``(phrase, precise)``: precise when the object named fails by itself, not only
     because it leads back to an object already being searched (a reference cycle)."""
     if depth > 12:
@@ -78,7 +81,8 @@ def _search(obj: Any, seen: set[int], depth: int, holder: str) -> tuple[str, boo
     seen.add(id(obj))
     refusal = _refuses_pickling(obj)
     if refusal is not None:
-        return (f"{holder or 'it'} = {_describe(obj)}, which cannot be pickled: {refusal}", True)
+        reason = f", which cannot be pickled: {refusal.rstrip('.')}" if with_reason else ""
+        return (f"{holder or 'it'} = {_describe(obj)}{reason}", True)
     fallback: tuple[str, bool] | None = None
     for label, child in _children(obj):
         if _try_pickle(child):
@@ -87,7 +91,7 @@ def _search(obj: Any, seen: set[int], depth: int, holder: str) -> tuple[str, boo
         if id(child) in seen:
             fallback = fallback or (f"{here or 'it'} = {_describe(child)}", False)
             continue
-        found = _search(child, seen, depth + 1, here)
+        found = _search(child, seen, depth + 1, here, with_reason)
         if found is None:
             return (f"{here or 'it'} = {_describe(child)}", True)  # fails, yet none of its parts does
         if found[1]:
@@ -249,9 +253,17 @@ class SerializedRecords:
         return (loads_records, (self.payload,))
 
 
-DRIVER_ONLY_MESSAGE = (
-    "{what} can only be used on the driver, not in code that runs on workers. It appears that you are "
-    "referencing it from a transformation, an action's function, or a broadcast variable (for example "
-    "rdd1.map(lambda x: rdd2.values.count() * x) or sc inside a lambda). Compute the value on the driver "
-    "first (collect or broadcast it), or restructure the job with join/cogroup."
+#: PySpark's messages, verbatim, for an object that only exists on the driver; where the
+#: object was captured is appended ("Found where function f (job.py:3) uses global 'sc'").
+SPARK_CONTEXT_ON_WORKER = (
+    "It appears that you are attempting to reference SparkContext from a broadcast variable, "
+    "action, or transformation. SparkContext can only be used on the driver, not in code that it "
+    "run on workers. For more information, see SPARK-5063."
+)
+RDD_ON_WORKER = (
+    "It appears that you are attempting to broadcast an RDD or reference an RDD from an action or "
+    "transformation. RDD transformations and actions can only be invoked by the driver, not inside "
+    "of other transformations; for example, rdd1.map(lambda x: rdd2.values.count() * x) is invalid "
+    "because the values transformation and count action cannot be performed inside of the rdd1.map "
+    "transformation. For more information, see SPARK-5063."
 )
