@@ -177,8 +177,9 @@ class StreamingContext(InputMethods):
         # whole graph to the workers; refuse at pickling time with the fix.
         raise DriverOnlyError(
             "A StreamingContext can only be used on the driver. It appears that it is referenced "
-            "inside a function that runs on RDD data (map, filter, foreachPartition...); "
-            "use the batch's RDD instead, for example dstream.transform(lambda rdd: ...)"
+            "inside a function that runs on RDD data (map, filter, foreachPartition...): "
+            "use the batch's RDD instead, for example dstream.transform(lambda rdd: "
+            "rdd.map(f)), and rdd.context for the SparkContext."
         )
 
     # -- engine access for the facade and the testing helpers -------------------------

@@ -101,8 +101,9 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         # whole graph to the workers; refuse at pickling time with the fix.
         raise DriverOnlyError(
             "A DStream can only be used on the driver. It appears that it is referenced "
-            "inside a function that runs on RDD data (map, filter, foreachPartition...); "
-            "use the batch's RDD instead, for example dstream.transform(lambda rdd: ...)"
+            "inside a function that runs on RDD data (map, filter, foreachPartition...): "
+            "use the batch's RDD instead, for example dstream.transform(lambda rdd: "
+            "rdd.map(f)), and rdd.context for the SparkContext."
         )
 
     # -- helpers ---------------------------------------------------------------------

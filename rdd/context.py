@@ -22,7 +22,7 @@ from .broadcast import Broadcast
 from .conf import DEFAULT_MASTER, SparkConf, parse_master
 from .env import Env
 from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
-from .executor.serializer import DRIVER_ONLY_MESSAGE, dumps_records
+from .executor.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
 from .logs import LIBRARY_LOGGERS, level_of
 from .nodes.files import (PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files,
                           plan_splits)
@@ -190,7 +190,7 @@ class SparkContext:
         self.stop()
 
     def __reduce__(self):
-        raise DriverOnlyError(DRIVER_ONLY_MESSAGE.format(what="SparkContext"))
+        raise DriverOnlyError(SPARK_CONTEXT_ON_WORKER)
 
     def _check_alive(self) -> None:
         if self._stopped:

@@ -19,6 +19,7 @@ from .executor import environment
 from .executor.environment import ExecutorEnv
 from .executor.inline import InlineBackend
 from .executor.process_pool import ProcessPoolBackend
+from .executor.task_runner import CLOSURE_CACHE_KEY, closure_cache_bytes
 from .scheduler.runner import JobRunner
 from .storage import block_manager
 from .storage.block_manager import BlockManager
@@ -42,8 +43,10 @@ class Env:
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
         self.cleaner = ContextCleaner()
         self.runner = JobRunner(accumulators.merge_updates, self.cleaner, self._remove_shuffle, self._remove_rdd)
+        closure_bytes = closure_cache_bytes(conf.get(CLOSURE_CACHE_KEY))
         if self.num_workers == 0:
-            self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event)
+            self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event,
+                                                                             closure_bytes)
         else:
             start_method = conf.get(START_METHOD_KEY, DEFAULT_START_METHOD)
             if start_method not in ("exec", "fork"):
@@ -52,7 +55,8 @@ class Env:
             env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
                         if k.startswith("spark.executorEnv.")}
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
-                                              start_method, env_vars, _seconds(conf.get("spark.locality.wait", "3s")))
+                                              start_method, env_vars, _seconds(conf.get("spark.locality.wait", "3s")),
+                                              closure_bytes)
         self.runner.backend = self.backend
 
     def _remove_shuffle(self, shuffle_id: int) -> None:

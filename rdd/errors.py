@@ -10,6 +10,7 @@
     ├── JobAbortedError              a task failed for a reason that is not the user's
     ├── SerializationError (+TypeError)   a closure or record cannot be pickled
     ├── DriverOnlyError (+RuntimeError)   an RDD or the context used inside a task
+    ├── KeyHashError (+TypeError)         a key no process could place like every other
     ├── CheckpointError              a checkpoint is missing or unreadable
     └── FetchFailedError             a shuffle output a reduce task needs is gone
 
@@ -56,6 +57,11 @@ class SerializationError(SparkError, TypeError):
 
 class DriverOnlyError(SparkError, RuntimeError):
     """An RDD, a SparkContext or a StreamingContext was used inside a task."""
+
+
+class KeyHashError(SparkError, TypeError):
+    """A key whose ``hash()`` may depend on the string-hash seed, in a process whose seed is
+    random: no other process or run would place it in the same partition."""
 
 
 class CheckpointError(SparkError, OSError):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Iterator, Ty
 from .actions import RDDActions
 from .aggregator import Aggregator
 from .errors import DriverOnlyError
-from .executor.serializer import DRIVER_ONLY_MESSAGE
+from .executor.serializer import RDD_ON_WORKER
 from .nodes.base import LineageNode, ShuffleDependency
 from .nodes.checkpointed import CheckpointedNode
 from .nodes.narrow import (CartesianNode, CoalescedNode, MapPartitionsNode, PartitionerAwareUnionNode, UnionNode,
@@ -89,7 +89,7 @@ class RDD(RDDActions, PairRDDFunctions, OrderedRDDFunctions, DoubleRDDFunctions,
         return f"{self._node.describe()}[{self._node.id}] at {self._node.name or 'RDD'}"
 
     def __reduce__(self):
-        raise DriverOnlyError(DRIVER_ONLY_MESSAGE.format(what="An RDD"))
+        raise DriverOnlyError(RDD_ON_WORKER)
 
     def _wrap(self, node: LineageNode) -> RDD[Any]:
         return RDD(node, self.ctx)

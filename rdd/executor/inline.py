@@ -9,13 +9,14 @@ from __future__ import annotations
 from ..scheduler.task import TaskFailure, TaskSpec
 from ..storage import block_manager
 from .backend import EventSink, TaskFailed, TaskFinished
-from .task_runner import BinaryCache, run_task
+from .task_runner import DEFAULT_CLOSURE_CACHE_BYTES, BinaryCache, run_task
 
 
 class InlineBackend:
-    def __init__(self, on_event: EventSink) -> None:
+    def __init__(self, on_event: EventSink,
+                 closure_cache_bytes: int = DEFAULT_CLOSURE_CACHE_BYTES) -> None:
         self._on_event = on_event
-        self._binaries = BinaryCache()
+        self._binaries = BinaryCache(closure_cache_bytes)
 
     @property
     def parallelism(self) -> int:
@@ -36,6 +37,9 @@ class InlineBackend:
 
     def remove_rdd(self, rdd_id: int) -> None:
         block_manager.current().remove_rdd(rdd_id)
+
+    def release_binaries(self) -> None:
+        self._binaries.clear()
 
     def worker_pids(self) -> list[int]:
         return []

@@ -5,11 +5,14 @@ with one end of a socket pair passed as a file descriptor. The worker starts wit
 clean heap, so it neither inherits nor copies whatever the driver holds, it never
 re-runs the user's ``__main__`` (unlike multiprocessing's spawn and forkserver), and
 replacing a dead worker while driver threads run is safe. It gets the driver's
-``sys.path`` through ``PYTHONPATH`` so functions pickled by reference resolve.
+``sys.path`` through ``PYTHONPATH`` so functions pickled by reference resolve, and a
+pinned ``PYTHONHASHSEED`` (the driver's, else ``0``) so every worker of every run hashes
+keys alike.
 
 ``fork``: ``multiprocessing``'s fork, fastest to start, sharing the driver's heap
 copy-on-write (so a driver holding a large dataset when the workers start ends up with
-it twice: the workers keep the old pages that the driver then copies).
+it twice: the workers keep the old pages that the driver then copies) and its
+string-hash seed.
 
 Both give the pool the same handle: ``pid``, ``conn``, ``is_alive``, ``join``,
 ``terminate``, ``kill``, ``exitcode`` and ``sentinel`` (``None`` for ``exec``
@@ -25,6 +28,8 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
+from ..partitioner import worker_hash_seed
+
 
 class ExecWorker:
     """A worker running in a fresh interpreter, connected by a socket pair."""
@@ -35,6 +40,8 @@ class ExecWorker:
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
         env.update(env_vars)
+        # Every worker, and every run's workers, must hash keys alike (rdd/partitioner.py).
+        env["PYTHONHASHSEED"] = worker_hash_seed(env_vars.get("PYTHONHASHSEED"))
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         command = [sys.executable, "-m", "rdd.executor.worker_entry", str(theirs.fileno()), executor_id,
                    local_dir, str(os.getpid())]

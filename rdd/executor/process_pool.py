@@ -17,7 +17,10 @@ Invariants
   and steals a preferred task only once it has waited ``locality_wait`` seconds
   (Spark's delay scheduling, ``spark.locality.wait``): a cached partition is read where
   it lives, yet a core never idles for long behind one busy worker.
-- A stage binary is sent to a worker once; later tasks carry only its digest.
+- A stage binary is sent to a worker once; later tasks carry only its digest. The
+  driver keeps, per worker, the digests it sent and their pickled sizes: over the
+  closure-cache budget it tells the worker to drop the least recently used ones, and
+  at the end of each job to drop them all; a digest it dropped is sent again in full.
 - ``shutdown`` asks workers to stop, then terminates, then kills: nothing outlives it.
 """
 
@@ -29,13 +32,14 @@ import os
 import pickle
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..scheduler.task import TaskFailure, TaskSpec
 from .backend import EventSink, ExecutorLost, TaskFailed, TaskFinished
 from .launcher import ExecWorker, ForkedWorker
+from .task_runner import DEFAULT_CLOSURE_CACHE_BYTES
 from .worker import worker_main
 
 log = logging.getLogger(__name__)
@@ -49,15 +53,17 @@ class _Worker:
         self.process = process
         self.conn = conn
         self.running: TaskSpec | None = None
-        self.digests: set[str] = set()
+        self.digests: OrderedDict[str, int] = OrderedDict()  # sent binaries, LRU first: size
         self.queue: deque[tuple[TaskSpec, bytes, float]] = deque()
 
 
 class ProcessPoolBackend:
     def __init__(self, num_workers: int, local_dir: str, on_event: EventSink,
                  start_method: str = "exec", env_vars: dict[str, str] | None = None,
-                 locality_wait: float = 3.0) -> None:
+                 locality_wait: float = 3.0,
+                 closure_cache_bytes: int = DEFAULT_CLOSURE_CACHE_BYTES) -> None:
         self._locality_wait = locality_wait
+        self._closure_cache_bytes = closure_cache_bytes
         self._mp = multiprocessing.get_context("fork") if start_method == "fork" else None
         self._start_method = start_method
         self._local_dir = local_dir
@@ -104,6 +110,14 @@ class ProcessPoolBackend:
         with self._lock:
             for worker in self._workers.values():
                 self._send(worker, ("remove_rdd", rdd_id))
+
+    def release_binaries(self) -> None:
+        """Tell every worker to drop the stage binaries it holds (a job ended)."""
+        with self._lock:
+            for worker in self._workers.values():
+                if worker.digests:
+                    self._send(worker, ("drop_binaries", list(worker.digests)))
+                    worker.digests.clear()
 
     def shutdown(self) -> None:
         with self._lock:
@@ -158,8 +172,18 @@ class ProcessPoolBackend:
             spec, binary, _ = item
             worker.running = spec
             payload = None if spec.digest in worker.digests else binary
-            worker.digests.add(spec.digest)
+            self._remember_binary(worker, spec.digest, len(binary))
             self._send(worker, ("task", spec, payload))
+
+    def _remember_binary(self, worker: _Worker, digest: str, size: int) -> None:
+        """Note that ``worker`` holds ``digest``; past the budget it drops the oldest others."""
+        worker.digests[digest] = size
+        worker.digests.move_to_end(digest)
+        evicted = []
+        while sum(worker.digests.values()) > self._closure_cache_bytes and len(worker.digests) > 1:
+            evicted.append(worker.digests.popitem(last=False)[0])
+        if evicted:
+            self._send(worker, ("drop_binaries", evicted))
 
     def _next_for(self, worker: _Worker) -> tuple[TaskSpec, bytes, float] | None:
         if worker.queue:

@@ -8,6 +8,7 @@ message naming the function, the variable and the object's type, plus how to fix
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import pickle
@@ -28,7 +29,7 @@ def dumps_closure(obj: Any, what: str) -> bytes:
     try:
         return closure_pickler.dumps(obj, protocol=5)
     except DriverOnlyError as exc:
-        found = _find_unpicklable(obj, set(), 0)
+        found = _find_unpicklable(obj, set(), 0, with_reason=False)  # exc says why already
         if found:
             raise DriverOnlyError(f"{exc} Found where {found}.") from None
         raise
@@ -83,17 +84,20 @@ def _try_pickle(value: Any) -> bool:
         return False
 
 
-def _find_unpicklable(obj: Any, seen: set[int], depth: int, holder: str = "") -> str | None:
+def _find_unpicklable(obj: Any, seen: set[int], depth: int, holder: str = "",
+                      with_reason: bool = True) -> str | None:
     """Depth-first search for the innermost object that fails to pickle.
 
     Returns a phrase such as ``function <lambda> (job.py:12) captures 'lock' =
-    <unlocked _thread.lock object> (type _thread.lock)``.
+    <unlocked _thread.lock object> (type _thread.lock)``, followed, ``with_reason``, by
+    what the object's own ``__reduce__`` said when it refused.
     """
-    found = _search(obj, seen, depth, holder)
+    found = _search(obj, seen, depth, holder, with_reason)
     return None if found is None else found[0]
 
 
-def _search(obj: Any, seen: set[int], depth: int, holder: str) -> tuple[str, bool] | None:
+def _search(obj: Any, seen: set[int], depth: int, holder: str,
+            with_reason: bool = True) -> tuple[str, bool] | None:
     """``(phrase, precise)``: precise when the object named fails by itself, not only
     because it leads back to an object already being searched (a reference cycle)."""
     if depth > 12:
@@ -101,7 +105,8 @@ def _search(obj: Any, seen: set[int], depth: int, holder: str) -> tuple[str, boo
     seen.add(id(obj))
     refusal = _refuses_pickling(obj)
     if refusal is not None:
-        return (f"{holder or 'it'} = {_describe(obj)}, which cannot be pickled: {refusal}", True)
+        reason = f", which cannot be pickled: {refusal.rstrip('.')}" if with_reason else ""
+        return (f"{holder or 'it'} = {_describe(obj)}{reason}", True)
     fallback: tuple[str, bool] | None = None
     for label, child in _children(obj):
         if _try_pickle(child):
@@ -110,7 +115,7 @@ def _search(obj: Any, seen: set[int], depth: int, holder: str) -> tuple[str, boo
         if id(child) in seen:
             fallback = fallback or (f"{here or 'it'} = {_describe(child)}", False)
             continue
-        found = _search(child, seen, depth + 1, here)
+        found = _search(child, seen, depth + 1, here, with_reason)
         if found is None:
             return (f"{here or 'it'} = {_describe(child)}", True)  # fails, yet none of its parts does
         if found[1]:
@@ -203,19 +208,52 @@ def dumps_records(records: list[Any]) -> bytes:
     """Serialize a list of records that stays inside this run (shuffle blocks, cached
     blocks, parallelized slices, task results); read back with :func:`loads_records`.
 
-    Records made only of built-in types (str, bytes, int, float, bool, None, and
-    tuples, lists, dicts, sets of them: what word counts, joins and windows move) are
-    written with :mod:`marshal`, about twice as fast as pickle both ways for ``(str,
-    int)`` pairs; its format depends on the Python version, which is why nothing
-    durable (checkpoints, the write-ahead log) uses it: every process of a run is the
-    same interpreter. Anything else (instances of classes, subclasses such as
-    namedtuples, functions) makes marshal refuse the list, and it is pickled instead,
-    so every record comes back with its exact type.
+    Records made only of built-in types (str, bytes, int, float, complex, bool, None,
+    and tuples, lists, dicts, sets, frozensets of them: what word counts, joins and
+    windows move) are written with :mod:`marshal`, about twice as fast as pickle both
+    ways for ``(str, int)`` pairs; its format depends on the Python version, which is
+    why nothing durable (checkpoints, the write-ahead log) uses it: every process of a
+    run is the same interpreter. Anything else is pickled, so every record comes back
+    with its exact type: instances, subclasses such as namedtuples (marshal refuses
+    them), and bytes-like objects that are not exactly ``bytes`` (``bytearray``,
+    ``array``, subclasses of ``bytes``), which marshal would silently turn into ``bytes``.
     """
     try:
-        return _MARSHAL + marshal.dumps(records, _MARSHAL_VERSION)
+        payload = marshal.dumps(records, _MARSHAL_VERSION)
     except ValueError:  # an object marshal does not handle, or nesting deeper than it allows
         return _PICKLE + dumps_data(records)
+    if _marshals_exactly(records, len(payload)):
+        return _MARSHAL + payload
+    return _PICKLE + dumps_data(records)
+
+
+#: Types marshal reads back as themselves. It also takes any other object with the
+#: buffer protocol and reads it back as ``bytes``: those are what is missing here.
+_MARSHAL_LEAVES = frozenset({str, int, float, complex, bool, type(None), bytes, type(...),
+                             types.CodeType})
+_MARSHAL_CONTAINERS = frozenset({tuple, list, set, frozenset, dict})
+_MARSHAL_EXACT = _MARSHAL_LEAVES | _MARSHAL_CONTAINERS
+
+
+def _marshals_exactly(records: list[Any], budget: int) -> bool:
+    """True when every object inside ``records`` has a type in ``_MARSHAL_EXACT``.
+
+    Walks the nesting one level at a time at C speed: ``set(map(type, level))``, then
+    ``gc.get_referents`` for the next level (the items of tuples, lists and sets, the
+    keys and values of dicts; a dict whose keys are all exact ``str`` reports only its
+    values, and those keys are leaves marshal keeps). A per-object Python loop would
+    cost more than marshal itself. Every reference visited took at least one byte of the
+    marshal payload, so more than ``budget`` (its length) means a cycle: pickle it.
+    """
+    level: Any = records
+    while True:
+        kinds = set(map(type, level))
+        if kinds <= _MARSHAL_LEAVES or not kinds <= _MARSHAL_EXACT:
+            return kinds <= _MARSHAL_LEAVES
+        level = gc.get_referents(*level)
+        budget -= len(level)
+        if budget < 0:
+            return False
 
 
 def loads_records(payload: bytes) -> list[Any]:
@@ -239,9 +277,17 @@ class SerializedRecords:
         return (loads_records, (self.payload,))
 
 
-DRIVER_ONLY_MESSAGE = (
-    "{what} can only be used on the driver, not in code that runs on workers. It appears that you are "
-    "referencing it from a transformation, an action's function, or a broadcast variable (for example "
-    "rdd1.map(lambda x: rdd2.values.count() * x) or sc inside a lambda). Compute the value on the driver "
-    "first (collect or broadcast it), or restructure the job with join/cogroup."
+#: PySpark's messages, verbatim, for an object that only exists on the driver; where the
+#: object was captured is appended ("Found where function f (job.py:3) uses global 'sc'").
+SPARK_CONTEXT_ON_WORKER = (
+    "It appears that you are attempting to reference SparkContext from a broadcast variable, "
+    "action, or transformation. SparkContext can only be used on the driver, not in code that it "
+    "run on workers. For more information, see SPARK-5063."
+)
+RDD_ON_WORKER = (
+    "It appears that you are attempting to broadcast an RDD or reference an RDD from an action or "
+    "transformation. RDD transformations and actions can only be invoked by the driver, not inside "
+    "of other transformations; for example, rdd1.map(lambda x: rdd2.values.count() * x) is invalid "
+    "because the values transformation and count action cannot be performed inside of the rdd1.map "
+    "transformation. For more information, see SPARK-5063."
 )

@@ -1,7 +1,12 @@
 """Runs one task in whatever process it lands in (a worker, or the driver inline).
 
-The stage binary is unpickled once per process and cached by digest (a bounded LRU):
-that is what makes a stage's functions cross into each worker only once.
+The stage binary is unpickled once per process and cached by digest: that is what
+makes a stage's functions cross into each worker only once. A closure can capture
+anything (a million-element list), so the cache is bounded by the pickled size of
+what it holds, and it is emptied when each job ends. In a worker the *driver* decides
+what stays (it knows which binaries it sent, and sends a binary again when the worker
+no longer has it): the worker's cache only obeys ``drop`` orders. Inline, the cache
+evicts on its own, since every task comes with its binary.
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 import pickle
 import traceback
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Iterable
 
 from ..scheduler.task import ShuffleWriteSpec, TaskFailure, TaskResult, TaskSpec
 from ..scheduler.task_context import TaskContext
@@ -17,30 +22,69 @@ from ..shuffle import fusion
 from ..shuffle.writer import write_map_output
 from . import environment
 
-_BINARY_CACHE_SIZE = 64
+CLOSURE_CACHE_KEY = "spark.executor.closureCacheBytes"
+#: Pickled bytes of stage binaries a process keeps beyond the one its task runs.
+DEFAULT_CLOSURE_CACHE_BYTES = 64 * 1024 * 1024
+_SIZE_SUFFIXES = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def closure_cache_bytes(value: str | None) -> int:
+    """Parse ``spark.executor.closureCacheBytes`` (bytes, or a size such as ``64m``)."""
+    if value is None:
+        return DEFAULT_CLOSURE_CACHE_BYTES
+    text = value.strip().lower().removesuffix("b")
+    scale = _SIZE_SUFFIXES.get(text[-1:], 1)
+    number = text[:-1] if scale != 1 else text
+    if not number.isdigit():
+        raise ValueError(f"{CLOSURE_CACHE_KEY}={value!r}: give a number of bytes, or a size such "
+                         "as '64m', '512k' or '1g'")
+    return int(number) * scale
 
 
 class BinaryCache:
-    """Unpickled stage binaries by digest, most recently used last."""
+    """Unpickled stage binaries by digest, least recently used first.
 
-    def __init__(self) -> None:
-        self._entries: OrderedDict[str, Any] = OrderedDict()
+    ``max_bytes`` bounds the pickled size of the entries (the newest entry always stays,
+    its task needs it); ``None`` leaves eviction to the caller's :meth:`drop` calls.
+    """
+
+    def __init__(self, max_bytes: int | None = DEFAULT_CLOSURE_CACHE_BYTES) -> None:
+        self._entries: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._max_bytes = max_bytes
+        self.nbytes = 0
 
     def get(self, digest: str) -> Any | None:
         entry = self._entries.get(digest)
-        if entry is not None:
-            self._entries.move_to_end(digest)
-        return entry
+        if entry is None:
+            return None
+        self._entries.move_to_end(digest)
+        return entry[0]
 
     def put(self, digest: str, payload: bytes) -> Any:
         value = pickle.loads(payload)
-        self._entries[digest] = value
-        if len(self._entries) > _BINARY_CACHE_SIZE:
-            self._entries.popitem(last=False)
+        self.drop([digest])
+        self._entries[digest] = (value, len(payload))
+        self.nbytes += len(payload)
+        if self._max_bytes is not None:
+            while self.nbytes > self._max_bytes and len(self._entries) > 1:
+                self.drop([next(iter(self._entries))])
         return value
+
+    def drop(self, digests: Iterable[str]) -> None:
+        for digest in digests:
+            entry = self._entries.pop(digest, None)
+            if entry is not None:
+                self.nbytes -= entry[1]
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self.nbytes = 0
 
     def __contains__(self, digest: str) -> bool:
         return digest in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:

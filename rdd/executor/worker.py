@@ -4,7 +4,7 @@
 
     driver ──("task", spec, binary|None)──▶ worker: cache binary by digest, run_task
     driver ◀──────────── pickled TaskResult | TaskFailure ──── worker
-    driver ──("remove_rdd", id) / ("stop",)──▶ worker
+    driver ──("remove_rdd", id) / ("drop_binaries", [digest]) / ("stop",)──▶ worker
 
 A worker runs one task at a time. It exits when it is told to stop, when its pipe
 closes, or when its parent process is gone (a watchdog thread polls ``getppid``), so
@@ -50,7 +50,7 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
     block_manager.install(BlockManager(executor_id, env.block_dir()))
     threading.Thread(target=_watch_parent, args=(parent_pid, local_dir), daemon=True,
                      name="parent-watchdog").start()
-    cache = BinaryCache()
+    cache = BinaryCache(max_bytes=None)  # the driver says what to drop: it knows what it sent
     while True:
         try:
             message = pickle.loads(conn.recv_bytes())
@@ -72,6 +72,8 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
             conn.send_bytes(_dump_outcome(outcome))
         elif kind == "remove_rdd":
             block_manager.current().remove_rdd(message[1])
+        elif kind == "drop_binaries":
+            cache.drop(message[1])
         elif kind == "stop":
             break
     conn.close()

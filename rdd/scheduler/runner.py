@@ -63,6 +63,7 @@ class JobRunner:
                     outcome = self._perform(self.scheduler.handle(self.events.get()))
             finally:
                 self.scheduler.end_job()
+                self.backend.release_binaries()  # a closure may hold a lot: free it with its job
             if isinstance(outcome, JobFailed):
                 raise outcome.error
             return outcome.results
