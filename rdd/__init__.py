@@ -19,7 +19,8 @@ if _typing.TYPE_CHECKING:
     from .conf import SparkConf
     from .context import SparkContext
     from .errors import (ActiveContextError, BrokenExecutorError, CheckpointError, ContextStoppedError,
-                         DriverOnlyError, JobAbortedError, SerializationError, SparkError)
+                         DriverOnlyError, JobAbortedError, JobCancelledError, SerializationError,
+                         SparkError)
     from .partitioner import Partitioner, portable_hash
     from .rdd import RDD
     from .scheduler.task_context import TaskContext
@@ -36,6 +37,7 @@ _WHERE = {
     "ContextStoppedError": ".errors",
     "DriverOnlyError": ".errors",
     "JobAbortedError": ".errors",
+    "JobCancelledError": ".errors",
     "Partitioner": ".partitioner",
     "RDD": ".rdd",
     "SerializationError": ".errors",

@@ -37,6 +37,10 @@ class InlineBackend:
     def remove_rdd(self, rdd_id: int) -> None:
         block_manager.current().remove_rdd(rdd_id)
 
+    def cancel_job(self, job_id: int) -> None:
+        """Nothing to do: a task running inline is the caller's own thread and cannot be
+        killed; the runner starts no further task of a cancelled job."""
+
     def worker_pids(self) -> list[int]:
         return []
 
