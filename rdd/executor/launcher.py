@@ -11,6 +11,16 @@ replacing a dead worker while driver threads run is safe. It gets the driver's
 copy-on-write (so a driver holding a large dataset when the workers start ends up with
 it twice: the workers keep the old pages that the driver then copies).
 
+Signals: a worker ignores SIGINT, SIGTERM and SIGHUP from its first instruction. A
+Ctrl-C or a SIGTERM sent to the driver's process group (a terminal, a supervisor) is
+the driver's to handle: it may still need its workers to finish a graceful stop, and a
+worker dying of it mid-import would print a traceback and look like a failure. An
+``exec`` worker is started through ``/bin/sh``, which sets the three to ignored and
+execs Python: an ignored signal stays ignored across ``exec`` and Python keeps it so,
+with no window while the interpreter starts. A forked worker ignores them first thing
+in ``worker_main``. Workers still end when told to, when their pipe closes, when the
+driver is gone, or on SIGKILL.
+
 Both give the pool the same handle: ``pid``, ``conn``, ``is_alive``, ``join``,
 ``terminate``, ``kill``, ``exitcode`` and ``sentinel`` (``None`` for ``exec``
 workers, whose death the pool sees as the end of their socket).
@@ -26,6 +36,10 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 
+#: ``sh -c`` script: ignore the signals meant for the driver, then become ``"$0" "$@"``.
+_IGNORE_SIGNALS_AND_EXEC = 'trap "" INT TERM HUP; exec "$0" "$@"'
+
+
 class ExecWorker:
     """A worker running in a fresh interpreter, connected by a socket pair."""
 
@@ -36,8 +50,8 @@ class ExecWorker:
         env = dict(os.environ)
         env.update(env_vars)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        command = [sys.executable, "-m", "rdd.executor.worker_entry", str(theirs.fileno()), executor_id,
-                   local_dir, str(os.getpid())]
+        command = ["/bin/sh", "-c", _IGNORE_SIGNALS_AND_EXEC, sys.executable, "-m", "rdd.executor.worker_entry",
+                   str(theirs.fileno()), executor_id, local_dir, str(os.getpid())]
         try:
             self._popen = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=env,
                                            stdin=subprocess.DEVNULL, close_fds=True)

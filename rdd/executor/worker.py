@@ -8,8 +8,8 @@
 
 A worker runs one task at a time. It exits when it is told to stop, when its pipe
 closes, or when its parent process is gone (a watchdog thread polls ``getppid``), so
-no worker outlives its driver even after a ``kill -9`` of the driver. Ctrl-C is
-ignored here: the driver decides when workers stop.
+no worker outlives its driver even after a ``kill -9`` of the driver. SIGINT, SIGTERM
+and SIGHUP are ignored (see launcher.py): the driver decides when workers stop.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
             other.close()
         except OSError:
             pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
     os.environ.update(env_vars)
     env = ExecutorEnv(executor_id, local_dir)
     environment.install(env)
