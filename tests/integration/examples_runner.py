@@ -10,6 +10,6 @@ __all__ = ["DEADLINE", "ROOT", "Example", "alive"]
 class Example(WatchedProcess):
     """A running example: its stdout lines as they come, its children, its exit."""
 
-    def __init__(self, script: str, *args: str) -> None:
+    def __init__(self, script: str, *args: str, own_group: bool = False) -> None:
         super().__init__("tests.integration.run_example", [str(ROOT / "examples" / script), *args],
-                         {"PYTHONUNBUFFERED": "1"}, "the example")
+                         {"PYTHONUNBUFFERED": "1"}, "the example", own_group)
