@@ -12,6 +12,7 @@ process group of its own and is signalled through the group:
   once (exit 130) and still leaves no process.
 - ``ssc.stop()`` and ``sys.exit()`` while a batch runs a task that sleeps: the driver
   returns/exits within the deadline and leaves no process.
+- ``make run`` on a pseudo-terminal, then Ctrl-C: exit status 0, not make's 130.
 
 "No process left" is checked on the whole process group through ``/proc``.
 """
@@ -19,7 +20,9 @@ process group of its own and is signalled through the group:
 from __future__ import annotations
 
 import os
+import pty
 import re
+import select
 import signal
 import threading
 import time
@@ -27,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.examples_runner import DEADLINE, Example
+from tests.integration.examples_runner import DEADLINE, ROOT, Example
 from tests.integration.watched import WatchedProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -108,3 +111,57 @@ def test_ssc_stop_and_sys_exit_while_a_batch_task_sleeps(tmp_path: Path, mode: s
         assert "stopped" in app.lines
     assert "Traceback" not in app.stderr, app.stderr[-3000:]
     assert_group_gone(app)
+
+
+def session_members(sid: int) -> list[int]:
+    """Live processes of session ``sid`` (field 6 of ``/proc/<pid>/stat``)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] not in ("Z", "X") and int(fields[3]) == sid:
+            found.append(int(entry))
+    return found
+
+
+def test_make_run_then_ctrl_c_in_a_terminal_exits_0() -> None:
+    """``make run`` on a real pseudo-terminal; Ctrl-C is typed as a user would."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a session whose controlling terminal is the pty
+        os.chdir(ROOT)
+        os.execvp("make", ["make", "-s", "run", "RUN_ARGS=--batch-interval 0.5"])
+    output = b""
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while b"Time: " not in output:
+            assert time.monotonic() < deadline, output[-3000:]
+            if select.select([fd], [], [], 0.1)[0]:
+                output += os.read(fd, 65536)
+        os.write(fd, b"\x03")  # the terminal turns it into SIGINT to its foreground group
+        while True:
+            assert time.monotonic() < deadline + DEADLINE, output[-3000:]
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # EIO: every process holding the terminal is gone
+                    break
+                if not chunk:
+                    break
+                output += chunk
+        _, status = os.waitpid(pid, 0)
+        while session_members(pid):
+            assert time.monotonic() < deadline + DEADLINE, f"{session_members(pid)} outlived make run"
+            threading.Event().wait(0.05)
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)  # the session's group, if anything is left of it
+        except ProcessLookupError:
+            pass
+        os.close(fd)
+    text = output.decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 0, text[-3000:]
+    assert "SIGINT received: stopping gracefully" in text
+    assert "Traceback" not in text and "Interrupt" not in text, text[-3000:]
