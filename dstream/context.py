@@ -462,7 +462,7 @@ class StreamingContext(InputMethods):
 
     def _stop_now(self, cancel_jobs: bool) -> None:
         """A graceful stop was interrupted (Ctrl-C): drop the queued batches, stop now."""
-        logger.warning("graceful stop interrupted: stopping now; the batches still queued are dropped")
+        logger.warning("graceful stop interrupted: stopping now; the queued batches are dropped")
         if self._scheduler is not None:
             self._scheduler.abandon()
         if cancel_jobs:

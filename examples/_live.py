@@ -159,8 +159,8 @@ def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None
         status = 1
     finally:
         if _signal_names:
-            print(f"\n{_signal_names[0]} received: stopping gracefully (processing what was received)...",
-                  file=sys.stderr, flush=True)
+            print(f"\n{_signal_names[0]} received: stopping gracefully "
+                  "(processing what was received)...", file=sys.stderr, flush=True)
         queued = max(0, counter.submitted - counter.completed)
         again = " again" if _signal_names[:1] == ["SIGINT"] else ""
         try:

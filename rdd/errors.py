@@ -8,7 +8,7 @@
     │   └── ActiveContextError       a second context while one is active
     ├── BrokenExecutorError          a worker process died under you, repeatedly
     ├── JobAbortedError              a task failed for a reason that is not the user's
-    │   └── JobCancelledError        stop(), cancelAllJobs() or cancelJobGroup() ended the job
+    │   └── JobCancelledError        stop(), cancelAllJobs() or cancelJobGroup() ended it
     ├── SerializationError (+TypeError)   a closure or record cannot be pickled
     ├── DriverOnlyError (+RuntimeError)   an RDD or the context used inside a task
     ├── CheckpointError              a checkpoint is missing or unreadable

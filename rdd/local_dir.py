@@ -14,9 +14,11 @@ Invariants
 * The kernel releases a ``flock`` when the last descriptor of its holder closes, however
   the process ends, and a reused pid cannot hold it: a ``dstreams-*`` directory whose
   lock can be taken belongs to no living driver. Each new context removes such
-  directories of its base (:func:`remove_stale`), holding the lock while it does, so
-  two new contexts never both remove one. A directory without ``owner.lock`` (written by
-  an older version, or by hand) is left alone.
+  directories of its base (:func:`remove_stale`), and so do the workers of a driver that
+  died (:func:`remove_orphaned`). The remover holds the lock while it removes, so no two
+  remove one directory at once, and deletes ``owner.lock`` last, so a removal cut short
+  is finished by the next one. A directory without ``owner.lock`` (written by an older
+  version, or by hand) is left alone.
 * ``owner.lock`` also records the owner's pid, for people looking at the directory.
 """
 
@@ -46,41 +48,66 @@ class LocalDir:
         self._fd = os.open(os.path.join(staging, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         os.write(self._fd, f"{os.getpid()}\n".encode())
-        self.path = os.path.join(base, PREFIX + os.path.basename(staging)[len("." + PREFIX + "new-"):])
+        suffix = os.path.basename(staging)[len("." + PREFIX + "new-"):]
+        self.path = os.path.join(base, PREFIX + suffix)
         os.rename(staging, self.path)
 
     def remove(self) -> None:
         """Delete the directory, then let go of its lock."""
-        shutil.rmtree(self.path, ignore_errors=True)
         if self._fd >= 0:
+            _remove_lock_last(self.path)
             os.close(self._fd)
             self._fd = -1
 
 
+def remove_orphaned(path: str) -> bool:
+    """Delete ``path``, a context's local directory, if no living process holds its lock."""
+    try:
+        fd = os.open(os.path.join(path, LOCK_NAME), os.O_RDWR)
+    except OSError:
+        return False  # no lock file: not ours to judge; or removed meanwhile
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
+                return False  # its driver is alive, or someone else is removing it
+            raise
+        _remove_lock_last(path)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _remove_lock_last(path: str) -> None:
+    for name in os.listdir(path) if os.path.isdir(path) else ():
+        if name != LOCK_NAME:
+            entry = os.path.join(path, name)
+            if os.path.isdir(entry) and not os.path.islink(entry):
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                _unlink(entry)
+    _unlink(os.path.join(path, LOCK_NAME))
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
 def remove_stale(base: str) -> list[str]:
     """Delete the ``dstreams-*`` directories of ``base`` whose owner is gone; return them."""
-    removed = []
     try:
         names = [n for n in os.listdir(base) if n.startswith(PREFIX)]
     except OSError:
-        return removed
-    for name in names:
-        path = os.path.join(base, name)
-        try:
-            fd = os.open(os.path.join(path, LOCK_NAME), os.O_RDWR)
-        except OSError:
-            continue  # no lock file: not ours to judge; or removed meanwhile
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                    continue  # its driver is alive
-                raise
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-        finally:
-            os.close(fd)
+        return []
+    removed = [os.path.join(base, n) for n in names if remove_orphaned(os.path.join(base, n))]
     if removed:
         log.info("removed %d local director%s left by drivers that are gone: %s", len(removed),
                  "y" if len(removed) == 1 else "ies", ", ".join(removed))

@@ -50,8 +50,9 @@ class ExecWorker:
         env = dict(os.environ)
         env.update(env_vars)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        command = ["/bin/sh", "-c", _IGNORE_SIGNALS_AND_EXEC, sys.executable, "-m", "rdd.executor.worker_entry",
-                   str(theirs.fileno()), executor_id, local_dir, str(os.getpid())]
+        command = ["/bin/sh", "-c", _IGNORE_SIGNALS_AND_EXEC, sys.executable, "-m",
+                   "rdd.executor.worker_entry", str(theirs.fileno()), executor_id, local_dir,
+                   str(os.getpid())]
         try:
             self._popen = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=env,
                                            stdin=subprocess.DEVNULL, close_fds=True)

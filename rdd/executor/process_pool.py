@@ -122,7 +122,8 @@ class ProcessPoolBackend:
                 queue.clear()
                 queue.extend(kept)
             for worker in self._workers.values():
-                if worker.running is not None and worker.running.job_id == job_id and not worker.cancelled:
+                running = worker.running
+                if running is not None and running.job_id == job_id and not worker.cancelled:
                     worker.cancelled = True
                     worker.process.kill()  # the reader sees it die and starts a replacement
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import shutil
 import signal
 import sys
 import threading
@@ -25,6 +24,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import SerializationError
+from ..local_dir import remove_orphaned
 from ..scheduler.task import TaskFailure, TaskResult
 from ..storage import block_manager
 from ..storage.block_manager import BlockManager
@@ -99,5 +99,5 @@ def _watch_parent(parent_pid: int, local_dir: str) -> None:
     while True:
         time.sleep(_PARENT_POLL_SECONDS)
         if os.getppid() != parent_pid:
-            shutil.rmtree(local_dir, ignore_errors=True)
+            remove_orphaned(local_dir)  # unless another process already is removing it
             os._exit(0)

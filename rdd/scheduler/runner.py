@@ -92,10 +92,11 @@ class JobRunner:
 
     def _check_not_stopped(self) -> None:
         if self._stopped:
-            raise ContextStoppedError("Cannot run a job: the SparkContext was stopped. Create a new SparkContext.")
+            raise ContextStoppedError("Cannot run a job: the SparkContext was stopped. "
+                                      "Create a new SparkContext.")
 
-    def _run(self, ticket: _Ticket, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
-             properties: dict[str, str] | None) -> list[Any]:
+    def _run(self, ticket: _Ticket, node: LineageNode, func: Callable[[Any], Any],
+             partitions: list[int], properties: dict[str, str] | None) -> list[Any]:
         if self.cleaner is not None:
             self.cleaner.drain(self._remove_shuffle, self._remove_rdd)
         job_id = ticket.job_id
@@ -125,11 +126,10 @@ class JobRunner:
             raise
         finally:
             self.scheduler.end_job()
-        if ticket.reason is not None:
+        if outcome is None:  # cancelled before it ended
             raise ticket.error()
         if isinstance(outcome, JobFailed):
             raise outcome.error
-        assert outcome is not None
         return outcome.results
 
     def _perform(self, ticket: _Ticket, actions: list[Any]) -> JobSucceeded | JobFailed | None:
@@ -152,7 +152,8 @@ class JobRunner:
         message ends with ``reason``, in the thread that ran its action.
         """
         with self._tickets_lock:
-            hit = [t for t in self._tickets if t.reason is None and (group is None or t.group == group)]
+            hit = [t for t in self._tickets
+                   if t.reason is None and (group is None or t.group == group)]
             for ticket in hit:
                 ticket.reason = reason
             running = self._running if self._running in hit else None

@@ -46,7 +46,7 @@ def assert_quiet(stderr: str) -> None:
 def assert_group_gone(process: WatchedProcess) -> None:
     deadline = time.monotonic() + DEADLINE
     while process.group_members():
-        assert time.monotonic() < deadline, f"processes {process.group_members()} outlived the driver"
+        assert time.monotonic() < deadline, f"{process.group_members()} outlived the driver"
         threading.Event().wait(0.05)
 
 
@@ -79,13 +79,15 @@ def test_a_signal_to_the_process_group_stops_the_example_quietly(signum: int, mo
 
 
 def test_graceful_stop_says_what_it_waits_for_and_a_second_ctrl_c_stops_now() -> None:
-    app = WatchedProcess("tests.integration.slow_batches_app", [], {"PYTHONUNBUFFERED": "1"}, "the driver",
-                         own_group=True)
+    app = WatchedProcess("tests.integration.slow_batches_app", [], {"PYTHONUNBUFFERED": "1"},
+                         "the driver", own_group=True)
     try:
         app.wait_line(lambda line: line.startswith("batch "), "a first batch")
         app.signal_group(signal.SIGINT)
-        line = app.wait_line(lambda x: x.startswith("stopping: waiting for"), "the waiting message", stderr=True)
-        match = re.fullmatch(r"stopping: waiting for (\d+) queued batches \(Ctrl-C again to stop now\)", line)
+        line = app.wait_line(lambda x: x.startswith("stopping: waiting for"), "the waiting message",
+                             stderr=True)
+        match = re.fullmatch(r"stopping: waiting for (\d+) queued batches "
+                             r"\(Ctrl-C again to stop now\)", line)
         assert match and int(match.group(1)) >= 1, line
         app.signal_group(signal.SIGINT)
         rc = app.wait()
@@ -98,9 +100,10 @@ def test_graceful_stop_says_what_it_waits_for_and_a_second_ctrl_c_stops_now() ->
 
 
 @pytest.mark.parametrize("mode, status", [("stop", 0), ("exit", 3)])
-def test_ssc_stop_and_sys_exit_while_a_batch_task_sleeps(tmp_path: Path, mode: str, status: int) -> None:
-    app = WatchedProcess("tests.integration.slow_batches_app", [mode, str(tmp_path)], {"PYTHONUNBUFFERED": "1"},
-                         "the driver", own_group=True)
+def test_ssc_stop_and_sys_exit_while_a_batch_task_sleeps(tmp_path: Path, mode: str,
+                                                         status: int) -> None:
+    app = WatchedProcess("tests.integration.slow_batches_app", [mode, str(tmp_path)],
+                         {"PYTHONUNBUFFERED": "1"}, "the driver", own_group=True)
     try:
         rc = app.wait(DEADLINE)
     finally:
@@ -153,7 +156,7 @@ def test_make_run_then_ctrl_c_in_a_terminal_exits_0() -> None:
                 output += chunk
         _, status = os.waitpid(pid, 0)
         while session_members(pid):
-            assert time.monotonic() < deadline + DEADLINE, f"{session_members(pid)} outlived make run"
+            assert time.monotonic() < deadline + DEADLINE, f"{session_members(pid)} outlived make"
             threading.Event().wait(0.05)
     finally:
         try:

@@ -59,7 +59,7 @@ class WatchedProcess:
 
     def wait_line(self, predicate: Callable[[str], bool], what: str, timeout: float = DEADLINE,
                   stderr: bool = False) -> str:
-        """Wait for a stdout (or stderr) line matching ``predicate`` (or the exit); return the line."""
+        """Wait for a stdout (or stderr) line matching ``predicate`` (or the exit); return it."""
         lines = self.err if stderr else self.lines
 
         def found() -> str | None:

@@ -77,8 +77,9 @@ def run_driver(master: str, action: str, tmp_path: Path) -> tuple[int, list[str]
     markers = tmp_path / "markers"
     markers.mkdir()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER, master, action, str(markers)], cwd=tmp_path,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, master, action, str(markers)],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
     try:
         out, err = proc.communicate(timeout=60 + DEADLINE_S)
     except subprocess.TimeoutExpired:
@@ -92,7 +93,8 @@ def run_driver(master: str, action: str, tmp_path: Path) -> tuple[int, list[str]
 def assert_gone(pids: list[int]) -> None:
     workers = [p for p in (identify(pid) for pid in pids) if p is not None]
     try:
-        wait_until(lambda: not any(is_running(w) for w in workers), DEADLINE_S, f"workers {pids} exit")
+        wait_until(lambda: not any(is_running(w) for w in workers), DEADLINE_S,
+                   f"workers {pids} exit")
     finally:
         kill_survivors(workers)
 
@@ -107,7 +109,8 @@ def test_stop_returns_and_cancels_the_running_job(master: str, tmp_path: Path) -
     assert_gone(pids)
     if master == "local[2]":
         assert len(pids) == 2
-        assert "job: JobCancelledError: Job 0 cancelled because SparkContext was shut down" in lines, lines
+        expected = "job: JobCancelledError: Job 0 cancelled because SparkContext was shut down"
+        assert expected in lines, lines
     assert "Traceback" not in err, err[-2000:]
 
 
@@ -120,7 +123,8 @@ def test_sys_exit_while_a_daemon_thread_runs_a_job(master: str, tmp_path: Path) 
     assert "Traceback" not in err, err[-2000:]
 
 
-def sleeping_job(sc: Any, markers: Path, group: str | None) -> tuple[threading.Thread, list[BaseException]]:
+def sleeping_job(sc: Any, markers: Path,
+                 group: str | None) -> tuple[threading.Thread, list[BaseException]]:
     """Start, in a thread, a job whose two tasks sleep; return it once both tasks run."""
     errors: list[BaseException] = []
     marker_dir = str(markers)

@@ -39,7 +39,8 @@ DRIVER = textwrap.dedent(
     sc = SparkContext(master, "local-dir", conf=SparkConf().set("spark.local.dir", base))
     # a shuffle, so the directory holds shuffle files (local[N]) when the driver dies
     sc.parallelize(range(100), 4).map(lambda x: (x % 7, x)).reduceByKey(lambda a, b: a + b).count()
-    print(json.dumps({"dir": sc._env.local_dir, "workers": sc._env.backend.worker_pids()}), flush=True)
+    report = {"dir": sc._env.local_dir, "workers": sc._env.backend.worker_pids()}
+    print(json.dumps(report), flush=True)
     if wait == "job":
         sc.parallelize(range(2), 2).map(lambda x: time.sleep(600)).collect()
     else:
@@ -51,13 +52,14 @@ DRIVER = textwrap.dedent(
 class Driver:
     def __init__(self, master: str, base: Path, wait: str) -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        self.proc = subprocess.Popen([sys.executable, "-c", DRIVER, master, str(base), wait], env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+        self.proc = subprocess.Popen([sys.executable, "-c", DRIVER, master, str(base), wait],
+                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()  # the driver prints it within seconds, or exits
         if not line:
-            raise AssertionError(f"the driver exited: {self.proc.communicate(timeout=DEADLINE_S)[1][-2000:]}")
+            _, err = self.proc.communicate(timeout=DEADLINE_S)
+            raise AssertionError(f"the driver exited: {err[-2000:]}")
         report = json.loads(line)
         self.dir = Path(report["dir"])
         self.workers = [p for p in (identify(pid) for pid in report["workers"]) if p is not None]
@@ -84,7 +86,8 @@ def test_the_next_context_removes_the_directory_of_a_killed_driver(make_sc: Call
     alive = Driver("local", base, "stdin")
     try:
         killed.finish(signal.SIGKILL)
-        wait_until(lambda: not any(is_running(w) for w in killed.workers), DEADLINE_S, "orphaned workers exit")
+        wait_until(lambda: not any(is_running(w) for w in killed.workers), DEADLINE_S,
+                   "orphaned workers exit")
         # The orphaned workers may delete it themselves; a driver without workers cannot.
         lone = Driver("local", base, "stdin")
         lone.finish(signal.SIGKILL)
@@ -100,11 +103,13 @@ def test_the_next_context_removes_the_directory_of_a_killed_driver(make_sc: Call
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_sigterm_and_sighup_stop_the_context_and_delete_its_directory(tmp_path: Path, signum: int) -> None:
+def test_sigterm_and_sighup_stop_the_context_and_delete_its_directory(tmp_path: Path,
+                                                                     signum: int) -> None:
     driver = Driver("local[2]", tmp_path / "local", "job")
     assert driver.dir.is_dir() and len(driver.workers) == 2
     rc, err = driver.finish(signum)
     assert rc == 128 + signum, err[-2000:]
     assert not driver.dir.exists(), os.listdir(driver.dir)
-    wait_until(lambda: not any(is_running(w) for w in driver.workers), DEADLINE_S, "the workers exit")
+    wait_until(lambda: not any(is_running(w) for w in driver.workers), DEADLINE_S,
+               "the workers exit")
     assert "Traceback" not in err, err[-2000:]
