@@ -22,8 +22,9 @@ in ``worker_main``. Workers still end when told to, when their pipe closes, when
 driver is gone, or on SIGKILL.
 
 Both give the pool the same handle: ``pid``, ``conn``, ``is_alive``, ``join``,
-``terminate``, ``kill``, ``exitcode`` and ``sentinel`` (``None`` for ``exec``
-workers, whose death the pool sees as the end of their socket).
+``kill``, ``exitcode`` and ``sentinel`` (``None`` for ``exec`` workers, whose death
+the pool sees as the end of their socket). There is no ``terminate``: SIGTERM is
+ignored.
 """
 
 from __future__ import annotations
@@ -74,10 +75,6 @@ class ExecWorker:
         except subprocess.TimeoutExpired:
             pass
 
-    def terminate(self) -> None:
-        if self.is_alive():
-            self._popen.terminate()
-
     def kill(self) -> None:
         if self.is_alive():
             self._popen.kill()
@@ -104,9 +101,6 @@ class ForkedWorker:
 
     def join(self, timeout: float | None = None) -> None:
         self._process.join(timeout)
-
-    def terminate(self) -> None:
-        self._process.terminate()
 
     def kill(self) -> None:
         self._process.kill()
