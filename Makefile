@@ -68,11 +68,17 @@ test: venv test-deps
 	  echo "make test: no tests were collected"; rc=0; \
 	fi; exit $$rc
 
+# `set -m` (job control) runs the example in a process group of its own, in the terminal's
+# foreground: Ctrl-C reaches the example only, so make exits with the example's status (0
+# after a graceful stop). Otherwise make, which gets the Ctrl-C too, always reports
+# "Interrupt" and exits 130. Without a terminal `set -m` does nothing (its warning is
+# silenced).
 run: venv
-	@if [ -n "$(HOST)$(PORT)" ]; then \
-	  exec $(PY) $(MAIN_JOB) --host "$(or $(HOST),localhost)" --port "$(or $(PORT),9999)" $(RUN_ARGS); \
+	@{ set -m; } 2>/dev/null; \
+	if [ -n "$(HOST)$(PORT)" ]; then \
+	  $(PY) $(MAIN_JOB) --host "$(or $(HOST),localhost)" --port "$(or $(PORT),9999)" $(RUN_ARGS); \
 	else \
-	  exec $(PY) $(MAIN_JOB) $(RUN_ARGS); \
+	  $(PY) $(MAIN_JOB) $(RUN_ARGS); \
 	fi
 
 bench: venv

@@ -424,7 +424,9 @@ class StreamingContext(InputMethods):
             is bounded by ``spark.streaming.gracefulStopTimeout`` (default 10 batch
             intervals); the batches generated are then run (as in Spark, for at most an
             hour). Otherwise queued batches are dropped and only the running job
-            finishes.
+            finishes. A ``KeyboardInterrupt`` (a second Ctrl-C) during a graceful stop
+            turns it into an immediate one (with ``stopSparkContext``, the running job
+            is cancelled too), then is raised again.
 
         Notes
         -----
@@ -444,6 +446,7 @@ class StreamingContext(InputMethods):
             threading.Thread(target=self.stop, args=(stopSparkContext, True),
                              name="StreamingContext-graceful-stop").start()
             return
+        interrupted = False
         with self._state_lock:
             if self._state is State.INITIALIZED:
                 self._state = State.STOPPED
@@ -452,7 +455,13 @@ class StreamingContext(InputMethods):
             elif self._state is State.ACTIVE and not self._stopping:
                 self._stopping = True
                 try:
-                    self._stop_engine(graceful=bool(stopGraceFully))
+                    try:
+                        self._stop_engine(graceful=bool(stopGraceFully))
+                    except KeyboardInterrupt:
+                        if not stopGraceFully:
+                            raise
+                        interrupted = True
+                        self._stop_now(cancel_jobs=stopSparkContext)
                 finally:
                     self._state = State.STOPPED
                     self._graph.close("has been stopped")
@@ -462,6 +471,17 @@ class StreamingContext(InputMethods):
                     self._restore_sigterm_handler()
         if stopSparkContext:
             self._sc.stop()
+        if interrupted:
+            raise KeyboardInterrupt
+
+    def _stop_now(self, cancel_jobs: bool) -> None:
+        """A graceful stop was interrupted (Ctrl-C): drop the queued batches, stop now."""
+        logger.warning("graceful stop interrupted: stopping now; the queued batches are dropped")
+        if self._scheduler is not None:
+            self._scheduler.abandon()
+        if cancel_jobs:
+            self._sc.cancelAllJobs()  # the SparkContext stops next: the running batch cannot finish
+        self._stop_engine(graceful=False)
 
     def awaitTermination(self, timeout: float | None = None) -> None:  # noqa: N802
         """Wait until the context is stopped, or ``timeout`` seconds pass.

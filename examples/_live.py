@@ -11,8 +11,15 @@ runs with no setup, takes the same options and stops cleanly:
 * :func:`run` — start a StreamingContext and run it for exactly ``--batches`` batches,
   or until a timeout, Ctrl-C or SIGTERM (a graceful stop: received data is processed
   first); then stop the SparkContext with it, so no worker process is left behind.
-  Ctrl-C prints one line, never a traceback. An error raised by a batch is printed with
-  its traceback and gives exit status 1.
+  Ctrl-C prints one line, never a traceback, then how many batches the stop waits for;
+  a second Ctrl-C stops at once (queued batches dropped, exit status 130). An error
+  raised by a batch is printed with its traceback and gives exit status 1.
+
+An example imports this module before the engine, and the import installs the Ctrl-C
+and SIGTERM handlers (:func:`install_stop_handlers`) when the program running is a
+script of this directory: a signal that comes while the example is still starting stops
+it the same quiet way. Imported by anything else (tests), it changes no handler until
+:func:`run`.
 """
 
 from __future__ import annotations
@@ -26,8 +33,35 @@ import threading
 import traceback
 from typing import Any
 
-from dstream import StreamingContext
-from dstream.testing import stop_after_batches
+_stop_requested = threading.Event()
+_signal_names: list[str] = []
+_previous_handlers: dict[int, Any] = {}
+
+
+def _request_stop(signum: int, frame: Any) -> None:
+    # Only set a flag: stopping from inside a signal handler could interrupt the engine.
+    _signal_names.append(signal.Signals(signum).name)
+    _stop_requested.set()
+
+
+def install_stop_handlers() -> None:
+    """Make Ctrl-C and SIGTERM request a stop that :func:`run` performs (once is enough)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is not _request_stop:
+            _previous_handlers.setdefault(signum, signal.signal(signum, _request_stop))
+
+
+def _running_an_example() -> bool:
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    here = os.path.dirname(os.path.abspath(__file__))
+    return main_file is not None and os.path.dirname(os.path.abspath(main_file)) == here
+
+
+if _running_an_example():
+    install_stop_handlers()
+
+from dstream import StreamingContext, StreamingListener  # noqa: E402 - after the handlers
+from dstream.testing import stop_after_batches  # noqa: E402
 
 SAMPLE_TEXT = """\
 the quick brown fox jumps over the lazy dog
@@ -176,28 +210,39 @@ class SampleLineServer:
             pass
 
 
+class _BatchCounter(StreamingListener):
+    """Counts batches submitted and completed, to say how many a graceful stop waits for."""
+
+    def __init__(self) -> None:
+        self.submitted = 0
+        self.completed = 0
+
+    def onBatchSubmitted(self, batchSubmitted: Any) -> None:  # noqa: N802, N803
+        self.submitted += 1
+
+    def onBatchCompleted(self, batchCompleted: Any) -> None:  # noqa: N802, N803
+        self.completed += 1
+
+
 def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None = None) -> int:
     """Run ``ssc`` until ``batches`` batches ran, ``timeout`` seconds, Ctrl-C or SIGTERM.
 
     ``batches``: exactly that many batches run (see
     :func:`dstream.testing.stop_after_batches`); what arrives after the last one is not
-    processed. Ctrl-C and SIGTERM stop gracefully instead: what was received is processed.
-    Returns the exit status: 0, or 1 if a batch raised an error or ``timeout`` passed.
+    processed. Ctrl-C and SIGTERM stop gracefully instead: what was received is processed,
+    and a second Ctrl-C stops at once. Returns the exit status: 0; 1 if a batch raised an
+    error or ``timeout`` passed; 130 if a second Ctrl-C cut the graceful stop short.
     """
-    done = threading.Event()
-    reason: list[str] = []
-
-    def request_stop(signum: int, frame: Any) -> None:
-        # Only set a flag: stopping from inside a signal handler could interrupt the engine.
-        reason.append(signal.Signals(signum).name)
-        done.set()
-
-    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    install_stop_handlers()
+    done = _stop_requested
+    counter = _BatchCounter()
+    ssc.addStreamingListener(counter)
     if batches is not None:
         stop_after_batches(ssc, batches)
     status = 0
     try:
-        ssc.start()
+        if not done.is_set():  # not stopped while starting
+            ssc.start()
         waited = 0.0
         while not done.is_set():
             if ssc.awaitTerminationOrTimeout(0.1):
@@ -212,18 +257,24 @@ def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None
         traceback.print_exc()
         status = 1
     finally:
-        if reason:
-            print(
-                f"\n{reason[0]} received: stopping gracefully (processing what was received)...",
-                file=sys.stderr,
-                flush=True,
-            )
-        # A second Ctrl-C during the graceful stop is ignored: leaving now would strand
-        # the worker processes.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if _signal_names:
+            print(f"\n{_signal_names[0]} received: stopping gracefully "
+                  "(processing what was received)...", file=sys.stderr, flush=True)
+        queued = max(0, counter.submitted - counter.completed)
+        again = " again" if _signal_names[:1] == ["SIGINT"] else ""
         try:
+            # From here a Ctrl-C raises KeyboardInterrupt, which cuts the graceful stop short.
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            if StreamingContext.getActive() is ssc:  # not already stopped after --batches
+                print(f"stopping: waiting for {queued} queued batches (Ctrl-C{again} to stop now)",
+                      file=sys.stderr, flush=True)
             ssc.stop(stopSparkContext=True, stopGraceFully=True)
+        except KeyboardInterrupt:
+            ssc.stop(stopSparkContext=True, stopGraceFully=False)  # if it had not begun yet
+            print("stopped now: the batches still queued were dropped", file=sys.stderr, flush=True)
+            status = 130
         finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            for signum, handler in _previous_handlers.items():
+                signal.signal(signum, handler)
+            _previous_handlers.clear()
     return status

@@ -19,7 +19,8 @@ if _typing.TYPE_CHECKING:
     from .conf import SparkConf
     from .context import SparkContext
     from .errors import (ActiveContextError, BrokenExecutorError, CheckpointError, ContextStoppedError,
-                         DriverOnlyError, JobAbortedError, KeyHashError, SerializationError,
+                         DriverOnlyError, JobAbortedError, JobCancelledError, KeyHashError,
+                         SerializationError,
                          SparkError)
     from .partitioner import Partitioner, portable_hash
     from .rdd import RDD
@@ -37,6 +38,7 @@ _WHERE = {
     "ContextStoppedError": ".errors",
     "DriverOnlyError": ".errors",
     "JobAbortedError": ".errors",
+    "JobCancelledError": ".errors",
     "KeyHashError": ".errors",
     "Partitioner": ".partitioner",
     "RDD": ".rdd",

@@ -15,7 +15,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from . import checkpoint
+from . import checkpoint, exit_signals
 from .accumulators import (COMPLEX_ACCUMULATOR_PARAM, FLOAT_ACCUMULATOR_PARAM, INT_ACCUMULATOR_PARAM, Accumulator,
                            AccumulatorParam)
 from .broadcast import Broadcast
@@ -61,7 +61,11 @@ class SparkContext:
     Notes
     -----
     Only one SparkContext may be active per process; ``stop()`` it before creating
-    another, or use :meth:`getOrCreate`.
+    another, or use :meth:`getOrCreate`. While it is active, SIGTERM and SIGHUP (if
+    their handlers are the default ones) make the driver exit through its exit hooks
+    with status 143 / 129, so the context still stops; a context that could not stop
+    (the driver was killed with SIGKILL) has its local directory removed by the next
+    context created on the machine.
 
     Examples
     --------
@@ -104,6 +108,7 @@ class SparkContext:
         self.applicationId = f"local-{self.startTime}"
         self._shuffle_ids = itertools.count()
         atexit.register(self._stop_at_exit)
+        self._exit_signals = exit_signals.install()
 
     # -- properties ------------------------------------------------------------
     @property
@@ -163,6 +168,12 @@ class SparkContext:
     def stop(self) -> None:
         """Stop the context: its worker processes exit and its temporary files are deleted.
 
+        Jobs still running are cancelled, as in Spark: each raises
+        :class:`~rdd.errors.JobCancelledError` ("Job N cancelled because SparkContext was
+        shut down") in the thread that ran its action, and ``stop`` returns without
+        waiting for them. With ``local[N]`` their tasks are killed with the workers. With
+        ``local`` a task runs in the thread of its action and cannot be killed: it runs
+        to its end (or the end of the process), then its job raises the same error.
         Calling it again does nothing.
         """
         with SparkContext._lock:
@@ -175,6 +186,7 @@ class SparkContext:
             atexit.unregister(self._stop_at_exit)
         except Exception:  # noqa: BLE001
             pass
+        exit_signals.restore(self._exit_signals)
         self._env.stop()
 
     def _stop_at_exit(self) -> None:
@@ -232,6 +244,21 @@ class SparkContext:
         """Assign a group id and description to jobs started by this thread."""
         self.setLocalProperty("spark.jobGroup.id", groupId)
         self.setLocalProperty("spark.job.description", description)
+
+    def cancelJobGroup(self, groupId: str) -> None:
+        """Cancel the running and waiting jobs of job group ``groupId`` (see :meth:`setJobGroup`).
+
+        Returns at once. Each cancelled job raises :class:`~rdd.errors.JobCancelledError`
+        in the thread that ran its action; with ``local[N]`` the workers running its
+        tasks are killed and replaced (tasks always stop, whatever ``interruptOnCancel``
+        said: a Python task cannot be interrupted otherwise). With ``local`` a task
+        already running finishes first (it runs in the action's own thread).
+        """
+        self._env.runner.cancel(f"part of cancelled job group {groupId}", group=groupId)
+
+    def cancelAllJobs(self) -> None:
+        """Cancel every running and waiting job of this context (as :meth:`cancelJobGroup`)."""
+        self._env.runner.cancel("as part of cancellation of all jobs")
 
     def setJobDescription(self, value: str) -> None:
         """Set a human readable description of the current job."""

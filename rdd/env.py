@@ -1,16 +1,15 @@
 """Env: everything one SparkContext owns at run time.
 
-It creates the context's local directory (shuffle files, broadcasts, disk blocks),
-installs the driver's executor environment and block manager, builds the executor
-backend for the master, and wires the job runner to it. ``stop`` shuts the backend
-down (no worker survives it) and deletes the local directory.
+It creates the context's local directory (shuffle files, broadcasts, disk blocks;
+owned as ``local_dir.py`` describes, after removing those of dead drivers), installs
+the driver's executor environment and block manager, builds the executor backend for
+the master, and wires the job runner to it. ``stop`` cancels the running jobs, shuts
+the backend down (no worker survives it) and deletes the local directory.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 
 from . import accumulators
 from .cleaner import ContextCleaner
@@ -20,6 +19,7 @@ from .executor.environment import ExecutorEnv
 from .executor.inline import InlineBackend
 from .executor.process_pool import ProcessPoolBackend
 from .executor.task_runner import CLOSURE_CACHE_KEY, closure_cache_bytes
+from .local_dir import LocalDir
 from .scheduler.runner import JobRunner
 from .storage import block_manager
 from .storage.block_manager import BlockManager
@@ -34,10 +34,12 @@ class Env:
         master = conf.get("spark.master")
         assert master is not None
         self.num_workers = parse_master(master)
-        base = conf.get("spark.local.dir") or None
-        if base:
-            os.makedirs(base, exist_ok=True)
-        self.local_dir = tempfile.mkdtemp(prefix="dstreams-", dir=base)
+        start_method = conf.get(START_METHOD_KEY, DEFAULT_START_METHOD)
+        if start_method not in ("exec", "fork"):
+            raise ValueError(f"{START_METHOD_KEY}={start_method!r}: use 'exec' (a fresh interpreter per "
+                             "worker, the default) or 'fork' (fork the driver)")
+        self._dir = LocalDir(conf.get("spark.local.dir") or None)
+        self.local_dir = self._dir.path
         self.driver_env = ExecutorEnv("driver", self.local_dir, in_memory_shuffle=self.num_workers == 0)
         environment.install(self.driver_env)
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
@@ -48,10 +50,6 @@ class Env:
             self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event,
                                                                              closure_bytes)
         else:
-            start_method = conf.get(START_METHOD_KEY, DEFAULT_START_METHOD)
-            if start_method not in ("exec", "fork"):
-                raise ValueError(f"{START_METHOD_KEY}={start_method!r}: use 'exec' (a fresh interpreter per "
-                                 "worker, the default) or 'fork' (fork the driver)")
             env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
                         if k.startswith("spark.executorEnv.")}
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
@@ -73,7 +71,7 @@ class Env:
             self.backend.shutdown()
         finally:
             block_manager.current().clear()
-            shutil.rmtree(self.local_dir, ignore_errors=True)
+            self._dir.remove()
 
 
 def _seconds(value: str) -> float:

@@ -8,6 +8,7 @@
     │   └── ActiveContextError       a second context while one is active
     ├── BrokenExecutorError          a worker process died under you, repeatedly
     ├── JobAbortedError              a task failed for a reason that is not the user's
+    │   └── JobCancelledError        stop(), cancelAllJobs() or cancelJobGroup() ended it
     ├── SerializationError (+TypeError)   a closure or record cannot be pickled
     ├── DriverOnlyError (+RuntimeError)   an RDD or the context used inside a task
     ├── KeyHashError (+TypeError)         a key no process could place like every other
@@ -49,6 +50,15 @@ class BrokenExecutorError(SparkError, RuntimeError):
 
 class JobAbortedError(SparkError, RuntimeError):
     """A job was aborted for a reason that is not an exception of the user's code."""
+
+
+class JobCancelledError(JobAbortedError):
+    """A job was cancelled: the SparkContext was stopped, or ``cancelAllJobs``/``cancelJobGroup``.
+
+    Raised in the thread that ran the action, as Spark's ``SparkException: Job N cancelled
+    ...``. Its tasks were killed (``local[N]``) or, when they run in the driver thread
+    (``local``), let finish with their results dropped.
+    """
 
 
 class SerializationError(SparkError, TypeError):

@@ -37,6 +37,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from rdd.errors import JobCancelledError
+
 from dstream.clock import Clock
 from dstream.lifecycle import TerminationWaiter
 from dstream.listener import (
@@ -112,7 +114,7 @@ class JobScheduler:
         daemon thread is abandoned after the timeout.
         """
         if not graceful:
-            self._abandon = True
+            self.abandon()
         self._queue.put(_STOP)
         thread = self._thread
         if thread is None or thread is threading.current_thread():
@@ -122,6 +124,14 @@ class JobScheduler:
             logger.warning("the job thread did not finish within %.1f s; abandoning it", timeout)
             return False
         return True
+
+    def abandon(self) -> None:
+        """Drop the queued batches: a stop is under way and will not wait for them.
+
+        A job of the running batch cancelled from now on is the stop's doing, not a
+        batch error: it is logged, not reported to ``awaitTermination``.
+        """
+        self._abandon = True
 
     @property
     def is_job_thread(self) -> bool:
@@ -225,7 +235,10 @@ class JobScheduler:
                 bus.post(StreamingListenerOutputOperationStarted(job.info()))
             job.run()
             job.end_time = clock.now_ms()
-            if job.error is not None:
+            if isinstance(job.error, JobCancelledError) and self._abandon:
+                logger.info("output operation %s of batch %s was cancelled by the stop: %s",
+                            job.output_op_id, job.time_ms, job.error)
+            elif job.error is not None:
                 self._failed_jobs += 1
                 self.report_error(job.error, f"running job {_job_name(job)}")
             elif logger.isEnabledFor(logging.INFO):

@@ -4,7 +4,9 @@ A backend takes tasks with ``submit(spec, binary)`` and reports every outcome as
 event through the ``on_event`` callback it was built with; it never blocks the
 caller on a task. Events: ``TaskFinished``, ``TaskFailed``, ``ExecutorLost``. Every
 submitted task produces exactly one ``TaskFinished``/``TaskFailed``, or appears in
-the ``tasks`` of exactly one ``ExecutorLost``.
+the ``tasks`` of exactly one ``ExecutorLost``. ``cancel_job`` drops a job's queued
+tasks and kills its running ones where it can; the events of those tasks may still
+come (the scheduler ignores events of a job that is over).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class ExecutorBackend(Protocol):
     def remove_rdd(self, rdd_id: int) -> None: ...
 
     def release_binaries(self) -> None: ...
+    def cancel_job(self, job_id: int) -> None: ...
 
     def shutdown(self) -> None: ...
 

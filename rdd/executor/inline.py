@@ -40,6 +40,9 @@ class InlineBackend:
 
     def release_binaries(self) -> None:
         self._binaries.clear()
+    def cancel_job(self, job_id: int) -> None:
+        """Nothing to do: a task running inline is the caller's own thread and cannot be
+        killed; the runner starts no further task of a cancelled job."""
 
     def worker_pids(self) -> list[int]:
         return []

@@ -14,9 +14,20 @@ copy-on-write (so a driver holding a large dataset when the workers start ends u
 it twice: the workers keep the old pages that the driver then copies) and its
 string-hash seed.
 
+Signals: a worker ignores SIGINT, SIGTERM and SIGHUP from its first instruction. A
+Ctrl-C or a SIGTERM sent to the driver's process group (a terminal, a supervisor) is
+the driver's to handle: it may still need its workers to finish a graceful stop, and a
+worker dying of it mid-import would print a traceback and look like a failure. An
+``exec`` worker is started through ``/bin/sh``, which sets the three to ignored and
+execs Python: an ignored signal stays ignored across ``exec`` and Python keeps it so,
+with no window while the interpreter starts. A forked worker ignores them first thing
+in ``worker_main``. Workers still end when told to, when their pipe closes, when the
+driver is gone, or on SIGKILL.
+
 Both give the pool the same handle: ``pid``, ``conn``, ``is_alive``, ``join``,
-``terminate``, ``kill``, ``exitcode`` and ``sentinel`` (``None`` for ``exec``
-workers, whose death the pool sees as the end of their socket).
+``kill``, ``exitcode`` and ``sentinel`` (``None`` for ``exec`` workers, whose death
+the pool sees as the end of their socket). There is no ``terminate``: SIGTERM is
+ignored.
 """
 
 from __future__ import annotations
@@ -31,6 +42,10 @@ from typing import Any, Callable
 from ..partitioner import worker_hash_seed
 
 
+#: ``sh -c`` script: ignore the signals meant for the driver, then become ``"$0" "$@"``.
+_IGNORE_SIGNALS_AND_EXEC = 'trap "" INT TERM HUP; exec "$0" "$@"'
+
+
 class ExecWorker:
     """A worker running in a fresh interpreter, connected by a socket pair."""
 
@@ -43,8 +58,9 @@ class ExecWorker:
         # Every worker, and every run's workers, must hash keys alike (rdd/partitioner.py).
         env["PYTHONHASHSEED"] = worker_hash_seed(env_vars.get("PYTHONHASHSEED"))
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        command = [sys.executable, "-m", "rdd.executor.worker_entry", str(theirs.fileno()), executor_id,
-                   local_dir, str(os.getpid())]
+        command = ["/bin/sh", "-c", _IGNORE_SIGNALS_AND_EXEC, sys.executable, "-m",
+                   "rdd.executor.worker_entry", str(theirs.fileno()), executor_id, local_dir,
+                   str(os.getpid())]
         try:
             self._popen = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=env,
                                            stdin=subprocess.DEVNULL, close_fds=True)
@@ -65,10 +81,6 @@ class ExecWorker:
             self._popen.wait(timeout)
         except subprocess.TimeoutExpired:
             pass
-
-    def terminate(self) -> None:
-        if self.is_alive():
-            self._popen.terminate()
 
     def kill(self) -> None:
         if self.is_alive():
@@ -96,9 +108,6 @@ class ForkedWorker:
 
     def join(self, timeout: float | None = None) -> None:
         self._process.join(timeout)
-
-    def terminate(self) -> None:
-        self._process.terminate()
 
     def kill(self) -> None:
         self._process.kill()

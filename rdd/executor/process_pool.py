@@ -21,7 +21,14 @@ Invariants
   driver keeps, per worker, the digests it sent and their pickled sizes: over the
   closure-cache budget it tells the worker to drop the least recently used ones, and
   at the end of each job to drop them all; a digest it dropped is sent again in full.
-- ``shutdown`` asks workers to stop, then terminates, then kills: nothing outlives it.
+- ``cancel_job`` drops the job's queued tasks and kills the workers running its tasks
+  (a Python task cannot be interrupted from outside; PySpark kills its worker too);
+  they are replaced as any dead worker is.
+- ``shutdown`` kills busy workers at once (their jobs are cancelled), asks idle ones to
+  stop, and kills those that do not within a grace period: nothing outlives it. Once
+  it has begun, a dying worker is never replaced.
+- Workers ignore SIGINT, SIGTERM and SIGHUP (see launcher.py), so only SIGKILL, used
+  here, ends one early: a Ctrl-C or a process-group SIGTERM is the driver's to handle.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ class _Worker:
         self.process = process
         self.conn = conn
         self.running: TaskSpec | None = None
+        self.cancelled = False  # killed by cancel_job: its replacement is routine
         self.digests: OrderedDict[str, int] = OrderedDict()  # sent binaries, LRU first: size
         self.queue: deque[tuple[TaskSpec, bytes, float]] = deque()
 
@@ -119,20 +127,35 @@ class ProcessPoolBackend:
                     self._send(worker, ("drop_binaries", list(worker.digests)))
                     worker.digests.clear()
 
+    def cancel_job(self, job_id: int) -> None:
+        with self._lock:
+            if self._closing:
+                return
+            for queue in [self._shared] + [w.queue for w in self._workers.values()]:
+                kept = [item for item in queue if item[0].job_id != job_id]
+                queue.clear()
+                queue.extend(kept)
+            for worker in self._workers.values():
+                running = worker.running
+                if running is not None and running.job_id == job_id and not worker.cancelled:
+                    worker.cancelled = True
+                    worker.process.kill()  # the reader sees it die and starts a replacement
+
     def shutdown(self) -> None:
         with self._lock:
             if self._closing:
                 return
             self._closing = True
             workers = list(self._workers.values())
+            busy = [w for w in workers if w.running is not None]
         for worker in workers:
-            self._send(worker, ("stop",))
+            if worker in busy:
+                worker.process.kill()
+            else:
+                self._send(worker, ("stop",))
         self._wake_w.send_bytes(b"x")
         for worker in workers:
             worker.process.join(_STOP_GRACE_SECONDS)
-            if worker.process.is_alive():
-                worker.process.terminate()
-                worker.process.join(_STOP_GRACE_SECONDS)
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
@@ -281,5 +304,8 @@ class ProcessPoolBackend:
             self._start_worker()
             self._dispatch()
         reason = f"executor {worker.executor_id} (pid {worker.process.pid}) exited with code {code}"
-        log.warning("%s; starting a replacement", reason)
+        if worker.cancelled:
+            log.info("%s (killed to cancel its task); started a replacement", reason)
+        else:
+            log.warning("%s; starting a replacement", reason)
         self._on_event(ExecutorLost(worker.executor_id, reason, lost))

@@ -8,15 +8,14 @@
 
 A worker runs one task at a time. It exits when it is told to stop, when its pipe
 closes, or when its parent process is gone (a watchdog thread polls ``getppid``), so
-no worker outlives its driver even after a ``kill -9`` of the driver. Ctrl-C is
-ignored here: the driver decides when workers stop.
+no worker outlives its driver even after a ``kill -9`` of the driver. SIGINT, SIGTERM
+and SIGHUP are ignored (see launcher.py): the driver decides when workers stop.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
-import shutil
 import signal
 import sys
 import threading
@@ -25,6 +24,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import SerializationError
+from ..local_dir import remove_orphaned
 from ..scheduler.task import TaskFailure, TaskResult
 from ..storage import block_manager
 from ..storage.block_manager import BlockManager
@@ -43,7 +43,8 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
             other.close()
         except OSError:
             pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
     os.environ.update(env_vars)
     env = ExecutorEnv(executor_id, local_dir)
     environment.install(env)
@@ -100,5 +101,5 @@ def _watch_parent(parent_pid: int, local_dir: str) -> None:
     while True:
         time.sleep(_PARENT_POLL_SECONDS)
         if os.getppid() != parent_pid:
-            shutil.rmtree(local_dir, ignore_errors=True)
+            remove_orphaned(local_dir)  # unless another process already is removing it
             os._exit(0)

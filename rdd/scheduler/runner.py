@@ -4,6 +4,12 @@ It turns ``SubmitTask`` actions into ``backend.submit`` calls and backend events
 into ``DAGScheduler.handle`` calls, on the thread that asked for the job. Jobs run
 one at a time per context (a lock), which keeps scheduling deterministic; streaming
 output operations are sequential anyway.
+
+Cancellation (``stop``, ``cancel``) never takes that lock: it marks the jobs it hits
+(the running one and those waiting for the lock), wakes the running job's thread with
+a sentinel event and asks the backend to kill the job's tasks. The thread that ran the
+action then raises :class:`JobCancelledError`, so a stop returns at once even while a
+task runs forever.
 """
 
 from __future__ import annotations
@@ -13,10 +19,29 @@ import queue
 import threading
 from typing import Any, Callable
 
-from ..errors import ContextStoppedError, LineageTooDeepError
+from ..errors import ContextStoppedError, JobCancelledError, LineageTooDeepError
 from ..nodes.base import LineageNode
 from .dag_scheduler import DAGScheduler, JobFailed, JobSucceeded, MergeAccumulators, SubmitTask
 from .tracking import BlockLocations, MapOutputTracker
+
+
+#: An event that only wakes the thread waiting for its job's events (to see a cancellation).
+_WAKE = object()
+
+
+class _Ticket:
+    """One call of ``run_job``: its job group, and why it was cancelled (``None``: it was not)."""
+
+    __slots__ = ("group", "job_id", "reason")
+
+    def __init__(self, group: str | None) -> None:
+        self.group = group
+        self.job_id: int | None = None
+        self.reason: str | None = None
+
+    def error(self) -> JobCancelledError:
+        which = "A job waiting to start" if self.job_id is None else f"Job {self.job_id}"
+        return JobCancelledError(f"{which} cancelled {self.reason}")
 
 
 class JobRunner:
@@ -35,42 +60,86 @@ class JobRunner:
         self._job_lock = threading.RLock()
         self._job_ids = itertools.count()
         self._stopped = False
+        self._tickets_lock = threading.Lock()
+        self._tickets: set[_Ticket] = set()
+        self._running: _Ticket | None = None
 
     def on_event(self, event: Any) -> None:
         self.events.put(event)
 
     def run_job(self, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
                 properties: dict[str, str] | None = None) -> list[Any]:
-        with self._job_lock:
-            if self._stopped:
-                raise ContextStoppedError("Cannot run a job: the SparkContext was stopped. Create a new SparkContext.")
-            if self.cleaner is not None:
-                self.cleaner.drain(self._remove_shuffle, self._remove_rdd)
-            job_id = next(self._job_ids)
-            try:
+        ticket = _Ticket((properties or {}).get("spark.jobGroup.id"))
+        with self._tickets_lock:
+            self._check_not_stopped()
+            self._tickets.add(ticket)
+        try:
+            with self._job_lock:
+                with self._tickets_lock:
+                    if ticket.reason is not None:
+                        raise ticket.error()
+                    self._check_not_stopped()
+                    ticket.job_id = next(self._job_ids)
+                    self._running = ticket
                 try:
-                    actions = self.scheduler.submit_job(job_id, node, func, partitions, properties)
-                except LineageTooDeepError:
-                    raise  # already says what was too deep (a stage's pickle)
-                except RecursionError as exc:
-                    raise LineageTooDeepError(
-                        f"cannot run a job on RDD {node.id} ({node.describe()}): its lineage is too deep to plan "
-                        "(a long chain of transformations or shuffles that was never checkpointed). Cut it every "
-                        "few dozen iterations with rdd.checkpoint() (after sc.setCheckpointDir(dir)) or "
-                        "rdd.localCheckpoint(), followed by an action.") from exc
-                outcome = self._perform(actions)
-                while outcome is None:
-                    outcome = self._perform(self.scheduler.handle(self.events.get()))
-            finally:
-                self.scheduler.end_job()
-                self.backend.release_binaries()  # a closure may hold a lot: free it with its job
-            if isinstance(outcome, JobFailed):
-                raise outcome.error
-            return outcome.results
+                    return self._run(ticket, node, func, partitions, properties)
+                finally:
+                    with self._tickets_lock:
+                        self._running = None
+        finally:
+            with self._tickets_lock:
+                self._tickets.discard(ticket)
 
-    def _perform(self, actions: list[Any]) -> JobSucceeded | JobFailed | None:
+    def _check_not_stopped(self) -> None:
+        if self._stopped:
+            raise ContextStoppedError("Cannot run a job: the SparkContext was stopped. "
+                                      "Create a new SparkContext.")
+
+    def _run(self, ticket: _Ticket, node: LineageNode, func: Callable[[Any], Any],
+             partitions: list[int], properties: dict[str, str] | None) -> list[Any]:
+        if self.cleaner is not None:
+            self.cleaner.drain(self._remove_shuffle, self._remove_rdd)
+        job_id = ticket.job_id
+        assert job_id is not None
+        try:
+            try:
+                actions = self.scheduler.submit_job(job_id, node, func, partitions, properties)
+            except LineageTooDeepError:
+                raise  # already says what was too deep (a stage's pickle)
+            except RecursionError as exc:
+                raise LineageTooDeepError(
+                    f"cannot run a job on RDD {node.id} ({node.describe()}): its lineage is too deep to plan "
+                    "(a long chain of transformations or shuffles that was never checkpointed). Cut it every "
+                    "few dozen iterations with rdd.checkpoint() (after sc.setCheckpointDir(dir)) or "
+                    "rdd.localCheckpoint(), followed by an action.") from exc
+            outcome = self._perform(ticket, actions)
+            while outcome is None and ticket.reason is None:
+                event = self.events.get()
+                if event is not _WAKE:
+                    outcome = self._perform(ticket, self.scheduler.handle(event))
+        except Exception as exc:
+            if ticket.reason is not None:  # e.g. a submit to the pool that stop() shut down
+                raise ticket.error() from exc
+            raise
+        except BaseException:
+            # Interrupted (Ctrl-C in the thread that waits): its tasks must not keep
+            # the workers busy for the jobs that follow.
+            self.backend.cancel_job(job_id)
+            raise
+        finally:
+            self.scheduler.end_job()
+            self.backend.release_binaries()  # a closure may hold a lot: free it with its job
+        if outcome is None:  # cancelled before it ended
+            raise ticket.error()
+        if isinstance(outcome, JobFailed):
+            raise outcome.error
+        return outcome.results
+
+    def _perform(self, ticket: _Ticket, actions: list[Any]) -> JobSucceeded | JobFailed | None:
         outcome = None
         for action in actions:
+            if ticket.reason is not None:
+                return None  # inline tasks run in submit(): start no more of them
             if isinstance(action, SubmitTask):
                 self.backend.submit(action.spec, action.binary)
             elif isinstance(action, MergeAccumulators):
@@ -79,6 +148,29 @@ class JobRunner:
                 outcome = action
         return outcome
 
+    def cancel(self, reason: str, group: str | None = None) -> None:
+        """Cancel the running and waiting jobs (of job group ``group``, if given).
+
+        Returns at once; each cancelled job raises :class:`JobCancelledError`, whose
+        message ends with ``reason``, in the thread that ran its action.
+        """
+        with self._tickets_lock:
+            hit = [t for t in self._tickets
+                   if t.reason is None and (group is None or t.group == group)]
+            for ticket in hit:
+                ticket.reason = reason
+            running = self._running if self._running in hit else None
+        if running is not None:
+            assert running.job_id is not None
+            self.events.put(_WAKE)
+            self.backend.cancel_job(running.job_id)
+
     def stop(self) -> None:
-        with self._job_lock:
+        """Refuse new jobs and cancel the running and waiting ones (never waits for them)."""
+        with self._tickets_lock:
             self._stopped = True
+            hit = [t for t in self._tickets if t.reason is None]
+            for ticket in hit:
+                ticket.reason = "because SparkContext was shut down"
+        if hit:
+            self.events.put(_WAKE)

@@ -22,8 +22,10 @@ DEADLINE = 60.0
 class WatchedProcess:
     """``python -m <module> <args>`` from the repository root, its output pumped into lists."""
 
-    def __init__(self, module: str, args: list[str], env: dict[str, str], what: str) -> None:
+    def __init__(self, module: str, args: list[str], env: dict[str, str], what: str,
+                 own_group: bool = False) -> None:
         self.what = what  # for messages: "the example", "the driver"
+        # own_group: a process group of its own (pgid = pid), to signal it as a terminal does
         self.proc = subprocess.Popen(
             [sys.executable, "-m", module, *args],
             cwd=ROOT,
@@ -31,6 +33,7 @@ class WatchedProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            start_new_session=own_group,
         )
         self.lines: list[str] = []
         self.err: list[str] = []
@@ -54,10 +57,13 @@ class WatchedProcess:
         with self._cond:
             return "\n".join(self.err)
 
-    def wait_line(self, predicate: Callable[[str], bool], what: str, timeout: float = DEADLINE) -> str:
-        """Wait for a stdout line matching ``predicate`` (or the exit); return the line."""
+    def wait_line(self, predicate: Callable[[str], bool], what: str, timeout: float = DEADLINE,
+                  stderr: bool = False) -> str:
+        """Wait for a stdout (or stderr) line matching ``predicate`` (or the exit); return it."""
+        lines = self.err if stderr else self.lines
+
         def found() -> str | None:
-            return next((x for x in self.lines if predicate(x)), None)
+            return next((x for x in lines if predicate(x)), None)
 
         with self._cond:
             self._cond.wait_for(lambda: found() is not None or self.proc.poll() is not None, timeout)
@@ -84,6 +90,22 @@ class WatchedProcess:
 
     def signal(self, signum: int) -> None:
         self.proc.send_signal(signum)
+
+    def signal_group(self, signum: int) -> None:
+        """Signal the whole process group (``own_group``), as a terminal's Ctrl-C does."""
+        os.killpg(self.proc.pid, signum)
+
+    def group_members(self) -> list[int]:
+        """PIDs of the live processes of its process group (``own_group``), itself included."""
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and alive(int(entry)):
+                try:
+                    if os.getpgid(int(entry)) == self.proc.pid:
+                        found.append(int(entry))
+                except ProcessLookupError:
+                    pass
+        return found
 
     def wait(self, timeout: float = DEADLINE) -> int:
         """The exit status; killed, and an AssertionError, if it does not exit in time."""
