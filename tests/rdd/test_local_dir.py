@@ -41,6 +41,10 @@ DRIVER = textwrap.dedent(
     sc.parallelize(range(100), 4).map(lambda x: (x % 7, x)).reduceByKey(lambda a, b: a + b).count()
     report = {"dir": sc._env.local_dir, "workers": sc._env.backend.worker_pids()}
     print(json.dumps(report), flush=True)
+    # A driver still alive long after the signal prints every thread's stack and exits,
+    # so a hang fails the test with where it hung.
+    import faulthandler
+    faulthandler.dump_traceback_later(20, exit=True)
     if wait == "job":
         sc.parallelize(range(2), 2).map(lambda x: time.sleep(600)).collect()
     else:
@@ -108,7 +112,7 @@ def test_sigterm_and_sighup_stop_the_context_and_delete_its_directory(tmp_path: 
     driver = Driver("local[2]", tmp_path / "local", "job")
     assert driver.dir.is_dir() and len(driver.workers) == 2
     rc, err = driver.finish(signum)
-    assert rc == 128 + signum, err[-2000:]
+    assert rc == 128 + signum, err[-6000:]
     assert not driver.dir.exists(), os.listdir(driver.dir)
     wait_until(lambda: not any(is_running(w) for w in driver.workers), DEADLINE_S,
                "the workers exit")
