@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dstream.receiver.errors import ReceiverConfigError
-from dstream.receiver.settings import ReceiverSettings, parse_time_ms
+from dstream.receiver.settings import ReceiverSettings
+from rdd import SparkConf
 
 
 def test_defaults_are_sparks() -> None:
@@ -85,8 +86,9 @@ def test_max_rate_zero_or_negative_means_unlimited() -> None:
         ("1h", 3_600_000),
     ],
 )
-def test_time_strings(text: str, ms: int) -> None:
-    assert parse_time_ms(text, "k") == ms
+def test_block_interval_is_a_time_string_in_ms(text: str, ms: int) -> None:
+    settings = ReceiverSettings.from_conf({"spark.streaming.blockInterval": text})
+    assert settings.block_interval_ms == ms
 
 
 @pytest.mark.parametrize(
