@@ -33,7 +33,6 @@ the rule and the fix.
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 from .errors import ConfigError
 
@@ -169,8 +168,11 @@ def parse_time(key: str, value: object, unit: str, default: object = None) -> in
             f"{key}={value!r} is not a time: use a number with a unit, for example '200ms', "
             f"'2s' or '1min' (units us, ms, s, m or min, h, d; a bare number means "
             f"{_TIME_UNIT_NAMES[unit]}){_or_default(default)}")
-    micros = Fraction(match.group(1)) * TIME_UNITS_US[suffix or unit]
-    return int(micros / TIME_UNITS_US[unit])  # int() truncates toward zero, as Spark
+    whole, _, decimals = match.group(1).partition(".")
+    # In 10**-len(decimals) microseconds, to stay in integers (exact, and fast).
+    scaled = int(whole + decimals) * TIME_UNITS_US[suffix or unit]
+    count = abs(scaled) // (10 ** len(decimals) * TIME_UNITS_US[unit])
+    return -count if scaled < 0 else count  # truncated toward zero, as Spark's TimeUnit
 
 
 def parse_size(key: str, value: object, unit: str, default: object = None) -> int:

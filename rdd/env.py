@@ -33,10 +33,15 @@ DEFAULT_START_METHOD = "exec"
 class Env:
     def __init__(self, conf: SparkConf, master: Master) -> None:
         self.num_workers = master.workers
+        # Every setting is read before anything is created: a bad value leaves nothing behind.
         start_method = conf.get(START_METHOD_KEY, DEFAULT_START_METHOD)
         if start_method not in ("exec", "fork"):
             raise ValueError(f"{START_METHOD_KEY}={start_method!r}: use 'exec' (a fresh interpreter per "
                              "worker, the default) or 'fork' (fork the driver)")
+        closure_bytes = conf.getSizeAsBytes(CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES)
+        locality_wait_s = conf.getTimeAsMs("spark.locality.wait", "3s") / 1000
+        env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
+                    if k.startswith("spark.executorEnv.")}
         self._dir = LocalDir(conf.get("spark.local.dir") or None)
         self.local_dir = self._dir.path
         self.driver_env = ExecutorEnv("driver", self.local_dir, in_memory_shuffle=self.num_workers == 0)
@@ -44,17 +49,12 @@ class Env:
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
         self.cleaner = ContextCleaner()
         self.runner = JobRunner(accumulators.merge_updates, self.cleaner, self._remove_shuffle, self._remove_rdd)
-        closure_bytes = conf.getSizeAsBytes(CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES)
         if self.num_workers == 0:
             self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event,
                                                                              closure_bytes)
         else:
-            env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
-                        if k.startswith("spark.executorEnv.")}
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
-                                              start_method, env_vars,
-                                              conf.getTimeAsMs("spark.locality.wait", "3s") / 1000,
-                                              closure_bytes)
+                                              start_method, env_vars, locality_wait_s, closure_bytes)
         self.runner.backend = self.backend
 
     def _remove_shuffle(self, shuffle_id: int) -> None:
