@@ -196,7 +196,7 @@ def parse_size(key: str, value: object, unit: str, default: object = None) -> in
 
     Examples
     --------
-    >>> parse_size("k", "64m", "b"), parse_size("k", "2", "k"), parse_size("k", "1500k", "m")
+    >>> parse_size("k", "64m", "b"), parse_size("k", "2m", "k"), parse_size("k", "1500k", "m")
     (67108864, 2048, 1)
     """
     text = str(value).strip().lower()

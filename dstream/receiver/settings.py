@@ -6,7 +6,7 @@ One frozen record, :class:`ReceiverSettings`, built once per StreamingContext by
 :func:`ReceiverSettings.from_conf` and handed to every receiver part, so that no engine
 class reads the configuration itself and tests can build settings directly.
 
-Keys and defaults (SPARK-INTERNALS Appendix A, API.md section 2.4)::
+Keys and defaults (Spark's)::
 
     spark.streaming.blockInterval                         200ms  (time string; > 0)
     spark.streaming.blockQueueSize                        10     (blocks per generator)
