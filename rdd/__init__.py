@@ -18,10 +18,9 @@ if _typing.TYPE_CHECKING:
     from .broadcast import Broadcast
     from .conf import SparkConf
     from .context import SparkContext
-    from .errors import (ActiveContextError, BrokenExecutorError, CheckpointError, ContextStoppedError,
-                         DriverOnlyError, JobAbortedError, JobCancelledError, KeyHashError,
-                         SerializationError,
-                         SparkError)
+    from .errors import (ActiveContextError, BrokenExecutorError, CheckpointError, ConfigError,
+                         ContextStoppedError, DriverOnlyError, JobAbortedError, JobCancelledError,
+                         KeyHashError, MissingConfigError, SerializationError, SparkError)
     from .partitioner import Partitioner, portable_hash
     from .rdd import RDD
     from .scheduler.task_context import TaskContext
@@ -35,11 +34,13 @@ _WHERE = {
     "Broadcast": ".broadcast",
     "BrokenExecutorError": ".errors",
     "CheckpointError": ".errors",
+    "ConfigError": ".errors",
     "ContextStoppedError": ".errors",
     "DriverOnlyError": ".errors",
     "JobAbortedError": ".errors",
     "JobCancelledError": ".errors",
     "KeyHashError": ".errors",
+    "MissingConfigError": ".errors",
     "Partitioner": ".partitioner",
     "RDD": ".rdd",
     "SerializationError": ".errors",

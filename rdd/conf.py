@@ -1,42 +1,23 @@
-"""SparkConf: string settings and the parsing of master URLs.
+"""SparkConf: the application's settings, and their typed reads.
 
-Owns the accepted master forms (``local``, ``local[N]``, ``local[*]``) and the
-default master (``local[*]``) used when none is given anywhere.
+What this module owns
+---------------------
+:class:`SparkConf` stores every setting as a string (PySpark's surface: ``set``, ``get``,
+``getAll``, ...). Its typed getters, with the names and defaults of Spark's Scala
+``SparkConf`` (``getInt``, ``getLong``, ``getDouble``, ``getBoolean``,
+``getSizeAsBytes``/``Kb``/``Mb``/``Gb``, ``getTimeAsMs``/``Seconds``), are how every part
+of ``rdd`` and ``dstream`` reads a setting: the rules of each value type live in
+:mod:`rdd.conf_parsing`, once. The master URL is parsed by :mod:`rdd.master`.
 """
 
 from __future__ import annotations
 
-import os
-import re
-from typing import Iterable
+from typing import Callable, Iterable, TypeVar
 
-DEFAULT_MASTER = "local[*]"
-ACCEPTED_MASTERS = "'local' (tasks inline in the driver), 'local[N]' (N worker processes, N >= 1) or 'local[*]' (one worker per core)"
+from .conf_parsing import parse_boolean, parse_float, parse_int, parse_size, parse_time
+from .errors import MissingConfigError
 
-_LOCAL_N = re.compile(r"^local\[(\d+|\*)\](?:\[\d+\])?$")
-
-
-def parse_master(master: str) -> int:
-    """Return the number of worker processes for ``master``; 0 means inline.
-
-    Raises
-    ------
-    ValueError
-        For any other form, listing the accepted ones.
-    """
-    if not isinstance(master, str):
-        raise TypeError(f"master must be a string such as 'local[2]', got {master!r} ({type(master).__name__})")
-    master = master.strip()
-    if master == "local":
-        return 0
-    match = _LOCAL_N.match(master)
-    if match:
-        count = match.group(1)
-        if count == "*":
-            return os.cpu_count() or 1
-        if int(count) >= 1:
-            return int(count)
-    raise ValueError(f"Could not parse master URL {master!r}: use {ACCEPTED_MASTERS}")
+_T = TypeVar("_T")
 
 
 class SparkConf:
@@ -113,37 +94,196 @@ class SparkConf:
         """The properties as ``key=value`` lines."""
         return "\n".join(f"{k}={v}" for k, v in self._settings.items())
 
-    # -- typed reads used inside the engine (snake_case: not PySpark surface) --
-    def get_int(self, key: str, default: int) -> int:
+    # -- typed reads (Spark's Scala SparkConf names) ------------------------------
+    def _typed(self, key: str, default: _T, parse: Callable[[str, object, object], _T]) -> _T:
         value = self._settings.get(key)
-        if value is None:
-            return default
-        try:
-            return int(value)
-        except ValueError:
-            raise ValueError(f"configuration {key}={value!r} must be an integer") from None
+        return default if value is None else parse(key, value, default)
 
-    def get_float(self, key: str, default: float) -> float:
-        value = self._settings.get(key)
-        if value is None:
-            return default
-        try:
-            return float(value)
-        except ValueError:
-            raise ValueError(f"configuration {key}={value!r} must be a number") from None
+    def getInt(self, key: str, defaultValue: int) -> int:
+        """Get a property as an integer.
 
-    def get_bool(self, key: str, default: bool) -> bool:
+        Parameters
+        ----------
+        key : str
+            The property's name.
+        defaultValue : int
+            Returned when the property is not set.
+
+        Raises
+        ------
+        ConfigError
+            If the value is not a whole number; the message names the key and the value.
+
+        Examples
+        --------
+        >>> SparkConf().set("spark.default.parallelism", "8").getInt("spark.default.parallelism", 1)
+        8
+        """
+        return self._typed(key, defaultValue, parse_int)
+
+    def getLong(self, key: str, defaultValue: int) -> int:
+        """Get a property as an integer (the same as :meth:`getInt`: Python ints have no limit).
+
+        Raises
+        ------
+        ConfigError
+            If the value is not a whole number.
+        """
+        return self._typed(key, defaultValue, parse_int)
+
+    def getDouble(self, key: str, defaultValue: float) -> float:
+        """Get a property as a float (``"0.5"``, ``"100"``, ``"1e3"``).
+
+        Raises
+        ------
+        ConfigError
+            If the value is not a number.
+
+        Examples
+        --------
+        >>> SparkConf().getDouble("spark.streaming.backpressure.pid.integral", 0.2)
+        0.2
+        """
+        return self._typed(key, defaultValue, parse_float)
+
+    def getBoolean(self, key: str, defaultValue: bool) -> bool:
+        """Get a property as a boolean: ``true`` or ``false``, in any case.
+
+        Raises
+        ------
+        ConfigError
+            For any other value (``1``, ``yes``, ``on`` are not booleans, as in Spark).
+
+        Examples
+        --------
+        >>> SparkConf().set("spark.streaming.unpersist", "FALSE").getBoolean(
+        ...     "spark.streaming.unpersist", True)
+        False
+        """
+        return self._typed(key, defaultValue, parse_boolean)
+
+    def _in_unit(self, key: str, default: str | int | None,
+                 parse: Callable[[str, object, str, object], int], unit: str) -> int:
         value = self._settings.get(key)
-        if value is None:
-            return default
-        lowered = value.strip().lower()
-        if lowered in ("true", "1", "yes"):
-            return True
-        if lowered in ("false", "0", "no"):
-            return False
-        raise ValueError(f"configuration {key}={value!r} must be 'true' or 'false'")
+        if value is not None:
+            return parse(key, value, unit, default)
+        if default is None:
+            raise MissingConfigError(f"{key} is not set and no default was given: set it with "
+                                     f"SparkConf().set({key!r}, ...) or pass a defaultValue")
+        return parse(f"{key} (default)", default, unit, None)
+
+    def getSizeAsBytes(self, key: str, defaultValue: str | int | None = None) -> int:
+        """Get a size property in bytes; a bare number is bytes.
+
+        Parameters
+        ----------
+        key : str
+            The property's name.
+        defaultValue : str or int, optional
+            Used when the property is not set, parsed by the same rule (``"64m"``).
+
+        Returns
+        -------
+        int
+            Bytes. Units: ``b``, ``k``/``kb``, ``m``/``mb``, ``g``/``gb``, ``t``/``tb``,
+            ``p``/``pb``, binary (``1k`` is 1024), any case; whole numbers only.
+
+        Raises
+        ------
+        ConfigError
+            If the value is not a whole number with a known unit.
+        MissingConfigError
+            If the property is not set and there is no default.
+
+        Examples
+        --------
+        >>> SparkConf().set("spark.executor.closureCacheBytes", "64m").getSizeAsBytes(
+        ...     "spark.executor.closureCacheBytes")
+        67108864
+        """
+        return self._in_unit(key, defaultValue, parse_size, "b")
+
+    def getSizeAsKb(self, key: str, defaultValue: str | int | None = None) -> int:
+        """Get a size property in KiB (truncated); a bare number is KiB.
+
+        Raises
+        ------
+        ConfigError, MissingConfigError
+            As :meth:`getSizeAsBytes`.
+        """
+        return self._in_unit(key, defaultValue, parse_size, "k")
+
+    def getSizeAsMb(self, key: str, defaultValue: str | int | None = None) -> int:
+        """Get a size property in MiB (truncated); a bare number is MiB.
+
+        Raises
+        ------
+        ConfigError, MissingConfigError
+            As :meth:`getSizeAsBytes`.
+        """
+        return self._in_unit(key, defaultValue, parse_size, "m")
+
+    def getSizeAsGb(self, key: str, defaultValue: str | int | None = None) -> int:
+        """Get a size property in GiB (truncated); a bare number is GiB.
+
+        Raises
+        ------
+        ConfigError, MissingConfigError
+            As :meth:`getSizeAsBytes`.
+        """
+        return self._in_unit(key, defaultValue, parse_size, "g")
+
+    def getTimeAsMs(self, key: str, defaultValue: str | int | None = None) -> int:
+        """Get a time property in milliseconds; a bare number is milliseconds.
+
+        Parameters
+        ----------
+        key : str
+            The property's name.
+        defaultValue : str or int, optional
+            Used when the property is not set, parsed by the same rule (``"200ms"``).
+
+        Returns
+        -------
+        int
+            Milliseconds, truncated toward zero. Units: ``us``, ``ms``, ``s``, ``m`` or
+            ``min``, ``h``, ``d``, any case; a decimal number (``"0.5s"``) is accepted.
+
+        Raises
+        ------
+        ConfigError
+            If the value is not a number with a known unit.
+        MissingConfigError
+            If the property is not set and there is no default.
+
+        Examples
+        --------
+        >>> conf = SparkConf().set("spark.streaming.blockInterval", "1s")
+        >>> conf.getTimeAsMs("spark.streaming.blockInterval", "200ms")
+        1000
+        >>> conf.set("spark.streaming.blockInterval", "10").getTimeAsMs(
+        ...     "spark.streaming.blockInterval")
+        10
+        """
+        return self._in_unit(key, defaultValue, parse_time, "ms")
+
+    def getTimeAsSeconds(self, key: str, defaultValue: str | int | None = None) -> int:
+        """Get a time property in seconds (truncated toward zero); a bare number is seconds.
+
+        Raises
+        ------
+        ConfigError, MissingConfigError
+            As :meth:`getTimeAsMs`.
+
+        Examples
+        --------
+        >>> SparkConf().getTimeAsSeconds("spark.streaming.fileStream.minRememberDuration", "60s")
+        60
+        """
+        return self._in_unit(key, defaultValue, parse_time, "s")
 
     def copy(self) -> SparkConf:
+        """A new SparkConf with the same properties."""
         clone = SparkConf()
         clone._settings = dict(self._settings)
         return clone

@@ -19,11 +19,12 @@ from . import checkpoint, exit_signals
 from .accumulators import (COMPLEX_ACCUMULATOR_PARAM, FLOAT_ACCUMULATOR_PARAM, INT_ACCUMULATOR_PARAM, Accumulator,
                            AccumulatorParam)
 from .broadcast import Broadcast
-from .conf import DEFAULT_MASTER, SparkConf, parse_master
+from .conf import SparkConf
 from .env import Env
 from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
 from .executor.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
 from .logs import LIBRARY_LOGGERS, level_of
+from .master import DEFAULT_MASTER, Master
 from .nodes.files import (PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files,
                           plan_splits)
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
@@ -90,14 +91,14 @@ class SparkContext:
         self._conf.setIfMissing("spark.app.name", "dstreams")
         for key, value in (environment or {}).items():
             self._conf.set(f"spark.executorEnv.{key}", value)
-        parse_master(self._conf.get("spark.master"))  # validate before taking the slot
+        self._master = Master.parse(self._conf.get("spark.master"))  # before taking the slot
         with SparkContext._lock:
             active = SparkContext._active_spark_context
             if active is not None:
                 raise ActiveContextError(
                     f"Cannot run multiple SparkContexts at once; existing SparkContext(app={active.appName}, "
                     f"master={active.master}) is active. Call stop() on it first, or use SparkContext.getOrCreate().")
-            self._env = Env(self._conf)
+            self._env = Env(self._conf, self._master)
             SparkContext._active_spark_context = self
         self._stopped = False
         self._ids = itertools.count()
@@ -133,9 +134,8 @@ class SparkContext:
     @property
     def defaultParallelism(self) -> int:
         """Default partition count: ``spark.default.parallelism``, else the number of workers (1 for ``local``)."""
-        configured = self._conf.get("spark.default.parallelism")
-        if configured is not None:
-            return self._conf.get_int("spark.default.parallelism", 1)
+        if self._conf.contains("spark.default.parallelism"):
+            return self._conf.getInt("spark.default.parallelism", 1)
         return max(1, self._env.backend.parallelism)
 
     @property
@@ -298,7 +298,7 @@ class SparkContext:
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise ValueError(f"numSlices must be a positive integer, got {numSlices!r}")
         data: Sequence[T] = c if isinstance(c, (range, list, tuple)) else list(c)
-        if parse_master(self.master) == 0:
+        if self._master.inline:
             return self._wrap(ParallelCollectionNode(slice_sequence(data, count)))
         return self._wrap(ParallelCollectionNode(serialize_slices(data, count, dumps_records)))
 

@@ -13,13 +13,14 @@ import os
 
 from . import accumulators
 from .cleaner import ContextCleaner
-from .conf import SparkConf, parse_master
+from .conf import SparkConf
 from .executor import environment
 from .executor.environment import ExecutorEnv
 from .executor.inline import InlineBackend
 from .executor.process_pool import ProcessPoolBackend
-from .executor.task_runner import CLOSURE_CACHE_KEY, closure_cache_bytes
+from .executor.task_runner import CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES
 from .local_dir import LocalDir
+from .master import Master
 from .scheduler.runner import JobRunner
 from .storage import block_manager
 from .storage.block_manager import BlockManager
@@ -30,14 +31,17 @@ DEFAULT_START_METHOD = "exec"
 
 
 class Env:
-    def __init__(self, conf: SparkConf) -> None:
-        master = conf.get("spark.master")
-        assert master is not None
-        self.num_workers = parse_master(master)
+    def __init__(self, conf: SparkConf, master: Master) -> None:
+        self.num_workers = master.workers
+        # Every setting is read before anything is created: a bad value leaves nothing behind.
         start_method = conf.get(START_METHOD_KEY, DEFAULT_START_METHOD)
         if start_method not in ("exec", "fork"):
             raise ValueError(f"{START_METHOD_KEY}={start_method!r}: use 'exec' (a fresh interpreter per "
                              "worker, the default) or 'fork' (fork the driver)")
+        closure_bytes = conf.getSizeAsBytes(CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES)
+        locality_wait_s = conf.getTimeAsMs("spark.locality.wait", "3s") / 1000
+        env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
+                    if k.startswith("spark.executorEnv.")}
         self._dir = LocalDir(conf.get("spark.local.dir") or None)
         self.local_dir = self._dir.path
         self.driver_env = ExecutorEnv("driver", self.local_dir, in_memory_shuffle=self.num_workers == 0)
@@ -45,16 +49,12 @@ class Env:
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
         self.cleaner = ContextCleaner()
         self.runner = JobRunner(accumulators.merge_updates, self.cleaner, self._remove_shuffle, self._remove_rdd)
-        closure_bytes = closure_cache_bytes(conf.get(CLOSURE_CACHE_KEY))
         if self.num_workers == 0:
             self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event,
                                                                              closure_bytes)
         else:
-            env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
-                        if k.startswith("spark.executorEnv.")}
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
-                                              start_method, env_vars, _seconds(conf.get("spark.locality.wait", "3s")),
-                                              closure_bytes)
+                                              start_method, env_vars, locality_wait_s, closure_bytes)
         self.runner.backend = self.backend
 
     def _remove_shuffle(self, shuffle_id: int) -> None:
@@ -72,12 +72,3 @@ class Env:
         finally:
             block_manager.current().clear()
             self._dir.remove()
-
-
-def _seconds(value: str) -> float:
-    """Parse a Spark time string (``3s``, ``500ms``, ``1min``, or plain seconds)."""
-    text = value.strip().lower()
-    for suffix, scale in (("ms", 0.001), ("min", 60.0), ("s", 1.0), ("m", 60.0), ("h", 3600.0)):
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * scale
-    return float(text)

@@ -13,6 +13,8 @@
     ├── DriverOnlyError (+RuntimeError)   an RDD or the context used inside a task
     ├── KeyHashError (+TypeError)         a key no process could place like every other
     ├── CheckpointError              a checkpoint is missing or unreadable
+    ├── ConfigError (+ValueError)    a configuration value breaks its key's rule
+    │   └── MissingConfigError (+KeyError)   a required key is not set
     └── FetchFailedError             a shuffle output a reduce task needs is gone
 
 A task that raises re-raises the *user's* exception type on the driver: the worker's
@@ -76,6 +78,20 @@ class KeyHashError(SparkError, TypeError):
 
 class CheckpointError(SparkError, OSError):
     """A checkpoint directory or file is missing, unreadable or inconsistent."""
+
+
+class ConfigError(SparkError, ValueError):
+    """A configuration value does not parse or breaks its key's rule.
+
+    The message names the key, the value, the rule and the fix.
+    """
+
+
+class MissingConfigError(ConfigError, KeyError):
+    """A typed getter was called without a default for a key that is not set."""
+
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""
 
 
 class LineageTooDeepError(SparkError, RecursionError):

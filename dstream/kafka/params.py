@@ -24,8 +24,10 @@ producer  idempotence on, ``acks='all'`` (the sink's delivery rule)
 Keys may be given in Kafka's dotted form (``fetch.max.bytes``) or kafka-python's
 snake_case (``fetch_max_bytes``); string values are converted to the type of the
 client's default (``"true"`` → ``True``, ``"500"`` → ``500``), since Spark programs pass
-strings. A key that no kafka-python client knows is ignored with a warning (Kafka's Java
-client does the same), so that settings meant for other tools do not break a program.
+strings (booleans are ``true`` or ``false`` in any case, as in Kafka's own clients and
+in every setting of this engine). A key that no kafka-python client knows is ignored with
+a warning (Kafka's Java client does the same), so that settings meant for other tools do
+not break a program.
 
 Invariant: :class:`KafkaConfig` is immutable and hashable; its :attr:`KafkaConfig.key`
 identifies "the same client settings" for the per-worker client pools.
@@ -37,6 +39,8 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from rdd.conf_parsing import parse_boolean
 
 __all__ = ["CONNECT_TIMEOUT_MS", "KafkaConfig", "parse_kafka_params"]
 
@@ -68,24 +72,13 @@ def _client_defaults() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
             dict(KafkaAdminClient.DEFAULT_CONFIG))
 
 
-def _parse_bool(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no"):
-        return False
-    raise ValueError(f"kafkaParams[{name!r}] must be true or false, got {value!r}")
-
-
 def _convert(name: str, value: Any, default: Any) -> Any:
     """Convert a string value to the type of kafka-python's default for that setting."""
     if not isinstance(value, str) or default is None or isinstance(default, str):
         return value
+    if isinstance(default, bool):
+        return parse_boolean(f"kafkaParams[{name!r}]", value)
     try:
-        if isinstance(default, bool):
-            return _parse_bool(name, value)
         if isinstance(default, int):
             return int(value)
         if isinstance(default, float):
@@ -218,9 +211,9 @@ def parse_kafka_params(kafkaParams: Mapping[str, Any]) -> KafkaConfig:  # noqa: 
                 raise ValueError(f"kafkaParams[{name!r}] must be one of earliest, latest, none (or Spark 0.8's "
                                  f"smallest, largest), got {value!r}")
         elif key == "allow_auto_create_topics":
-            allow_create = _parse_bool(name, value)
+            allow_create = parse_boolean(f"kafkaParams[{name!r}]", value)
         elif key == "enable_auto_commit":
-            if _parse_bool(name, value):
+            if parse_boolean(f"kafkaParams[{name!r}]", value):
                 logger.warning("kafkaParams[%r] = %r is ignored: offsets are committed only when the program "
                                "calls commitAsync(offsetRanges) after its output succeeded", name, value)
         elif key in _SERDE:

@@ -68,15 +68,11 @@ class ReadSettings:
 def read_settings(sc: Any) -> ReadSettings:
     """Read ``spark.streaming.kafka.consumer.poll.ms`` and ``...allowNonConsecutiveOffsets``."""
     conf = sc.getConf()
-    poll = conf.get("spark.streaming.kafka.consumer.poll.ms", None)
-    gaps = conf.get("spark.streaming.kafka.allowNonConsecutiveOffsets", "false")
-    try:
-        poll_ms = DEFAULT_POLL_TIMEOUT_MS if poll is None else int(poll)
-    except ValueError:
-        raise ValueError(f"spark.streaming.kafka.consumer.poll.ms must be milliseconds, got {poll!r}") from None
+    poll_ms = conf.getLong("spark.streaming.kafka.consumer.poll.ms", DEFAULT_POLL_TIMEOUT_MS)
     if poll_ms <= 0:
         raise ValueError(f"spark.streaming.kafka.consumer.poll.ms must be positive, got {poll_ms}")
-    return ReadSettings(poll_ms, str(gaps).strip().lower() == "true")
+    gaps = conf.getBoolean("spark.streaming.kafka.allowNonConsecutiveOffsets", False)
+    return ReadSettings(poll_ms, gaps)
 
 
 class KafkaPartition(Partition):

@@ -62,16 +62,6 @@ logger = logging.getLogger(__name__)
 CHECKPOINT_FORMAT = 1
 
 
-def _conf_float(conf: Any, key: str, default: float) -> float:
-    value = conf.get(key, None)
-    if value is None:
-        return default
-    try:
-        return float(value)
-    except ValueError:
-        raise ValueError(f"{key} must be a number (records per second), got {value!r}") from None
-
-
 class DirectKafkaInputNode(InputNode):
     """Source node: plans the offset ranges of every batch and builds its KafkaRDD."""
 
@@ -86,15 +76,17 @@ class DirectKafkaInputNode(InputNode):
         self.value_decoder = value_decoder
         self.message_handler = message_handler
         conf = graph.sc.getConf()
-        self.max_rate_per_partition = _conf_float(conf, "spark.streaming.kafka.maxRatePerPartition", 0.0)
-        self.min_rate_per_partition = int(_conf_float(conf, "spark.streaming.kafka.minRatePerPartition", 1.0))
+        self.max_rate_per_partition = conf.getDouble(
+            "spark.streaming.kafka.maxRatePerPartition", 0.0)
+        self.min_rate_per_partition = int(conf.getDouble(
+            "spark.streaming.kafka.minRatePerPartition", 1.0))
         if self.max_rate_per_partition < 0 or self.min_rate_per_partition < 1:
             raise ValueError(
                 "spark.streaming.kafka.maxRatePerPartition must be >= 0 (0 = no cap) and "
                 f"spark.streaming.kafka.minRatePerPartition >= 1, got {self.max_rate_per_partition} and "
                 f"{self.min_rate_per_partition}")
-        self.backpressure = str(conf.get("spark.streaming.backpressure.enabled", "false")).lower() == "true"
-        self.initial_rate = _conf_float(conf, "spark.streaming.backpressure.initialRate", 0.0)
+        self.backpressure = conf.getBoolean("spark.streaming.backpressure.enabled", False)
+        self.initial_rate = conf.getDouble("spark.streaming.backpressure.initialRate", 0.0)
         self.read_settings = read_settings(graph.sc)
         #: Backpressure hook: returns the latest rate estimate for the whole stream
         #: (records/s), or None / <= 0 while there is none. With
@@ -338,7 +330,7 @@ def attach_backpressure(ssc: StreamingContext, node: DirectKafkaInputNode) -> An
     from dstream.rate import PIDRateEstimator, RateController
     from dstream.receiver.settings import ReceiverSettings
 
-    settings = ReceiverSettings.from_conf(getattr(ssc.sparkContext, "_conf", None))
+    settings = ReceiverSettings.from_conf(ssc.sparkContext.getConf())
     estimator = PIDRateEstimator(node.graph.batch_ms, settings.pid_proportional, settings.pid_integral,
                                  settings.pid_derived, settings.pid_min_rate)
     controller = RateController(node.input_id, estimator)

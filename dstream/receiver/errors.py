@@ -7,7 +7,7 @@ The hierarchy (under :class:`dstream.errors.StreamingError`)::
     │   └── ReceiverStateError      store()/restart() on a receiver that is not running
     │                               (also a RuntimeError)
     ├── ReceiverConfigError         a spark.streaming.* receiver setting with a bad
-    │                               value (also a ValueError)
+    │                               value (also an rdd.errors.ConfigError, a ValueError)
     └── BlockLostError              a batch needs a received block that neither the
                                     block manager nor the write-ahead log holds
 
@@ -20,6 +20,7 @@ Every message names the rule, the offending value and the fix, at the raise site
 from __future__ import annotations
 
 from dstream.errors import StreamingError
+from rdd.errors import ConfigError
 
 __all__ = ["BlockLostError", "ReceiverConfigError", "ReceiverError", "ReceiverStateError"]
 
@@ -36,7 +37,7 @@ class ReceiverStateError(ReceiverError, RuntimeError):
     """
 
 
-class ReceiverConfigError(ReceiverError, ValueError):
+class ReceiverConfigError(ReceiverError, ConfigError):
     """A receiver, rate or write-ahead-log setting has a value outside its rule."""
 
 

@@ -6,7 +6,7 @@ One frozen record, :class:`ReceiverSettings`, built once per StreamingContext by
 :func:`ReceiverSettings.from_conf` and handed to every receiver part, so that no engine
 class reads the configuration itself and tests can build settings directly.
 
-Keys and defaults (SPARK-INTERNALS Appendix A, API.md section 2.4)::
+Keys and defaults (Spark's)::
 
     spark.streaming.blockInterval                         200ms  (time string; > 0)
     spark.streaming.blockQueueSize                        10     (blocks per generator)
@@ -27,90 +27,23 @@ Keys and defaults (SPARK-INTERNALS Appendix A, API.md section 2.4)::
     spark.streaming.fileStream.minRememberDuration        60s (legacy key
                                                           spark.streaming.minRememberDuration)
 
-Time strings follow Spark's ``getTimeAsMs``: a number with an optional unit ``us``,
-``ms``, ``s``, ``m``/``min``, ``h``, ``d``; a bare number means milliseconds. Invalid
-values raise :class:`~dstream.receiver.errors.ReceiverConfigError` naming the key.
+Every value is read with the SparkConf's typed getters, as Spark reads it
+(``getTimeAsMs`` for ``blockInterval``: a bare number is milliseconds;
+``getTimeAsSeconds`` for the remember duration: a bare number is seconds; ``getInt``,
+``getDouble``, ``getBoolean`` for the rest). Invalid values raise
+:class:`~dstream.receiver.errors.ReceiverConfigError` naming the key.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from dstream.receiver.errors import ReceiverConfigError
+from rdd.conf import SparkConf
+from rdd.errors import ConfigError
 
-__all__ = ["ReceiverSettings", "conf_value", "parse_time_ms"]
-
-_TIME_UNITS_MS = {
-    "us": 0.001,
-    "ms": 1.0,
-    "s": 1000.0,
-    "m": 60_000.0,
-    "min": 60_000.0,
-    "h": 3_600_000.0,
-    "d": 86_400_000.0,
-}
-_TIME_RE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([a-z]*)\s*$")
-
-
-def parse_time_ms(value: str, key: str, default_unit: str = "ms") -> int:
-    """Parse a Spark time string (``"200ms"``, ``"2s"``, ``"1500"``) into milliseconds.
-
-    Raises
-    ------
-    ReceiverConfigError
-        If ``value`` is not a number with a known unit.
-    """
-    match = _TIME_RE.match(str(value).lower())
-    unit = match.group(2) if match else None
-    if match is None or (unit and unit not in _TIME_UNITS_MS):
-        raise ReceiverConfigError(
-            f"{key}={value!r} is not a time: use a number with a unit, for example "
-            f"'200ms', '2s' or '1min' (a bare number means {default_unit})"
-        )
-    factor = _TIME_UNITS_MS[unit or default_unit]
-    return int(round(float(match.group(1)) * factor))
-
-
-def conf_value(conf: Any, key: str) -> str | None:
-    """Return the string value of ``key`` in a SparkConf (or a plain dict), or ``None``."""
-    if conf is None:
-        return None
-    value = conf.get(key, None)
-    return None if value is None else str(value)
-
-
-def _float(conf: Any, key: str, default: float) -> float:
-    raw = conf_value(conf, key)
-    if raw is None:
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise ReceiverConfigError(f"{key}={raw!r} must be a number") from None
-
-
-def _int(conf: Any, key: str, default: int) -> int:
-    raw = conf_value(conf, key)
-    if raw is None:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ReceiverConfigError(f"{key}={raw!r} must be an integer") from None
-
-
-def _bool(conf: Any, key: str, default: bool) -> bool:
-    raw = conf_value(conf, key)
-    if raw is None:
-        return default
-    lowered = raw.strip().lower()
-    if lowered in ("true", "1", "yes"):
-        return True
-    if lowered in ("false", "0", "no"):
-        return False
-    raise ReceiverConfigError(f"{key}={raw!r} must be 'true' or 'false'")
+__all__ = ["ReceiverSettings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,56 +114,56 @@ class ReceiverSettings:
         return self.max_rate
 
     @classmethod
-    def from_conf(cls, conf: Any) -> ReceiverSettings:
-        """Read the settings from a SparkConf (``None`` gives the defaults).
+    def from_conf(cls, conf: SparkConf | Mapping[str, str] | None) -> ReceiverSettings:
+        """Read the settings from a SparkConf (a plain mapping is read as one; ``None``
+        gives the defaults).
 
         Raises
         ------
         ReceiverConfigError
             If a value does not parse or breaks its rule; the message names the key.
         """
-        block_raw = conf_value(conf, "spark.streaming.blockInterval")
-        block_ms = (
-            200 if block_raw is None else parse_time_ms(block_raw, "spark.streaming.blockInterval")
-        )
-        max_rate = _float(conf, "spark.streaming.receiver.maxRate", 0.0)
-        initial = conf_value(conf, "spark.streaming.backpressure.initialRate")
-        estimator = conf_value(conf, "spark.streaming.backpressure.rateEstimator")
+        if not isinstance(conf, SparkConf):
+            conf = SparkConf().setAll((conf or {}).items())
+        try:
+            return cls._read(conf)
+        except ReceiverConfigError:
+            raise
+        except ConfigError as exc:
+            raise ReceiverConfigError(str(exc)) from None
+
+    @classmethod
+    def _read(cls, conf: SparkConf) -> ReceiverSettings:
+        estimator = conf.get("spark.streaming.backpressure.rateEstimator")
         if estimator is not None and estimator.strip().lower() != "pid":
             raise ReceiverConfigError(
                 f"spark.streaming.backpressure.rateEstimator={estimator!r} is not supported: "
                 "the only rate estimator is 'pid'"
             )
         remember_key = "spark.streaming.fileStream.minRememberDuration"
-        remember_raw = conf_value(conf, remember_key)
-        if remember_raw is None:
-            remember_key = "spark.streaming.minRememberDuration"
-            remember_raw = conf_value(conf, remember_key)
-        remember_ms = (
-            60_000 if remember_raw is None else parse_time_ms(remember_raw, remember_key, "s")
-        )
-        initial_rate = None
-        if initial is not None:
-            initial_rate = _float(conf, "spark.streaming.backpressure.initialRate", 0.0)
-            if initial_rate <= 0:
-                initial_rate = None
+        if not conf.contains(remember_key):
+            remember_key = "spark.streaming.minRememberDuration"  # Spark's legacy name
+        max_rate = conf.getDouble("spark.streaming.receiver.maxRate", 0.0)
+        initial_rate = conf.getDouble("spark.streaming.backpressure.initialRate", 0.0)
         return cls(
-            block_interval_ms=block_ms,
-            block_queue_size=_int(conf, "spark.streaming.blockQueueSize", 10),
-            restart_delay_ms=_int(conf, "spark.streaming.receiverRestartDelay", 2000),
+            block_interval_ms=conf.getTimeAsMs("spark.streaming.blockInterval", "200ms"),
+            block_queue_size=conf.getInt("spark.streaming.blockQueueSize", 10),
+            restart_delay_ms=conf.getInt("spark.streaming.receiverRestartDelay", 2000),
             max_rate=max_rate if max_rate > 0 else None,
-            wal_enabled=_bool(conf, "spark.streaming.receiver.writeAheadLog.enable", False),
+            wal_enabled=conf.getBoolean("spark.streaming.receiver.writeAheadLog.enable", False),
             wal_rolling_interval_ms=1000
-            * _int(conf, "spark.streaming.receiver.writeAheadLog.rollingIntervalSecs", 60),
+            * conf.getInt("spark.streaming.receiver.writeAheadLog.rollingIntervalSecs", 60),
             driver_wal_rolling_interval_ms=1000
-            * _int(conf, "spark.streaming.driver.writeAheadLog.rollingIntervalSecs", 60),
-            wal_max_failures=_int(conf, "spark.streaming.receiver.writeAheadLog.maxFailures", 3),
-            driver_wal_max_failures=_int(conf, "spark.streaming.driver.writeAheadLog.maxFailures", 3),
-            backpressure_enabled=_bool(conf, "spark.streaming.backpressure.enabled", False),
-            initial_rate=initial_rate,
-            pid_proportional=_float(conf, "spark.streaming.backpressure.pid.proportional", 1.0),
-            pid_integral=_float(conf, "spark.streaming.backpressure.pid.integral", 0.2),
-            pid_derived=_float(conf, "spark.streaming.backpressure.pid.derived", 0.0),
-            pid_min_rate=_float(conf, "spark.streaming.backpressure.pid.minRate", 100.0),
-            file_min_remember_ms=remember_ms,
+            * conf.getInt("spark.streaming.driver.writeAheadLog.rollingIntervalSecs", 60),
+            wal_max_failures=conf.getInt("spark.streaming.receiver.writeAheadLog.maxFailures", 3),
+            driver_wal_max_failures=conf.getInt(
+                "spark.streaming.driver.writeAheadLog.maxFailures", 3
+            ),
+            backpressure_enabled=conf.getBoolean("spark.streaming.backpressure.enabled", False),
+            initial_rate=initial_rate if initial_rate > 0 else None,
+            pid_proportional=conf.getDouble("spark.streaming.backpressure.pid.proportional", 1.0),
+            pid_integral=conf.getDouble("spark.streaming.backpressure.pid.integral", 0.2),
+            pid_derived=conf.getDouble("spark.streaming.backpressure.pid.derived", 0.0),
+            pid_min_rate=conf.getDouble("spark.streaming.backpressure.pid.minRate", 100.0),
+            file_min_remember_ms=1000 * conf.getTimeAsSeconds(remember_key, "60s"),
         )

@@ -22,23 +22,10 @@ from ..shuffle import fusion
 from ..shuffle.writer import write_map_output
 from . import environment
 
+#: A size (``64m``, ``512k``, or bytes), read with ``SparkConf.getSizeAsBytes``.
 CLOSURE_CACHE_KEY = "spark.executor.closureCacheBytes"
 #: Pickled bytes of stage binaries a process keeps beyond the one its task runs.
 DEFAULT_CLOSURE_CACHE_BYTES = 64 * 1024 * 1024
-_SIZE_SUFFIXES = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-
-
-def closure_cache_bytes(value: str | None) -> int:
-    """Parse ``spark.executor.closureCacheBytes`` (bytes, or a size such as ``64m``)."""
-    if value is None:
-        return DEFAULT_CLOSURE_CACHE_BYTES
-    text = value.strip().lower().removesuffix("b")
-    scale = _SIZE_SUFFIXES.get(text[-1:], 1)
-    number = text[:-1] if scale != 1 else text
-    if not number.isdigit():
-        raise ValueError(f"{CLOSURE_CACHE_KEY}={value!r}: give a number of bytes, or a size such "
-                         "as '64m', '512k' or '1g'")
-    return int(number) * scale
 
 
 class BinaryCache:

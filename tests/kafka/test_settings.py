@@ -114,7 +114,7 @@ def test_backpressure_enabled_pulls_the_pid_estimate(make_sc, kafka):
 def test_invalid_rate_settings_are_named(make_sc, kafka):
     sc = make_sc("local", conf(spark__streaming__kafka__maxRatePerPartition="fast"))
     ssc = StreamingContext(sc, 1)
-    with pytest.raises(ValueError, match="maxRatePerPartition must be a number"):
+    with pytest.raises(ValueError, match="maxRatePerPartition='fast' must be a number"):
         KafkaUtils.createDirectStream(ssc, ["t"], kafka.params())
     ssc.stop(stopSparkContext=False)
 

@@ -20,6 +20,7 @@ from dstream.kafka import (Broker, BrokerUnreachableError, KafkaDecodeError, Kaf
 from dstream.kafka.offsets import plan_untils
 from dstream.kafka.params import CONNECT_TIMEOUT_MS, MIN_RECEIVE_BUFFER_BYTES, parse_kafka_params
 from dstream.kafka.structs import decode_field
+from rdd import ConfigError
 from tests.kafka.utils import KAFKA_PYTHON_WARNINGS
 
 pytestmark = KAFKA_PYTHON_WARNINGS
@@ -167,6 +168,14 @@ def test_params_errors_and_warnings(caplog):
     messages = " ".join(r.getMessage() for r in caplog.records)
     assert "'spark.custom'" in messages and "commitAsync" in messages and "ZooKeeper" in messages
     assert config.settings == ()
+
+
+@pytest.mark.parametrize("key", ["allow.auto.create.topics", "enable.auto.commit", "check.crcs"])
+def test_params_booleans_are_true_or_false_in_any_case(key):
+    # one rule with every setting of the engine (and Kafka's own clients): not 1/yes/no
+    with pytest.raises(ConfigError, match=rf"kafkaParams\['{key}'\]='1' must be 'true' or 'false'"):
+        parse_kafka_params({"bootstrap.servers": "a:1", key: "1"})
+    assert parse_kafka_params({"bootstrap.servers": "a:1", "allow.auto.create.topics": "True"}).allow_auto_create
 
 
 # ---------------------------------------------------------------------------- rate limits

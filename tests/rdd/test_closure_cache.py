@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pytest
 
 from rdd import SparkConf, SparkContext
-from rdd.executor.task_runner import BinaryCache, closure_cache_bytes
+from rdd.executor.task_runner import CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES, BinaryCache
 from tests.rdd.processes import worker_pids
 
 BIG = 250_000  # ints a closure captures: ~9 MB once unpickled in a worker
@@ -63,12 +63,13 @@ def test_binaries_evicted_by_the_budget_are_sent_again(
 @pytest.mark.parametrize(("text", "size"), [("1", 1), ("512k", 512 * 1024), ("64m", 64 << 20),
                                             ("2g", 2 << 30), ("64MB", 64 << 20)])
 def test_closure_cache_size_setting(text: str, size: int) -> None:
-    assert closure_cache_bytes(text) == size
+    conf = SparkConf().set(CLOSURE_CACHE_KEY, text)
+    assert conf.getSizeAsBytes(CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES) == size
 
 
 def test_a_bad_closure_cache_size_names_the_setting() -> None:
     with pytest.raises(ValueError, match=r"spark.executor.closureCacheBytes='lots': give a number"):
-        closure_cache_bytes("lots")
+        SparkConf().set(CLOSURE_CACHE_KEY, "lots").getSizeAsBytes(CLOSURE_CACHE_KEY)
 
 
 def test_the_inline_cache_keeps_within_its_byte_budget() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dstream.receiver.errors import ReceiverConfigError
-from dstream.receiver.settings import ReceiverSettings, parse_time_ms
+from dstream.receiver.settings import ReceiverSettings
+from rdd import ConfigError, SparkConf
 
 
 def test_defaults_are_sparks() -> None:
@@ -85,8 +86,9 @@ def test_max_rate_zero_or_negative_means_unlimited() -> None:
         ("1h", 3_600_000),
     ],
 )
-def test_time_strings(text: str, ms: int) -> None:
-    assert parse_time_ms(text, "k") == ms
+def test_block_interval_is_a_time_string_in_ms(text: str, ms: int) -> None:
+    settings = ReceiverSettings.from_conf({"spark.streaming.blockInterval": text})
+    assert settings.block_interval_ms == ms
 
 
 @pytest.mark.parametrize(
@@ -119,3 +121,24 @@ def test_time_strings(text: str, ms: int) -> None:
 def test_bad_values_name_the_key(conf: dict, match: str) -> None:
     with pytest.raises(ReceiverConfigError, match=match):
         ReceiverSettings.from_conf(conf)
+
+
+def test_a_spark_conf_is_read_with_sparks_units() -> None:
+    # blockInterval is getTimeAsMs (a bare number is ms), the remember duration
+    # getTimeAsSeconds (a bare number is s), as Spark reads them
+    conf = SparkConf().set("spark.streaming.blockInterval", "10").set(
+        "spark.streaming.fileStream.minRememberDuration", "2min")
+    settings = ReceiverSettings.from_conf(conf)
+    assert (settings.block_interval_ms, settings.file_min_remember_ms) == (10, 120_000)
+    with pytest.raises(ReceiverConfigError, match="minRememberDuration='soon' is not a time"):
+        ReceiverSettings.from_conf({"spark.streaming.minRememberDuration": "soon"})
+
+
+@pytest.mark.parametrize(
+    "key", ["spark.streaming.receiver.writeAheadLog.enable", "spark.streaming.backpressure.enabled"]
+)
+def test_booleans_are_true_or_false_only(key: str) -> None:
+    with pytest.raises(ReceiverConfigError, match=f"{key}='yes' must be 'true' or 'false'") as info:
+        ReceiverSettings.from_conf({key: "yes"})
+    assert isinstance(info.value, ConfigError), "one error type for every bad setting"
+    assert ReceiverSettings.from_conf({key: "TRUE"}) != ReceiverSettings.from_conf({key: "False"})
