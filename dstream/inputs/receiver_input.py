@@ -11,7 +11,7 @@ count (for ``BatchInfo.numRecords`` and backpressure).
   ``t`` first; allocation is idempotent per time, so when the job generator allocates
   at the start of each tick (Spark's order) this call does nothing.
 * Lifecycle: ``start()`` starts the tracker (every receiver of the context, once);
-  ``stop()`` stops it. The StreamingContext may do both itself, earlier (graceful stop
+  ``stop()`` stops it. The engine may do both itself, earlier (graceful stop
   must stop receivers *before* the last batches); both are idempotent.
 * Cleanup: when the node forgets batch ``t`` (``clear_metadata``), the block manager
   copies of its blocks are removed, and, unless the checkpoint code took that job over
