@@ -110,7 +110,7 @@ def engine_batch(sc: Any, bootstrap: str, topic: str) -> tuple[float, int]:
         started = time.perf_counter()
         advance_batches(ssc, 1, timeout=600)
         elapsed = time.perf_counter() - started
-        error = ssc._waiter.error
+        error = ssc._engine.waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
     if error is not None:

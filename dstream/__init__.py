@@ -9,7 +9,7 @@ Streaming script and it runs on the ``rdd`` engine.
 from __future__ import annotations
 
 from rdd import StorageLevel
-from rdd.logs import install_default_handler as _install_default_handler
+from rdd.engine_api import install_default_handler as _install_default_handler
 
 from dstream.context import StreamingContext
 from dstream.state.spec import State, StateSpec

@@ -4,19 +4,14 @@ What this module owns
 ---------------------
 ``socketTextStream``, ``rawSocketStream``, ``receiverStream``, ``textFileStream`` and
 ``binaryRecordsStream``, written as a mixin over the StreamingContext (``self`` is the
-context; it uses ``_sc``, ``_graph``, ``_clock``, ``_bus`` and
-``addStreamingListener``). The context lists it among its bases.
+context; it uses only ``_engine``). The context lists it among its bases.
 
-Per context it creates, on first use, one
-:class:`~dstream.receiver.tracker.ReceiverTracker` (all receivers of the context) and
-reads the receiver settings once from the SparkConf. With
-``spark.streaming.backpressure.enabled`` every receiver stream gets a
-:class:`~dstream.rate.RateController` registered as a streaming listener.
-
-Engine access for the rest of the context: ``_receiver_tracker`` (the job generator
-allocates blocks through it at each tick; a graceful ``stop`` stops receivers through it
-first), ``_has_receivers``, ``_rate_controllers``, and ``_recover_received_blocks()``
-for the checkpoint recovery path (replay the received-block log at start).
+Each factory checks its arguments, builds the input node on the engine's graph and
+connects it with ``engine.attach(node)`` (the input's own
+:meth:`~dstream.inputs.base.InputNode.attach`): receiver streams register with the
+engine's :class:`~dstream.receiver.tracker.ReceiverTracker` and, with
+``spark.streaming.backpressure.enabled``, get a :class:`~dstream.rate.RateController`;
+file streams read the engine's clock at start.
 """
 
 from __future__ import annotations
@@ -24,21 +19,17 @@ from __future__ import annotations
 import numbers
 from typing import TYPE_CHECKING, Any
 
-from rdd.storage.level import StorageLevel
+from rdd import StorageLevel
 
 from dstream.dstream import DStream
 from dstream.inputs.file import FileInputNode
 from dstream.inputs.receiver_input import ReceiverInputNode
 from dstream.inputs.socket import RawSocketReceiver, SocketReceiver
-from dstream.rate.controller import RateController
-from dstream.rate.pid import PIDRateEstimator
 from dstream.receiver.receiver import Receiver
-from dstream.receiver.settings import ReceiverSettings
-from dstream.receiver.tracker import ReceiverTracker
 
 if TYPE_CHECKING:
-    from dstream.clock import Clock
-    from dstream.graph import DStreamGraph
+    from dstream.engine import StreamingEngine
+    from dstream.inputs.base import InputNode
 
 __all__ = ["InputMethods"]
 
@@ -66,90 +57,11 @@ class InputMethods:
     """Live input streams of a StreamingContext (mixed into the context)."""
 
     # Provided by StreamingContext.
-    _sc: Any
-    _graph: DStreamGraph
-    _clock: Clock
-    _bus: Any
+    _engine: StreamingEngine
 
-    if TYPE_CHECKING:
-
-        def addStreamingListener(self, streamingListener: Any) -> None: ...  # noqa: N802, N803
-
-    # -- engine parts (created on first use) ------------------------------------------
-    @property
-    def _receiver_settings(self) -> ReceiverSettings:
-        settings = self.__dict__.get("_receiver_settings_value")
-        if settings is None:
-            settings = ReceiverSettings.from_conf(getattr(self._sc, "_conf", None))
-            self.__dict__["_receiver_settings_value"] = settings
-        return settings
-
-    @property
-    def _receiver_tracker(self) -> ReceiverTracker:
-        """The context's receiver tracker (created when the first receiver stream is)."""
-        tracker = self.__dict__.get("_receiver_tracker_value")
-        if tracker is None:
-            tracker = ReceiverTracker(self._receiver_settings)
-            self.__dict__["_receiver_tracker_value"] = tracker
-        return tracker
-
-    @property
-    def _has_receivers(self) -> bool:
-        tracker = self.__dict__.get("_receiver_tracker_value")
-        return tracker is not None and bool(tracker.stream_ids)
-
-    @property
-    def _rate_controllers(self) -> list[RateController]:
-        return self.__dict__.setdefault("_rate_controllers_value", [])
-
-    def _recover_received_blocks(self) -> None:
-        """Replay the received-block log at start (set by the checkpoint recovery path)."""
-        self._receiver_tracker.recover = True
-
-    def _reattach_inputs(self) -> None:
-        """Connect the live inputs of a graph restored from a checkpoint to this context.
-
-        Call once the restored graph is this context's ``_graph`` and before ``start()``:
-        receiver streams get this context's tracker (and rate controllers), file streams
-        its clock. The block log is replayed at start (``_recover_received_blocks``).
-        """
-        for node in self._graph.inputs:
-            if isinstance(node, ReceiverInputNode):
-                node.reattach(self._receiver_tracker, self._prepare_receivers)
-                self._add_rate_controller(node)
-            elif isinstance(node, FileInputNode):
-                node.reattach(lambda: self._clock)
-            elif getattr(node, "backpressure", False) and hasattr(node, "rate_controller"):
-                from dstream.kafka.stream import attach_backpressure  # Kafka's direct stream
-                attach_backpressure(self, node)  # type: ignore[arg-type]
-
-    def _add_rate_controller(self, node: ReceiverInputNode) -> None:
-        settings = self._receiver_settings
-        if not settings.backpressure_enabled:
-            return
-        tracker = self._receiver_tracker
-        stream_id = node.stream_id
-        estimator = PIDRateEstimator(
-            self._graph.batch_ms,
-            settings.pid_proportional,
-            settings.pid_integral,
-            settings.pid_derived,
-            settings.pid_min_rate,
-        )
-
-        def publish(rate: float) -> None:
-            tracker.send_rate_update(stream_id, rate)
-
-        controller = RateController(stream_id, estimator, publish)
-        self._rate_controllers.append(controller)
-        self.addStreamingListener(controller)
-
-    def _prepare_receivers(self) -> None:
-        # Read at start, not at stream creation: the clock (tests) and the checkpoint
-        # directory may be set after the streams are defined.
-        self._receiver_tracker.prepare(
-            clock=self._clock, checkpoint_dir=self._graph.checkpoint_dir, post_event=self._bus.post
-        )
+    def _input_stream(self, node: InputNode) -> DStream[Any]:
+        self._engine.attach(node)
+        return DStream(node, self)  # type: ignore[arg-type]
 
     # -- receiver streams --------------------------------------------------------------
     def receiverStream(self, receiver: Receiver[Any]) -> DStream[Any]:  # noqa: N802
@@ -182,11 +94,10 @@ class InputMethods:
                 f"receiverStream expects an instance of dstream.Receiver, got {receiver!r} of type "
                 f"{type(receiver).__name__}; subclass Receiver and implement onStart/onStop"
             )
-        node = ReceiverInputNode(
-            self._graph, receiver, self._receiver_tracker, name, self._prepare_receivers
-        )
-        self._add_rate_controller(node)
-        return DStream(node, self)  # type: ignore[arg-type]
+        engine = self._engine
+        # Read the receiver settings first: a bad one fails before the stream registers.
+        _ = engine.receiver_tracker
+        return self._input_stream(ReceiverInputNode(engine.graph, receiver, name))
 
     def socketTextStream(  # noqa: N802
         self,
@@ -277,15 +188,15 @@ class InputMethods:
         InputDirectoryNotFoundError
             At ``ssc.start()``, if ``directory`` does not exist.
         """
+        engine = self._engine
         node = FileInputNode(
-            self._graph,
+            engine.graph,
             _check_directory(directory, "textFileStream"),
-            lambda: self._clock,
-            self._receiver_settings.file_min_remember_ms,
+            engine.receiver_settings.file_min_remember_ms,
             None,
             "textFileStream",
         )
-        return DStream(node, self)  # type: ignore[arg-type]
+        return self._input_stream(node)
 
     def binaryRecordsStream(self, directory: str, recordLength: int) -> DStream[bytes]:  # noqa: N802, N803
         """Create a DStream of fixed-length binary records of new files in ``directory``.
@@ -313,12 +224,12 @@ class InputMethods:
             raise ValueError(
                 f"recordLength must be a positive integer number of bytes, got {recordLength!r}"
             )
+        engine = self._engine
         node = FileInputNode(
-            self._graph,
+            engine.graph,
             _check_directory(directory, "binaryRecordsStream"),
-            lambda: self._clock,
-            self._receiver_settings.file_min_remember_ms,
+            engine.receiver_settings.file_min_remember_ms,
             int(recordLength),
             "binaryRecordsStream",
         )
-        return DStream(node, self)  # type: ignore[arg-type]
+        return self._input_stream(node)

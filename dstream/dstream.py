@@ -33,7 +33,7 @@ from dstream.nodes.transformed import TransformedNode, chain
 from dstream.nodes.union import UnionNode
 from dstream.nodes.windowed import WindowedNode, check_window
 from dstream.output import print_batch, save_batch
-from dstream.pair import PairDStreamFunctions
+from dstream.pair import PairDStreamFunctions, _snapshot_pairs
 from dstream.time import datetime_to_ms, duration_ms, format_ms
 
 if TYPE_CHECKING:
@@ -89,12 +89,12 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
     """
 
     def __init__(self, node: StreamNode, ssc: StreamingContext) -> None:
-        self._node = node
+        self._stream_node = node
         self._ssc = ssc
         self._sc = ssc._sc
 
     def __repr__(self) -> str:
-        return f"DStream({self._node!r})"
+        return f"DStream({self._stream_node!r})"
 
     def __reduce__(self) -> Any:
         # Referencing a stream or the context inside an RDD function would ship the
@@ -110,9 +110,13 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
     def _derive(self, node: StreamNode) -> DStream[Any]:
         return DStream(node, self._ssc)
 
+    def _with_state(self, mapped: StreamNode, internal: StreamNode) -> MapWithStateDStream:
+        # pair.py builds mapWithState's stream through here: it cannot import this module.
+        return MapWithStateDStream(mapped, self._ssc, internal)
+
     def _apply(self, fn: Callable[[int, Any], Any], name: str) -> DStream[Any]:
         """Derive a stream whose batch RDD is ``fn(time_ms, rdd)`` (fused when possible)."""
-        return self._derive(chain(self._node, fn, name))
+        return self._derive(chain(self._stream_node, fn, name))
 
     def _same_slide(self, others: Iterable[DStream[Any]], what: str) -> None:
         for other in others:
@@ -123,28 +127,29 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
                     f"{what} needs DStreams of the same StreamingContext; {other!r} belongs "
                     "to another one"
                 )
-            if other._node.slide_ms != self._node.slide_ms:
+            if other._stream_node.slide_ms != self._stream_node.slide_ms:
                 raise DurationError(
                     f"{what} needs DStreams with the same slide duration, got "
-                    f"{format_ms(self._node.slide_ms)} and {format_ms(other._node.slide_ms)}; "
+                    f"{format_ms(self._stream_node.slide_ms)} and "
+                    f"{format_ms(other._stream_node.slide_ms)}; "
                     "window one of them so their slides match"
                 )
 
     def _window_ms(self, windowDuration: float, slideDuration: float | None) -> tuple[int, int]:  # noqa: N803
         window = duration_ms(windowDuration, "windowDuration")
-        slide = self._node.slide_ms if slideDuration is None else duration_ms(slideDuration, "slideDuration")
-        check_window(self._node.slide_ms, window, slide)
+        slide = self._stream_node.slide_ms if slideDuration is None else duration_ms(slideDuration, "slideDuration")
+        check_window(self._stream_node.slide_ms, window, slide)
         return window, slide
 
     @property
     def is_cached(self) -> bool:
         """Whether the stream's RDDs are persisted (PySpark attribute)."""
-        return self._node.storage_level is not None
+        return self._stream_node.storage_level is not None
 
     @property
     def is_checkpointed(self) -> bool:
         """Whether the stream's RDDs are checkpointed periodically (PySpark attribute)."""
-        return self._node.checkpoint_ms is not None
+        return self._stream_node.checkpoint_ms is not None
 
     # -- basics ----------------------------------------------------------------------
     def context(self) -> StreamingContext:
@@ -246,7 +251,8 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
             If the two streams have different slide durations.
         """
         self._same_slide([other], "union")
-        return self._derive(UnionNode(self._node.graph, [self._node, other._node]))
+        node = self._stream_node
+        return self._derive(UnionNode(node.graph, [node, other._stream_node]))
 
     def transform(self, func: Callable[..., RDD[Any]]) -> DStream[Any]:
         """Return a DStream of ``func`` applied to each batch's RDD.
@@ -277,11 +283,11 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         """
         self._same_slide([other], "transformWith")
         fn = returns_rdd("transformWith", batch_function(func, 2, "transformWith"))
-        return self._derive(TransformedNode(self._node.graph, [self._node, other._node], fn, "transformWith"))
+        return self._derive(TransformedNode(self._stream_node.graph, [self._stream_node, other._stream_node], fn, "transformWith"))
 
     # -- persistence -----------------------------------------------------------------
     def _check_not_started(self, what: str) -> None:
-        if self._ssc._graph_closed:
+        if self._ssc._engine.graph_closed:
             raise StreamingStateError(
                 f"cannot {what} a DStream after the StreamingContext was started or stopped; "
                 "call it before ssc.start()"
@@ -298,7 +304,7 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         windows would store each record once per window it belongs to).
         """
         self._check_not_started("persist")
-        self._node.persist(storageLevel)
+        self._stream_node.persist(storageLevel)
         return self
 
     def checkpoint(self, interval: float) -> DStream[T_co]:
@@ -311,9 +317,9 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         workers, however long the interval.
         """
         self._check_not_started("checkpoint")
-        self._node.checkpoint_ms = duration_ms(interval, "interval")
-        if self._node.storage_level is None:
-            self._node.persist(StorageLevel.MEMORY_ONLY)
+        self._stream_node.checkpoint_ms = duration_ms(interval, "interval")
+        if self._stream_node.storage_level is None:
+            self._stream_node.persist(StorageLevel.MEMORY_ONLY)
         return self
 
     def slice(self, begin: datetime | float, end: datetime | float) -> list[RDD[T_co]]:
@@ -326,7 +332,7 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
             batches are aligned to the batch grid. Only batches still remembered (see
             ``ssc.remember``) can be returned unchanged.
         """
-        node = self._node
+        node = self._stream_node
         begin_ms = datetime_to_ms(begin)
         end_ms = datetime_to_ms(end)
         with node.graph.lock:
@@ -358,7 +364,8 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         [[1], [1, 2], [2, 3], [3]]
         """
         window, slide = self._window_ms(windowDuration, slideDuration)
-        node = WindowedNode(self._node.graph, self._node, window, slide, StorageLevel.MEMORY_ONLY)
+        parent = self._stream_node
+        node = WindowedNode(parent.graph, parent, window, slide, StorageLevel.MEMORY_ONLY)
         return self._derive(node)
 
     def reduceByWindow(
@@ -411,7 +418,8 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
 
     # -- output operations -----------------------------------------------------------
     def _register_output(self, fn: Callable[[int, Any], Any], name: str) -> None:
-        ForEachNode(self._node.graph, self._node, fn, name, f"{name} at {user_call_site()}")
+        node = self._stream_node
+        ForEachNode(node.graph, node, fn, name, f"{name} at {user_call_site()}")
 
     def foreachRDD(self, func: Callable[..., Any]) -> None:
         """Apply ``func`` to the RDD of every batch (an output operation).
@@ -464,7 +472,6 @@ class MapWithStateDStream(DStream[Any]):
 
     def stateSnapshots(self) -> DStream[tuple[Any, Any]]:
         """Return a DStream of every ``(key, state)`` after each batch."""
-        from dstream.pair import _snapshot_pairs
         return self._derive(TransformedNode(self._internal.graph, [self._internal], _snapshot_pairs,
                                             "mapWithState.stateSnapshots"))
 

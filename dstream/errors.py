@@ -28,7 +28,7 @@ Every message names the rule, the offending value, and the fix, at the raise sit
 
 from __future__ import annotations
 
-from rdd.errors import SparkError
+from rdd import SparkError
 
 __all__ = [
     "BatchTimeoutError",

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from rdd.partitioner import Partitioner, portable_hash
-from rdd.resultiterable import ResultIterable
+from rdd import Partitioner, portable_hash
+from rdd.engine_api import ResultIterable
 
 from dstream.nodes.reduced_window import ReducedWindowedNode
 from dstream.nodes.transformed import TransformedNode
@@ -75,7 +75,8 @@ class PairDStreamFunctions:
         self: DStream[Any], other: DStream[Any], fn: Callable[[int, Any, Any], Any], name: str
     ) -> DStream[Any]:
         self._same_slide([other], name)
-        return self._derive(TransformedNode(self._node.graph, [self._node, other._node], fn, name))
+        node = self._stream_node
+        return self._derive(TransformedNode(node.graph, [node, other._stream_node], fn, name))
 
     # -- per batch -------------------------------------------------------------------
     def reduceByKey(
@@ -235,8 +236,8 @@ class PairDStreamFunctions:
             raise TypeError(f"invFunc must be a function or None, got {inv_func!r}")
         window, slide = self._window_ms(window_duration, slide_duration)
         reduced = self.reduceByKey(func, num_partitions)
-        node = ReducedWindowedNode(self._node.graph, reduced._node, func, inv_func, window, slide,
-                                   num_partitions, filter_func)
+        node = ReducedWindowedNode(self._stream_node.graph, reduced._stream_node, func, inv_func,
+                                   window, slide, num_partitions, filter_func)
         return self._derive(node)
 
     def groupByKeyAndWindow(
@@ -287,7 +288,7 @@ class PairDStreamFunctions:
         if not callable(updateFunc):
             raise TypeError(f"updateFunc must be a function, got {updateFunc!r}")
         n = self._partitions(numPartitions)
-        node = UpdateStateNode(self._node.graph, self._node, updateFunc, Partitioner(n, portable_hash), initialRDD)
+        node = UpdateStateNode(self._stream_node.graph, self._stream_node, updateFunc, Partitioner(n, portable_hash), initialRDD)
         return self._derive(node)
 
     def mapWithState(self: DStream[Any], spec: StateSpec) -> MapWithStateDStream:
@@ -315,7 +316,7 @@ class PairDStreamFunctions:
         """
         if not isinstance(spec, StateSpec):
             raise TypeError(f"mapWithState takes a StateSpec (StateSpec.function(f)), got {type(spec).__name__}")
-        internal = MapWithStateNode(self._node.graph, self._node, spec, self._sc.defaultParallelism)
-        mapped = TransformedNode(self._node.graph, [internal], _mapped_values, "mapWithState.mapped")
-        from dstream.dstream import MapWithStateDStream
-        return MapWithStateDStream(mapped, self._ssc, internal)
+        parent = self._stream_node
+        internal = MapWithStateNode(parent.graph, parent, spec, self._sc.defaultParallelism)
+        mapped = TransformedNode(parent.graph, [internal], _mapped_values, "mapWithState.mapped")
+        return self._with_state(mapped, internal)

@@ -32,6 +32,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rdd.engine_api import set_checkpoint_run_dir
+
 from dstream.clock import ManualClock
 from dstream.context import StreamingContext
 from dstream.dstream import DStream
@@ -62,16 +64,17 @@ def manual_clock(ssc: StreamingContext) -> ManualClock:
     StreamingStateError
         If the context already runs on another clock.
     """
-    clock = ssc._clock
+    engine = ssc._engine
+    clock = engine.clock
     if isinstance(clock, ManualClock):
         return clock
-    if ssc._state is not State.INITIALIZED:
+    if engine.state is not State.INITIALIZED:
         raise StreamingStateError(
             f"this StreamingContext runs on {clock!r}; call manual_clock(ssc) before "
             "ssc.start(), or set spark.streaming.clock=manual in the SparkConf"
         )
     clock = ManualClock()
-    ssc._install_clock(clock)
+    engine.install_clock(clock)
     return clock
 
 
@@ -97,20 +100,21 @@ def advance_batches(ssc: StreamingContext, n: int = 1, timeout: float = DEFAULT_
     BatchTimeoutError
         If a batch is not done within ``timeout``.
     """
-    generator, scheduler = ssc._generator, ssc._scheduler
-    if ssc._state is not State.ACTIVE or generator is None or scheduler is None:
+    engine = ssc._engine
+    generator, scheduler = engine.generator, engine.scheduler
+    if engine.state is not State.ACTIVE or generator is None or scheduler is None:
         raise StreamingStateError(f"advance_batches needs a started StreamingContext, got {ssc!r}")
-    clock = ssc._clock
+    clock = engine.clock
     if not isinstance(clock, ManualClock):
         raise StreamingStateError(f"advance_batches needs a ManualClock, the context runs on {clock!r}")
-    batch = ssc._graph.batch_ms
+    batch = engine.graph.batch_ms
     replayed = generator.replayed_until
     if replayed is not None and not scheduler.wait_batch_done(replayed, timeout):
         raise BatchTimeoutError(f"the batches re-run by recovery (up to {replayed}) were not done within "
                                 f"{timeout} s (last done: {scheduler.done_time})")
     for _ in range(n):
         done = scheduler.done_time
-        target = (done if done is not None else ssc._graph.zero_time) + batch  # type: ignore[operator]
+        target = (done if done is not None else engine.graph.zero_time) + batch  # type: ignore[operator]
         if clock.now_ms() < target:
             clock.set_time(target)
         if not scheduler.wait_batch_done(target, timeout):
@@ -120,7 +124,7 @@ def advance_batches(ssc: StreamingContext, n: int = 1, timeout: float = DEFAULT_
                 f"queued: {scheduler.pending_batches()}); an output operation or a "
                 "transform function may be blocked"
             )
-    checkpointer = ssc._checkpointer
+    checkpointer = engine.checkpointer
     if checkpointer is not None and not checkpointer.flush(timeout):
         raise BatchTimeoutError(f"the metadata checkpoints of the batches run were not written within {timeout} s")
 
@@ -154,10 +158,11 @@ def stop_after_batches(ssc: StreamingContext, batches: int) -> None:
     if isinstance(batches, bool) or not isinstance(batches, int) or batches < 1:
         raise ValueError(f"batches must be a positive integer (the number of batches to run), "
                          f"got {batches!r}")
-    if ssc._state is not State.INITIALIZED:
+    engine = ssc._engine
+    if engine.state is not State.INITIALIZED:
         raise StreamingStateError(
             f"stop_after_batches needs a StreamingContext that is not started yet; this one is "
-            f"{ssc._state.value}: call it before ssc.start()"
+            f"{engine.state.value}: call it before ssc.start()"
         )
     done = 0
 
@@ -167,7 +172,7 @@ def stop_after_batches(ssc: StreamingContext, batches: int) -> None:
         if done == batches:
             ssc.stop(stopSparkContext=False, stopGraceFully=False)
 
-    ssc._batch_done_hooks.append(count)
+    engine.batch_done_hooks.append(count)
 
 
 def collect_batches(dstream: DStream[Any], with_time: bool = False) -> list[Any]:
@@ -238,7 +243,7 @@ def run_batches(
     if not isinstance(result, DStream):
         raise TypeError(f"operation must return a DStream, got {result!r}")
     scratch = None
-    if checkpoint_dir is None and any(isinstance(n, StatefulNode) for n in ssc._graph.nodes):
+    if checkpoint_dir is None and any(isinstance(n, StatefulNode) for n in ssc._engine.graph.nodes):
         scratch = tempfile.mkdtemp(prefix="dstreams-test-checkpoint-")
         checkpoint_dir = scratch
     previous_dir = sc.getCheckpointDir()
@@ -250,14 +255,14 @@ def run_batches(
     ssc.start()
     try:
         advance_batches(ssc, num_batches, timeout)
-        error = ssc._waiter.error
+        error = ssc._engine.waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
         if scratch is not None:
             # The SparkContext outlives the run: it must not go on checkpointing RDDs
             # into a deleted scratch directory, nor let a later graph pass the start-time
             # check of stateful streams because of it.
-            sc._checkpoint_dir = previous_dir
+            set_checkpoint_run_dir(sc, previous_dir)
             shutil.rmtree(scratch, ignore_errors=True)
     if error is not None:
         raise error

@@ -32,8 +32,8 @@ import zlib
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable
 
-from rdd.errors import DriverOnlyError, SerializationError
-from rdd.executor.serializer import dumps_closure
+from rdd import DriverOnlyError, SerializationError
+from rdd.engine_api import dumps_closure
 
 from dstream.checkpoint.files import KEEP, write_checkpoint, write_graph
 from dstream.errors import StreamingStateError
@@ -144,7 +144,7 @@ class Checkpointer:
 
     def data(self, time_ms: int, pending: list[int]) -> dict[str, Any]:
         graph = self.graph
-        conf = self.sc._conf
+        conf = self.sc.getConf()
         nodes = checkpointed_rdds(graph)
         with graph.lock:
             inputs = {}

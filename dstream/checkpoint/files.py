@@ -36,8 +36,8 @@ from typing import Any, Callable
 
 import msgpack
 
-from rdd.checkpoint import process_is_alive
-from rdd.errors import CheckpointError
+from rdd import CheckpointError
+from rdd.engine_api import process_is_alive
 
 from dstream.durable import fsync_directory
 

@@ -1,21 +1,25 @@
-"""Recovery: rebuild a StreamingContext from its latest metadata checkpoint.
+"""Recovery: read a stream's latest metadata checkpoint back, as a value.
 
 What this module owns
 ---------------------
-``restore(path)`` (behind ``StreamingContext.getOrCreate``) reads the newest usable
+:func:`read_checkpoint` (behind ``StreamingContext.getOrCreate``) reads the newest usable
 checkpoint file (readable, and every RDD checkpoint it refers to complete: each part
 file present with its recorded size; otherwise the previous one, with a warning naming
-the damaged file), then:
+the damaged file), unpickles its graph, checks that every input can resume, and returns
+a :class:`Restored` value: the graph, the saved configuration, each input's saved
+position, each stream's RDD checkpoint files and where the job generator resumes. It
+changes nothing else: no context is touched.
 
-1. reuses the active SparkContext, or creates one from the saved master, app name
-   and configuration;
-2. unpickles the graph and attaches it to a new StreamingContext (the setup function
-   is not called, as in PySpark);
-3. reconnects live inputs (receiver tracker, clock) and gives each input its saved
-   position (queue items taken, files selected, Kafka offset ranges; receivers replay
-   their write-ahead log);
-4. puts each stream's checkpointed RDDs (state, windows) back in its memo, read from
-   their RDD checkpoint directories.
+The engine applies the value (:meth:`dstream.engine.StreamingEngine.recover`):
+
+1. the facade reuses the active SparkContext, or creates one from the saved master,
+   app name and configuration (:meth:`Restored.spark_context`), and a new
+   StreamingContext over it (the setup function is not called, as in PySpark);
+2. the engine takes the graph, attaches its live inputs (receiver tracker, clock, rate
+   controllers) and gives each input its saved position (queue items taken, files
+   selected, Kafka offset ranges; receivers replay their write-ahead log);
+3. each stream's checkpointed RDDs (state, windows) go back into its memo, read from
+   their RDD checkpoint directories (:func:`restore_checkpointed_rdds`).
 
 Starting the context then re-runs the batches that were pending or missed while the
 driver was down (``JobGenerator.start(recovery)``): state streams recompute from their
@@ -30,17 +34,16 @@ import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rdd import SparkConf, SparkContext
-from rdd.checkpoint import verify_checkpoint_dir
-from rdd.errors import CheckpointError
+from rdd import CheckpointError, SparkConf, SparkContext
+from rdd.engine_api import active_spark_context, checkpoint_file, verify_checkpoint_dir
 
 from dstream.checkpoint.checkpointer import FORMAT
 from dstream.checkpoint.files import CheckpointFile, read_latest
 
 if TYPE_CHECKING:
-    from dstream.context import StreamingContext
+    from dstream.graph import DStreamGraph
 
-__all__ = ["Recovery", "restore"]
+__all__ = ["Recovery", "Restored", "read_checkpoint", "restore_checkpointed_rdds"]
 
 log = logging.getLogger(__name__)
 
@@ -54,20 +57,44 @@ class Recovery:
     pending: tuple[int, ...]
 
 
-def _spark_context(data: dict[str, Any]) -> SparkContext:
-    active = SparkContext._active_spark_context
-    if active is not None:
-        return active
-    conf = SparkConf().setAll((k, v) for k, v in data.get("conf", []))
-    if data.get("master"):
-        conf.setMaster(data["master"])
-    if data.get("app_name"):
-        conf.setAppName(data["app_name"])
-    return SparkContext(conf=conf)
+@dataclass(frozen=True)
+class Restored:
+    """A metadata checkpoint read back: everything a new engine needs to resume.
+
+    ``graph`` is not attached to any SparkContext yet; ``input_states`` maps input ids
+    to their saved positions; ``rdd_files`` maps stream ids to ``batch time -> RDD
+    checkpoint directory``.
+    """
+
+    path: str
+    batch_ms: int
+    master: str | None
+    app_name: str | None
+    conf: tuple[tuple[str, str], ...]
+    graph: DStreamGraph
+    input_states: dict[int, Any]
+    rdd_files: dict[int, dict[int, str]]
+    recovery: Recovery
+
+    def spark_context(self) -> SparkContext:
+        """The active SparkContext, else a new one from the saved master, name and conf."""
+        active = active_spark_context()
+        if active is not None:
+            return active
+        conf = SparkConf().setAll(self.conf)
+        if self.master:
+            conf.setMaster(self.master)
+        if self.app_name:
+            conf.setAppName(self.app_name)
+        return SparkContext(conf=conf)
+
+    def log_recovered(self) -> None:
+        log.info("recovered the StreamingContext from %s (batch %d; %d pending)", self.path,
+                 self.recovery.time_ms, len(self.recovery.pending))
 
 
-def restore(path: str) -> StreamingContext | None:
-    """The StreamingContext saved in ``path``, or ``None`` if it holds no checkpoint.
+def read_checkpoint(path: str) -> Restored | None:
+    """The checkpoint saved in ``path``, or ``None`` if it holds no checkpoint.
 
     Raises
     ------
@@ -75,8 +102,6 @@ def restore(path: str) -> StreamingContext | None:
         When checkpoint files exist but none is usable, or the data is of an unknown
         format; the message names the directory and the problem.
     """
-    from dstream.context import StreamingContext
-
     found = read_latest(path, _check_rdd_checkpoints)
     if found is None:
         return None
@@ -94,26 +119,12 @@ def restore(path: str) -> StreamingContext | None:
         if problem is not None:
             raise CheckpointError(
                 f"cannot recover the StreamingContext saved in {found.path}: {problem}")
-    sc = _spark_context(data)
-    graph.sc = sc
-    ssc = StreamingContext(sc, data["batch_ms"] / 1000.0)
-    graph.unpersist = ssc._graph.unpersist
-    ssc._graph = graph
-    if graph.checkpoint_dir:
-        sc.setCheckpointDir(graph.checkpoint_dir)
-    ssc._reattach_inputs()
-    if ssc._has_receivers:
-        ssc._recover_received_blocks()
-    inputs = data.get("inputs", {})
-    for node in graph.inputs:
-        state = inputs.get(node.input_id)
-        if state is not None:
-            node.restore_state(state)
-    _restore_checkpointed_rdds(graph, sc, data.get("nodes", {}))
-    ssc._recovery = Recovery(int(data["time_ms"]), int(data["zero_ms"]), tuple(int(t) for t in data["pending"]))
-    log.info("recovered the StreamingContext from %s (batch %d; %d pending)", found.path, data["time_ms"],
-             len(data["pending"]))
-    return ssc
+    recovery = Recovery(int(data["time_ms"]), int(data["zero_ms"]), tuple(int(t) for t in data["pending"]))
+    return Restored(
+        path=str(found.path), batch_ms=data["batch_ms"], master=data.get("master"),
+        app_name=data.get("app_name"), conf=tuple((k, v) for k, v in data.get("conf", [])),
+        graph=graph, input_states=data.get("inputs", {}), rdd_files=data.get("nodes", {}),
+        recovery=recovery)
 
 
 def _check_rdd_checkpoints(found: CheckpointFile) -> None:
@@ -129,7 +140,14 @@ def _check_rdd_checkpoints(found: CheckpointFile) -> None:
                     f"checkpoint {found.path} refers to a damaged RDD checkpoint: {exc}") from exc
 
 
-def _restore_checkpointed_rdds(graph: Any, sc: SparkContext, nodes: dict[int, dict[int, str]]) -> None:
+def restore_checkpointed_rdds(graph: Any, sc: SparkContext, nodes: dict[int, dict[int, str]]) -> None:
+    """Put each stream's checkpointed RDDs back in its memo (before ``start``).
+
+    Raises
+    ------
+    CheckpointError
+        If the checkpoint refers to a stream the graph lacks.
+    """
     from dstream.state.nodes import STATE_STORAGE
 
     by_id = {node.id: node for node in graph.nodes}
@@ -138,7 +156,7 @@ def _restore_checkpointed_rdds(graph: Any, sc: SparkContext, nodes: dict[int, di
         if node is None:
             raise CheckpointError(f"the checkpoint refers to stream {node_id}, which the saved graph lacks")
         for time_ms, directory in files.items():
-            rdd = sc._checkpoint_file(directory)
+            rdd = checkpoint_file(sc, directory)
             # A state table is updated in place by the next batch: keep it uncached, so
             # the restored record is read from its files once and never seen stale.
             if node.storage_level is not None and node.storage_level != STATE_STORAGE:

@@ -17,12 +17,12 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rdd.nodes.base import LineageNode, Partition
+from rdd.engine_api import Partition, SourceNode
 
 from dstream.errors import StreamingError
 
 if TYPE_CHECKING:
-    from rdd.scheduler.task_context import TaskContext
+    from rdd import TaskContext
 
 __all__ = ["SPLIT_BYTES", "BinaryRecordsNode", "RecordLengthError", "check_record_file"]
 
@@ -56,11 +56,11 @@ class _RangePartition(Partition):
         self.file_size = file_size
 
 
-class BinaryRecordsNode(LineageNode):
+class BinaryRecordsNode(SourceNode):
     """One partition per whole-record byte range of each file."""
 
     def __init__(self, files: Sequence[tuple[str, int]], record_length: int) -> None:
-        super().__init__([])
+        super().__init__()
         if record_length <= 0:
             raise ValueError(
                 f"recordLength must be a positive number of bytes, got {record_length}"
@@ -68,7 +68,7 @@ class BinaryRecordsNode(LineageNode):
         self.record_length = record_length
         self._files = list(files)
 
-    def _make_partitions(self) -> list[Partition]:
+    def make_partitions(self) -> list[Partition]:
         step = max(self.record_length, SPLIT_BYTES - SPLIT_BYTES % self.record_length)
         parts: list[Partition] = []
         for path, size in self._files:

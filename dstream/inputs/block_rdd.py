@@ -25,8 +25,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rdd.nodes.base import LineageNode, Partition
-from rdd.storage import block_manager
+from rdd.engine_api import Partition, SourceNode, block_manager
 
 from dstream.receiver.block import ReceivedBlockInfo
 from dstream.receiver.block_handler import read_block_from_log
@@ -34,7 +33,7 @@ from dstream.receiver.errors import BlockLostError
 from dstream.wal.log import RecordHandle
 
 if TYPE_CHECKING:
-    from rdd.scheduler.task_context import TaskContext
+    from rdd import TaskContext
 
 __all__ = ["BlockNode", "usable_blocks"]
 
@@ -55,7 +54,7 @@ class _BlockPartition(Partition):
 
 def usable_blocks(infos: Sequence[ReceivedBlockInfo], time_ms: int) -> list[ReceivedBlockInfo]:
     """Drop (with a warning) the blocks that can no longer be read from anywhere."""
-    manager = block_manager.current()
+    manager = block_manager()
     usable = []
     for info in infos:
         if info.wal_handle is not None or (info.block_id_valid and manager.contains(info.block_id)):
@@ -74,15 +73,15 @@ def usable_blocks(infos: Sequence[ReceivedBlockInfo], time_ms: int) -> list[Rece
     return usable
 
 
-class BlockNode(LineageNode):
+class BlockNode(SourceNode):
     """Partitions that are received blocks (records carried, or read from the log)."""
 
     def __init__(self, infos: Sequence[ReceivedBlockInfo]) -> None:
-        super().__init__([])
+        super().__init__()
         self.infos = list(infos)
 
-    def _make_partitions(self) -> list[Partition]:
-        manager = block_manager.current()
+    def make_partitions(self) -> list[Partition]:
+        manager = block_manager()
         partitions: list[Partition] = []
         for index, info in enumerate(self.infos):
             records = manager.get(info.block_id) if info.block_id_valid else None

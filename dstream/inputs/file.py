@@ -48,9 +48,11 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rdd.engine_api import rdd_of
+
 from dstream.clock import Clock
 from dstream.errors import StreamingError
-from dstream.inputs.base import InputNode
+from dstream.inputs.base import InputHost, InputNode
 from dstream.inputs.binary_records import BinaryRecordsNode, check_record_file
 from dstream.listener import StreamInputInfo
 
@@ -89,8 +91,6 @@ class FileInputNode(InputNode):
         The context's graph.
     directory
         The monitored directory (a glob pattern selects several directories).
-    clock_source
-        Returns the context's clock (read at start: the clock may change until then).
     min_remember_ms
         ``spark.streaming.fileStream.minRememberDuration``.
     record_length
@@ -103,14 +103,15 @@ class FileInputNode(InputNode):
         self,
         graph: DStreamGraph,
         directory: str,
-        clock_source: Callable[[], Clock],
         min_remember_ms: int = 60_000,
         record_length: int | None = None,
         name: str = "textFileStream",
     ) -> None:
         super().__init__(graph, name)
         self.directory = os.path.abspath(os.fspath(directory))
-        self._clock_source = clock_source
+        # Returns the engine's clock, read at start (the clock may change until then);
+        # set by attach().
+        self._clock_source: Callable[[], Clock] | None = None
         self.record_length = record_length
         batch = graph.batch_ms
         self.remember_window_ms = max(1, math.ceil(min_remember_ms / batch)) * batch
@@ -123,16 +124,16 @@ class FileInputNode(InputNode):
 
     # -- checkpointed graphs ---------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
-        # The clock source refers to the running context; reattach() gives the new one's.
+        # The clock source refers to the running engine; attach() gives the new one's.
         state = super().__getstate__()
         state["_clock_source"] = None
         state["_warned"] = set()
         state["_infos"] = {}
         return state
 
-    def reattach(self, clock_source: Callable[[], Clock]) -> None:
-        """Connect a node restored from a checkpoint to its new context's clock."""
-        self._clock_source = clock_source
+    def attach(self, host: InputHost) -> None:
+        """Read the engine's clock at start (it may be replaced until then)."""
+        self._clock_source = lambda: host.clock
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
@@ -149,6 +150,7 @@ class FileInputNode(InputNode):
                 "not a directory); create it before ssc.start(), then move new files into it"
             )
         if self.start_threshold is None:
+            assert self._clock_source is not None, "attach() connects the node to its engine"
             now = self._clock_source().now_ms()
             threshold = now - START_SLACK_MS
             self.start_threshold = threshold
@@ -238,7 +240,7 @@ class FileInputNode(InputNode):
                 size = os.path.getsize(path)
                 check_record_file(path, size, self.record_length)
                 sized.append((path, size))
-            return sc._wrap(BinaryRecordsNode(sized, self.record_length))
+            return rdd_of(sc, BinaryRecordsNode(sized, self.record_length))
         rdds = []
         for path in files:
             if not os.path.exists(path):

@@ -11,7 +11,7 @@ count (for ``BatchInfo.numRecords`` and backpressure).
   ``t`` first; allocation is idempotent per time, so when the job generator allocates
   at the start of each tick (Spark's order) this call does nothing.
 * Lifecycle: ``start()`` starts the tracker (every receiver of the context, once);
-  ``stop()`` stops it. The StreamingContext may do both itself, earlier (graceful stop
+  ``stop()`` stops it. The engine may do both itself, earlier (graceful stop
   must stop receivers *before* the last batches); both are idempotent.
 * Cleanup: when the node forgets batch ``t`` (``clear_metadata``), the block manager
   copies of its blocks are removed, and, unless the checkpoint code took that job over
@@ -25,7 +25,9 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dstream.inputs.base import InputNode
+from rdd.engine_api import rdd_of
+
+from dstream.inputs.base import InputHost, InputNode
 from dstream.inputs.block_rdd import BlockNode, usable_blocks
 from dstream.listener import StreamInputInfo
 from dstream.receiver.receiver import Receiver
@@ -48,29 +50,22 @@ class ReceiverInputNode(InputNode):
         The context's graph.
     receiver
         The user's (or a built-in) receiver.
-    tracker
-        The context's receiver tracker.
     name
         The stream's name (``socketTextStream``, ``receiverStream``...).
-    before_start
-        Called once before the tracker starts (the context hands over its final clock,
-        checkpoint directory and listener bus).
+
+    The engine's receiver tracker comes with :meth:`attach`.
     """
 
     def __init__(
-        self,
-        graph: DStreamGraph,
-        receiver: Receiver[Any],
-        tracker: ReceiverTracker,
-        name: str = "receiverStream",
-        before_start: Callable[[], None] | None = None,
+        self, graph: DStreamGraph, receiver: Receiver[Any], name: str = "receiverStream"
     ) -> None:
         super().__init__(graph, name)
         self.receiver = receiver
-        self.tracker = tracker
-        self._before_start = before_start
+        self.tracker: ReceiverTracker = None  # type: ignore[assignment]  # set by attach()
+        # Called once before the tracker starts: the engine hands over its final clock,
+        # checkpoint directory and listener bus.
+        self._before_start: Callable[[], None] | None = None
         self._infos: dict[int, StreamInputInfo] = {}
-        tracker.add_receiver(self.input_id, receiver)
         receiver._stream_id = self.input_id
 
     @property
@@ -79,19 +74,28 @@ class ReceiverInputNode(InputNode):
 
     # -- checkpointed graphs ---------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
-        # The tracker (threads, locks, logs) belongs to one running context; a restored
-        # graph gets the new context's tracker through reattach().
+        # The tracker (threads, locks, logs) belongs to one running engine; a restored
+        # graph gets the new engine's tracker through attach().
         state = super().__getstate__()
         state["tracker"] = None
         state["_before_start"] = None
         state["_infos"] = {}
         return state
 
-    def reattach(self, tracker: ReceiverTracker, before_start: Callable[[], None] | None) -> None:
-        """Connect a node restored from a checkpoint to its new context's tracker."""
+    def attach(self, host: InputHost) -> None:
+        """Register the receiver with the engine's tracker; with backpressure, a controller
+        that pushes each new rate to the receiver's limiter."""
+        tracker = host.receiver_tracker
         self.tracker = tracker
-        self._before_start = before_start
+        self._before_start = host.prepare_receivers
         tracker.add_receiver(self.input_id, self.receiver)
+        if host.receiver_settings.backpressure_enabled:
+            stream_id = self.input_id
+
+            def publish(rate: float) -> None:
+                tracker.send_rate_update(stream_id, rate)
+
+            host.rate_controller(stream_id, publish)
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
@@ -111,7 +115,7 @@ class ReceiverInputNode(InputNode):
         )
         self._infos[time_ms] = StreamInputInfo(self.input_id, sum(i.num_records for i in infos))
         sc = self.graph.sc
-        return sc._wrap(BlockNode(infos))
+        return rdd_of(sc, BlockNode(infos))
 
     def input_info(self, time_ms: int) -> StreamInputInfo | None:
         return self._infos.get(time_ms)

@@ -37,7 +37,7 @@ from typing import Any
 
 import msgpack
 
-from rdd.storage.level import StorageLevel
+from rdd import StorageLevel
 
 from dstream.receiver.receiver import Receiver
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rdd import RDD
-from rdd.nodes.base import LineageNode, Partition
+from rdd.engine_api import Partition, SourceNode
 
 from dstream.kafka.clients import borrowed_consumer
 from dstream.kafka.errors import OffsetsOutOfRangeError, RangeReadError
@@ -45,7 +45,7 @@ from dstream.kafka.structs import KafkaMessageAndMetadata, OffsetRange, decode_f
 
 if TYPE_CHECKING:
     from rdd import SparkContext
-    from rdd.scheduler.task_context import TaskContext
+    from rdd import TaskContext
 
 __all__ = ["KafkaPartition", "KafkaRDD", "KafkaRDDNode", "ReadSettings", "read_range", "read_settings"]
 
@@ -207,13 +207,13 @@ def read_messages(config: KafkaConfig, r: OffsetRange, settings: ReadSettings, k
             key_decoder, value_decoder))
 
 
-class KafkaRDDNode(LineageNode):
+class KafkaRDDNode(SourceNode):
     """A source node over explicit offset ranges (no parents, one partition per range)."""
 
     def __init__(self, config: KafkaConfig, ranges: Sequence[OffsetRange], settings: ReadSettings,
                  key_decoder: Decoder | None, value_decoder: Decoder | None,
                  message_handler: Callable[[KafkaMessageAndMetadata], Any] | None) -> None:
-        super().__init__([])
+        super().__init__()
         self.config = config
         self.ranges = tuple(ranges)
         self.settings = settings
@@ -221,7 +221,7 @@ class KafkaRDDNode(LineageNode):
         self.value_decoder = value_decoder
         self.message_handler = message_handler
 
-    def _make_partitions(self) -> list[Partition]:
+    def make_partitions(self) -> list[Partition]:
         return [KafkaPartition(i, r) for i, r in enumerate(self.ranges)]
 
     def compute(self, split: Partition, tctx: TaskContext) -> Iterator[Any]:

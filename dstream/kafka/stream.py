@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dstream.dstream import DStream
-from dstream.inputs.base import InputNode
+from dstream.inputs.base import InputHost, InputNode
 from dstream.kafka.errors import OffsetsOutOfRangeError
 from dstream.kafka.offsets import CommitCallback, CommitQueue, OffsetClient, plan_untils
 from dstream.kafka.params import KafkaConfig
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from dstream.context import StreamingContext
     from dstream.graph import DStreamGraph
 
-__all__ = ["DirectKafkaInputNode", "KafkaDStream", "attach_backpressure"]
+__all__ = ["DirectKafkaInputNode", "KafkaDStream"]
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class DirectKafkaInputNode(InputNode):
         self.read_settings = read_settings(graph.sc)
         #: Backpressure hook: returns the latest rate estimate for the whole stream
         #: (records/s), or None / <= 0 while there is none. With
-        #: spark.streaming.backpressure.enabled, :func:`attach_backpressure` installs a
+        #: spark.streaming.backpressure.enabled, :meth:`attach` installs a
         #: PID RateController's ``latest_rate`` here (the direct stream pulls the rate).
         self.rate_controller: Callable[[], float | None] | None = None
         #: The RateController behind :attr:`rate_controller`, when backpressure is on.
@@ -125,6 +125,19 @@ class DirectKafkaInputNode(InputNode):
         self._commits = CommitQueue(self._client)
 
     # -- lifecycle (InputNode) -------------------------------------------------------
+    def attach(self, host: InputHost) -> None:
+        """With backpressure, give the stream a PID rate controller, as Spark does.
+
+        The controller listens to completed batches (this stream's record counts and
+        the batch delays) and keeps the latest estimate; the node pulls it when it plans
+        the next batch instead of being pushed to.
+        """
+        if not self.backpressure:
+            return
+        controller = host.rate_controller(self.input_id)
+        self.rate_controller = lambda: controller.latest_rate
+        self.backpressure_controller = controller
+
     def start(self) -> None:
         """Connect, check the topics, and fix the starting offsets.
 
@@ -317,27 +330,6 @@ class DirectKafkaInputNode(InputNode):
                    for t, ranges in state.get("batches", ())}
         with self._state_lock:
             self.current, self.batch_ranges = current, batches
-
-
-def attach_backpressure(ssc: StreamingContext, node: DirectKafkaInputNode) -> Any:
-    """Give ``node`` a PID rate controller, as Spark does with backpressure enabled.
-
-    The controller listens to completed batches (this stream's record counts and the
-    batch delays) and keeps the latest estimate; the node pulls it when it plans the
-    next batch (SPARK-INTERNALS §8.3) instead of being pushed to, so ``publish`` is a
-    no-op. Returns the controller.
-    """
-    from dstream.rate import PIDRateEstimator, RateController
-    from dstream.receiver.settings import ReceiverSettings
-
-    settings = ReceiverSettings.from_conf(ssc.sparkContext.getConf())
-    estimator = PIDRateEstimator(node.graph.batch_ms, settings.pid_proportional, settings.pid_integral,
-                                 settings.pid_derived, settings.pid_min_rate)
-    controller = RateController(node.input_id, estimator)
-    ssc.addStreamingListener(controller)
-    node.rate_controller = lambda: controller.latest_rate
-    node.backpressure_controller = controller
-    return controller
 
 
 class KafkaDStream(DStream):

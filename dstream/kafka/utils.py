@@ -27,7 +27,7 @@ from dstream.kafka.offsets import OffsetClient, check_ranges
 from dstream.kafka.params import parse_kafka_params
 from dstream.kafka.rdd import KafkaRDD, KafkaRDDNode, read_settings
 from dstream.kafka.sink import write_rdd
-from dstream.kafka.stream import DirectKafkaInputNode, KafkaDStream, attach_backpressure
+from dstream.kafka.stream import DirectKafkaInputNode, KafkaDStream
 from dstream.kafka.structs import Broker, KafkaMessageAndMetadata, OffsetRange, TopicAndPartition
 
 if TYPE_CHECKING:
@@ -171,9 +171,10 @@ class KafkaUtils:
         _check_callable("keyDecoder", keyDecoder)
         _check_callable("valueDecoder", valueDecoder)
         _check_callable("messageHandler", messageHandler)
-        node = DirectKafkaInputNode(ssc._graph, names, config, offsets, keyDecoder, valueDecoder, messageHandler)
-        if node.backpressure:
-            attach_backpressure(ssc, node)
+        engine = ssc._engine
+        node = DirectKafkaInputNode(engine.graph, names, config, offsets, keyDecoder, valueDecoder,
+                                    messageHandler)
+        engine.attach(node)
         return KafkaDStream(node, ssc)
 
     @staticmethod

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from rdd.nodes.narrow import ZipPartitionsNode
-from rdd.storage.level import StorageLevel
+from rdd import StorageLevel
+from rdd.engine_api import ZipPartitionsNode, lineage_of, rdd_of
 
 from dstream.nodes.base import StreamNode
 from dstream.nodes.stateful import StatefulNode
@@ -145,9 +145,9 @@ class ReducedWindowedNode(StatefulNode):
             return None
         if any(rdd.partitioner != partitioner for rdd in old + new):
             return None
-        nodes = [previous._node] + [rdd._node for rdd in old + new]
+        nodes = [lineage_of(previous)] + [lineage_of(rdd) for rdd in old + new]
         step = WindowStep(self.func, self.inverse.inv_func, self.filter_func, len(old), len(new))
-        return self.graph.sc._wrap(ZipPartitionsNode(nodes, step, preserves_partitioning=True))
+        return rdd_of(self.graph.sc, ZipPartitionsNode(nodes, step, preserves_partitioning=True))
 
     def compute(self, time_ms: int) -> Any:
         parent_slide = self.dependencies[0].slide_ms

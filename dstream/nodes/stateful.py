@@ -27,7 +27,7 @@ import logging
 import math
 from typing import Any
 
-from rdd.checkpoint import lineage_depth
+from rdd.engine_api import lineage_depth, lineage_of
 
 from dstream.nodes.base import StreamNode
 from dstream.time import format_ms
@@ -63,7 +63,7 @@ class StatefulNode(StreamNode):
     def checkpoint_due(self, time_ms: int, rdd: Any) -> bool:
         if super().checkpoint_due(time_ms, rdd):
             return True
-        depth = lineage_depth(rdd._node)
+        depth = lineage_depth(lineage_of(rdd))
         if depth <= MAX_LINEAGE_DEPTH:
             return False
         if not self._depth_warned:

@@ -9,8 +9,9 @@ The wiring between completed batches and an input stream's rate limit
         --> PIDRateEstimator.compute(end time, records of *this* stream, delays)
         --> publish(rate)   (receivers: ReceiverTracker.send_rate_update(stream_id, rate))
 
-One controller per input stream that can be throttled (receiver streams; later Kafka,
-which pulls :attr:`RateController.latest_rate` instead of being pushed to). A batch
+One controller per input stream that can be throttled (receiver streams; Kafka's direct
+stream, which pulls :attr:`RateController.latest_rate` instead of being pushed to), all
+built by ``StreamingEngine.rate_controller``. A batch
 is used only if it has a processing end time, processing and scheduling delays and an
 input-info entry for this stream (Spark's conditions); the estimator adds its own skip
 rules. The estimate runs synchronously on the listener thread: it is a few float

@@ -25,7 +25,7 @@ import pickle
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rdd.storage.level import StorageLevel
+from rdd import StorageLevel
 
 from dstream.wal.log import FileBasedWriteAheadLog, RecordHandle
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from rdd.storage.level import StorageLevel
+from rdd import StorageLevel
 
 from dstream.receiver.errors import ReceiverStateError
 

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rdd.storage import block_manager
+from rdd.engine_api import block_manager
 
 from dstream.clock import Clock, SystemClock
 from dstream.listener import (
@@ -207,7 +207,7 @@ class ReceiverTracker:
                     settings.driver_wal_max_failures,
                 )
             self.block_tracker = ReceivedBlockTracker(metadata_log, recover=self.recover)
-            manager = block_manager.current()
+            manager = block_manager()
             for tracked in self._receivers.values():
                 tracked.handler = self._make_handler(tracked, manager)
                 tracked.supervisor = ReceiverSupervisor(
@@ -325,7 +325,7 @@ class ReceiverTracker:
 
     def remove_blocks(self, infos: list[ReceivedBlockInfo]) -> None:
         """Drop the block manager copies of blocks whose batch was forgotten."""
-        manager = block_manager.current()
+        manager = block_manager()
         for info in infos:
             manager.remove(info.block_id)
 

@@ -37,7 +37,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from rdd.errors import JobCancelledError
+from rdd import JobCancelledError
 
 from dstream.clock import Clock
 from dstream.lifecycle import TerminationWaiter

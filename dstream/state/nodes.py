@@ -24,10 +24,16 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any, Callable
 
-from rdd.aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
-from rdd.nodes.narrow import ZipPartitionsNode
-from rdd.partitioner import Partitioner
-from rdd.storage.level import StorageLevel
+from rdd import Partitioner, StorageLevel
+from rdd.engine_api import (
+    ZipPartitionsNode,
+    append_to_list,
+    constant_pair_value,
+    extend_list,
+    lineage_of,
+    rdd_of,
+    singleton_list,
+)
 
 from dstream.nodes.base import StreamNode
 from dstream.nodes.stateful import StatefulNode
@@ -85,7 +91,7 @@ class _InitialState:
 
 def _counted_constant(batch: Any) -> int | None:
     """``c`` when ``batch`` is ``map(lambda x: (x, c))`` with a non-zero int ``c``, not cached."""
-    node = batch._node
+    node = lineage_of(batch)
     fn = getattr(node, "element_fn", None)
     if fn is None or node.storage_level.is_valid or node.checkpointed is not None:
         return None
@@ -119,8 +125,9 @@ class UpdateStateNode(StatefulNode):
             data = batch.reduceByKey(operator.add, p.numPartitions, p.partitionFunc)
         else:
             data = batch.combineByKey(singleton_list, append_to_list, extend_list, p.numPartitions, p.partitionFunc)
-        state = sc._wrap(ZipPartitionsNode([previous._node, data._node], UpdateStateFunction(self.update, c)))
-        state._node.partitioner = p
+        nodes = [lineage_of(previous), lineage_of(data)]
+        state = rdd_of(sc, ZipPartitionsNode(nodes, UpdateStateFunction(self.update, c)))
+        lineage_of(state).partitioner = p
         return state
 
 
@@ -157,6 +164,6 @@ class MapWithStateNode(StatefulNode):
             batch = sc.emptyRDD()
         data = batch.partitionBy(p.numPartitions, p.partitionFunc)
         function = MapWithStateFunction(self.spec_function, self.with_time, self.timeout_ms, time_ms)
-        state = sc._wrap(MapWithStateRDDNode([previous._node, data._node], function))
-        state._node.partitioner = p
+        state = rdd_of(sc, MapWithStateRDDNode([lineage_of(previous), lineage_of(data)], function))
+        lineage_of(state).partitioner = p
         return state

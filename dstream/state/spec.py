@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Generic, TypeVar
 
-from rdd.partitioner import Partitioner
+from rdd import Partitioner
 
 S = TypeVar("S")
 
@@ -27,14 +27,14 @@ class State(Generic[S]):
     ...     return (key, total)
     """
 
-    __slots__ = ("_key", "_value", "_exists", "_updated", "_removed", "_timing_out")
+    __slots__ = ("_state_key", "_state_value", "_exists", "_updated", "_removed", "_timing_out")
 
     def __init__(self) -> None:
         self._reset(None, None, False, False)
 
     def _reset(self, key: Any, value: Any, exists: bool, timing_out: bool) -> None:
-        self._key = key
-        self._value = value
+        self._state_key = key
+        self._state_value = value
         self._exists = exists
         self._updated = False
         self._removed = False
@@ -47,32 +47,32 @@ class State(Generic[S]):
     def get(self) -> S:
         """The state; raises ``KeyError`` when it does not exist (check ``exists()``)."""
         if not self._exists:
-            raise KeyError(f"State is not set for key {self._key!r}: call state.exists() or "
+            raise KeyError(f"State is not set for key {self._state_key!r}: call state.exists() or "
                            "state.getOption() before state.get()")
-        return self._value
+        return self._state_value
 
     def getOption(self) -> S | None:
         """The state, or ``None`` when it does not exist."""
-        return self._value if self._exists else None
+        return self._state_value if self._exists else None
 
     def update(self, newState: S) -> None:
         """Set the key's state (not allowed after ``remove()`` or while timing out)."""
         if self._removed:
-            raise ValueError(f"Cannot update the state of key {self._key!r} after it has been removed")
+            raise ValueError(f"Cannot update the state of key {self._state_key!r} after it has been removed")
         if self._timing_out:
-            raise ValueError(f"Cannot update the state of key {self._key!r} that is timing out: its last "
+            raise ValueError(f"Cannot update the state of key {self._state_key!r} that is timing out: its last "
                              "call may only read the state and return a value")
-        self._value = newState
+        self._state_value = newState
         self._exists = True
         self._updated = True
 
     def remove(self) -> None:
         """Remove the key's state (not allowed twice or while timing out)."""
         if self._timing_out:
-            raise ValueError(f"Cannot remove the state of key {self._key!r} that is timing out: it is "
+            raise ValueError(f"Cannot remove the state of key {self._state_key!r} that is timing out: it is "
                              "removed automatically")
         if self._removed:
-            raise ValueError(f"Cannot remove the state of key {self._key!r}: it has already been removed")
+            raise ValueError(f"Cannot remove the state of key {self._state_key!r}: it has already been removed")
         self._exists = False
         self._updated = False
         self._removed = True
@@ -82,7 +82,7 @@ class State(Generic[S]):
         return self._timing_out
 
     def __repr__(self) -> str:
-        return f"State({self._value!r})" if self._exists else "State(<none>)"
+        return f"State({self._state_value!r})" if self._exists else "State(<none>)"
 
 
 class StateSpec:

@@ -46,7 +46,7 @@ class MapWithStateFunction:
             if state._removed:
                 table.remove(key)
             elif state._updated:
-                table.put(key, state._value, time_ms)
+                table.put(key, state._state_value, time_ms)
             elif tracking and exists:
                 table.touch(key, time_ms)  # data refreshes the idle timer (SPARK-13195)
             if when is None or out is not None:
@@ -85,15 +85,15 @@ def _update_untimed(states: dict[Any, Any], fn: Callable[..., Any], state: State
     for key, value in data:
         current = get(key, MISSING)
         exists = current is not MISSING
-        state._key = key
-        state._value = current if exists else None
+        state._state_key = key
+        state._state_value = current if exists else None
         state._exists = exists
         state._updated = state._removed = state._timing_out = False
         append(fn(key, value, state))
         if state._removed:
             states.pop(key, None)
         elif state._updated:
-            states[key] = state._value
+            states[key] = state._state_value
     return mapped
 
 

@@ -97,7 +97,7 @@ def run_to(ssc: StreamingContext, batch: int) -> None:
     try:
         now = manual_clock(ssc).now_ms()
         advance_batches(ssc, max(0, batch - now // 1000))
-        assert ssc._waiter.error is None, ssc._waiter.error
+        assert ssc._engine.waiter.error is None, ssc._engine.waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
 
@@ -286,7 +286,7 @@ def test_checkpoints_are_written_after_generation_and_after_completion(msc: Spar
         wait_until(lambda: os.path.exists(path), DEADLINE, "the checkpoint of generated batch 2 exists")
         assert read_checkpoint(path).data["pending"] == [2000]  # generated, not completed
         GATE.set()
-        assert ssc._scheduler.wait_batch_done(2000, DEADLINE)
+        assert ssc._engine.scheduler.wait_batch_done(2000, DEADLINE)
         # Rewritten once the batch completed, by the writer thread (not before completion).
         wait_until(lambda: read_checkpoint(path).data["pending"] == [], DEADLINE,
                    "the checkpoint of batch 2 is rewritten without it pending")
@@ -442,7 +442,7 @@ def test_replaying_a_finished_batch_does_not_write_its_output_again(msc: SparkCo
     try:
         advance_batches(ssc, 0)  # the replay of batch 4, the last checkpoint's batch
         wait_until(lambda: 4000 in listener.times, DEADLINE, "the replayed batch 4 completed")
-        assert ssc._waiter.error is None
+        assert ssc._engine.waiter.error is None
         assert _snapshot(out) == before
         advance_batches(ssc, 1)
     finally:

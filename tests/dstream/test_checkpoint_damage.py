@@ -84,7 +84,7 @@ def stopped_run(make_sc: Callable[..., SparkContext], tmp_path: Path) -> tuple[S
     ssc.start()
     try:
         advance_batches(ssc, RUN)
-        assert ssc._waiter.error is None, ssc._waiter.error
+        assert ssc._engine.waiter.error is None, ssc._engine.waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
     assert Totals.last == expected(RUN)
@@ -107,7 +107,7 @@ def test_recovery_falls_back_past_a_damaged_state_checkpoint(
     ssc.start()
     try:
         advance_batches(ssc, 2)
-        assert ssc._waiter.error is None, ssc._waiter.error
+        assert ssc._engine.waiter.error is None, ssc._engine.waiter.error
         now = manual_clock(ssc).now_ms() // 1000
     finally:
         ssc.stop(stopSparkContext=False)

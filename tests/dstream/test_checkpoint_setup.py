@@ -61,7 +61,7 @@ def _run(sc: SparkContext, operation: Callable[[Any], Any],
     ssc.start()
     try:
         advance_batches(ssc, BATCHES)
-        assert ssc._waiter.error is None, ssc._waiter.error
+        assert ssc._engine.waiter.error is None, ssc._engine.waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
     return [sorted(batch) for batch in out]
@@ -102,7 +102,7 @@ def test_queue_stream_of_rdds_with_a_checkpoint_directory_runs_and_warns_once(
         ssc.start()
         try:
             advance_batches(ssc, 4)
-            assert ssc._waiter.error is None, ssc._waiter.error
+            assert ssc._engine.waiter.error is None, ssc._engine.waiter.error
         finally:
             ssc.stop(stopSparkContext=False)
     warnings = [r for r in caplog.records if "queueStream" in r.getMessage()]

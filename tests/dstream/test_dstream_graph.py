@@ -38,9 +38,9 @@ def test_remember_durations_propagate_with_window_length(sc: Any) -> None:
     windowed.foreachRDD(lambda rdd: None)
     ssc.start()
     try:
-        assert windowed._node.remember_ms == 2000  # its own slide
-        assert mapped._node.remember_ms == 6000  # + the window
-        assert source._node.remember_ms == 6000
+        assert windowed._stream_node.remember_ms == 2000  # its own slide
+        assert mapped._stream_node.remember_ms == 6000  # + the window
+        assert source._stream_node.remember_ms == 6000
     finally:
         ssc.stop(stopSparkContext=False)
 
@@ -55,8 +55,8 @@ def test_ssc_remember_raises_every_stream(sc: Any) -> None:
         ssc.remember(20)
     ssc.start()
     try:
-        assert windowed._node.remember_ms == 10_000
-        assert source._node.remember_ms == 14_000
+        assert windowed._stream_node.remember_ms == 10_000
+        assert source._stream_node.remember_ms == 14_000
     finally:
         ssc.stop(stopSparkContext=False)
 
@@ -68,13 +68,13 @@ def test_old_rdds_are_forgotten_and_unpersisted(sc: Any) -> None:
     ssc = _context(sc)
     source = ssc.queueStream([], default=sc.parallelize([("a", 1)], 1))
     counts = source.reduceByKey(lambda a, b: a + b).window(3, 1)
-    parent = counts._node.dependencies[0]
+    parent = counts._stream_node.dependencies[0]
     seen_parent_rdds: list[Any] = []
     counts.foreachRDD(lambda t, rdd: seen_parent_rdds.append(parent.generated[round(t.timestamp() * 1000)]))
     ssc.start()
     try:
         advance_batches(ssc, 50)
-        for node in (counts._node, parent, source._node):
+        for node in (counts._stream_node, parent, source._stream_node):
             # remember / slide entries, plus one batch of cleanup lag
             assert len(node.generated) <= node.remember_ms // node.slide_ms + 1, node
         assert parent.storage_level == StorageLevel.MEMORY_ONLY  # persisted for the window
@@ -131,11 +131,11 @@ def test_streaming_state_stays_bounded_over_thousands_of_batches(sc: Any) -> Non
         gc.collect()
         live_jobs = sum(1 for obj in gc.get_objects() if type(obj) in (Job, JobSet))
         assert live_jobs <= 6  # the last batch's, at most
-        for node in ssc._graph.nodes:
+        for node in ssc._engine.graph.nodes:
             assert len(node.generated) <= node.remember_ms // node.slide_ms + 1, node
-        assert ssc._scheduler is not None and ssc._scheduler.pending_batches() == 0
-        assert ssc._generator is not None and len(ssc._generator._completed) <= 1
-        cached = [rdd for node in ssc._graph.nodes for rdd in node.generated.values() if rdd is not None and rdd.is_cached]
+        assert ssc._engine.scheduler is not None and ssc._engine.scheduler.pending_batches() == 0
+        assert ssc._engine.generator is not None and len(ssc._engine.generator._completed) <= 1
+        cached = [rdd for node in ssc._engine.graph.nodes for rdd in node.generated.values() if rdd is not None and rdd.is_cached]
         assert len(cached) <= 5  # only the window's span of the cached parent
     finally:
         ssc.stop(stopSparkContext=False)
@@ -211,9 +211,9 @@ def test_consecutive_transforms_fuse(sc: Any) -> None:
     ssc = _context(sc)
     source = ssc.queueStream([[1]])
     chained = source.map(lambda x: x + 1).filter(lambda x: x > 0).map(str)
-    assert isinstance(chained._node, TransformedNode)
-    assert chained._node.dependencies == (source._node,)
-    assert chained._node.name == "map.filter.map"
+    assert isinstance(chained._stream_node, TransformedNode)
+    assert chained._stream_node.dependencies == (source._stream_node,)
+    assert chained._stream_node.name == "map.filter.map"
     ssc.stop(stopSparkContext=False)
 
 
@@ -222,7 +222,7 @@ def test_cached_stream_is_not_fused_through(sc: Any) -> None:
     source = ssc.queueStream([[1]])
     cached = source.map(lambda x: x + 1).cache()
     child = cached.map(str)
-    assert child._node.dependencies == (cached._node,)
+    assert child._stream_node.dependencies == (cached._stream_node,)
     assert cached.is_cached and not cached.is_checkpointed
     ssc.stop(stopSparkContext=False)
 
@@ -232,11 +232,11 @@ def test_persist_on_window_goes_to_parent(sc: Any) -> None:
     source = ssc.queueStream([[1]])
     parent = source.map(lambda x: x)
     windowed = parent.window(2, 1)
-    assert isinstance(windowed._node, WindowedNode)
-    assert parent._node.storage_level == StorageLevel.MEMORY_ONLY  # default for windows
+    assert isinstance(windowed._stream_node, WindowedNode)
+    assert parent._stream_node.storage_level == StorageLevel.MEMORY_ONLY  # default for windows
     windowed.persist(StorageLevel.MEMORY_AND_DISK)
-    assert parent._node.storage_level == StorageLevel.MEMORY_AND_DISK
-    assert windowed._node.storage_level is None
+    assert parent._stream_node.storage_level == StorageLevel.MEMORY_AND_DISK
+    assert windowed._stream_node.storage_level is None
     ssc.stop(stopSparkContext=False)
 
 

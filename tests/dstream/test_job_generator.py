@@ -20,7 +20,7 @@ def test_batch_grid_is_epoch_aligned(sc: Any) -> None:
     out = collect_batches(ssc.queueStream([[1], [2], [3]]), with_time=True)
     ssc.start()
     try:
-        assert ssc._graph.zero_time == 12_000  # first batch at the next multiple: 14 000
+        assert ssc._engine.graph.zero_time == 12_000  # first batch at the next multiple: 14 000
         advance_batches(ssc, 2)
     finally:
         ssc.stop(stopSparkContext=False)
@@ -34,7 +34,7 @@ def test_missed_ticks_burst_in_order(sc: Any) -> None:
     ssc.start()
     try:
         clock.set_time(3_500)  # a stall: batches 1, 2 and 3 are all due
-        assert ssc._scheduler is not None and ssc._scheduler.wait_batch_done(3_000, WAIT)
+        assert ssc._engine.scheduler is not None and ssc._engine.scheduler.wait_batch_done(3_000, WAIT)
         assert out == [(1_000, [1]), (2_000, [2]), (3_000, [3])]
         advance_batches(ssc, 1)
     finally:
@@ -47,7 +47,7 @@ def test_spark_manual_clock_conf(make_sc: Any) -> None:
 
     sc = make_sc("local", SparkConf().set("spark.streaming.clock", "org.apache.spark.util.ManualClock"))
     ssc = StreamingContext(sc, 1)
-    assert isinstance(ssc._clock, ManualClock)
+    assert isinstance(ssc._engine.clock, ManualClock)
     out = collect_batches(ssc.queueStream([["x"]]))
     ssc.start()
     advance_batches(ssc, 1)
@@ -86,7 +86,7 @@ def test_batches_without_jobs_still_complete(sc: Any) -> None:
     ssc.start()
     try:
         advance_batches(ssc, 4)  # odd batches have no job: they must not block the helper
-        assert ssc._scheduler is not None and ssc._scheduler.done_batches == 4
+        assert ssc._engine.scheduler is not None and ssc._engine.scheduler.done_batches == 4
     finally:
         ssc.stop(stopSparkContext=False)
     assert out == [(2_000, [1, 2]), (4_000, [3, 4])]

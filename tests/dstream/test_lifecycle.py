@@ -140,7 +140,7 @@ def test_batch_duration_is_required_and_jssc_unsupported(sc: Any) -> None:
 def test_batch_duration_accepts_float_int_and_duration(sc: Any) -> None:
     for duration, ms in ((1, 1000), (0.25, 250), (Seconds(2), 2000)):
         ssc = StreamingContext(sc, duration)
-        assert ssc._graph.batch_ms == ms
+        assert ssc._engine.graph.batch_ms == ms
         ssc.stop(stopSparkContext=False)
 
 
@@ -282,7 +282,7 @@ def test_stop_from_inside_an_output_operation(sc: Any) -> None:
 
     ssc.queueStream([[1], [2]]).foreachRDD(handle)
     ssc.start()
-    ssc._clock.set_time(1000)  # type: ignore[attr-defined]
+    ssc._engine.clock.set_time(1000)  # type: ignore[attr-defined]
     assert ssc.awaitTerminationOrTimeout(WAIT) is True
     assert StreamingContext.getActive() is None
     assert seen == [[1]]
@@ -305,11 +305,11 @@ def _gated(sc: Any, graceful: bool) -> list[Any]:
     ssc.queueStream([[1], [2], [3], [4], [5]]).foreachRDD(handle)
     ssc.start()
     clock.set_time(5000)  # five ticks at once: they burst, none is skipped
-    assert ssc._generator is not None and ssc._scheduler is not None
-    assert ssc._generator.wait_generated(5000, WAIT)
+    assert ssc._engine.generator is not None and ssc._engine.scheduler is not None
+    assert ssc._engine.generator.wait_generated(5000, WAIT)
     generated.set()
     assert ssc.awaitTerminationOrTimeout(WAIT)
-    job_thread = ssc._scheduler._thread
+    job_thread = ssc._engine.scheduler._thread
     assert job_thread is not None
     job_thread.join(WAIT)
     assert not job_thread.is_alive()
@@ -337,7 +337,7 @@ def test_graceful_stop_from_main_thread(sc: Any) -> None:
     ssc.queueStream([[1], [2], [3]]).foreachRDD(handle)
     ssc.start()
     clock.set_time(3000)
-    assert ssc._generator is not None and ssc._generator.wait_generated(3000, WAIT)
+    assert ssc._engine.generator is not None and ssc._engine.generator.wait_generated(3000, WAIT)
     stopper = threading.Thread(target=ssc.stop, kwargs={"stopSparkContext": False, "stopGraceFully": True})
     stopper.start()
     gate.set()

@@ -147,7 +147,7 @@ def test_remove_streaming_listener(sc: Any) -> None:
     ssc.queueStream([[1], [2]]).foreachRDD(lambda rdd: None)
     ssc.start()
     advance_batches(ssc, 1)
-    assert ssc._bus.wait_until_empty(WAIT)
+    assert ssc._engine.bus.wait_until_empty(WAIT)
     ssc.removeStreamingListener(recorder)
     advance_batches(ssc, 1)
     ssc.stop(stopSparkContext=False)

@@ -148,7 +148,7 @@ def test_thousands_of_stateful_batches_stay_flat(sc: Any, tmp_path: Path) -> Non
         finally:
             tracemalloc.stop()
         run("late", TOTAL - WARM_UP - SAMPLES * SAMPLE_EVERY)
-        error = ssc._waiter.error
+        error = ssc._engine.waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
     assert error is None, error

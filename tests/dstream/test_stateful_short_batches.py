@@ -91,7 +91,7 @@ def test_update_state_by_key_on_50_ms_batches_runs_2000_batches_with_flat_worker
     try:
         for done in range(0, TOTAL, SAMPLE_EVERY):
             advance_batches(ssc, SAMPLE_EVERY)
-            error = ssc._waiter.error
+            error = ssc._engine.waiter.error
             assert error is None, f"a batch failed after {done} batches: {error!r}"
             batches = done + SAMPLE_EVERY
             assert last == {k: batches for k in KEYS}, (batches, last)
@@ -158,7 +158,7 @@ def test_stateful_streams_on_50_ms_batches_keep_their_lineage_bounded(
     try:
         for done in range(0, SHORT, 50):
             advance_batches(ssc, 50)
-            error = ssc._waiter.error
+            error = ssc._engine.waiter.error
             assert error is None, f"a batch failed after {done} batches: {error!r}"
     finally:
         ssc.stop(stopSparkContext=False)

@@ -173,18 +173,18 @@ def main(argv: list[str] | None = None) -> int:
     ssc.start()
     clock = manual_clock(ssc)
     print(f"started now={clock.now_ms()} recovered={0 if created else 1} master={sc.master} "
-          f"clock={type(ssc._clock).__name__}", flush=True)
+          f"clock={type(ssc._engine.clock).__name__}", flush=True)
     print("workers " + " ".join(str(p) for p in sc._env.backend.worker_pids()), flush=True)
     batch_ms = BATCH_S * 1000
     advance_batches(ssc, 0)  # the batches a recovery re-runs by itself
     status = 0
     while True:
-        done = ssc._scheduler.done_time
+        done = ssc._engine.scheduler.done_time
         if done is not None and done >= BATCHES * batch_ms:
             break
         advance_batches(ssc, 1)
-        done = ssc._scheduler.done_time
-        error = ssc._waiter.error
+        done = ssc._engine.scheduler.done_time
+        error = ssc._engine.waiter.error
         if error is not None:
             print(f"error {type(error).__name__}: {error}".replace("\n", " | "), flush=True)
             status = 2

@@ -46,11 +46,11 @@ def start_stream(
     ssc = SSC(sc, 0.2)
     stream = ssc.textFileStream(str(directory))
     if state is not None:
-        stream._node.restore_state(state)
+        stream._stream_node.restore_state(state)
     seen = Lines()
     stream.foreachRDD(seen.add)
     ssc.start()
-    return ssc, seen, stream._node
+    return ssc, seen, stream._stream_node
 
 
 @pytest.mark.parametrize("master", ["local", "local[2]"])
@@ -75,7 +75,7 @@ def test_files_arriving_during_the_run_are_read_once(
     finally:
         ssc.stop(stopSparkContext=False)
     assert sorted(seen.all()) == sorted(expected)
-    assert ssc._waiter.error is None
+    assert ssc._engine.waiter.error is None
 
 
 def test_a_restart_with_restored_state_reads_only_new_files(make_sc: Any, tmp_path: Path) -> None:

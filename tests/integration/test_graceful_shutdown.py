@@ -80,7 +80,7 @@ def test_start_installs_the_handler_and_stop_restores_the_previous_one(make_sc: 
         ssc.queueStream([[1]]).pprint()
         ssc.start()
         try:
-            assert signal.getsignal(signal.SIGTERM) == ssc._on_sigterm
+            assert signal.getsignal(signal.SIGTERM) == ssc._engine.shutdown.on_sigterm
         finally:
             ssc.stop(stopSparkContext=False)
         assert signal.getsignal(signal.SIGTERM) is mine
@@ -96,10 +96,10 @@ def test_the_handler_chains_to_the_previous_python_handler(make_sc: Any) -> None
         manual_clock(ssc)
         ssc.queueStream([[1]]).pprint()
         ssc.start()
-        ssc._on_sigterm(signal.SIGTERM, None)  # what the signal does, minus the signal
-        assert ssc._state.value == "stopped"
+        ssc._engine.shutdown.on_sigterm(signal.SIGTERM, None)  # what the signal does, minus the signal
+        assert ssc._engine.state.value == "stopped"
         assert calls == [signal.SIGTERM]
-        assert signal.getsignal(signal.SIGTERM) is not ssc._on_sigterm
+        assert signal.getsignal(signal.SIGTERM) is not ssc._engine.shutdown.on_sigterm
     finally:
         signal.signal(signal.SIGTERM, previous)
 

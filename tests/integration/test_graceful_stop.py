@@ -106,8 +106,8 @@ def check_every_accepted_record_counted_once(receiver: CountingReceiver, batches
 @pytest.mark.parametrize("batch_cost_s", [0.0, 0.35], ids=["fast-batches", "slow-batches"])
 def test_graceful_stop_processes_every_accepted_record_once(make_sc: Any, batch_cost_s: float) -> None:
     ssc, receiver, batches = start_stream(make_sc, batch_cost_s)
-    tracker = ssc._receiver_tracker
-    scheduler = ssc._scheduler
+    tracker = ssc._engine.receiver_tracker
+    scheduler = ssc._engine.scheduler
     try:
         wait_until(lambda: len(batches) >= 2 and tracker.wait_received(1, 0), "two batches", DEADLINE)
         if batch_cost_s:
@@ -125,7 +125,7 @@ def test_graceful_stop_processes_every_accepted_record_once(make_sc: Any, batch_
     check_every_accepted_record_counted_once(receiver, batches)
     if batch_cost_s:
         assert queued_at_stop >= 1
-    assert ssc._receiver_tracker.state.value == "stopped"
+    assert ssc._engine.receiver_tracker.state.value == "stopped"
 
 
 def test_graceful_stop_called_inside_an_output_operation(make_sc: Any) -> None:
@@ -139,13 +139,13 @@ def test_graceful_stop_called_inside_an_output_operation(make_sc: Any) -> None:
     join_receiver(receiver)
     assert len(batches) > 3
     check_every_accepted_record_counted_once(receiver, batches)
-    assert ssc._receiver_tracker.state.value == "stopped"
+    assert ssc._engine.receiver_tracker.state.value == "stopped"
 
 
 def test_non_graceful_stop_is_prompt_and_drops_queued_batches(make_sc: Any) -> None:
     cost = 1.0
     ssc, receiver, batches = start_stream(make_sc, cost)
-    scheduler = ssc._scheduler
+    scheduler = ssc._engine.scheduler
     try:
         wait_until(lambda: len(batches) >= 1, "a first batch", DEADLINE)
         wait_until(lambda: scheduler.pending_batches() >= 5, "five queued batches", DEADLINE)
@@ -164,4 +164,4 @@ def test_non_graceful_stop_is_prompt_and_drops_queued_batches(make_sc: Any) -> N
     # running batch's remaining second plus the receiver's stop.
     assert queued * cost >= 5.0
     assert took < queued * cost / 2, f"stop took {took:.1f} s with {queued} batches queued"
-    assert ssc._receiver_tracker.state.value == "stopped"
+    assert ssc._engine.receiver_tracker.state.value == "stopped"

@@ -92,8 +92,8 @@ def test_rate_falls_when_batches_are_slow_and_rises_when_fast(make_sc: Any) -> N
 
     ssc.socketTextStream("127.0.0.1", flood.port).foreachRDD(process)
     ssc.start()
-    tracker = ssc._receiver_tracker
-    (controller,) = ssc._rate_controllers
+    tracker = ssc._engine.receiver_tracker
+    (controller,) = ssc._engine.rate_controllers
     publish = controller._publish
 
     def record(rate: float) -> None:

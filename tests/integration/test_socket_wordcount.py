@@ -32,9 +32,9 @@ def word_counts(ssc: Any, port: int) -> list[Any]:
 
 
 def received(ssc: Any, lines: int) -> None:
-    assert ssc._receiver_tracker.wait_received(lines, WAIT), (
+    assert ssc._engine.receiver_tracker.wait_received(lines, WAIT), (
         f"the receiver did not store {lines} lines within {WAIT} s "
-        f"(it has {ssc._receiver_tracker.block_tracker.received_records()})"
+        f"(it has {ssc._engine.receiver_tracker.block_tracker.received_records()})"
     )
 
 
@@ -78,7 +78,7 @@ def test_the_server_goes_away_and_comes_back(
         # nc is gone: the stream keeps running (empty batches) and the receiver retries.
         try:
             advance_batches(ssc, 2)
-            supervisor = ssc._receiver_tracker.supervisor(0)
+            supervisor = ssc._engine.receiver_tracker.supervisor(0)
             # One restart for the lost connection, one for a refused reconnection.
             wait_until(lambda: supervisor.restarts >= 2, "a refused reconnection attempt")
             with Netcat(port) as nc:
@@ -111,7 +111,7 @@ def test_invalid_utf8_from_nc_is_replaced(make_sc: Any) -> None:
             nc.type(b"caf\xc3\xa9 ok\n\xff\xfe broken\nplain\n")
             received(ssc, 3)
             advance_batches(ssc, 1)
-            error = ssc._waiter.error
+            error = ssc._engine.waiter.error
         finally:
             ssc.stop(stopSparkContext=False)
     assert error is None

@@ -102,7 +102,7 @@ def main() -> None:
     else:
         ssc = create(args)
     ssc.start()
-    tracker = ssc._receiver_tracker  # test instrumentation: what was stored so far
+    tracker = ssc._engine.receiver_tracker  # test instrumentation: what was stored so far
     unallocated = sum(len(tracker.block_tracker.get_unallocated_blocks(s)) for s in tracker.stream_ids)
     print(f"started pending={len(tracker.pending_batch_times())} unallocated={unallocated}", flush=True)
     last = -1

@@ -31,7 +31,7 @@ def run_ranges(sc, topic, params, batches, batch_s=1.0, rate_controller=None):
     ssc.start()
     try:
         advance_batches(ssc, batches)
-        assert ssc._waiter.error is None, ssc._waiter.error
+        assert ssc._engine.waiter.error is None, ssc._engine.waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
     return out

@@ -45,7 +45,7 @@ def test_stream_round_trip_through_the_direct_stream(ctx, kafka):
     ssc.start()
     try:
         advance_batches(ssc, len(batches))
-        assert ssc._waiter.error is None
+        assert ssc._engine.waiter.error is None
     finally:
         ssc.stop(stopSparkContext=False)
     stats = pool_statistics(ctx, params).values()

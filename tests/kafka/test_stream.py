@@ -56,7 +56,7 @@ class Run:
         return self.records[before:]
 
     def raise_error(self) -> None:
-        error = self.ssc._waiter.error
+        error = self.ssc._engine.waiter.error
         if error is not None:
             raise error
 

@@ -85,7 +85,7 @@ def test_rate_goes_down_when_batches_are_slow_and_up_when_fast(make_sc: Any) -> 
 
     stream.foreachRDD(process)
     ssc.start()
-    tracker = ssc._receiver_tracker
+    tracker = ssc._engine.receiver_tracker
     rates = []
     try:
         assert tracker.rate_limit(0) == 100_000
@@ -93,7 +93,7 @@ def test_rate_goes_down_when_batches_are_slow_and_up_when_fast(make_sc: Any) -> 
             receiver.inbox.put(list(range(1000)))
             assert tracker.wait_received(1000 * (batch + 1), WAIT)
             advance_batches(ssc, 1)
-            assert ssc._bus.wait_until_empty(WAIT)
+            assert ssc._engine.bus.wait_until_empty(WAIT)
             rates.append(tracker.rate_limit(0))
     finally:
         ssc.stop(stopSparkContext=False)
@@ -102,7 +102,7 @@ def test_rate_goes_down_when_batches_are_slow_and_up_when_fast(make_sc: Any) -> 
     # 2: 1000 in 500 ms = 2000/s: error 8000 -> 10000 - 8000 = 2000 (lowered).
     # 3: 1000 in 50 ms = 20000/s: error -18000 -> 2000 + 18000 = 20000 (raised).
     assert rates == [100_000, pytest.approx(2000.0), pytest.approx(20000.0)]
-    (controller,) = ssc._rate_controllers
+    (controller,) = ssc._engine.rate_controllers
     assert controller.updates == 2
 
 
@@ -122,7 +122,7 @@ def test_backpressure_respects_max_rate(make_sc: Any) -> None:
     manual_clock(ssc)
     ssc.start()
     try:
-        tracker = ssc._receiver_tracker
+        tracker = ssc._engine.receiver_tracker
         assert tracker.rate_limit(0) == 5000  # initialRate capped by maxRate
         tracker.send_rate_update(0, 50_000)
         assert tracker.rate_limit(0) == 5000
@@ -133,5 +133,5 @@ def test_backpressure_respects_max_rate(make_sc: Any) -> None:
 def test_no_controllers_without_backpressure(make_sc: Any) -> None:
     ssc = SSC(make_sc("local", receiver_conf()), 1)
     ssc.receiverStream(QueueReceiver())
-    assert ssc._rate_controllers == []
+    assert ssc._engine.rate_controllers == []
     ssc.stop(stopSparkContext=False)

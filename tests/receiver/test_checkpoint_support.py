@@ -9,7 +9,6 @@ from typing import Any
 from dstream.inputs.file import FileInputNode
 from dstream.inputs.receiver_input import ReceiverInputNode
 from dstream.inputs.socket import SocketReceiver
-from dstream.receiver.tracker import ReceiverTracker
 from rdd.storage.level import StorageLevel
 from tests.receiver.contexts import SSC, receiver_conf
 
@@ -26,9 +25,10 @@ def test_receivers_pickle_without_their_engine_parts() -> None:
 
 
 def test_nodes_drop_context_bound_parts_and_reattach(make_sc: Any, tmp_path: Path) -> None:
-    ssc = SSC(make_sc("local", receiver_conf()), 1)
-    receiver_node = ssc.socketTextStream("localhost", 9999)._node
-    file_node = ssc.textFileStream(str(tmp_path))._node
+    sc = make_sc("local", receiver_conf())
+    ssc = SSC(sc, 1)
+    receiver_node = ssc.socketTextStream("localhost", 9999)._stream_node
+    file_node = ssc.textFileStream(str(tmp_path))._stream_node
     assert isinstance(receiver_node, ReceiverInputNode) and isinstance(file_node, FileInputNode)
 
     state = receiver_node.__getstate__()
@@ -36,10 +36,17 @@ def test_nodes_drop_context_bound_parts_and_reattach(make_sc: Any, tmp_path: Pat
     pickle.dumps(state["receiver"])
     restored = object.__new__(ReceiverInputNode)
     restored.__dict__.update(state)
-    tracker = ReceiverTracker()
-    restored.reattach(tracker, None)
-    assert tracker.stream_ids == [receiver_node.input_id]
+    other = SSC(sc, 1)  # the engine a restored graph is attached to
+    restored.attach(other._engine)
+    assert restored.tracker is other._engine.receiver_tracker
+    assert other._engine.receiver_tracker.stream_ids == [receiver_node.input_id]
 
     fstate = file_node.__getstate__()
     assert fstate["_clock_source"] is None
+    restored_file = object.__new__(FileInputNode)
+    restored_file.__dict__.update(fstate)
+    restored_file.attach(other._engine)
+    assert restored_file._clock_source is not None
+    assert restored_file._clock_source() is other._engine.clock
     ssc.stop(stopSparkContext=False)
+    other.stop(stopSparkContext=False)

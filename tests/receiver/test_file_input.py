@@ -132,7 +132,7 @@ def test_a_record_file_of_the_wrong_length_is_an_error_naming_it(fsc: Any, watch
     ssc.start()
     try:
         advance_batches(ssc, 2)
-        error = ssc._waiter.error
+        error = ssc._engine.waiter.error
     finally:
         ssc.stop(stopSparkContext=False)
     assert isinstance(error, RecordLengthError)
@@ -157,7 +157,7 @@ def test_restored_state_keeps_files_from_being_read_twice(fsc: Any, watched: Pat
     stream = ssc.textFileStream(str(watched))
     first = collect_batches(stream)
     run(ssc, 1)
-    node = stream._node
+    node = stream._stream_node
     assert isinstance(node, FileInputNode)
     state = node.checkpoint_state()
     import msgpack
@@ -169,7 +169,7 @@ def test_restored_state_keeps_files_from_being_read_twice(fsc: Any, watched: Pat
     again = SSC(fsc, 1)
     manual_clock(again)
     restored = again.textFileStream(str(watched))
-    restored._node.restore_state(state)
+    restored._stream_node.restore_state(state)
     second = collect_batches(restored, with_time=True)
     run(again, 2)
     assert first == [["a"]]
@@ -181,8 +181,8 @@ def test_restored_state_keeps_files_from_being_read_twice(fsc: Any, watched: Pat
 def test_restore_refuses_another_directory(fsc: Any, watched: Path, tmp_path: Path) -> None:
     ssc = SSC(fsc, 1)
     stream = ssc.textFileStream(str(watched))
-    state = stream._node.checkpoint_state()
-    node = ssc.textFileStream(str(tmp_path))._node
+    state = stream._stream_node.checkpoint_state()
+    node = ssc.textFileStream(str(tmp_path))._stream_node
     with pytest.raises(ValueError, match="new checkpoint directory"):
         node.restore_state(state)
     ssc.stop(stopSparkContext=False)
@@ -193,7 +193,7 @@ def test_files_present_at_start_are_ignored_even_inside_the_slack(fsc: Any, watc
 
     put(watched, "just-before.txt", "old\n", 9_995)  # written 5 ms before start
     ssc = SSC(fsc, 1)
-    ssc._install_clock(ManualClock(10_000))
+    ssc._engine.install_clock(ManualClock(10_000))
     out = collect_batches(ssc.textFileStream(str(watched)))
     ssc.start()
     try:

@@ -45,7 +45,7 @@ def test_stored_records_are_the_next_batch(rsc: Any) -> None:
     ssc.addStreamingListener(recorder)
     ssc.start()
     try:
-        tracker = ssc._receiver_tracker
+        tracker = ssc._engine.receiver_tracker
         assert tracker.wait_received(300, WAIT), "the receiver's records did not arrive"
         advance_batches(ssc, 2)
     finally:
@@ -73,7 +73,7 @@ def test_each_block_is_a_partition(rsc: Any) -> None:
     out = collect_batches(ssc.receiverStream(Blocks()).glom())
     ssc.start()
     try:
-        assert ssc._receiver_tracker.wait_received(5, WAIT)
+        assert ssc._engine.receiver_tracker.wait_received(5, WAIT)
         advance_batches(ssc, 1)
     finally:
         ssc.stop(stopSparkContext=False)
@@ -96,7 +96,7 @@ def test_batch_blocks_are_released_after_the_remember_duration(rsc: Any) -> None
     collect_batches(ssc.receiverStream(OneBlockPerStart()))
     ssc.start()
     try:
-        tracker = ssc._receiver_tracker
+        tracker = ssc._engine.receiver_tracker
         assert tracker.wait_received(1, WAIT)
         (block,) = tracker.block_tracker.get_unallocated_blocks(0)
         assert block_manager.current().contains(block.block_id)
@@ -117,10 +117,10 @@ def test_receivers_stop_with_the_context(rsc: Any) -> None:
     receiver = ListReceiver([1])
     collect_batches(ssc.receiverStream(receiver))
     ssc.start()
-    assert ssc._receiver_tracker.wait_received(1, WAIT)
+    assert ssc._engine.receiver_tracker.wait_received(1, WAIT)
     ssc.stop(stopSparkContext=False)
     assert receiver.stops == 1 and receiver.isStopped()
-    supervisor = ssc._receiver_tracker.supervisor(0)
+    supervisor = ssc._engine.receiver_tracker.supervisor(0)
     assert supervisor is not None and supervisor.is_terminated
 
 
@@ -166,7 +166,7 @@ def test_receiver_stopped_counts_the_records_of_the_final_flush(make_sc: Any) ->
         ssc.start()
         try:
             server.send("".join(f"line {i}\n" for i in range(lines)))
-            supervisor = ssc._receiver_tracker.supervisor(0)
+            supervisor = ssc._engine.receiver_tracker.supervisor(0)
             assert supervisor is not None
             wait_until(lambda: supervisor.block_generator.statistics().records_added == lines,
                        f"the receiver storing {lines} lines")

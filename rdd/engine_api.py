@@ -1,0 +1,155 @@
+"""The engine API: what layers built on the RDD engine (``dstream``) may use of it.
+
+What this module owns
+---------------------
+The one declared seam between the RDD engine and the layers above its facade. A layer
+above (streaming today; Structured Streaming later) imports the public ``rdd`` package
+(``SparkContext``, ``RDD``, ``StorageLevel``, ``TaskContext``, the errors...) and this
+module, and nothing else of ``rdd``: no other submodule, no underscore name, no private
+attribute of an rdd object (``tests/dstream/test_seams.py`` enforces it for ``dstream``).
+Everything here keeps its contract as long as this module exists; the modules it
+draws from may move.
+
+The API, by purpose
+-------------------
+Building RDDs from lineage nodes (custom sources and operators):
+
+* :class:`SourceNode` — base of a lineage node without parents: implement
+  :meth:`SourceNode.make_partitions` and ``compute(split, tctx)`` (an iterator of the
+  split's records); ``describe()`` names it in lineage strings. Nodes are pickled into
+  tasks: keep driver-only state out of ``__getstate__``.
+* :class:`Partition` — base of the splits a node returns (``index`` is its position).
+* :class:`ZipPartitionsNode` — a node zipping the same-numbered partitions of its parent
+  nodes through ``fn(split_index, iterators)``; subclass it for stateful operators.
+* :class:`LineageNode` — the node type (for annotations and ``isinstance``).
+* :func:`rdd_of` — the RDD of a node on a SparkContext (``RDD(node, sc)``; subclasses of
+  ``RDD`` take the same two arguments); :func:`lineage_of` — the node of an RDD;
+  :func:`lineage_depth` — the longest dependency path of a node (bounds recursion).
+
+Checkpoints:
+
+* :func:`checkpoint_file` — the RDD saved in an RDD checkpoint directory (Spark's
+  ``sc.checkpointFile``); :func:`verify_checkpoint_dir` — check such a directory
+  against its manifest; :func:`set_checkpoint_run_dir` — put back a value read with
+  ``sc.getCheckpointDir()``; :func:`process_is_alive` — whether the writer of a
+  temporary file still runs.
+
+Runtime:
+
+* :func:`active_spark_context` — the process's active SparkContext, or ``None``.
+* :func:`block_manager` — this process's block manager (``put``/``get``/``contains``/
+  ``remove`` of named blocks; driver and workers each have one).
+* :func:`dumps_closure` — cloudpickle a driver object, raising ``SerializationError``
+  (or ``DriverOnlyError``) naming the culprit.
+* :func:`install_default_handler` — Spark's log format on stderr for a package's
+  loggers, unless the application configured logging.
+
+Aggregation helpers recognised by the shuffle fast paths (same function objects, so
+the fast paths still see them): :func:`singleton_list`, :func:`append_to_list`,
+:func:`extend_list`, :func:`constant_pair_value`.
+
+PySpark's ``pyspark.resultiterable.ResultIterable`` (what ``groupByKey`` yields per key):
+:class:`ResultIterable`. Other public names (``Partitioner``, ``portable_hash``,
+``StorageLevel``, ``TaskContext``, the errors) come from the ``rdd`` package itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
+from .checkpoint import lineage_depth, process_is_alive, verify_checkpoint_dir
+from .executor.serializer import dumps_closure
+from .logs import install_default_handler
+from .nodes.base import LineageNode, Partition
+from .nodes.narrow import ZipPartitionsNode
+from .resultiterable import ResultIterable
+from .storage import block_manager as _block_manager
+
+if TYPE_CHECKING:
+    from .context import SparkContext
+    from .rdd import RDD
+    from .storage.block_manager import BlockManager
+
+__all__ = [
+    "LineageNode",
+    "Partition",
+    "ResultIterable",
+    "SourceNode",
+    "ZipPartitionsNode",
+    "active_spark_context",
+    "append_to_list",
+    "block_manager",
+    "checkpoint_file",
+    "constant_pair_value",
+    "dumps_closure",
+    "extend_list",
+    "install_default_handler",
+    "lineage_depth",
+    "lineage_of",
+    "process_is_alive",
+    "rdd_of",
+    "set_checkpoint_run_dir",
+    "singleton_list",
+    "verify_checkpoint_dir",
+]
+
+
+class SourceNode(LineageNode):
+    """A lineage node without parents whose partitions a layer above defines.
+
+    Subclasses implement :meth:`make_partitions` (called once per node, on the driver,
+    when the partitions are first needed) and ``compute(split, tctx)``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    def make_partitions(self) -> list[Partition]:
+        """Return the node's partitions, ``index`` 0, 1, ... in order."""
+        raise NotImplementedError
+
+    def _make_partitions(self) -> list[Partition]:
+        return self.make_partitions()
+
+
+def rdd_of(sc: SparkContext, node: LineageNode) -> RDD[Any]:
+    """An RDD over ``node`` on ``sc``; RDDs over one node share its id, cache and checkpoint."""
+    return sc._wrap(node)
+
+
+def lineage_of(rdd: RDD[Any]) -> LineageNode:
+    """The lineage node behind ``rdd`` (shared by the RDD's caching and checkpointing)."""
+    return rdd._node
+
+
+def checkpoint_file(sc: SparkContext, directory: str) -> RDD[Any]:
+    """The RDD saved in the RDD checkpoint ``directory``; its run directory is kept.
+
+    Raises
+    ------
+    CheckpointError
+        When the directory is missing or holds no partition files.
+    """
+    return sc._checkpoint_file(directory)
+
+
+def set_checkpoint_run_dir(sc: SparkContext, directory: str | None) -> None:
+    """Put back a checkpoint directory read with ``sc.getCheckpointDir()`` (or ``None``).
+
+    Unlike ``setCheckpointDir``, which creates a new run directory below the one given,
+    this restores the exact previous value.
+    """
+    sc._checkpoint_dir = directory
+
+
+def active_spark_context() -> SparkContext | None:
+    """The SparkContext that is active in this process, or ``None``."""
+    from .context import SparkContext
+
+    return SparkContext._active_spark_context
+
+
+def block_manager() -> BlockManager:
+    """This process's block manager (the driver's is created on first use)."""
+    return _block_manager.current()
