@@ -65,7 +65,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rdd import SparkContext
+from rdd import ConfigError, SparkContext
 
 from dstream.callsite import user_call_site
 from dstream.checkpoint.checkpointer import Checkpointer, RDDCheckpointCleaner, checkpointed_rdds
@@ -103,11 +103,6 @@ _GRACEFUL_JOB_WAIT_S = 3600.0
 _THREAD_STOP_WAIT_S = 10.0
 
 
-def _conf_get(sc: Any, key: str) -> str | None:
-    value = sc.getConf().get(key, None)
-    return None if value is None else str(value)
-
-
 class StreamingEngine:
     """The running parts of one streaming context and the life of its batches.
 
@@ -126,9 +121,10 @@ class StreamingEngine:
         self.context = context
         self.sc = sc
         self.graph = DStreamGraph(sc, batch_ms)
-        unpersist = _conf_get(sc, "spark.streaming.unpersist")
-        self.graph.unpersist = unpersist is None or unpersist.strip().lower() != "false"
-        self.clock: Clock = clock_from_conf(_conf_get(sc, "spark.streaming.clock"))
+        # A SparkContext's settings are fixed once it exists: read them once.
+        self.conf = sc.getConf()
+        self.graph.unpersist = self.conf.getBoolean("spark.streaming.unpersist", True)
+        self.clock: Clock = clock_from_conf(self.conf.get("spark.streaming.clock", None))
         self.state = State.INITIALIZED
         self.state_lock = threading.RLock()
         self.waiter = TerminationWaiter()
@@ -269,8 +265,7 @@ class StreamingEngine:
             self.shutdown.install(sigterm=self.stop_gracefully_on_shutdown())
 
     def stop_gracefully_on_shutdown(self) -> bool:
-        setting = _conf_get(self.sc, "spark.streaming.stopGracefullyOnShutdown") or ""
-        return setting.strip().lower() == "true"
+        return self.conf.getBoolean("spark.streaming.stopGracefullyOnShutdown", False)
 
     def stop(self, stop_spark_context: bool, graceful: bool) -> None:
         """Stop every part (see ``StreamingContext.stop`` for the contract)."""
@@ -365,15 +360,12 @@ class StreamingEngine:
             generator.wait_generated((last or 0) + self.graph.batch_ms, min(remaining, 0.5))
 
     def _graceful_timeout_s(self) -> float:
-        value = _conf_get(self.sc, "spark.streaming.gracefulStopTimeout")
-        if value is not None:
-            try:
-                return int(value) / 1000.0
-            except ValueError:
-                logger.warning(
-                    "ignoring spark.streaming.gracefulStopTimeout=%r (expected milliseconds)", value
-                )
-        return 10 * self.graph.batch_ms / 1000.0
+        default_ms = 10 * self.graph.batch_ms
+        try:
+            return self.conf.getTimeAsMs("spark.streaming.gracefulStopTimeout", f"{default_ms}ms") / 1000.0
+        except ConfigError as exc:  # a stop must still stop: say so and use the default
+            logger.warning("%s; using the default, %d ms (10 batch intervals)", exc, default_ms)
+            return default_ms / 1000.0
 
     # -- a batch's path ----------------------------------------------------------------
     def _after_graph_start(self) -> None:

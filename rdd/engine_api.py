@@ -44,6 +44,11 @@ Runtime:
 * :func:`install_default_handler` — Spark's log format on stderr for a package's
   loggers, unless the application configured logging.
 
+Settings: read them with ``SparkConf``'s typed getters (``sc.getConf().getInt``,
+``getBoolean``, ``getTimeAsMs``...). For values that come from elsewhere with the same
+rules (Kafka's ``kafkaParams``): :func:`parse_boolean` (``true``/``false`` in any case,
+else ``ConfigError`` naming the key).
+
 Aggregation helpers recognised by the shuffle fast paths (same function objects, so
 the fast paths still see them): :func:`singleton_list`, :func:`append_to_list`,
 :func:`extend_list`, :func:`constant_pair_value`.
@@ -59,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 
 from .aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
 from .checkpoint import lineage_depth, process_is_alive, verify_checkpoint_dir
+from .conf_parsing import parse_boolean
 from .executor.serializer import dumps_closure
 from .logs import install_default_handler
 from .nodes.base import LineageNode, Partition
@@ -87,6 +93,7 @@ __all__ = [
     "install_default_handler",
     "lineage_depth",
     "lineage_of",
+    "parse_boolean",
     "process_is_alive",
     "rdd_of",
     "set_checkpoint_run_dir",

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rdd.conf_parsing import parse_boolean
+from rdd.engine_api import parse_boolean
 
 __all__ = ["CONNECT_TIMEOUT_MS", "KafkaConfig", "parse_kafka_params"]
 

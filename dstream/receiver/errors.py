@@ -20,7 +20,7 @@ Every message names the rule, the offending value and the fix, at the raise site
 from __future__ import annotations
 
 from dstream.errors import StreamingError
-from rdd.errors import ConfigError
+from rdd import ConfigError
 
 __all__ = ["BlockLostError", "ReceiverConfigError", "ReceiverError", "ReceiverStateError"]
 

@@ -40,8 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from dstream.receiver.errors import ReceiverConfigError
-from rdd.conf import SparkConf
-from rdd.errors import ConfigError
+from rdd import ConfigError, SparkConf
 
 __all__ = ["ReceiverSettings"]
 

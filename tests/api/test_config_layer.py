@@ -16,9 +16,6 @@ other module and fails on the shapes that hand-written parsing takes:
 * ``master``: a master URL compared or matched outside ``rdd/master.py`` (``"local["``,
   ``startswith("local")``).
 
-:data:`NOT_YET_SWITCHED` lists the modules that still read settings by hand because
-another change owns them; each entry must still have a finding (so the list only
-shrinks: remove an entry when its module switches to the getters).
 """
 
 from __future__ import annotations
@@ -33,19 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: The configuration layer itself.
 OWNERS = {"rdd/conf.py", "rdd/conf_parsing.py", "rdd/master.py"}
-
-#: Modules whose settings reads are switched to the getters by the change that owns them
-#: (the StreamingEngine work): module -> the reads still done by hand there.
-NOT_YET_SWITCHED = {
-    # _conf_get(sc, key) reads sc._conf; spark.streaming.unpersist and
-    # stopGracefullyOnShutdown are compared with "false"/"true" (-> getBoolean),
-    # gracefulStopTimeout is int() of the text (-> getTimeAsMs)
-    "dstream/context.py": {"boolean", "helper", "private conf"},
-    # ReceiverSettings.from_conf(getattr(self._sc, "_conf", None)) (-> sc.getConf())
-    "dstream/context_inputs.py": {"private conf"},
-    # conf = self.sc._conf for the saved settings (-> sc.getConf().getAll())
-    "dstream/checkpoint/checkpointer.py": {"private conf"},
-}
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no"}
 _UNITS = {"us", "ms", "s", "m", "min", "h", "d", "b", "k", "kb", "m", "mb", "g", "gb", "t", "tb",
@@ -124,22 +108,13 @@ def modules() -> list[str]:
 def test_no_module_parses_settings_by_hand() -> None:
     bad = []
     for module in modules():
-        if module in OWNERS or module in NOT_YET_SWITCHED:
+        if module in OWNERS:
             continue
         for line, rule in findings(Path(module), (ROOT / module).read_text()):
             bad.append(f"{module}:{line}: {rule}")
     assert not bad, ("read settings with SparkConf's typed getters (sc.getConf().getInt, "
                      "getBoolean, getTimeAsMs, getSizeAsBytes, ...) and the master with "
                      "rdd.master.Master:\n" + "\n".join(bad))
-
-
-@pytest.mark.parametrize("module", sorted(NOT_YET_SWITCHED))
-def test_the_exclusions_are_still_needed(module: str) -> None:
-    path = ROOT / module
-    rules = {rule for _, rule in findings(Path(module), path.read_text())} if path.exists() else set()
-    assert rules == NOT_YET_SWITCHED[module], (
-        f"{module} now reads settings by hand only as {sorted(rules)}: shrink its entry in "
-        "NOT_YET_SWITCHED (remove it when empty)")
 
 
 @pytest.mark.parametrize(("source", "rule"), [
