@@ -29,6 +29,11 @@ from typing import Any
 
 from dstream.errors import StreamingStateError
 
+# The longest a wait here blocks at a time. Python runs signal handlers on the main thread
+# only when it returns to the interpreter, and a signal the kernel delivered to another
+# thread does not wake a main thread blocked on a lock.
+_SIGNAL_POLL_S = 0.2
+
 __all__ = ["State", "TerminationWaiter", "activate", "deactivate", "get_active"]
 
 
@@ -130,12 +135,14 @@ class TerminationWaiter:
         with self._cond:
             while self._error is None and not self._stopped:
                 if deadline is None:
-                    self._cond.wait()
+                    # Bounded, so a Ctrl-C or SIGTERM that the kernel delivered to another
+                    # thread still gets its handler run on this (main) thread promptly.
+                    self._cond.wait(_SIGNAL_POLL_S)
                 else:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         return False
-                    self._cond.wait(remaining)
+                    self._cond.wait(min(remaining, _SIGNAL_POLL_S))
             if self._error is not None:
                 raise self._error.with_traceback(self._error_tb)
             return True

@@ -27,6 +27,12 @@ from .tracking import BlockLocations, MapOutputTracker
 
 #: An event that only wakes the thread waiting for its job's events (to see a cancellation).
 _WAKE = object()
+# How long the job's thread blocks for an event before looking again. Python runs a
+# signal handler on the main thread only once that thread returns to the interpreter,
+# and a signal the kernel delivered to another thread (the pool's reader, say) does not
+# wake a main thread blocked on a lock: without a bound, Ctrl-C or SIGTERM during a job
+# whose tasks run long would wait for the job to end.
+_EVENT_POLL_S = 0.2
 
 
 class _Ticket:
@@ -114,7 +120,10 @@ class JobRunner:
                     "rdd.localCheckpoint(), followed by an action.") from exc
             outcome = self._perform(ticket, actions)
             while outcome is None and ticket.reason is None:
-                event = self.events.get()
+                try:
+                    event = self.events.get(timeout=_EVENT_POLL_S)
+                except queue.Empty:
+                    continue
                 if event is not _WAKE:
                     outcome = self._perform(ticket, self.scheduler.handle(event))
         except Exception as exc:
