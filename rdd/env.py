@@ -14,13 +14,14 @@ import os
 from . import accumulators
 from .cleaner import ContextCleaner
 from .conf import SparkConf, parse_master
-from .executor import environment
-from .executor.environment import ExecutorEnv
 from .executor.inline import InlineBackend
 from .executor.process_pool import ProcessPoolBackend
 from .executor.task_runner import CLOSURE_CACHE_KEY, closure_cache_bytes
 from .local_dir import LocalDir
+from .runtime import environment
+from .runtime.environment import ExecutorEnv
 from .scheduler.runner import JobRunner
+from .shuffle.store import FileShuffleStore, MemoryShuffleStore
 from .storage import block_manager
 from .storage.block_manager import BlockManager
 
@@ -40,7 +41,8 @@ class Env:
                              "worker, the default) or 'fork' (fork the driver)")
         self._dir = LocalDir(conf.get("spark.local.dir") or None)
         self.local_dir = self._dir.path
-        self.driver_env = ExecutorEnv("driver", self.local_dir, in_memory_shuffle=self.num_workers == 0)
+        store = MemoryShuffleStore() if self.num_workers == 0 else FileShuffleStore(self.local_dir)
+        self.driver_env = ExecutorEnv("driver", self.local_dir, store)
         environment.install(self.driver_env)
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
         self.cleaner = ContextCleaner()

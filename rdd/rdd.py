@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Iterator, Ty
 from .actions import RDDActions
 from .aggregator import Aggregator
 from .errors import DriverOnlyError
-from .executor.serializer import RDD_ON_WORKER
+from .nodes import fusion
 from .nodes.base import LineageNode, ShuffleDependency
 from .nodes.checkpointed import CheckpointedNode
 from .nodes.narrow import (CartesianNode, CoalescedNode, MapPartitionsNode, PartitionerAwareUnionNode, UnionNode,
@@ -24,8 +24,8 @@ from .nodes.shuffled import ShuffledNode
 from .numeric import DoubleRDDFunctions
 from .ordered import OrderedRDDFunctions
 from .pair import PairRDDFunctions
-from .shuffle import fusion
 from .partitioner import Partitioner
+from .serialization.serializer import RDD_ON_WORKER
 from .storage.level import StorageLevel
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Callable
 
 from rdd.errors import DriverOnlyError, SerializationError
-from rdd.executor.serializer import dumps_closure
+from rdd.serialization.serializer import dumps_closure
 
 from dstream.checkpoint.files import KEEP, write_checkpoint, write_graph
 from dstream.errors import StreamingStateError

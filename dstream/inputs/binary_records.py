@@ -22,7 +22,7 @@ from rdd.nodes.base import LineageNode, Partition
 from dstream.errors import StreamingError
 
 if TYPE_CHECKING:
-    from rdd.scheduler.task_context import TaskContext
+    from rdd.runtime.task_context import TaskContext
 
 __all__ = ["SPLIT_BYTES", "BinaryRecordsNode", "RecordLengthError", "check_record_file"]
 

@@ -34,7 +34,7 @@ from dstream.receiver.errors import BlockLostError
 from dstream.wal.log import RecordHandle
 
 if TYPE_CHECKING:
-    from rdd.scheduler.task_context import TaskContext
+    from rdd.runtime.task_context import TaskContext
 
 __all__ = ["BlockNode", "usable_blocks"]
 

@@ -45,7 +45,7 @@ from dstream.kafka.structs import KafkaMessageAndMetadata, OffsetRange, decode_f
 
 if TYPE_CHECKING:
     from rdd import SparkContext
-    from rdd.scheduler.task_context import TaskContext
+    from rdd.runtime.task_context import TaskContext
 
 __all__ = ["KafkaPartition", "KafkaRDD", "KafkaRDDNode", "ReadSettings", "read_range", "read_settings"]
 

@@ -11,33 +11,9 @@ come (the scheduler ignores events of a job that is over).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
-from ..scheduler.task import TaskFailure, TaskResult, TaskSpec
-
-
-@dataclass(frozen=True)
-class TaskFinished:
-    spec: TaskSpec
-    result: TaskResult
-
-
-@dataclass(frozen=True)
-class TaskFailed:
-    spec: TaskSpec
-    failure: TaskFailure
-
-
-@dataclass(frozen=True)
-class ExecutorLost:
-    executor_id: str
-    reason: str
-    tasks: tuple[TaskSpec, ...]
-
-
-BackendEvent = TaskFinished | TaskFailed | ExecutorLost
-EventSink = Callable[[BackendEvent], None]
+from ..scheduler.task import TaskSpec
 
 
 class ExecutorBackend(Protocol):

@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import BrokenExecutorError, FetchFailedError, RemoteTraceback
-from ..executor.backend import ExecutorLost, TaskFailed, TaskFinished
-from ..executor.serializer import digest_of, dumps_closure, dumps_data
 from ..nodes.base import LineageNode, Partition, ShuffleDependency, walk_narrow
+from ..serialization.serializer import digest_of, dumps_closure, dumps_data
+from ..shuffle.writer import ShuffleWriteSpec
 from ..storage.block_manager import rdd_block_id
-from .task import ShuffleWriteSpec, TaskSpec
+from .events import ExecutorLost, TaskFailed, TaskFinished
+from .task import TaskSpec
 from .tracking import BlockLocations, MapOutputTracker
 
 MAX_TASK_ATTEMPTS = 4
