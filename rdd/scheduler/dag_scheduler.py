@@ -149,6 +149,9 @@ class DAGScheduler:
         return self._submit_stage(job, final)
 
     def _submit_stage(self, job: _Job, stage: Stage) -> list[Action]:
+        # A map stage kept from an earlier job (on its ShuffleDependency) is known again
+        # here, whatever the path that reached it: events of its tasks are matched by id.
+        self._stage_by_id[stage.id] = stage
         if stage in job.running or stage in job.waiting:
             return []
         missing = [p for p in stage.parents if not self.tracker.is_available(p.shuffle_dep.shuffle_id)]
