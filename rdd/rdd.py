@@ -40,8 +40,8 @@ T_co = TypeVar("T_co", covariant=True)
 U = TypeVar("U")
 
 
-class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions, OrderedRDDFunctions,
-          DoubleRDDFunctions, Generic[T_co]):
+class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
+          OrderedRDDFunctions, DoubleRDDFunctions, Generic[T_co]):
     """A Resilient Distributed Dataset: an immutable, partitioned collection with lineage.
 
     Create RDDs with a :class:`SparkContext` (``parallelize``, ``textFile``...), derive

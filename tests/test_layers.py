@@ -312,7 +312,8 @@ def test_machinery_finds_cycles_through_function_and_type_only_imports(tmp_path:
         "low/__init__.py": "",
         "low/a.py": "def f():\n    from ..high import b\n",
         "high/__init__.py": "",
-        "high/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..mid import c\n",
+        "high/b.py": ("from typing import TYPE_CHECKING\n"
+                      "if TYPE_CHECKING:\n    from ..mid import c\n"),
         "mid.py": "from .low import a\n",
         "leaf.py": "import os\n",
     })

@@ -36,7 +36,6 @@ from rdd.runtime.environment import ExecutorEnv
 from rdd.runtime.task_context import TaskContext
 from rdd.scheduler.dag_scheduler import DAGScheduler, SubmitTask
 from rdd.scheduler.events import BackendEvent, ExecutorLost, TaskFailed, TaskFinished
-from rdd.scheduler.task import TaskSpec
 from rdd.scheduler.tracking import BlockLocations, MapOutputTracker
 from rdd.shuffle.store import MemoryShuffleStore
 from rdd.storage import block_manager
@@ -141,7 +140,8 @@ class Harness:
 
 
 def nodes(num_partitions: int, per_partition: int = 3) -> ParallelCollectionNode:
-    slices = [list(range(p * per_partition, (p + 1) * per_partition)) for p in range(num_partitions)]
+    slices = [list(range(p * per_partition, (p + 1) * per_partition))
+              for p in range(num_partitions)]
     return ParallelCollectionNode(slices)
 
 
@@ -265,7 +265,8 @@ def test_removed_blocks_are_gone(harness: Harness, level: StorageLevel) -> None:
         found = {}
         for event in harness.run(tasks):
             assert isinstance(event, TaskFinished), event
-            block_id = next(b for b, t in zip(holders, tasks) if t.spec.task_id == event.spec.task_id)
+            block_id = next(b for b, t in zip(holders, tasks)
+                            if t.spec.task_id == event.spec.task_id)
             assert event.result.executor_id == holders[block_id]
             found[block_id] = event.result.value
         return found

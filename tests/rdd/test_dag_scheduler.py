@@ -16,7 +16,6 @@ import pickle
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Iterator
 
-import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -221,7 +220,8 @@ class SchedulerMachine(RuleBasedStateMachine):
         self.ends: Counter[int] = Counter()
         self.in_flight: list[TaskSpec] = []
         self.outputs: defaultdict[int, set[int]] = defaultdict(set)
-        self.stage_info: dict[str, tuple[int, ShuffleWriteSpec | None]] = {}  # digest: node id, map side
+        # digest: the stage's node id, and its map side (None for a result stage)
+        self.stage_info: dict[str, tuple[int, ShuffleWriteSpec | None]] = {}
         self.accepted: defaultdict[int, list[Any]] = defaultdict(list)  # partition: values merged
         self.executors = itertools.count()
 
@@ -337,7 +337,7 @@ class SchedulerMachine(RuleBasedStateMachine):
         if cause is not None and cause.job_id != self.job:
             assert actions == [], f"an event of job {cause.job_id}, over, produced {actions}"
         for action in actions:
-            assert self.job is not None and self.ends[self.job] == 0, f"{action} after the job ended"
+            assert self.job is not None and self.ends[self.job] == 0, f"{action} after the end"
             if isinstance(action, SubmitTask):
                 spec = action.spec
                 assert spec.job_id == self.job
