@@ -23,7 +23,7 @@ if _typing.TYPE_CHECKING:
                          KeyHashError, MissingConfigError, SerializationError, SparkError)
     from .partitioner import Partitioner, portable_hash
     from .rdd import RDD
-    from .scheduler.task_context import TaskContext
+    from .runtime.task_context import TaskContext
     from .statcounter import StatCounter
     from .storage.level import StorageLevel
 
@@ -49,7 +49,7 @@ _WHERE = {
     "SparkError": ".errors",
     "StatCounter": ".statcounter",
     "StorageLevel": ".storage.level",
-    "TaskContext": ".scheduler.task_context",
+    "TaskContext": ".runtime.task_context",
     "portable_hash": ".partitioner",
 }
 

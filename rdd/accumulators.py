@@ -12,7 +12,7 @@ import copy
 import threading
 from typing import Any, Generic, TypeVar
 
-from .scheduler.task_context import TaskContext
+from .runtime.task_context import TaskContext
 
 T = TypeVar("T")
 

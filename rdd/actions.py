@@ -1,10 +1,10 @@
-"""RDDActions: actions and the derived transformations of ``RDD`` (PySpark's names).
+"""RDDActions: the actions of ``RDD`` that return data to the driver (PySpark's names).
 
 Every action here submits its work through ``ctx._run_job(rdd, func, partitions)``
 (``docs/internals.md``): ``func`` runs on each partition's iterator in a task and
-returns one small result, and the driver merges those results. Transformations
-here (``sample``, ``distinct``, ``groupBy``, ``zipWithIndex`` ...) are compositions
-of ``mapPartitionsWithIndex`` and the key-value methods of ``rdd.pair``.
+returns one small result, and the driver merges those results. The output writers
+(``saveAs*``) are in ``rdd.output``, the transformations composed from other methods
+(``sample``, ``distinct``, ``groupBy``, ``zipWithIndex`` ...) in ``rdd.derived``.
 
 Functions shipped to tasks are module-level helpers bound with ``functools.partial``,
 never closures over ``self``: an ``RDD`` cannot be pickled, and module-level
@@ -17,29 +17,19 @@ when a worker runs several tasks with one unpickled function.
 
 from __future__ import annotations
 
-import bz2
 import copy
 import functools
-import gzip
 import heapq
 import itertools
 import math
-import os
-import pickle
 import random
-import shutil
 import sys
-import uuid
-import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import IO, TYPE_CHECKING, Any, TypeVar
-
-from rdd.partitioner import portable_hash
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from rdd.rdd import RDD
-    from rdd.resultiterable import ResultIterable
 
 __all__ = ["RDDActions"]
 
@@ -52,27 +42,15 @@ K = TypeVar("K", bound=Hashable)
 # computes more partitions than needed.
 _TAKE_SCALE_UP_FACTOR = 4
 
-# saveAsPickleFile(batchSize=0): grow the batch until a pickled batch is about this
-# big. Big enough to amortise per-frame overhead, small enough to bound memory.
-_AUTO_BATCH_TARGET_BYTES = 64 * 1024
-
 # takeSample(): the largest sample that can be requested; the headroom keeps the
 # oversampling arithmetic (num + 10 standard deviations) inside sys.maxsize.
 _MAX_SAMPLE_SIZE = sys.maxsize - int(10.0 * math.sqrt(sys.maxsize))
 
-# Hadoop codec class names accepted by saveAsTextFile -> part file suffix.
-_TEXT_CODECS = {
-    "org.apache.hadoop.io.compress.GzipCodec": ".gz",
-    "org.apache.hadoop.io.compress.BZip2Codec": ".bz2",
-    "org.apache.hadoop.io.compress.DefaultCodec": ".deflate",
-    "org.apache.hadoop.io.compress.DeflateCodec": ".deflate",
-}
-
-
 # --- per-partition helpers shipped to tasks ------------------------------------------
 
 
-def _count_partition(iterator: Iterable[Any]) -> int:
+def count_partition(iterator: Iterable[Any]) -> int:
+    """The number of elements of one partition (``count``, ``zipWithIndex``)."""
     return sum(1 for _ in iterator)
 
 
@@ -159,79 +137,6 @@ def _merge_present(
     return (f(a[0], b[0]), True)  # type: ignore[arg-type]
 
 
-def _pair_with_none(value: T) -> tuple[T, None]:
-    return (value, None)
-
-
-def _pair_with_true(value: T) -> tuple[T, bool]:
-    return (value, True)
-
-
-def _keep_first(a: T, _b: T) -> T:
-    return a
-
-
-def _key_of(pair: tuple[K, Any]) -> K:
-    return pair[0]
-
-
-def _in_both(record: tuple[Any, tuple[ResultIterable[Any], ResultIterable[Any]]]) -> bool:
-    mine, theirs = record[1]
-    return len(mine) > 0 and len(theirs) > 0
-
-
-def _key_by(f: Callable[[T], K], value: T) -> tuple[K, T]:
-    return (f(value), value)
-
-
-def _index_partition(
-    starts: list[int], split: int, iterator: Iterable[T]
-) -> Iterator[tuple[T, int]]:
-    for index, value in enumerate(iterator, starts[split]):
-        yield value, index
-
-
-def _unique_id_partition(
-    num_partitions: int, split: int, iterator: Iterable[T]
-) -> Iterator[tuple[T, int]]:
-    for position, value in enumerate(iterator):
-        yield value, position * num_partitions + split
-
-
-def _poisson(rng: random.Random, mean: float) -> int:
-    """Draw from Poisson(mean) by multiplying uniforms (Knuth).
-
-    ``exp(-mean)`` underflows for large means, so the mean is split into chunks of at
-    most 500 (a sum of independent Poissons is Poisson).
-    """
-    count = 0
-    while mean > 0:
-        step = min(mean, 500.0)
-        mean -= step
-        limit = math.exp(-step)
-        product = rng.random()
-        while product > limit:
-            count += 1
-            product *= rng.random()
-    return count
-
-
-def _sample_partition(
-    with_replacement: bool, fraction: float, seed: int, split: int, iterator: Iterable[T]
-) -> Iterator[T]:
-    # A str seed is hashed with SHA-512 by random.Random, so the stream depends on
-    # (seed, split) only: the same in every process and on every recomputation.
-    rng = random.Random(f"{seed}:{split}")
-    if with_replacement:
-        for value in iterator:
-            for _ in range(_poisson(rng, fraction)):
-                yield value
-    else:
-        for value in iterator:
-            if rng.random() < fraction:
-                yield value
-
-
 def _sample_fraction(num: int, total: int, with_replacement: bool) -> float:
     """Sampling fraction that yields at least ``num`` of ``total`` rows with high probability.
 
@@ -247,133 +152,8 @@ def _sample_fraction(num: int, total: int, with_replacement: bool) -> float:
     return min(1.0, fraction + gamma + math.sqrt(gamma * gamma + 2 * gamma * fraction))
 
 
-# --- saving ----------------------------------------------------------------------------
-
-
-class _DeflateWriter:
-    """A minimal binary writer producing a zlib stream (Hadoop's DefaultCodec)."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self._raw = raw
-        self._compressor = zlib.compressobj()
-
-    def write(self, data: bytes) -> None:
-        self._raw.write(self._compressor.compress(data))
-
-    def close(self) -> None:
-        self._raw.write(self._compressor.flush())
-        self._raw.close()
-
-
-class _GzipWriter:
-    """gzip without a file name in the header (gzip.open would record the temp name)."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self._raw = raw
-        self._gzip = gzip.GzipFile(filename="", mode="wb", fileobj=raw)
-
-    def write(self, data: bytes) -> None:
-        self._gzip.write(data)
-
-    def close(self) -> None:
-        self._gzip.close()  # does not close a fileobj it was given
-        self._raw.close()
-
-
-def _open_part(path: str, suffix: str) -> Any:
-    if suffix == ".gz":
-        return _GzipWriter(open(path, "wb"))
-    if suffix == ".bz2":
-        return bz2.open(path, "wb")
-    if suffix == ".deflate":
-        return _DeflateWriter(open(path, "wb"))
-    return open(path, "wb", buffering=1024 * 1024)
-
-
-def _write_part(
-    out_dir: str,
-    suffix: str,
-    encode: Callable[[Iterator[Any]], Iterator[bytes]],
-    split: int,
-    iterator: Iterable[Any],
-) -> Iterator[int]:
-    """Write one partition to ``part-NNNNN``; yields the number of bytes written.
-
-    The data goes to a hidden temporary file first and is renamed into place, so a
-    reader never sees a half-written part, and a retried task simply replaces it.
-    """
-    name = f"part-{split:05d}{suffix}"
-    tmp = os.path.join(out_dir, f".{name}.{uuid.uuid4().hex}.tmp")
-    written = 0
-    try:
-        out = _open_part(tmp, suffix)
-        try:
-            for chunk in encode(iter(iterator)):
-                out.write(chunk)
-                written += len(chunk)
-        finally:
-            out.close()
-        os.replace(tmp, os.path.join(out_dir, name))
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    yield written
-
-
-def _encode_text(iterator: Iterator[Any]) -> Iterator[bytes]:
-    for record in iterator:
-        # bytes are written as they are (PySpark does the same); all else via str().
-        line = record if isinstance(record, bytes) else str(record).encode("utf-8")
-        yield line + b"\n"
-
-
-def _encode_pickle_batches(batch_size: int, iterator: Iterator[Any]) -> Iterator[bytes]:
-    if batch_size > 0:
-        while batch := list(itertools.islice(iterator, batch_size)):
-            yield pickle.dumps(batch, protocol=5)
-        return
-    # batchSize=0: adaptive, grow while frames stay small, shrink when they get huge.
-    size = 1
-    while batch := list(itertools.islice(iterator, size)):
-        frame = pickle.dumps(batch, protocol=5)
-        yield frame
-        if len(frame) < _AUTO_BATCH_TARGET_BYTES:
-            size *= 2
-        elif len(frame) > 10 * _AUTO_BATCH_TARGET_BYTES and size > 1:
-            size //= 2
-
-
-def _local_path(path: str | os.PathLike[str]) -> str:
-    text = os.fspath(path)
-    if text.startswith("file://"):
-        text = text[len("file://") :]
-    elif text.startswith("file:"):
-        text = text[len("file:") :]
-    return os.path.abspath(text)
-
-
-def _claim_output_dir(out_dir: str) -> None:
-    # Like Hadoop's output-spec check: never write into (or over) existing output.
-    try:
-        os.makedirs(os.path.dirname(out_dir), exist_ok=True)
-        os.mkdir(out_dir)
-    except FileExistsError:
-        raise FileExistsError(
-            f"Output directory file:{out_dir} already exists; "
-            f"saving never overwrites: remove it or choose another path"
-        ) from None
-
-
-def _drain(iterator: Iterable[Any]) -> None:
-    for _ in iterator:
-        pass
-
-
 class RDDActions:
-    """Actions and derived transformations of ``RDD``.
+    """Actions of ``RDD``.
 
     Mixed into :class:`rdd.rdd.RDD`; not meant to be used on its own.
     """
@@ -400,7 +180,7 @@ class RDDActions:
         >>> sc.parallelize([2, 3, 4]).count()
         3
         """
-        return sum(self.ctx._run_job(self, _count_partition))
+        return sum(self.ctx._run_job(self, count_partition))
 
     def take(self: RDD[T], num: int) -> list[T]:
         """Return the first ``num`` elements of the RDD.
@@ -844,261 +624,3 @@ class RDDActions:
             for value, n in part.items():
                 counts[value] += n
         return counts
-
-    # --- saving ------------------------------------------------------------------------------
-
-    def saveAsTextFile(
-        self: RDD[Any], path: str, compressionCodecClass: str | None = None
-    ) -> None:
-        """Save the RDD as a directory of text files, one line per element.
-
-        Writes ``part-00000``, ``part-00001`` ... (one per partition; each line is
-        ``str(element)`` in UTF-8, bytes elements as they are) and an empty
-        ``_SUCCESS`` once every part is written.
-
-        Parameters
-        ----------
-        path : str
-            Output directory (a local path or a ``file:`` URI); must not exist.
-        compressionCodecClass : str, optional
-            A Hadoop codec class name: ``org.apache.hadoop.io.compress.GzipCodec``
-            (``.gz``), ``...BZip2Codec`` (``.bz2``) or ``...DefaultCodec`` /
-            ``...DeflateCodec`` (``.deflate``, a zlib stream).
-
-        Raises
-        ------
-        FileExistsError
-            If ``path`` already exists.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> out = os.path.join(tempfile.mkdtemp(), "out")
-        >>> sc.parallelize(["a", "b"], 2).saveAsTextFile(out)
-        >>> sorted(os.listdir(out))
-        ['_SUCCESS', 'part-00000', 'part-00001']
-        """
-        suffix = ""
-        if compressionCodecClass is not None:
-            suffix = _TEXT_CODECS.get(compressionCodecClass, "")
-            if not suffix:
-                supported = ", ".join(sorted(_TEXT_CODECS))
-                raise ValueError(
-                    f"unsupported compressionCodecClass {compressionCodecClass!r}; "
-                    f"use one of {supported}, or None for plain text"
-                )
-        self._save_parts(path, suffix, _encode_text)
-
-    def saveAsPickleFile(self: RDD[Any], path: str, batchSize: int = 10) -> None:
-        """Save the RDD as a directory of pickle files, readable by ``sc.pickleFile``.
-
-        Each ``part-NNNNN`` is a sequence of ``pickle`` frames (protocol 5), each a
-        list of up to ``batchSize`` elements.
-
-        Parameters
-        ----------
-        path : str
-            Output directory (a local path or a ``file:`` URI); must not exist.
-        batchSize : int, default 10
-            Elements per pickled list; 0 picks the size automatically.
-
-        Raises
-        ------
-        FileExistsError
-            If ``path`` already exists.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> out = os.path.join(tempfile.mkdtemp(), "out")
-        >>> sc.parallelize(range(10), 2).saveAsPickleFile(out, 3)
-        >>> sorted(sc.pickleFile(out).collect())
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
-        """
-        if not isinstance(batchSize, int) or batchSize < 0:
-            raise ValueError(
-                f"batchSize must be a non-negative int (0 means automatic), got {batchSize!r}"
-            )
-        self._save_parts(path, "", functools.partial(_encode_pickle_batches, batchSize))
-
-    def _save_parts(
-        self: RDD[Any],
-        path: str,
-        suffix: str,
-        encode: Callable[[Iterator[Any]], Iterator[bytes]],
-    ) -> None:
-        out_dir = _local_path(path)
-        _claim_output_dir(out_dir)
-        writer = functools.partial(_write_part, out_dir, suffix, encode)
-        try:
-            self.ctx._run_job(self.mapPartitionsWithIndex(writer), _drain)
-        except BaseException:
-            # The directory is ours and incomplete; removing it lets the call be
-            # retried as is instead of failing on "already exists".
-            shutil.rmtree(out_dir, ignore_errors=True)
-            raise
-        with open(os.path.join(out_dir, "_SUCCESS"), "wb"):
-            pass
-
-    # --- derived transformations -----------------------------------------------------------
-
-    def sample(
-        self: RDD[T], withReplacement: bool, fraction: float, seed: int | None = None
-    ) -> RDD[T]:
-        """Return a random sample of the elements.
-
-        Without replacement each element is kept with probability ``fraction``;
-        with replacement each element appears a Poisson(``fraction``) number of
-        times. The size of the result is therefore only about ``fraction`` times the
-        size of this RDD; use :meth:`takeSample` for an exact count.
-
-        Parameters
-        ----------
-        withReplacement : bool
-            Whether elements may appear more than once.
-        fraction : float
-            Expected fraction of elements kept (without replacement, in [0, 1]) or
-            expected times each element is chosen (with replacement, >= 0).
-        seed : int, optional
-            Seed; the same seed gives the same sample. Without one, a seed is drawn
-            now, so recomputing the RDD still gives the same sample.
-
-        Returns
-        -------
-        RDD
-            The sampled elements, in their original order.
-
-        Examples
-        --------
-        >>> rdd = sc.parallelize(range(100), 4)
-        >>> 6 <= rdd.sample(False, 0.1, 81).count() <= 14
-        True
-        """
-        if not fraction >= 0:  # also rejects NaN
-            raise ValueError(f"Fraction must be nonnegative, got fraction={fraction!r}.")
-        if seed is None:
-            seed = random.randint(0, 2**32 - 1)
-        sampler = functools.partial(_sample_partition, bool(withReplacement), float(fraction), seed)
-        return self.mapPartitionsWithIndex(sampler, preservesPartitioning=True)
-
-    def distinct(self: RDD[T], numPartitions: int | None = None) -> RDD[T]:
-        """Return the distinct elements (shuffles; the order is not kept).
-
-        Parameters
-        ----------
-        numPartitions : int, optional
-            Number of result partitions.
-
-        Examples
-        --------
-        >>> sorted(sc.parallelize([1, 1, 2, 3]).distinct().collect())
-        [1, 2, 3]
-        """
-        pairs = self.map(_pair_with_none)
-        return pairs.reduceByKey(_keep_first, numPartitions).map(_key_of)
-
-    def intersection(self: RDD[T], other: RDD[T]) -> RDD[T]:
-        """Return the distinct elements present in both RDDs (shuffles).
-
-        Examples
-        --------
-        >>> rdd1 = sc.parallelize([1, 10, 2, 3, 4, 5])
-        >>> rdd2 = sc.parallelize([1, 6, 2, 3, 7, 8])
-        >>> sorted(rdd1.intersection(rdd2).collect())
-        [1, 2, 3]
-        """
-        mine = self.map(_pair_with_none)
-        theirs = other.map(_pair_with_none)
-        return mine.cogroup(theirs).filter(_in_both).map(_key_of)
-
-    def subtract(self: RDD[T], other: RDD[Any], numPartitions: int | None = None) -> RDD[T]:
-        """Return the elements of this RDD that are not in ``other`` (duplicates kept).
-
-        Parameters
-        ----------
-        other : RDD
-            Elements to remove.
-        numPartitions : int, optional
-            Number of result partitions.
-
-        Examples
-        --------
-        >>> x = sc.parallelize([("a", 1), ("b", 4), ("b", 5), ("a", 3)])
-        >>> y = sc.parallelize([("a", 3), ("c", None)])
-        >>> sorted(x.subtract(y).collect())
-        [('a', 1), ('b', 4), ('b', 5)]
-        """
-        mine = self.map(_pair_with_true)
-        theirs = other.map(_pair_with_true)
-        return mine.subtractByKey(theirs, numPartitions).map(_key_of)
-
-    def keyBy(self: RDD[T], f: Callable[[T], K]) -> RDD[tuple[K, T]]:
-        """Return ``(f(x), x)`` for every element ``x``.
-
-        Examples
-        --------
-        >>> sc.parallelize(range(3)).keyBy(lambda x: x * x).collect()
-        [(0, 0), (1, 1), (4, 2)]
-        """
-        return self.map(functools.partial(_key_by, f))
-
-    def groupBy(
-        self: RDD[T],
-        f: Callable[[T], K],
-        numPartitions: int | None = None,
-        partitionFunc: Callable[[K], int] = portable_hash,
-    ) -> RDD[tuple[K, ResultIterable[T]]]:
-        """Group the elements by ``f(element)``.
-
-        Parameters
-        ----------
-        f : callable
-            Computes the group key of an element.
-        numPartitions : int, optional
-            Number of result partitions.
-        partitionFunc : callable, default portable_hash
-            Key hash used to place keys.
-
-        Returns
-        -------
-        RDD
-            ``(key, ResultIterable of elements)``.
-
-        Examples
-        --------
-        >>> rdd = sc.parallelize([1, 1, 2, 3, 5, 8])
-        >>> sorted((k, sorted(v)) for k, v in rdd.groupBy(lambda x: x % 2).collect())
-        [(0, [2, 8]), (1, [1, 1, 3, 5])]
-        """
-        return self.keyBy(f).groupByKey(numPartitions, partitionFunc)
-
-    def zipWithIndex(self: RDD[T]) -> RDD[tuple[T, int]]:
-        """Pair each element with its index: ``(element, index)``.
-
-        The index follows partition order, then order within a partition. With more
-        than one partition this runs a job first, to count each partition.
-
-        Examples
-        --------
-        >>> sc.parallelize(["a", "b", "c", "d"], 3).zipWithIndex().collect()
-        [('a', 0), ('b', 1), ('c', 2), ('d', 3)]
-        """
-        starts = [0]
-        if self.getNumPartitions() > 1:
-            counts = self.ctx._run_job(self, _count_partition)
-            starts.extend(itertools.accumulate(counts[:-1]))
-        return self.mapPartitionsWithIndex(functools.partial(_index_partition, starts))
-
-    def zipWithUniqueId(self: RDD[T]) -> RDD[tuple[T, int]]:
-        """Pair each element with a unique id, without running a job.
-
-        The k-th element of partition p gets ``k * n + p`` for ``n`` partitions, so
-        ids are unique but may have gaps.
-
-        Examples
-        --------
-        >>> sc.parallelize(["a", "b", "c", "d", "e"], 3).zipWithUniqueId().collect()
-        [('a', 0), ('b', 1), ('c', 4), ('d', 2), ('e', 5)]
-        """
-        n = self.getNumPartitions()
-        return self.mapPartitionsWithIndex(functools.partial(_unique_id_partition, n))

@@ -96,7 +96,7 @@ def constant_pair_value(fn: Callable) -> int | None:
 
     Read from the bytecode, so only a function whose whole body is that tuple qualifies
     (no closures, defaults or side effects). Used to fuse ``map(lambda x: (x, c))``
-    followed by a ``+``-reduction into one C-level count (see ``shuffle.fusion``).
+    followed by a ``+``-reduction into one C-level count (see ``nodes.fusion``).
     """
     code = getattr(fn, "__code__", None)
     if code is None or getattr(fn, "__defaults__", None):

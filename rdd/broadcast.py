@@ -12,7 +12,7 @@ import pickle
 import threading
 from typing import Any, Generic, TypeVar
 
-from .executor.serializer import dumps_data
+from .serialization.serializer import dumps_data
 
 T = TypeVar("T")
 

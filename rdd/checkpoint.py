@@ -30,9 +30,9 @@ import shutil
 from typing import Any, Callable, Collection, Iterator
 
 from .errors import CheckpointError
-from .executor.serializer import dumps_data
 from .nodes.base import LineageNode
 from .nodes.checkpointed import CheckpointedNode, part_file
+from .serialization.serializer import dumps_data
 
 _BATCH = 1024
 MANIFEST = "_manifest"
@@ -86,7 +86,7 @@ def lineage_depth(node: LineageNode) -> int:
 def write_partition(directory: str) -> Callable[[Iterator[Any]], int]:
     """The task function writing one part file; it returns the file's size in bytes."""
     def write(records: Iterator[Any]) -> int:
-        from .scheduler.task_context import TaskContext
+        from .runtime.task_context import TaskContext
         tctx: TaskContext | None = TaskContext.get()
         index = tctx.partitionId() if tctx is not None else 0
         path = part_file(directory, index)

@@ -22,13 +22,13 @@ from .broadcast import Broadcast
 from .conf import SparkConf
 from .env import Env
 from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
-from .executor.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
 from .logs import LIBRARY_LOGGERS, level_of
 from .master import DEFAULT_MASTER, Master
 from .nodes.files import (PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files,
                           plan_splits)
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
 from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
+from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
 
 if TYPE_CHECKING:
     from .rdd import RDD

@@ -14,14 +14,15 @@ import os
 from . import accumulators
 from .cleaner import ContextCleaner
 from .conf import SparkConf
-from .executor import environment
-from .executor.environment import ExecutorEnv
 from .executor.inline import InlineBackend
 from .executor.process_pool import ProcessPoolBackend
 from .executor.task_runner import CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES
 from .local_dir import LocalDir
 from .master import Master
+from .runtime import environment
+from .runtime.environment import ExecutorEnv
 from .scheduler.runner import JobRunner
+from .shuffle.store import FileShuffleStore, MemoryShuffleStore
 from .storage import block_manager
 from .storage.block_manager import BlockManager
 
@@ -44,7 +45,8 @@ class Env:
                     if k.startswith("spark.executorEnv.")}
         self._dir = LocalDir(conf.get("spark.local.dir") or None)
         self.local_dir = self._dir.path
-        self.driver_env = ExecutorEnv("driver", self.local_dir, in_memory_shuffle=self.num_workers == 0)
+        store = MemoryShuffleStore() if self.num_workers == 0 else FileShuffleStore(self.local_dir)
+        self.driver_env = ExecutorEnv("driver", self.local_dir, store)
         environment.install(self.driver_env)
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
         self.cleaner = ContextCleaner()

@@ -3,7 +3,8 @@
 Everything here that moves data by key goes through :meth:`combineByKey` (or its
 sibling :meth:`partitionBy`), and both end in the engine's one shuffle funnel,
 ``RDD._shuffle(partitioner, aggregator, map_side_combine)`` (``docs/internals.md``).
-Joins and ``cogroup`` are built on ``groupByKey`` over tagged values (``rdd.join``).
+The joins, ``cogroup`` and ``subtractByKey`` are built on ``groupByKey`` over tagged
+values (``rdd.join``, which holds those methods).
 
 Partition count
     When ``numPartitions`` is ``None`` the result has ``ctx.defaultParallelism``
@@ -30,7 +31,6 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rdd import join as _join
 from rdd.aggregator import Aggregator, append_to_list, extend_list, identity_combiner, singleton_list
 from rdd.partitioner import Partitioner, portable_hash
 from rdd.resultiterable import ResultIterable
@@ -85,15 +85,6 @@ def _reduce_partition_to_dict(
 
 def _key_equals(key: Any, record: tuple[Any, Any]) -> bool:
     return bool(record[0] == key)
-
-
-def _only_in_first(record: tuple[Any, tuple[ResultIterable[Any], ResultIterable[Any]]]) -> bool:
-    mine, theirs = record[1]
-    return len(mine) > 0 and len(theirs) == 0
-
-
-def _first_group(groups: tuple[ResultIterable[V], ResultIterable[Any]]) -> ResultIterable[V]:
-    return groups[0]
 
 
 _key_of = operator.itemgetter(0)
@@ -452,194 +443,6 @@ class PairRDDFunctions:
         [2, 4]
         """
         return self.map(_value_of)
-
-    # --- joins and cogroup ------------------------------------------------------------
-
-    def join(
-        self: RDD[tuple[K, V]], other: RDD[tuple[K, W]], numPartitions: int | None = None
-    ) -> RDD[tuple[K, tuple[V, W]]]:
-        """Inner join by key: ``(k, (v, w))`` for every ``v`` and ``w`` sharing ``k``.
-
-        Parameters
-        ----------
-        other : RDD
-            The right side, a pair RDD.
-        numPartitions : int, optional
-            Number of result partitions; by default both sides' partitions combined.
-
-        Returns
-        -------
-        RDD
-            One pair per matching ``(v, w)``.
-
-        Examples
-        --------
-        >>> x = sc.parallelize([("a", 1), ("b", 4)])
-        >>> y = sc.parallelize([("a", 2), ("a", 3)])
-        >>> sorted(x.join(y).collect())
-        [('a', (1, 2)), ('a', (1, 3))]
-        """
-        return _join.python_join(self, other, numPartitions, _join.dispatch_join)
-
-    def leftOuterJoin(
-        self: RDD[tuple[K, V]], other: RDD[tuple[K, W]], numPartitions: int | None = None
-    ) -> RDD[tuple[K, tuple[V, W | None]]]:
-        """Left outer join by key; keys missing on the right get ``None``.
-
-        Parameters
-        ----------
-        other : RDD
-            The right side, a pair RDD.
-        numPartitions : int, optional
-            Number of result partitions.
-
-        Returns
-        -------
-        RDD
-            ``(k, (v, w))`` for matches and ``(k, (v, None))`` for left-only keys.
-
-        Examples
-        --------
-        >>> x = sc.parallelize([("a", 1), ("b", 4)])
-        >>> y = sc.parallelize([("a", 2)])
-        >>> sorted(x.leftOuterJoin(y).collect())
-        [('a', (1, 2)), ('b', (4, None))]
-        """
-        return _join.python_join(self, other, numPartitions, _join.dispatch_left_outer)
-
-    def rightOuterJoin(
-        self: RDD[tuple[K, V]], other: RDD[tuple[K, W]], numPartitions: int | None = None
-    ) -> RDD[tuple[K, tuple[V | None, W]]]:
-        """Right outer join by key; keys missing on the left get ``None``.
-
-        Parameters
-        ----------
-        other : RDD
-            The right side, a pair RDD.
-        numPartitions : int, optional
-            Number of result partitions.
-
-        Returns
-        -------
-        RDD
-            ``(k, (v, w))`` for matches and ``(k, (None, w))`` for right-only keys.
-
-        Examples
-        --------
-        >>> x = sc.parallelize([("a", 1), ("b", 4)])
-        >>> y = sc.parallelize([("a", 2)])
-        >>> sorted(y.rightOuterJoin(x).collect())
-        [('a', (2, 1)), ('b', (None, 4))]
-        """
-        return _join.python_join(self, other, numPartitions, _join.dispatch_right_outer)
-
-    def fullOuterJoin(
-        self: RDD[tuple[K, V]], other: RDD[tuple[K, W]], numPartitions: int | None = None
-    ) -> RDD[tuple[K, tuple[V | None, W | None]]]:
-        """Full outer join by key; a side missing a key gets ``None``.
-
-        Parameters
-        ----------
-        other : RDD
-            The right side, a pair RDD.
-        numPartitions : int, optional
-            Number of result partitions.
-
-        Returns
-        -------
-        RDD
-            ``(k, (v, w))`` for matches, ``(k, (v, None))`` and ``(k, (None, w))``
-            for one-sided keys.
-
-        Examples
-        --------
-        >>> x = sc.parallelize([("a", 1), ("b", 4)])
-        >>> y = sc.parallelize([("a", 2), ("c", 8)])
-        >>> sorted(x.fullOuterJoin(y).collect())
-        [('a', (1, 2)), ('b', (4, None)), ('c', (None, 8))]
-        """
-        return _join.python_join(self, other, numPartitions, _join.dispatch_full_outer)
-
-    def cogroup(
-        self: RDD[tuple[K, V]], other: RDD[tuple[K, W]], numPartitions: int | None = None
-    ) -> RDD[tuple[K, tuple[ResultIterable[V], ResultIterable[W]]]]:
-        """Group both RDDs by key: ``(k, (values in self, values in other))``.
-
-        Parameters
-        ----------
-        other : RDD
-            Another pair RDD.
-        numPartitions : int, optional
-            Number of result partitions.
-
-        Returns
-        -------
-        RDD
-            One record per key present in either RDD; a side without the key has an
-            empty ``ResultIterable``.
-
-        Examples
-        --------
-        >>> x = sc.parallelize([("a", 1), ("b", 4)])
-        >>> y = sc.parallelize([("a", 2)])
-        >>> [(k, tuple(map(list, v))) for k, v in sorted(x.cogroup(y).collect())]
-        [('a', ([1], [2])), ('b', ([4], []))]
-        """
-        return _join.python_cogroup([self, other], numPartitions)
-
-    def groupWith(
-        self: RDD[tuple[K, V]], other: RDD[tuple[K, Any]], *others: RDD[tuple[K, Any]]
-    ) -> RDD[tuple[K, tuple[ResultIterable[Any], ...]]]:
-        """Cogroup this RDD with one or more others (``cogroup`` for many inputs).
-
-        Parameters
-        ----------
-        other : RDD
-            A pair RDD.
-        *others : RDD
-            More pair RDDs.
-
-        Returns
-        -------
-        RDD
-            ``(k, (values in self, values in other, values in others[0], ...))``.
-
-        Examples
-        --------
-        >>> w = sc.parallelize([("a", 5), ("b", 6)])
-        >>> x = sc.parallelize([("a", 1), ("b", 4)])
-        >>> y = sc.parallelize([("a", 2)])
-        >>> [(k, tuple(map(list, v))) for k, v in sorted(w.groupWith(x, y).collect())]
-        [('a', ([5], [1], [2])), ('b', ([6], [4], []))]
-        """
-        return _join.python_cogroup([self, other, *others], None)
-
-    def subtractByKey(
-        self: RDD[tuple[K, V]], other: RDD[tuple[K, Any]], numPartitions: int | None = None
-    ) -> RDD[tuple[K, V]]:
-        """Return the pairs of this RDD whose key does not occur in ``other``.
-
-        Parameters
-        ----------
-        other : RDD
-            A pair RDD; only its keys matter.
-        numPartitions : int, optional
-            Number of result partitions.
-
-        Returns
-        -------
-        RDD
-            The remaining pairs, duplicates included.
-
-        Examples
-        --------
-        >>> x = sc.parallelize([("a", 1), ("b", 4), ("b", 5), ("a", 2)])
-        >>> y = sc.parallelize([("a", 3), ("c", None)])
-        >>> sorted(x.subtractByKey(y).collect())
-        [('b', 4), ('b', 5)]
-        """
-        grouped = self.cogroup(other, numPartitions).filter(_only_in_first)
-        return grouped.flatMapValues(_first_group)
 
     # --- actions ----------------------------------------------------------------------
 

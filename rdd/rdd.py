@@ -3,8 +3,9 @@
 ``RDD`` is a thin camelCase wrapper over a lineage node (``self._node``). Every
 method here is built on one of the engine's three funnels (see ``docs/internals.md``):
 ``mapPartitionsWithIndex`` for narrow work, ``_shuffle`` for wide work, and the
-context's ``_run_job`` for actions (in the mixins). Actions, pair functions, ordering
-and numeric statistics live in the mixin modules named in the class bases.
+context's ``_run_job`` for actions (in the mixins). Actions, derived transformations,
+output writers, pair functions, joins, ordering and numeric statistics live in the
+mixin modules named in the class bases.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Iterator, Ty
 
 from .actions import RDDActions
 from .aggregator import Aggregator
+from .derived import RDDDerived
 from .errors import DriverOnlyError
-from .executor.serializer import RDD_ON_WORKER
+from .join import JoinRDDFunctions
+from .nodes import fusion
 from .nodes.base import LineageNode, ShuffleDependency
 from .nodes.checkpointed import CheckpointedNode
 from .nodes.narrow import (CartesianNode, CoalescedNode, MapPartitionsNode, PartitionerAwareUnionNode, UnionNode,
@@ -23,9 +26,10 @@ from .nodes.narrow import (CartesianNode, CoalescedNode, MapPartitionsNode, Part
 from .nodes.shuffled import ShuffledNode
 from .numeric import DoubleRDDFunctions
 from .ordered import OrderedRDDFunctions
+from .output import RDDOutput
 from .pair import PairRDDFunctions
-from .shuffle import fusion
 from .partitioner import Partitioner
+from .serialization.serializer import RDD_ON_WORKER
 from .storage.level import StorageLevel
 
 if TYPE_CHECKING:
@@ -36,7 +40,8 @@ T_co = TypeVar("T_co", covariant=True)
 U = TypeVar("U")
 
 
-class RDD(RDDActions, PairRDDFunctions, OrderedRDDFunctions, DoubleRDDFunctions, Generic[T_co]):
+class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
+          OrderedRDDFunctions, DoubleRDDFunctions, Generic[T_co]):
     """A Resilient Distributed Dataset: an immutable, partitioned collection with lineage.
 
     Create RDDs with a :class:`SparkContext` (``parallelize``, ``textFile``...), derive

@@ -6,9 +6,9 @@ workers and an unpicklable closure fails the same way on every master.
 
 from __future__ import annotations
 
+from ..scheduler.events import EventSink, TaskFailed, TaskFinished
 from ..scheduler.task import TaskFailure, TaskSpec
 from ..storage import block_manager
-from .backend import EventSink, TaskFailed, TaskFinished
 from .task_runner import DEFAULT_CLOSURE_CACHE_BYTES, BinaryCache, run_task
 
 

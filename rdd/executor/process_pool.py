@@ -43,8 +43,8 @@ from collections import OrderedDict, deque
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from ..scheduler.events import EventSink, ExecutorLost, TaskFailed, TaskFinished
 from ..scheduler.task import TaskFailure, TaskSpec
-from .backend import EventSink, ExecutorLost, TaskFailed, TaskFinished
 from .launcher import ExecWorker, ForkedWorker
 from .task_runner import DEFAULT_CLOSURE_CACHE_BYTES
 from .worker import worker_main

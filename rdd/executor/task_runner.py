@@ -16,11 +16,11 @@ import traceback
 from collections import OrderedDict
 from typing import Any, Iterable
 
-from ..scheduler.task import ShuffleWriteSpec, TaskFailure, TaskResult, TaskSpec
-from ..scheduler.task_context import TaskContext
-from ..shuffle import fusion
-from ..shuffle.writer import write_map_output
-from . import environment
+from ..nodes import fusion
+from ..runtime import environment
+from ..runtime.task_context import TaskContext
+from ..scheduler.task import TaskFailure, TaskResult, TaskSpec
+from ..shuffle.writer import ShuffleWriteSpec, write_map_output
 
 #: A size (``64m``, ``512k``, or bytes), read with ``SparkConf.getSizeAsBytes``.
 CLOSURE_CACHE_KEY = "spark.executor.closureCacheBytes"

@@ -25,12 +25,13 @@ from typing import Any
 
 from ..errors import SerializationError
 from ..local_dir import remove_orphaned
+from ..runtime import environment
+from ..runtime.environment import ExecutorEnv
 from ..scheduler.task import TaskFailure, TaskResult
+from ..serialization.serializer import SerializedRecords, dumps_data
+from ..shuffle.store import FileShuffleStore
 from ..storage import block_manager
 from ..storage.block_manager import BlockManager
-from . import environment
-from .environment import ExecutorEnv
-from .serializer import SerializedRecords, dumps_data
 from .task_runner import BinaryCache, run_task
 
 _PARENT_POLL_SECONDS = 0.2
@@ -46,7 +47,7 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
     os.environ.update(env_vars)
-    env = ExecutorEnv(executor_id, local_dir)
+    env = ExecutorEnv(executor_id, local_dir, FileShuffleStore(local_dir))
     environment.install(env)
     block_manager.install(BlockManager(executor_id, env.block_dir()))
     threading.Thread(target=_watch_parent, args=(parent_pid, local_dir), daemon=True,

@@ -19,7 +19,7 @@ from ..storage.level import StorageLevel
 if TYPE_CHECKING:
     from ..aggregator import Aggregator
     from ..partitioner import Partitioner
-    from ..scheduler.task_context import TaskContext
+    from ..runtime.task_context import TaskContext
 
 _ids = itertools.count()
 _ids_lock = threading.Lock()
@@ -73,7 +73,7 @@ class ShuffleDependency(Dependency):
     aggregator: Aggregator | None = None
     map_side_combine: bool = True
     num_maps: int = field(default=0)
-    count_constant: int | None = None  # see shuffle.fusion
+    count_constant: int | None = None  # see nodes.fusion
 
 
 class LineageNode:

@@ -16,7 +16,7 @@ from .files import read_pickle_frames
 
 if TYPE_CHECKING:
     from ..partitioner import Partitioner
-    from ..scheduler.task_context import TaskContext
+    from ..runtime.task_context import TaskContext
 
 
 def part_file(directory: str, index: int) -> str:

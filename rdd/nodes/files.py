@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from .base import LineageNode, Partition
 
 if TYPE_CHECKING:
-    from ..scheduler.task_context import TaskContext
+    from ..runtime.task_context import TaskContext
 
 _READ_CHUNK = 1 << 20
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from .base import LineageNode, NarrowDependency, OneToOneDependency, Partition
 
 if TYPE_CHECKING:
-    from ..scheduler.task_context import TaskContext
+    from ..runtime.task_context import TaskContext
 
 
 class MapPartitionsNode(LineageNode):

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from ..executor.serializer import loads_records
+from ..serialization.serializer import loads_records
 from .base import LineageNode, Partition
 
 if TYPE_CHECKING:
-    from ..scheduler.task_context import TaskContext
+    from ..runtime.task_context import TaskContext
 
 
 class _SlicePartition(Partition):

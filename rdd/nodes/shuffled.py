@@ -9,12 +9,12 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any, Iterator
 
-from ..executor import environment
+from ..runtime import environment
 from ..shuffle.reader import read_all
 from .base import LineageNode, Partition, ShuffleDependency
 
 if TYPE_CHECKING:
-    from ..scheduler.task_context import TaskContext
+    from ..runtime.task_context import TaskContext
 
 
 class ShuffledNode(LineageNode):

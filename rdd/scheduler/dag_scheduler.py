@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import BrokenExecutorError, FetchFailedError, RemoteTraceback
-from ..executor.backend import ExecutorLost, TaskFailed, TaskFinished
-from ..executor.serializer import digest_of, dumps_closure, dumps_data
 from ..nodes.base import LineageNode, Partition, ShuffleDependency, walk_narrow
+from ..serialization.serializer import digest_of, dumps_closure, dumps_data
+from ..shuffle.writer import ShuffleWriteSpec
 from ..storage.block_manager import rdd_block_id
-from .task import ShuffleWriteSpec, TaskSpec
+from .events import ExecutorLost, TaskFailed, TaskFinished
+from .task import TaskSpec
 from .tracking import BlockLocations, MapOutputTracker
 
 MAX_TASK_ATTEMPTS = 4
@@ -148,6 +149,9 @@ class DAGScheduler:
         return self._submit_stage(job, final)
 
     def _submit_stage(self, job: _Job, stage: Stage) -> list[Action]:
+        # A map stage kept from an earlier job (on its ShuffleDependency) is known again
+        # here, whatever the path that reached it: events of its tasks are matched by id.
+        self._stage_by_id[stage.id] = stage
         if stage in job.running or stage in job.waiting:
             return []
         missing = [p for p in stage.parents if not self.tracker.is_available(p.shuffle_dep.shuffle_id)]

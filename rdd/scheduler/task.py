@@ -12,17 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
-class ShuffleWriteSpec:
-    """The map side of a shuffle dependency, without its parent lineage."""
-
-    shuffle_id: int
-    partitioner: Any
-    aggregator: Any
-    map_side_combine: bool
-    count_constant: int | None = None
-
-
 @dataclass
 class TaskSpec:
     task_id: int           # unique per attempt, in one context

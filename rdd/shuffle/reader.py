@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..executor.serializer import loads_records
+from ..serialization.serializer import loads_records
 
 
 def read_all(store: Any, shuffle_id: int, num_maps: int, reduce_id: int) -> Iterator[list[Any]]:

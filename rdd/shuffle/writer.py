@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Iterable
 
-from ..executor.serializer import dumps_records
+from ..serialization.serializer import dumps_records
 
-if TYPE_CHECKING:
-    from ..scheduler.task import ShuffleWriteSpec
+
+@dataclass(frozen=True)
+class ShuffleWriteSpec:
+    """The map side of a shuffle dependency, without its parent lineage."""
+
+    shuffle_id: int
+    partitioner: Any
+    aggregator: Any
+    map_side_combine: bool
+    count_constant: int | None = None
 
 
 def write_map_output(dep: ShuffleWriteSpec, map_id: int, attempt_id: int, records: Iterable[Any],

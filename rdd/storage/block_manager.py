@@ -22,7 +22,7 @@ import os
 import threading
 from typing import Any
 
-from ..executor.serializer import dumps_records, loads_records
+from ..serialization.serializer import dumps_records, loads_records
 from .level import StorageLevel
 
 

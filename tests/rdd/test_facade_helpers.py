@@ -1,7 +1,8 @@
 """Pure helpers of the RDD facade mixins, tested without an engine.
 
 Join dispatchers (``rdd.join``), histogram bucket math (``rdd.numeric``), range
-partitioning (``rdd.ordered``), the sampler and take-style helpers (``rdd.actions``).
+partitioning (``rdd.ordered``), the sampler (``rdd.derived``), take-style helpers
+(``rdd.actions``) and pickle batching (``rdd.output``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rdd import actions, join, numeric, ordered
+from rdd import actions, derived, join, numeric, ordered, output
 from rdd.resultiterable import ResultIterable
 
 sides = st.lists(st.tuples(st.integers(0, 1), st.integers(-3, 3)), max_size=12)
@@ -130,9 +131,9 @@ def test_sort_partition_uses_keyfunc_and_order() -> None:
 
 def test_sampler_is_deterministic_per_seed_and_split() -> None:
     data = list(range(1000))
-    a = list(actions._sample_partition(False, 0.3, 7, 2, data))
-    b = list(actions._sample_partition(False, 0.3, 7, 2, data))
-    c = list(actions._sample_partition(False, 0.3, 7, 3, data))
+    a = list(derived._sample_partition(False, 0.3, 7, 2, data))
+    b = list(derived._sample_partition(False, 0.3, 7, 2, data))
+    c = list(derived._sample_partition(False, 0.3, 7, 3, data))
     assert a == b and a != c
     assert 200 < len(a) < 400
 
@@ -140,10 +141,10 @@ def test_sampler_is_deterministic_per_seed_and_split() -> None:
 def test_poisson_mean_and_variance() -> None:
     rng = random.Random(0)
     for mean in (0.5, 3.0, 700.0):
-        draws = [actions._poisson(rng, mean) for _ in range(2000)]
+        draws = [derived._poisson(rng, mean) for _ in range(2000)]
         assert abs(statistics.fmean(draws) - mean) < 0.1 * mean + 0.1
         assert abs(statistics.pvariance(draws) - mean) < 0.25 * mean + 0.1
-    assert actions._poisson(rng, 0.0) == 0
+    assert derived._poisson(rng, 0.0) == 0
 
 
 def test_sample_fraction_bounds() -> None:
@@ -177,7 +178,7 @@ def test_fold_partition_copies_zero() -> None:
 def test_encode_pickle_batches_sizes() -> None:
     import pickle
 
-    frames = list(actions._encode_pickle_batches(3, iter(range(7))))
+    frames = list(output._encode_pickle_batches(3, iter(range(7))))
     assert [pickle.loads(f) for f in frames] == [[0, 1, 2], [3, 4, 5], [6]]
-    auto = list(actions._encode_pickle_batches(0, iter(range(100))))
+    auto = list(output._encode_pickle_batches(0, iter(range(100))))
     assert [x for f in auto for x in pickle.loads(f)] == list(range(100))

@@ -135,6 +135,30 @@ def test_exception_in_a_shuffle_map_stage(make_sc: Callable[..., Any]) -> None:
     assert sc.parallelize([(1, 2), (1, 3)], 2).reduceByKey(operator.add).collect() == [(1, 5)]
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("master", MASTERS)
+def test_a_job_that_failed_in_the_first_of_two_shuffles_runs_again(make_sc: Callable[..., Any],
+                                                                    master: str,
+                                                                    tmp_path: Path) -> None:
+    """The second run used to wait forever: the new job resubmitted the first shuffle's map
+    stage (a stage of the failed job) without registering it, and dropped its results."""
+    sc = make_sc(master)
+    flag = tmp_path / "fail"
+    flag.touch()
+
+    def pair(x: int) -> tuple[int, int]:
+        if os.path.exists(flag):
+            raise ValueError("transient failure")
+        return (x, 1)
+
+    rdd = sc.parallelize(range(10), 2).map(pair).partitionBy(2).mapValues(lambda v: v + 1)
+    rdd = rdd.partitionBy(3)
+    with pytest.raises(ValueError, match="transient failure"):
+        rdd.collect()
+    flag.unlink()
+    assert sorted(rdd.collect()) == [(x, 2) for x in range(10)]
+
+
 # ------------------------------------------------------------------ what cannot cross into a task
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rdd.executor.serializer import SerializedRecords, dumps_records, loads_records
+from rdd.serialization.serializer import SerializedRecords, dumps_records, loads_records
 
 Point = collections.namedtuple("Point", "x y")
 

@@ -1,29 +1,25 @@
-"""The executor environment of this process: its id and the context's local directory.
+"""The executor environment of this process: its id, the context's local directory
+and its shuffle store.
 
 Installed once per process: by the ``SparkContext`` in the driver (executor id
 ``driver``), and by the worker's set-up in each worker process. Shuffle files,
 broadcast files and disk blocks all live under ``local_dir``, which every process of
-one context shares (they run on one machine).
+one context shares (they run on one machine). The shuffle store is given by whoever
+installs the environment, so this module stays below the shuffle package.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-from ..shuffle.store import FileShuffleStore, MemoryShuffleStore
 
 
 @dataclass
 class ExecutorEnv:
     executor_id: str
     local_dir: str
-    in_memory_shuffle: bool = False
-    shuffle_store: Any = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.shuffle_store = MemoryShuffleStore() if self.in_memory_shuffle else FileShuffleStore(self.local_dir)
+    shuffle_store: Any  # a ``rdd.shuffle.store`` store: files, or memory on ``local``
 
     def broadcast_path(self, broadcast_id: int) -> str:
         return os.path.join(self.local_dir, "broadcast", f"{broadcast_id}.pkl")

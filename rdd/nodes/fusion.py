@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 from ..aggregator import Aggregator, constant_pair_value, is_sum_aggregator
 
 if TYPE_CHECKING:
-    from ..nodes.base import LineageNode, Partition
-    from ..scheduler.task_context import TaskContext
+    from ..runtime.task_context import TaskContext
+    from .base import LineageNode, Partition
 
 
 def plan_count(parent: LineageNode, aggregator: Aggregator | None, map_side_combine: bool) -> int | None:
