@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 from .aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
 from .checkpoint import lineage_depth, process_is_alive, verify_checkpoint_dir
 from .conf_parsing import parse_boolean
-from .executor.serializer import dumps_closure
+from .serialization.serializer import dumps_closure
 from .logs import install_default_handler
 from .nodes.base import LineageNode, Partition
 from .nodes.narrow import ZipPartitionsNode
