@@ -53,12 +53,20 @@ DRIVER = textwrap.dedent(
 )
 
 
+def _default_signals() -> None:
+    # The driver starts as from a terminal: a test run under `nohup` (SIGHUP ignored) or
+    # a CI runner that ignores SIGTERM would hand it ignored signals, which the engine
+    # rightly leaves ignored.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 class Driver:
     def __init__(self, master: str, base: Path, wait: str) -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         self.proc = subprocess.Popen([sys.executable, "-c", DRIVER, master, str(base), wait],
                                      env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()  # the driver prints it within seconds, or exits
         if not line:
