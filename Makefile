@@ -1,8 +1,12 @@
 # dstreams: developer entry points.
 #
-#   make venv     create .venv and install the project editable with its test extra
-#                 (only when pyproject.toml or setup.cfg changed since the last install)
-#   make test     run the test suite           (PYTEST_ARGS='-k window -x' to pass options)
+#   make venv     create .venv and install the project editable with its dev extra
+#                 (test, lint and docs tools; only when pyproject.toml or setup.cfg changed)
+#   make test     run the whole test suite     (PYTEST_ARGS='-k window -x' to pass options)
+#   make test-fast  the tests that start no process (no workers, broker, driver), with
+#                 fewer Hypothesis examples: the inner loop, under a minute
+#   make lint     ruff (style, imports, naming, bugbear, pyupgrade) and mypy
+#   make docs     build the documentation into docs/_build/html (warnings are errors)
 #   make run      run the network word count    (HOST=localhost PORT=9999 for `nc -lk 9999`;
 #                 RUN_ARGS='--batches 5' to pass options)
 #   make bench    run the benchmarks and rewrite bench/RESULTS.md   (BENCH_ARGS='--quick rdd')
@@ -26,7 +30,7 @@ HOST        ?=
 PORT        ?=
 MAIN_JOB    := examples/network_wordcount.py
 
-.PHONY: venv test test-deps run bench clean distclean
+.PHONY: venv test test-fast test-deps lint docs run bench clean distclean
 
 venv: $(STAMP)
 
@@ -49,8 +53,8 @@ $(PY):
 # The stamp records a successful install; it is redone only when the packaging files
 # change (or the venv is recreated), so `make test` stays instant.
 $(STAMP): pyproject.toml setup.cfg | $(PY)
-	@echo "make: installing dstreams (editable) and its test tools into $(VENV)..."
-	@$(PY) -m pip install --quiet --quiet -e '.[test]'
+	@echo "make: installing dstreams (editable) and its test, lint and docs tools into $(VENV)..."
+	@$(PY) -m pip install --quiet --quiet -e '.[dev]'
 	@touch $@
 
 # pytest exits 5 when it collects no test. That is an error by default; CI-style callers
@@ -67,6 +71,20 @@ test: venv test-deps
 	if [ $$rc -eq 5 ] && [ "$(ALLOW_NO_TESTS)" = 1 ]; then \
 	  echo "make test: no tests were collected"; rc=0; \
 	fi; exit $$rc
+
+# The tests that start no worker process, broker or driver (tests/conftest.py marks the
+# others from their folder, fixtures and source; `--fast` drops them and fails any test
+# that starts a process anyway).
+test-fast: venv
+	@HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-fast} $(PY) -m pytest -q -p no:cacheprovider --fast $(PYTEST_ARGS)
+
+lint: venv
+	@$(PY) -m ruff check rdd dstream tests examples bench scripts docs/conf.py
+	@$(PY) -m mypy
+
+docs: venv
+	@$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "make docs: docs/_build/html/index.html"
 
 # `set -m` (job control) runs the example in a process group of its own, in the terminal's
 # foreground: Ctrl-C reaches the example only, so make exits with the example's status (0
@@ -86,7 +104,7 @@ bench: venv
 
 clean:
 	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -print0 | xargs -0 -r rm -rf
-	rm -rf .pytest_cache .hypothesis build dist *.egg-info bench/_data
+	rm -rf .pytest_cache .hypothesis .mypy_cache .ruff_cache build dist *.egg-info bench/_data docs/_build
 
 distclean: clean
 	rm -rf $(VENV)

@@ -22,8 +22,7 @@ from pathlib import Path
 from types import ModuleType
 
 import bench
-from bench.harness import (QUICK_RESULTS_PATH, RESULTS_PATH, Machine, Options, render_section,
-                           write_report)
+from bench.harness import QUICK_RESULTS_PATH, RESULTS_PATH, Machine, Options, render_section, write_report
 
 PREFIX = "bench_"
 QUICK = Options(quick=True, lines=100_000, repeat=3, latency_samples=100)

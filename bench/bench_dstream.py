@@ -45,17 +45,19 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from operator import add
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from bench.corpus import ensure_corpus, read_lines
 from bench.harness import Benchmark, Options, Result, Target, Timing, time_calls, time_interleaved
 
 if TYPE_CHECKING:  # the engines are imported when the benchmark runs, not when listed
-    from dstream import StreamingContext
     from rdd import SparkContext
+
+    from dstream import StreamingContext
 
 TITLE = "the streaming engine against plain Python"
 WORKERS = 2
@@ -110,8 +112,9 @@ def per_batch(master: str, samples: int) -> tuple[Timing, Timing]:
     load and the same engine state: on a shared machine the job's own latency drifts by
     a factor of two within a minute, which would swamp the streaming engine's share.
     """
-    from dstream.testing import advance_batches
     from rdd import SparkContext
+
+    from dstream.testing import advance_batches
 
     sc = SparkContext(master=master, appName="bench-dstream-overhead")
     try:
@@ -367,9 +370,10 @@ def _child(kind: str, arg: str) -> dict[str, Any]:
             sc.stop()
         return {"words": sum(totals.values())}
     if kind == "startup":
+        from rdd import SparkConf, SparkContext
+
         from dstream import StreamingContext  # imports are not part of the figure
         from dstream.testing import advance_batches
-        from rdd import SparkConf, SparkContext
 
         line = "to be or not to be"
         first: list[tuple[float, list[tuple[str, int]]]] = []

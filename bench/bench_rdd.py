@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING
 import cloudpickle
 
 from bench.corpus import ensure_corpus, read_lines
-from bench.harness import (Benchmark, Options, Result, Target, Timing, time_call,
-                           time_calls)
+from bench.harness import Benchmark, Options, Result, Target, Timing, time_call, time_calls
 
 if TYPE_CHECKING:  # the engine is imported when the benchmark runs, not when listed
     from collections.abc import Iterable

@@ -151,10 +151,11 @@ def engine_count(sc: Any, port: int, expected_words: int) -> Counter[str]:
 
 def receiver_only(sc: Any, port: int, lines: int) -> None:
     """Store the socket's lines through a receiver (no batches run) until all are stored."""
+    from rdd import StorageLevel
+
     from dstream.inputs.socket import SocketReceiver
     from dstream.receiver.settings import ReceiverSettings
     from dstream.receiver.tracker import ReceiverTracker
-    from rdd import StorageLevel
 
     tracker = ReceiverTracker(ReceiverSettings.from_conf(sc._conf))
     tracker.add_receiver(0, SocketReceiver("127.0.0.1", port, StorageLevel.MEMORY_AND_DISK_2))

@@ -62,8 +62,9 @@ from bench.corpus import ensure_corpus, read_lines
 from bench.harness import Benchmark, Options, Result, Target, Timing, time_interleaved
 
 if TYPE_CHECKING:  # the engines are imported when the benchmark runs, not when listed
-    from dstream import StreamingContext
     from rdd import SparkContext
+
+    from dstream import StreamingContext
 
 TITLE = "stateful streams (incremental windows, updateStateByKey, mapWithState) against plain Python"
 WORKERS = 2
@@ -415,8 +416,9 @@ def plain_state(case: StateCase, sizes: Sizes, items: list[list[tuple[int, int, 
 def stream_state(master: str, case: StateCase, sizes: Sizes, items: list[Any], warmup: int,
                  samples: int) -> tuple[Timing, list[Any]]:
     """(2) on the engine: per-batch times, and the collected output of one more batch."""
-    from dstream import StateSpec
     from rdd import SparkContext
+
+    from dstream import StateSpec
 
     sc = SparkContext(master=master, appName="bench-state-state")
     scratch = _scratch()
@@ -557,9 +559,10 @@ def _memory_child(master: str, keys: int) -> dict[str, Any]:
     """What a fresh process measures for (3): bytes per key of the engine and of a dict."""
     import tracemalloc
 
+    from rdd import SparkContext
+
     from dstream import StateSpec
     from dstream.testing import advance_batches
-    from rdd import SparkContext
 
     traced = master == "local"
     if traced:
@@ -657,7 +660,8 @@ def memory_benchmark(sizes: Sizes) -> Benchmark:
             f"(`k0000000`...) and small integer counts (CPython shares ints below 257, so "
             f"a count costs no object of its own; a larger count adds 32 B per key on both "
             f"sides), in a fresh process per master. The state grows to "
-            f"{MEMORY_FIRST_BATCHES * 100 // BATCHES}% of {keys} keys, then to {keys}, {sizes.memory_keys // BATCHES:,} new keys per "
+            f"{MEMORY_FIRST_BATCHES * 100 // BATCHES}% of {keys} keys, then to {keys}, "
+            f"{sizes.memory_keys // BATCHES:,} new keys per "
             f"batch; after each step {DRAIN_BATCHES} empty batches let the filling batches "
             "leave the remember window (their cached output and shuffle blocks are "
             "released) and the memory is measured; bytes per key = growth between the two "

@@ -9,10 +9,10 @@ Streaming script and it runs on the ``rdd`` engine.
 from __future__ import annotations
 
 from rdd import StorageLevel
+from rdd import __version__ as __version__  # re-exported: dstream.__version__
 from rdd.engine_api import install_default_handler as _install_default_handler
 
 from dstream.context import StreamingContext
-from dstream.state.spec import State, StateSpec
 from dstream.dstream import DStream, MapWithStateDStream
 from dstream.errors import (
     BatchTimeoutError,
@@ -23,6 +23,7 @@ from dstream.errors import (
 )
 from dstream.listener import StreamingListener
 from dstream.receiver.receiver import Receiver
+from dstream.state.spec import State, StateSpec
 from dstream.time import Duration, Milliseconds, Minutes, Seconds
 
 _install_default_handler(__name__)  # see rdd.logs: the log's default output, as Spark's

@@ -245,7 +245,9 @@ class StreamingContext(InputMethods):
         return ssc
 
     @classmethod
-    def getActiveOrCreate(cls, checkpointPath: str | None, setupFunc: Callable[[], StreamingContext]) -> StreamingContext:  # noqa: N802, N803
+    def getActiveOrCreate(
+        cls, checkpointPath: str | None, setupFunc: Callable[[], StreamingContext]  # noqa: N803
+    ) -> StreamingContext:  # noqa: N802
         """The active StreamingContext, else :meth:`getOrCreate` (or ``setupFunc()`` without a path)."""
         active = get_active()
         if active is not None:

@@ -283,7 +283,8 @@ class DStream(PairDStreamFunctions, Generic[T_co]):
         """
         self._same_slide([other], "transformWith")
         fn = returns_rdd("transformWith", batch_function(func, 2, "transformWith"))
-        return self._derive(TransformedNode(self._stream_node.graph, [self._stream_node, other._stream_node], fn, "transformWith"))
+        parents = [self._stream_node, other._stream_node]
+        return self._derive(TransformedNode(self._stream_node.graph, parents, fn, "transformWith"))
 
     # -- persistence -----------------------------------------------------------------
     def _check_not_started(self, what: str) -> None:

@@ -103,7 +103,7 @@ class StreamingListener:
 class _Record:
     """Immutable record with slots; ``repr`` lists the fields."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -128,6 +128,9 @@ class StreamInputInfo(_Record):
     """What one input stream contributed to a batch."""
 
     __slots__ = ("_input_stream_id", "_num_records", "_metadata")
+    _input_stream_id: int
+    _num_records: int
+    _metadata: dict[str, Any]
 
     def __init__(self, input_stream_id: int, num_records: int, metadata: dict[str, Any] | None = None) -> None:
         self._init(input_stream_id=input_stream_id, num_records=num_records, metadata=dict(metadata or {}))
@@ -154,6 +157,13 @@ class OutputOperationInfo(_Record):
     """One output operation of one batch."""
 
     __slots__ = ("_batch_time", "_id", "_name", "_description", "_start_time", "_end_time", "_failure_reason")
+    _batch_time: int
+    _id: int
+    _name: str
+    _description: str
+    _start_time: int
+    _end_time: int
+    _failure_reason: str | None
 
     def __init__(
         self,
@@ -215,6 +225,12 @@ class BatchInfo(_Record):
         "_processing_end_time",
         "_output_operation_infos",
     )
+    _batch_time: int
+    _stream_id_to_input_info: dict[int, StreamInputInfo]
+    _submission_time: int
+    _processing_start_time: int
+    _processing_end_time: int
+    _output_operation_infos: dict[int, OutputOperationInfo]
 
     def __init__(
         self,
@@ -294,6 +310,14 @@ class ReceiverInfo(_Record):
         "_last_error",
         "_last_error_time",
     )
+    _stream_id: int
+    _name: str
+    _active: bool
+    _location: str
+    _executor_id: str
+    _last_error_message: str
+    _last_error: str
+    _last_error_time: int
 
     def __init__(
         self,
@@ -361,6 +385,7 @@ class StreamingListenerStreamingStarted(StreamingListenerEvent):
     """The context started at ``time()`` (epoch ms)."""
 
     __slots__ = ("_time",)
+    _time: int
     _callback = "onStreamingStarted"
 
     def __init__(self, time: int) -> None:
@@ -373,6 +398,7 @@ class StreamingListenerStreamingStarted(StreamingListenerEvent):
 
 class _BatchEvent(StreamingListenerEvent):
     __slots__ = ("_batch_info",)
+    _batch_info: BatchInfo
 
     def __init__(self, batch_info: BatchInfo) -> None:
         self._init(batch_info=batch_info)
@@ -405,6 +431,7 @@ class StreamingListenerBatchCompleted(_BatchEvent):
 
 class _OutputOperationEvent(StreamingListenerEvent):
     __slots__ = ("_output_operation_info",)
+    _output_operation_info: OutputOperationInfo
 
     def __init__(self, output_operation_info: OutputOperationInfo) -> None:
         self._init(output_operation_info=output_operation_info)
@@ -430,6 +457,7 @@ class StreamingListenerOutputOperationCompleted(_OutputOperationEvent):
 
 class _ReceiverEvent(StreamingListenerEvent):
     __slots__ = ("_receiver_info",)
+    _receiver_info: ReceiverInfo
 
     def __init__(self, receiver_info: ReceiverInfo) -> None:
         self._init(receiver_info=receiver_info)

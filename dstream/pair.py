@@ -288,7 +288,8 @@ class PairDStreamFunctions:
         if not callable(updateFunc):
             raise TypeError(f"updateFunc must be a function, got {updateFunc!r}")
         n = self._partitions(numPartitions)
-        node = UpdateStateNode(self._stream_node.graph, self._stream_node, updateFunc, Partitioner(n, portable_hash), initialRDD)
+        partitioner = Partitioner(n, portable_hash)
+        node = UpdateStateNode(self._stream_node.graph, self._stream_node, updateFunc, partitioner, initialRDD)
         return self._derive(node)
 
     def mapWithState(self: DStream[Any], spec: StateSpec) -> MapWithStateDStream:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,9 +36,9 @@ from rdd.engine_api import set_checkpoint_run_dir
 from dstream.clock import ManualClock
 from dstream.context import StreamingContext
 from dstream.dstream import DStream
-from dstream.nodes.stateful import StatefulNode
 from dstream.errors import BatchTimeoutError, StreamingStateError
 from dstream.lifecycle import State
+from dstream.nodes.stateful import StatefulNode
 
 __all__ = [
     "DEFAULT_BATCH_TIMEOUT",

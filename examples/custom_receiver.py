@@ -21,9 +21,10 @@ import threading
 
 from _live import add_run_options, add_server_arguments, run, server_address  # beside this script
 
+from rdd import SparkContext, StorageLevel
+
 from dstream import StreamingContext
 from dstream.receiver import Receiver
-from rdd import SparkContext, StorageLevel
 
 
 class LineReceiver(Receiver):

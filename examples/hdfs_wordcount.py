@@ -29,8 +29,9 @@ import threading
 
 from _live import SAMPLE_TEXT, add_run_options, run  # beside this script, which is on sys.path[0]
 
-from dstream import StreamingContext
 from rdd import SparkContext
+
+from dstream import StreamingContext
 
 
 def build_parser() -> argparse.ArgumentParser:

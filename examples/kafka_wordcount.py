@@ -35,9 +35,10 @@ import sys
 
 from _live import SAMPLE_TEXT, add_run_options, run  # beside this script, which is on sys.path[0]
 
+from rdd import SparkContext
+
 from dstream import StreamingContext
 from dstream.kafka import KafkaUtils
-from rdd import SparkContext
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,8 +24,9 @@ import sys
 
 from _live import add_run_options, add_server_arguments, run, server_address  # beside this script
 
-from dstream import StreamingContext
 from rdd import SparkContext
+
+from dstream import StreamingContext
 
 
 def build_parser() -> argparse.ArgumentParser:

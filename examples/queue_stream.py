@@ -20,8 +20,9 @@ import sys
 
 from _live import add_run_options, run  # beside this script, which is on sys.path[0]
 
-from dstream import StreamingContext
 from rdd import SparkContext
+
+from dstream import StreamingContext
 
 
 def build_parser() -> argparse.ArgumentParser:

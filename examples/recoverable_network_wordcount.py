@@ -34,8 +34,9 @@ from typing import Any
 
 from _live import add_run_options, add_server_arguments, run, server_address  # beside this script
 
-from dstream import StreamingContext
 from rdd import SparkContext
+
+from dstream import StreamingContext
 
 
 # Get or register a Broadcast variable

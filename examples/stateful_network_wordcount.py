@@ -36,8 +36,9 @@ from _live import (  # beside this script, which is on sys.path[0]
     server_address,
 )
 
-from dstream import StreamingContext
 from rdd import SparkContext
+
+from dstream import StreamingContext
 
 
 def build_parser() -> argparse.ArgumentParser:

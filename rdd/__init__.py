@@ -13,14 +13,27 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
+from .version import __version__
+
 if _typing.TYPE_CHECKING:
     from .accumulators import Accumulator, AccumulatorParam
     from .broadcast import Broadcast
     from .conf import SparkConf
     from .context import SparkContext
-    from .errors import (ActiveContextError, BrokenExecutorError, CheckpointError, ConfigError,
-                         ContextStoppedError, DriverOnlyError, JobAbortedError, JobCancelledError,
-                         KeyHashError, MissingConfigError, SerializationError, SparkError)
+    from .errors import (
+        ActiveContextError,
+        BrokenExecutorError,
+        CheckpointError,
+        ConfigError,
+        ContextStoppedError,
+        DriverOnlyError,
+        JobAbortedError,
+        JobCancelledError,
+        KeyHashError,
+        MissingConfigError,
+        SerializationError,
+        SparkError,
+    )
     from .partitioner import Partitioner, portable_hash
     from .rdd import RDD
     from .runtime.task_context import TaskContext

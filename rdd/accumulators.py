@@ -16,7 +16,7 @@ from .runtime.task_context import TaskContext
 
 T = TypeVar("T")
 
-_registry: dict[int, "Accumulator"] = {}
+_registry: dict[int, Accumulator] = {}
 _registry_lock = threading.Lock()
 
 
@@ -92,7 +92,7 @@ class Accumulator(Generic[T]):
         self.add(term)
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (_worker_accumulator, (self.aid, self.accum_param.zero(self._value), self.accum_param))
 
     def __str__(self) -> str:

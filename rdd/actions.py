@@ -26,7 +26,7 @@ import random
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from rdd.rdd import RDD
@@ -86,10 +86,14 @@ def _take_up_to(limit: int, iterator: Iterable[T]) -> list[T]:
 
 
 def _nlargest(num: int, key: Callable[[T], Any] | None, iterator: Iterable[T]) -> list[T]:
+    if key is None:
+        return heapq.nlargest(num, iterator)  # type: ignore[type-var]  # records must be comparable
     return heapq.nlargest(num, iterator, key=key)
 
 
 def _nsmallest(num: int, key: Callable[[T], Any] | None, iterator: Iterable[T]) -> list[T]:
+    if key is None:
+        return heapq.nsmallest(num, iterator)  # type: ignore[type-var]  # records must be comparable
     return heapq.nsmallest(num, iterator, key=key)
 
 
@@ -280,7 +284,7 @@ class RDDActions:
         [4, 3]
         """
         partials = self.ctx._run_job(self, functools.partial(_nlargest, num, key))
-        return heapq.nlargest(num, itertools.chain.from_iterable(partials), key=key)
+        return _nlargest(num, key, itertools.chain.from_iterable(partials))
 
     def takeOrdered(
         self: RDD[T], num: int, key: Callable[[T], Any] | None = None
@@ -309,7 +313,7 @@ class RDDActions:
         if num < 0:
             raise ValueError(f"top N cannot be negative (got num={num}).")
         partials = self.ctx._run_job(self, functools.partial(_nsmallest, num, key))
-        return heapq.nsmallest(num, itertools.chain.from_iterable(partials), key=key)
+        return _nsmallest(num, key, itertools.chain.from_iterable(partials))
 
     def max(self: RDD[T], key: Callable[[T], Any] | None = None) -> T:
         """Return the largest element.
@@ -332,7 +336,7 @@ class RDDActions:
         5.0
         """
         if key is None:
-            return self.reduce(max)
+            return self.reduce(cast("Callable[[T, T], T]", max))
         return self.reduce(functools.partial(_max_by, key))
 
     def min(self: RDD[T], key: Callable[[T], Any] | None = None) -> T:
@@ -356,7 +360,7 @@ class RDDActions:
         10.0
         """
         if key is None:
-            return self.reduce(min)
+            return self.reduce(cast("Callable[[T, T], T]", min))
         return self.reduce(functools.partial(_min_by, key))
 
     def takeSample(
@@ -470,8 +474,10 @@ class RDDActions:
         """
         if depth < 1:
             raise ValueError(f"Depth cannot be smaller than 1 but got {depth}.")
-        merge = functools.partial(_merge_present, f)
-        value, present = self.map(_mark_present).treeAggregate((None, False), merge, merge, depth)
+        merge: Callable[[tuple[T | None, bool], tuple[T | None, bool]], tuple[T | None, bool]] = (
+            functools.partial(_merge_present, f))
+        zero: tuple[T | None, bool] = (None, False)
+        value, present = self.map(_mark_present).treeAggregate(zero, merge, merge, depth)
         if not present:
             raise ValueError("Can not reduce() empty RDD")
         return value  # type: ignore[return-value]

@@ -10,8 +10,9 @@ import dis
 import functools
 import operator
 import types
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 
 def _is_plain_add(fn: Callable) -> bool:

@@ -72,7 +72,7 @@ class Broadcast(Generic[T]):
     def load(self, file: Any) -> T:
         return pickle.load(file)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (Broadcast, (self._id, self._path))
 
     def __repr__(self) -> str:

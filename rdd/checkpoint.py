@@ -27,7 +27,8 @@ import os
 import pickle
 import re
 import shutil
-from typing import Any, Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
+from typing import Any
 
 from .errors import CheckpointError
 from .nodes.base import LineageNode

@@ -12,7 +12,8 @@ of ``rdd`` and ``dstream`` reads a setting: the rules of each value type live in
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from .conf_parsing import parse_boolean, parse_float, parse_int, parse_size, parse_time
 from .errors import MissingConfigError

@@ -13,22 +13,28 @@ import logging
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import checkpoint, exit_signals
-from .accumulators import (COMPLEX_ACCUMULATOR_PARAM, FLOAT_ACCUMULATOR_PARAM, INT_ACCUMULATOR_PARAM, Accumulator,
-                           AccumulatorParam)
+from .accumulators import (
+    COMPLEX_ACCUMULATOR_PARAM,
+    FLOAT_ACCUMULATOR_PARAM,
+    INT_ACCUMULATOR_PARAM,
+    Accumulator,
+    AccumulatorParam,
+)
 from .broadcast import Broadcast
 from .conf import SparkConf
 from .env import Env
 from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
 from .logs import LIBRARY_LOGGERS, level_of
 from .master import DEFAULT_MASTER, Master
-from .nodes.files import (PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files,
-                          plan_splits)
+from .nodes.files import PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files, plan_splits
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
 from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
+from .version import __version__
 
 if TYPE_CHECKING:
     from .rdd import RDD
@@ -37,8 +43,6 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 log = logging.getLogger(__name__)
-
-__version__ = "0.1.0"
 
 
 class SparkContext:
@@ -54,10 +58,12 @@ class SparkContext:
         A name for the application. Default: the conf's ``spark.app.name``.
     conf : SparkConf, optional
         Settings; ``master`` and ``appName`` arguments take precedence.
-    sparkHome, pyFiles, environment, batchSize, serializer, gateway, jsc, profiler_cls,
-    udf_profiler_cls, memory_profiler_cls
-        Accepted for PySpark compatibility. ``environment`` sets worker environment
-        variables; the others are ignored.
+    environment : dict, optional
+        Environment variables of the worker processes.
+    sparkHome, pyFiles, batchSize, serializer
+        Accepted for PySpark compatibility and ignored.
+    gateway, jsc, profiler_cls, udf_profiler_cls, memory_profiler_cls
+        Accepted for PySpark compatibility and ignored (there is no JVM).
 
     Notes
     -----
@@ -201,7 +207,7 @@ class SparkContext:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         raise DriverOnlyError(SPARK_CONTEXT_ON_WORKER)
 
     def _check_alive(self) -> None:
@@ -326,7 +332,8 @@ class SparkContext:
         rdd.setName(name)
         return rdd
 
-    def wholeTextFiles(self, path: str, minPartitions: int | None = None, use_unicode: bool = True) -> RDD[tuple[str, str]]:
+    def wholeTextFiles(self, path: str, minPartitions: int | None = None,
+                       use_unicode: bool = True) -> RDD[tuple[str, str]]:
         """``(path, content)`` for each file of a directory (or glob, or list)."""
         self._check_alive()
         files = list_input_files(path)
@@ -366,8 +373,9 @@ class SparkContext:
             if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
                 raise TypeError(f"No default accumulator param for type {type(value).__name__}: pass "
                                 "accum_param=AccumulatorParam subclass with zero() and addInPlace()")
-            accum_param = {int: INT_ACCUMULATOR_PARAM, float: FLOAT_ACCUMULATOR_PARAM,
-                           complex: COMPLEX_ACCUMULATOR_PARAM}[type(value)]  # type: ignore[assignment]
+            defaults: dict[type, AccumulatorParam[Any]] = {
+                int: INT_ACCUMULATOR_PARAM, float: FLOAT_ACCUMULATOR_PARAM, complex: COMPLEX_ACCUMULATOR_PARAM}
+            accum_param = defaults[type(value)]
         return Accumulator(self._new_id(), value, accum_param)
 
     # -- checkpoints -------------------------------------------------------------
@@ -402,7 +410,8 @@ class SparkContext:
         results = self._run_job(rdd, lambda it: list(partitionFunc(it)), partitions)
         return [x for part in results for x in part]
 
-    def _run_job(self, rdd: RDD[T], func: Callable[[Iterator[T]], U], partitions: Sequence[int] | None = None) -> list[U]:
+    def _run_job(self, rdd: RDD[T], func: Callable[[Iterator[T]], U],
+                 partitions: Sequence[int] | None = None) -> list[U]:
         self._check_alive()
         node = rdd._node
         count = node.num_partitions
@@ -413,6 +422,7 @@ class SparkContext:
         results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
         if self._checkpoint_dir is not None:
             for marked in checkpoint.marked_nodes(node):
+                assert marked.checkpoint_dir is not None  # marked_nodes yields only marked nodes
                 write = checkpoint.write_partition(marked.checkpoint_dir)
                 sizes = self._env.runner.run_job(marked, write, list(range(marked.num_partitions)))
                 checkpoint.finish(marked, sizes, keep=self._checkpoints_read)

@@ -65,11 +65,11 @@ from typing import TYPE_CHECKING, Any
 from .aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
 from .checkpoint import lineage_depth, process_is_alive, verify_checkpoint_dir
 from .conf_parsing import parse_boolean
-from .serialization.serializer import dumps_closure
 from .logs import install_default_handler
 from .nodes.base import LineageNode, Partition
 from .nodes.narrow import ZipPartitionsNode
 from .resultiterable import ResultIterable
+from .serialization.serializer import dumps_closure
 from .storage import block_manager as _block_manager
 
 if TYPE_CHECKING:

@@ -26,6 +26,8 @@ keeps working.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class SparkError(Exception):
     """Base class of every error raised by the engine itself."""
@@ -110,11 +112,11 @@ class FetchFailedError(SparkError):
         self.map_id = map_id
         self.reason = reason
 
-    def __reduce__(self):  # keep the structured fields across processes
+    def __reduce__(self) -> Any:  # keep the structured fields across processes
         return (FetchFailedError, (self.shuffle_id, self.map_id, self.reason))
 
 
-class RemoteTraceback(Exception):
+class RemoteTraceback(Exception):  # noqa: N818 - multiprocessing's name for the same thing
     """Carries the text of a traceback from a worker process, as its ``__cause__``."""
 
     def __init__(self, tb: str) -> None:

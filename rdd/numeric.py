@@ -12,7 +12,7 @@ import bisect
 import functools
 import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from rdd.statcounter import StatCounter
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DoubleRDDFunctions"]
 
-Number = Union[int, float]
+Number = int | float
 
 # Two list buckets count as evenly spaced when their widths differ by less than
 # this; then a value's bucket is found by division instead of a binary search.

@@ -27,9 +27,10 @@ import datetime
 import enum
 import os
 import sys
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 from zlib import crc32
 
 from .errors import KeyHashError
@@ -247,10 +248,10 @@ class Partitioner:
     def __hash__(self) -> int:
         return hash((self.numPartitions, id(self.partitionFunc)))
 
-    def __getstate__(self):
+    def __getstate__(self) -> Any:
         return (self.numPartitions, self.partitionFunc)
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: Any) -> None:
         self.numPartitions, self.partitionFunc = state
 
     def __repr__(self) -> str:

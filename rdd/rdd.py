@@ -11,7 +11,8 @@ mixin modules named in the class bases.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Iterator, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .actions import RDDActions
 from .aggregator import Aggregator
@@ -21,8 +22,15 @@ from .join import JoinRDDFunctions
 from .nodes import fusion
 from .nodes.base import LineageNode, ShuffleDependency
 from .nodes.checkpointed import CheckpointedNode
-from .nodes.narrow import (CartesianNode, CoalescedNode, MapPartitionsNode, PartitionerAwareUnionNode, UnionNode,
-                           ZippedNode, ZipPartitionsNode)
+from .nodes.narrow import (
+    CartesianNode,
+    CoalescedNode,
+    MapPartitionsNode,
+    PartitionerAwareUnionNode,
+    UnionNode,
+    ZipPartitionsNode,
+    ZippedNode,
+)
 from .nodes.shuffled import ShuffledNode
 from .numeric import DoubleRDDFunctions
 from .ordered import OrderedRDDFunctions
@@ -93,7 +101,7 @@ class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
     def __repr__(self) -> str:
         return f"{self._node.describe()}[{self._node.id}] at {self._node.name or 'RDD'}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         raise DriverOnlyError(RDD_ON_WORKER)
 
     def _wrap(self, node: LineageNode) -> RDD[Any]:

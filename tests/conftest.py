@@ -5,8 +5,9 @@ Hypothesis profiles
 ``ci`` (the default) is derandomized, has no deadline (no timings in tests) and no
 example database, so a run is reproducible on any machine. ``dev`` draws fresh random
 examples, keeps the database and runs fewer examples per property, for quick local
-iteration. Pick one with ``HYPOTHESIS_PROFILE=dev``. The number of examples per
-property and per master lives in :data:`tests.strategies.EXAMPLES`.
+iteration. ``fast`` is ``ci`` with a tenth of the examples (what ``make test-fast``
+uses). Pick one with ``HYPOTHESIS_PROFILE=dev``. The number of examples per property and
+per master lives in :data:`tests.strategies.EXAMPLES`.
 
 Contexts: why the fixtures are shaped like this
 -----------------------------------------------
@@ -51,10 +52,16 @@ instead of hanging the suite.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import itertools
 import os
+import re
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -75,6 +82,16 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+# `make test-fast`: as `ci` (derandomized, reproducible) with a tenth of the examples.
+settings.register_profile(
+    "fast",
+    max_examples=20,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 #: Deadline of a test that does not set its own ``@pytest.mark.timeout``.
@@ -84,13 +101,122 @@ LOCAL = "local"
 LOCAL2 = "local[2]"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast", action="store_true", default=False,
+        help="run only the tests that start no process (no worker pool, broker or driver "
+             "subprocess): what `make test-fast` runs; a test that starts one anyway fails",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every test a deadline unless it, or the command line, sets one."""
+    """Mark tests that start processes; with ``--fast`` drop them; give every test a deadline."""
+    for item in items:
+        if starts_processes(item):
+            item.add_marker(pytest.mark.processes)
+    if config.getoption("fast"):
+        kept = [item for item in items if item.get_closest_marker("processes") is None]
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
     if config.getoption("timeout", None):
         return
     for item in items:
         if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(DEFAULT_TIMEOUT_S))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("fast"):
+        sys.addaudithook(_refuse_processes)
+
+
+# --------------------------------------------------------------------------- test-fast
+#
+# `make test-fast` (pytest --fast) runs every test that starts no process. Which tests
+# start one is decided here, from what a test asks for, never by hand:
+#   - its folder: tests/integration and tests/kafka drive real drivers, brokers, servers;
+#   - its fixtures and parameters: `sc2`, `kafka*`, `ctx` on local[2], a local[N] master,
+#     a parameter object with `processes = True` (an executor backend, say);
+#   - its body or the bodies of the fixtures it uses (a local[N] master, subprocess,
+#     multiprocessing, sys.executable: a child interpreter), or its module's helpers that
+#     start child processes.
+# The rule is checked while --fast runs: an audit hook fails any test that starts a
+# process anyway, naming it, so a test the rule misses cannot slip into the fast run.
+
+_PROCESS_FOLDERS = ("integration", "kafka")
+_PROCESS_FIXTURES = frozenset({"sc2", "kafka", "kafka_bootstrap"})
+_MULTI_PROCESS_MASTER = re.compile(r"local\[(\d+|\*)\]")
+_CHILD_PROCESS = re.compile(r"subprocess|multiprocessing|sys\.executable|Popen|os\.fork")
+_PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",
+                             "os.exec", "os.system"})
+_source_cache: dict[object, str] = {}
+
+
+def starts_processes(item: pytest.Item) -> bool:
+    """Whether ``item`` starts a process (a worker pool, broker, server or driver)."""
+    path = Path(str(item.fspath))
+    if any(part in _PROCESS_FOLDERS for part in path.relative_to(Path(__file__).parent).parts[:-1]):
+        return True
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if fixtures & _PROCESS_FIXTURES:
+        return True
+    callspec = getattr(item, "callspec", None)
+    params = dict(callspec.params) if callspec is not None else {}
+    if any((isinstance(value, str) and _MULTI_PROCESS_MASTER.fullmatch(value))
+           or getattr(value, "processes", False) is True for value in params.values()):
+        return True
+    if "ctx" in fixtures and params.get("ctx") != LOCAL:
+        return True
+    if _CHILD_PROCESS.search(_source(item.module)):
+        return True
+    functions = [getattr(item, "function", None)]
+    fixture_info = getattr(item, "_fixtureinfo", None)
+    for definitions in (fixture_info.name2fixturedefs.values() if fixture_info is not None else ()):
+        functions.extend(definition.func for definition in definitions)
+    return any(_CHILD_PROCESS.search(body) or _MULTI_PROCESS_MASTER.search(body)
+               for body in map(_source, functions))
+
+
+def _source(obj: object) -> str:
+    """The source of a module or of a function's body (decorators, parametrize lists, aside)."""
+    if obj is None:
+        return ""
+    if obj not in _source_cache:
+        try:
+            text = inspect.getsource(obj)  # type: ignore[arg-type]
+        except (OSError, TypeError):
+            text = ""
+        if inspect.isfunction(obj):
+            text = _code_of(text)
+        _source_cache[obj] = text
+    return _source_cache[obj]
+
+
+def _code_of(source: str) -> str:
+    """A function's code without its decorators, docstring and comments."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return source
+    function = tree.body[0]
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return source
+    function.decorator_list = []
+    if function.body and isinstance(function.body[0], ast.Expr) and isinstance(
+            getattr(function.body[0], "value", None), ast.Constant) and isinstance(function.body[0].value.value, str):
+        function.body = function.body[1:] or [ast.Pass()]
+    return ast.unparse(function)
+
+
+def _refuse_processes(event: str, args: tuple[Any, ...]) -> None:
+    if event in _PROCESS_EVENTS:
+        test = os.environ.get("PYTEST_CURRENT_TEST", "a test")
+        raise RuntimeError(
+            f"{test} started a process ({event}) during `make test-fast`, which runs only tests that "
+            "start none. tests/conftest.py decides which tests start processes from their folder, "
+            "fixtures and source; make the rule see this one (for example a fixture name in "
+            "_PROCESS_FIXTURES)"
+        )
 
 
 # --------------------------------------------------------------------------- contexts

@@ -21,7 +21,8 @@ from __future__ import annotations
 import inspect
 import operator
 import os
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,6 +34,7 @@ from hypothesis import strategies as st
 EXAMPLES: dict[str, dict[str, int]] = {
     "ci": {"local": 200, "local[2]": 20},
     "dev": {"local": 50, "local[2]": 10},
+    "fast": {"local": 20, "local[2]": 5},
 }
 
 

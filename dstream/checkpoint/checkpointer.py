@@ -30,7 +30,8 @@ import shutil
 import threading
 import zlib
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rdd import DriverOnlyError, SerializationError
 from rdd.engine_api import dumps_closure
@@ -122,7 +123,7 @@ class Checkpointer:
     """
 
     def __init__(self, graph: DStreamGraph, sc: Any, directory: str,
-                 on_error: Callable[[BaseException, int], None] | None = None, synchronous: bool = False) -> None:
+                 on_error: Callable[[BaseException, int], object] | None = None, synchronous: bool = False) -> None:
         self.graph = graph
         self.sc = sc
         self.directory = directory

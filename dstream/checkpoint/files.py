@@ -31,8 +31,9 @@ import logging
 import os
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import msgpack
 

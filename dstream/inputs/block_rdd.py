@@ -2,7 +2,7 @@
 
 What this module owns
 ---------------------
-How a batch's received blocks are read by tasks (SPARK-INTERNALS section 5.8, Spark's
+How a batch's received blocks are read by tasks (Spark's
 ``BlockRDD`` and ``WriteAheadLogBackedBlockRDD`` in one node):
 
 * Blocks live in the **driver's** block manager (receivers run in the driver), while

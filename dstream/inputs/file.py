@@ -2,7 +2,7 @@
 
 What this module owns
 ---------------------
-Which files each batch reads (SPARK-INTERNALS section 6). No receiver: at batch ``t``
+Which files each batch reads (Spark's ``FileInputDStream``). No receiver: at batch ``t``
 the job generator thread lists the directory and selects a file iff
 
 1. its name does not start with ``.`` or ``_`` (hidden, or in-progress by Hadoop's
@@ -79,7 +79,7 @@ class InputDirectoryNotFoundError(StreamingError, FileNotFoundError):
 
 
 def _has_magic(path: str) -> bool:
-    return glob.has_magic(path)  # type: ignore[attr-defined]
+    return bool(glob.has_magic(path))
 
 
 class FileInputNode(InputNode):

@@ -2,7 +2,7 @@
 
 What this module owns
 ---------------------
-Spark's socket sources (SPARK-INTERNALS section 5.10): the receiver connects to
+Spark's socket sources (``socketTextStream``, ``rawSocketStream``): the receiver connects to
 ``host:port`` (``nc -lk 9999`` is the usual server) and reads until the connection ends.
 
 * ``onStart`` connects synchronously. A refused or failing connection calls

@@ -44,8 +44,7 @@ from dstream.kafka.params import KafkaConfig
 from dstream.kafka.structs import KafkaMessageAndMetadata, OffsetRange, decode_field
 
 if TYPE_CHECKING:
-    from rdd import SparkContext
-    from rdd import TaskContext
+    from rdd import SparkContext, TaskContext
 
 __all__ = ["KafkaPartition", "KafkaRDD", "KafkaRDDNode", "ReadSettings", "read_range", "read_settings"]
 

@@ -7,8 +7,8 @@ dependencies, the memo of generated RDDs (``generated``), zero time, remember du
 persistence and the periodic RDD checkpoint. Subclasses implement only
 :meth:`StreamNode.compute`.
 
-Invariants (SPARK-INTERNALS §2, Appendix C)
--------------------------------------------
+Invariants
+----------
 * A node produces an RDD only at valid times: ``t > zero_time`` and
   ``(t - zero_time) % slide_ms == 0``. ``get_or_compute`` returns ``None`` elsewhere.
 * ``get_or_compute(t)`` computes at most once per ``t`` (``None`` results are memoised

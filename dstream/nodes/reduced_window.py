@@ -32,7 +32,8 @@ they leave the window.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rdd import StorageLevel
 from rdd.engine_api import ZipPartitionsNode, lineage_of, rdd_of

@@ -2,8 +2,8 @@
 
 What this module owns
 ---------------------
-The wiring between completed batches and an input stream's rate limit
-(SPARK-INTERNALS section 8.1)::
+The wiring between completed batches and an input stream's rate limit (Spark's
+``RateController``)::
 
     JobScheduler --BatchCompleted--> listener bus --> RateController.onBatchCompleted
         --> PIDRateEstimator.compute(end time, records of *this* stream, delays)

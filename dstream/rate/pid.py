@@ -4,7 +4,7 @@ What this module owns
 ---------------------
 The arithmetic that turns one completed batch (its size and delays) into the rate, in
 records per second, that an input stream should be held to. It keeps Spark's formula,
-defaults and skip rules so tuning carries over (SPARK-INTERNALS section 8.2)::
+defaults and skip rules (``PIDRateEstimator``) so tuning carries over::
 
     dt              = (time - latest_time) / 1000                    seconds
     processing_rate = elements / processing_delay * 1000             records/s

@@ -17,7 +17,7 @@ Data flow::
 
 What this module owns
 ---------------------
-The single-record ``store(item)`` path of a receiver (SPARK-INTERNALS section 5.3):
+The single-record ``store(item)`` path of a receiver (Spark's ``BlockGenerator``):
 the buffer, the rate limit, block cutting on the injected clock, the bounded push queue
 and the pushing thread. A block is at most one interval of records and becomes one
 partition of a batch's RDD.

@@ -2,8 +2,8 @@
 
 What this module owns
 ---------------------
-The one step between "a block was cut" and "the driver may allocate it"
-(SPARK-INTERNALS section 5.5):
+The one step between "a block was cut" and "the driver may allocate it" (Spark's
+``ReceivedBlockHandler``):
 
 * :class:`BlockManagerBlockHandler` puts the records into this process's block manager
   at the receiver's storage level. Nothing survives a driver crash.

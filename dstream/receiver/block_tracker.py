@@ -2,7 +2,7 @@
 
 What this module owns
 ---------------------
-The driver's record of received blocks (SPARK-INTERNALS section 5.7):
+The driver's record of received blocks (Spark's ``ReceivedBlockTracker``):
 
 * a FIFO queue per stream of blocks received but not yet allocated;
 * ``batch time -> {stream id -> blocks}`` for allocated batches;
@@ -10,8 +10,8 @@ The driver's record of received blocks (SPARK-INTERNALS section 5.7):
 * optionally an event log (``<checkpoint>/receivedBlockMetadata``) so all of the above
   survives a driver crash.
 
-Invariants (SPARK-INTERNALS Appendix C, invariant 4)
------------------------------------------------------
+Invariants
+----------
 * Log first, mutate second: an event (block added, batch allocated, batches cleaned)
   is appended and ``fsync``-ed before the in-memory state changes. A failed log write
   leaves the state as it was (SPARK-23991: a failed allocation must not lose blocks).

@@ -19,8 +19,9 @@ Every message names the rule, the offending value and the fix, at the raise site
 
 from __future__ import annotations
 
-from dstream.errors import StreamingError
 from rdd import ConfigError
+
+from dstream.errors import StreamingError
 
 __all__ = ["BlockLostError", "ReceiverConfigError", "ReceiverError", "ReceiverStateError"]
 

@@ -19,6 +19,8 @@ class ReceiverRateInfo(ReceiverInfo):
     """State of one receiver, with its rate limit and record count."""
 
     __slots__ = ("_rate_limit", "_received_records")
+    _rate_limit: float
+    _received_records: int
 
     def __init__(
         self, *args: Any, rate_limit: float = -1.0, received_records: int = 0, **kwargs: Any

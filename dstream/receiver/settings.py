@@ -39,8 +39,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from dstream.receiver.errors import ReceiverConfigError
 from rdd import ConfigError, SparkConf
+
+from dstream.receiver.errors import ReceiverConfigError
 
 __all__ = ["ReceiverSettings"]
 

@@ -3,7 +3,7 @@
 What this module owns
 ---------------------
 * The receivers of the context (one per receiver input stream) and their supervisors,
-  which it starts and stops (SPARK-INTERNALS section 5.6, without RPC or scheduling:
+  which it starts and stops (Spark's ``ReceiverTracker``, without RPC or scheduling:
   receivers are supervised threads in the driver, so ``local[N]`` never loses a core
   to them).
 * The :class:`~dstream.receiver.block_tracker.ReceivedBlockTracker`, with its event log

@@ -16,7 +16,7 @@ What this module owns
   *scheduled* time, never to "now": after a stall the missed batches run back to back
   (Spark's behaviour) rather than being skipped.
 * The graph: generation and metadata cleanup run only on this thread, which is why the
-  per-node memos need no locks (SPARK-INTERNALS Appendix C, invariant 3). The graph lock
+  per-node memos need no locks. The graph lock
   is still taken so ``DStream.slice`` from another thread sees a consistent memo.
 * Cleanup timing: the job thread reports completed batches through a deque; they are
   cleared at the start of the next tick. Cleanup therefore lags at most one batch and

@@ -22,7 +22,8 @@ What this module owns
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rdd import Partitioner, StorageLevel
 from rdd.engine_api import (
@@ -84,7 +85,7 @@ class _InitialState:
         source = self.rdd if self.rdd is not None else sc.parallelize(self.pairs, partitioner.numPartitions)
         return source.partitionBy(partitioner.numPartitions, partitioner.partitionFunc)
 
-    def __getstate__(self):
+    def __getstate__(self) -> Any:
         pairs = self.pairs if self.rdd is None else self.rdd.collect()
         return {"rdd": None, "pairs": pairs}
 

@@ -8,7 +8,8 @@ stands for Scala's empty ``Option``.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from rdd import Partitioner
 

@@ -13,7 +13,8 @@ Invariants
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 MISSING = object()
 
@@ -83,10 +84,10 @@ class StateTable:
         return None if self.times is None else self.times.get(key)
 
     # Pickled only when checkpointed: the reverse index is rebuilt on load.
-    def __getstate__(self):
+    def __getstate__(self) -> Any:
         return (self.states, self.times, self.version)
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: Any) -> None:
         self.states, self.times, self.version = state
         if self.times is None:
             self.by_time = None
@@ -110,8 +111,8 @@ class StateRecord:
     def is_current(self) -> bool:
         return self.version == self.table.version
 
-    def __getstate__(self):
+    def __getstate__(self) -> Any:
         return (self.table, self.mapped, self.version)
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: Any) -> None:
         self.table, self.mapped, self.version = state

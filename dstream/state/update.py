@@ -8,8 +8,9 @@ size of the state.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from .spec import State
 from .table import MISSING, StateRecord, StateTable
@@ -30,7 +31,7 @@ class MapWithStateFunction:
         table = record.table if record is not None else StateTable(self.timeout_ms is not None)
         table.version += 1  # any cached record of the previous batch is now stale
         mapped: list[Any] = []
-        state = State()
+        state: State[Any] = State()
         time_ms = self.time_ms
         fn = self.function
         when = datetime.fromtimestamp(time_ms / 1000) if self.with_time else None

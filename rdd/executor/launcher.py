@@ -36,11 +36,11 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any, Callable
+from typing import Any
 
 from ..partitioner import worker_hash_seed
-
 
 #: ``sh -c`` script: ignore the signals meant for the driver, then become ``"$0" "$@"``.
 _IGNORE_SIGNALS_AND_EXEC = 'trap "" INT TERM HUP; exec "$0" "$@"'

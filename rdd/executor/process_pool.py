@@ -226,8 +226,8 @@ class ProcessPoolBackend:
 
     def _steal_timeout(self) -> float | None:
         """Seconds until the oldest waiting preferred task may be stolen (None: nothing waits)."""
-        oldest = [next((t for s, _, t in w.queue if not s.strict_locality), None) for w in self._workers.values()]
-        oldest = [t for t in oldest if t is not None]
+        firsts = [next((t for s, _, t in w.queue if not s.strict_locality), None) for w in self._workers.values()]
+        oldest = [t for t in firsts if t is not None]
         idle = any(w.running is None for w in self._workers.values())
         if not oldest or not idle:
             return None
@@ -243,7 +243,8 @@ class ProcessPoolBackend:
                 by_sentinel = {w.process.sentinel: w for w in self._workers.values()
                                if w.process.sentinel is not None}
                 timeout = self._steal_timeout()
-            ready = wait(list(by_conn) + list(by_sentinel) + [self._wake_r], timeout)
+            waitables: list[Any] = [*by_conn, *by_sentinel, self._wake_r]
+            ready: list[Any] = wait(waitables, timeout)
             if not ready:
                 with self._lock:
                     if not self._closing:

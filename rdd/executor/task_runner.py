@@ -14,7 +14,8 @@ from __future__ import annotations
 import pickle
 import traceback
 from collections import OrderedDict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..nodes import fusion
 from ..runtime import environment

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..storage import block_manager
 from ..storage.level import StorageLevel
@@ -38,10 +39,10 @@ class Partition:
     def __init__(self, index: int) -> None:
         self.index = index
 
-    def __getstate__(self):
+    def __getstate__(self) -> Any:
         return {s: getattr(self, s) for cls in type(self).__mro__ for s in getattr(cls, "__slots__", ())}
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: Any) -> None:
         for key, value in state.items():
             setattr(self, key, value)
 
@@ -74,6 +75,9 @@ class ShuffleDependency(Dependency):
     map_side_combine: bool = True
     num_maps: int = field(default=0)
     count_constant: int | None = None  # see nodes.fusion
+    # The scheduler's map stage of this shuffle, set by the DAG scheduler when it plans
+    # the first job that needs it, so later jobs reuse it (and its outputs).
+    stage: Any = field(default=None, compare=False, repr=False)
 
 
 class LineageNode:
@@ -86,6 +90,9 @@ class LineageNode:
     #: Tasks reading this node wait for the worker that caches their input however long
     #: it is busy (state partitions: moving them costs a recomputation from checkpoint).
     strict_locality: bool = False
+    #: The per-record function of a ``map`` (set by ``RDD.map``), which the shuffle
+    #: planner reads to recognise ``map(lambda x: (x, c))`` (see ``nodes.fusion``).
+    element_fn: Callable[[Any], Any] | None = None
 
     def __init__(self, deps: list[Dependency]) -> None:
         self.id = next_node_id()
@@ -164,7 +171,7 @@ class LineageNode:
     # -- pickling into tasks -----------------------------------------------------
     # A checkpointed node has forgotten its parents (checkpoint.finish), so it pickles
     # small; in the task its cache is still read first, then its checkpoint files.
-    def __getstate__(self):
+    def __getstate__(self) -> Any:
         state = dict(self.__dict__)
         state["_partitions"] = None  # partitions travel with each task, not the node
         return state
@@ -173,7 +180,7 @@ class LineageNode:
         return f"{type(self).__name__}[{self.id}]"
 
 
-def walk_narrow(node: LineageNode):
+def walk_narrow(node: LineageNode) -> Iterator[LineageNode]:
     """Yield ``node`` and every ancestor reachable without crossing a shuffle."""
     seen: set[int] = set()
     stack = [node]

@@ -8,7 +8,8 @@ pickled partitioner), so a checkpointed pair RDD keeps its partitioning.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CheckpointError
 from .base import LineageNode, Partition

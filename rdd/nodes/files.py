@@ -14,7 +14,8 @@ from __future__ import annotations
 import glob
 import os
 import pickle
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from .base import LineageNode, Partition
 

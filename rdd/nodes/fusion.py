@@ -20,7 +20,8 @@ planned and again in the task:
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..aggregator import Aggregator, constant_pair_value, is_sum_aggregator
 
@@ -37,7 +38,8 @@ def plan_count(parent: LineageNode, aggregator: Aggregator | None, map_side_comb
     return None if fn is None else constant_pair_value(fn)
 
 
-def fused_items(node: LineageNode, constant: int, split: Partition, tctx: TaskContext) -> Iterable[tuple[Any, int]] | None:
+def fused_items(node: LineageNode, constant: int, split: Partition,
+                tctx: TaskContext) -> Iterable[tuple[Any, int]] | None:
     """Combined ``(key, sum)`` pairs for the map task, or ``None`` to take the generic path."""
     source = getattr(node, "parent", None)
     if source is None or node.storage_level.is_valid or node.checkpointed is not None:

@@ -7,7 +7,8 @@ iterators, so a chain ``map -> filter -> flatMap`` never materialises a partitio
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from .base import LineageNode, NarrowDependency, OneToOneDependency, Partition
 

@@ -15,7 +15,8 @@ a process.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..serialization.serializer import loads_records
 from .base import LineageNode, Partition
@@ -67,7 +68,7 @@ class ParallelCollectionNode(LineageNode):
             return iter(loads_records(data.payload))
         return iter(data)
 
-    def __getstate__(self):
+    def __getstate__(self) -> Any:
         state = super().__getstate__()
         state["_slices"] = None
         return state

@@ -7,7 +7,8 @@ count, aggregator): its parent lineage stays on the driver.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..runtime import environment
 from ..shuffle.reader import read_all
@@ -57,7 +58,7 @@ class ShuffledNode(LineageNode):
                     combined = part
         return iter(combined.items())
 
-    def __getstate__(self):
+    def __getstate__(self) -> Any:
         state = super().__getstate__()
         state["_deps"] = []  # the parent lineage never leaves the driver
         return state

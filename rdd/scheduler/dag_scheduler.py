@@ -27,8 +27,9 @@ Rules
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import BrokenExecutorError, FetchFailedError, RemoteTraceback
 from ..nodes.base import LineageNode, Partition, ShuffleDependency, walk_narrow
@@ -54,6 +55,13 @@ class Stage:
     @property
     def is_shuffle_map(self) -> bool:
         return self.shuffle_dep is not None
+
+    @property
+    def dep(self) -> ShuffleDependency:
+        """The shuffle a map stage writes (only map stages have one)."""
+        if self.shuffle_dep is None:
+            raise TypeError(f"{self!r} is a result stage: it writes no shuffle")
+        return self.shuffle_dep
 
     def __repr__(self) -> str:
         kind = f"ShuffleMapStage(shuffle {self.shuffle_dep.shuffle_id})" if self.shuffle_dep else "ResultStage"
@@ -123,7 +131,7 @@ class DAGScheduler:
         return parents
 
     def _map_stage(self, dep: ShuffleDependency) -> Stage:
-        stage: Stage | None = getattr(dep, "stage", None)
+        stage: Stage | None = dep.stage
         if stage is None:
             stage = Stage(next(self._stage_ids), dep.parent, self._parent_stages(dep.parent), dep)
             dep.stage = stage
@@ -154,7 +162,7 @@ class DAGScheduler:
         self._stage_by_id[stage.id] = stage
         if stage in job.running or stage in job.waiting:
             return []
-        missing = [p for p in stage.parents if not self.tracker.is_available(p.shuffle_dep.shuffle_id)]
+        missing = [p for p in stage.parents if not self.tracker.is_available(p.dep.shuffle_id)]
         if not missing:
             return self._submit_tasks(job, stage)
         job.waiting.add(stage)
@@ -165,7 +173,7 @@ class DAGScheduler:
 
     def _submit_tasks(self, job: _Job, stage: Stage) -> list[Action]:
         if stage.is_shuffle_map:
-            todo = self.tracker.missing(stage.shuffle_dep.shuffle_id)
+            todo = self.tracker.missing(stage.dep.shuffle_id)
         else:
             todo = [p for p in job.partitions if p not in job.results]
         if not todo:
@@ -191,12 +199,13 @@ class DAGScheduler:
         cached = job.binaries.get(stage.id)
         if cached is None:
             if stage.is_shuffle_map:
-                dep = stage.shuffle_dep
+                dep = stage.dep
                 payload: Any = ShuffleWriteSpec(dep.shuffle_id, dep.partitioner, dep.aggregator, dep.map_side_combine,
                                                 dep.count_constant)
             else:
                 payload = job.func
-            binary = dumps_closure((stage.node, payload), f"the functions of stage {stage.id} ({stage.node.describe()})")
+            what = f"the functions of stage {stage.id} ({stage.node.describe()})"
+            binary = dumps_closure((stage.node, payload), what)
             cached = (digest_of(binary), binary)
             job.binaries[stage.id] = cached
         return cached
@@ -208,10 +217,10 @@ class DAGScheduler:
             job.finished = True
             return [JobSucceeded(job.job_id, [job.results[p] for p in job.partitions])]
         actions: list[Action] = []
-        if not self.tracker.is_available(stage.shuffle_dep.shuffle_id):
+        if not self.tracker.is_available(stage.dep.shuffle_id):
             return self._submit_tasks(job, stage)  # an output was lost meanwhile
         for child in list(job.waiting):
-            if all(self.tracker.is_available(p.shuffle_dep.shuffle_id) for p in child.parents):
+            if all(self.tracker.is_available(p.dep.shuffle_id) for p in child.parents):
                 job.waiting.discard(child)
                 actions += self._submit_tasks(job, child)
         return actions
@@ -236,7 +245,7 @@ class DAGScheduler:
             for block_id in event.result.blocks_added:
                 self.locations.add(block_id, event.result.executor_id)
             if stage is not None and stage.is_shuffle_map:
-                self.tracker.register_output(stage.shuffle_dep.shuffle_id, spec.partition, event.result.value)
+                self.tracker.register_output(stage.dep.shuffle_id, spec.partition, event.result.value)
             if job is None or job.finished or spec.job_id != job.job_id or stage is None:
                 return []
             pending = job.pending.get(stage.id)
@@ -286,7 +295,7 @@ class DAGScheduler:
         job.running.discard(stage)
         job.pending.pop(stage.id, None)
         job.waiting.add(stage)
-        parent = next((p for p in _ancestors(stage) if p.shuffle_dep.shuffle_id == error.shuffle_id), None)
+        parent = next((p for p in _ancestors(stage) if p.dep.shuffle_id == error.shuffle_id), None)
         if parent is None:
             job.finished = True
             return [JobFailed(job.job_id, error)]

@@ -7,8 +7,8 @@ contract that says which events a backend must produce is in ``rdd.executor.back
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .task import TaskFailure, TaskResult, TaskSpec
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import ContextStoppedError, JobCancelledError, LineageTooDeepError
 from ..nodes.base import LineageNode
 from .dag_scheduler import DAGScheduler, JobFailed, JobSucceeded, MergeAccumulators, SubmitTask
 from .tracking import BlockLocations, MapOutputTracker
-
 
 #: An event that only wakes the thread waiting for its job's events (to see a cancellation).
 _WAKE = object()

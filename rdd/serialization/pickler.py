@@ -17,7 +17,8 @@ from __future__ import annotations
 import io
 import types
 from collections import ChainMap
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import cloudpickle
 

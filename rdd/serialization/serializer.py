@@ -13,7 +13,8 @@ import hashlib
 import marshal
 import pickle
 import types
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import cloudpickle
 
@@ -179,7 +180,8 @@ def _children(obj: Any) -> Iterator[tuple[str, Any]]:
             if isinstance(custom, dict):
                 state = custom
         for key, value in state.items():
-            yield ("" if type(obj).__module__.startswith("rdd.") else f"attribute '{key}' of {type(obj).__name__}"), value
+            inside = type(obj).__module__.startswith("rdd.")
+            yield ("" if inside else f"attribute '{key}' of {type(obj).__name__}"), value
 
 
 def digest_of(payload: bytes) -> str:

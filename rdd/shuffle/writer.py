@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from ..serialization.serializer import dumps_records
 

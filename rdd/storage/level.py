@@ -40,7 +40,7 @@ class StorageLevel:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return "StorageLevel(%s, %s, %s, %s, %s)" % self._key()
+        return "StorageLevel({}, {}, {}, {}, {})".format(*self._key())
 
     def __str__(self) -> str:
         parts = []
@@ -48,7 +48,7 @@ class StorageLevel:
         parts.append("Memory " if self.useMemory else "")
         parts.append("OffHeap " if self.useOffHeap else "")
         parts.append("Deserialized " if self.deserialized else "Serialized ")
-        parts.append("%sx Replicated" % self.replication)
+        parts.append(f"{self.replication}x Replicated")
         return "".join(parts)
 
     @property

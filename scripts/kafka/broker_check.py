@@ -11,7 +11,7 @@ end.  Every network call has a bounded timeout so the script cannot hang.
 Usage:  python broker_check.py [bootstrap] [--n 10000]
         bash scripts/kafka/kafka-maven.sh run -- python scripts/kafka/broker_check.py
 
-Copied from ../shared/kafka/broker_check.py. Changed: the bootstrap address defaults to
+The bootstrap address defaults to
 $KAFKA_BOOTSTRAP (the script's `run` sets it; ports are chosen freely), and a compression
 codec whose Python library is not installed is a WARN, not a FAIL (the client lacks it,
 the broker does not).
@@ -297,7 +297,8 @@ def main():
                     problems.append(("content mismatch", tp.partition, r.offset))
                     break
         dt = time.time() - t0
-        record("direct-stream: full ranges [begin,end) per partition", "PASS" if not problems and total == N else "FAIL",
+        record("direct-stream: full ranges [begin,end) per partition",
+               "PASS" if not problems and total == N else "FAIL",
                f"read {total} in {dt:.2f}s = {total/dt:,.0f} msg/s (incl. 3 consumer setups); problems={problems[:5]}")
     if begin and end:
         _full()
@@ -466,7 +467,8 @@ def main():
             c.poll(timeout_ms=100)
         got2 = {tp.partition: c.committed(tp, timeout_ms=10000) for tp in tps}
         c.close()
-        ok = all(got[p] is not None and got[p].offset == 123 + p for p in range(3)) and all(v == 200 for v in got2.values())
+        ok = (all(got[p] is not None and got[p].offset == 123 + p for p in range(3))
+              and all(v == 200 for v in got2.values()))
         record("assign()+group_id: commit explicit offsets (Spark commitAsync style)", "PASS" if ok else "FAIL",
                f"sync committed={got}; after commit_async={got2}")
     _assign_commit()
@@ -548,7 +550,8 @@ def main():
 
         @check(f"compression {codec}")
         def _comp(codec=codec):
-            msgs, mds, got, endo = roundtrip(f"compression {codec}", f"comp-{codec}-{run}", dict(compression_type=codec))
+            msgs, mds, got, endo = roundtrip(f"compression {codec}", f"comp-{codec}-{run}",
+                                             dict(compression_type=codec))
             ok = [(r.key, r.value) for r in got] == [(m["key"], m["value"]) for m in msgs]
             record(f"compression {codec}", "PASS" if ok else "FAIL", f"sent {len(msgs)}, got {len(got)}, end={endo}")
         _comp()
@@ -603,7 +606,8 @@ def main():
                 break
         c.close()
         st = "PASS" if err is not None and "OutOfRange" in type(err).__name__ else "WARN"
-        record("seek past end with auto_offset_reset=none -> OffsetOutOfRange", st, f"{type(err).__name__ if err else None}: {err}")
+        record("seek past end with auto_offset_reset=none -> OffsetOutOfRange", st,
+               f"{type(err).__name__ if err else None}: {err}")
     if end:
         _oor()
 
@@ -702,7 +706,7 @@ def main():
 def summary():
     print("\n================ SUMMARY ================")
     n = {"PASS": 0, "FAIL": 0, "WARN": 0}
-    for name, st, detail in RESULTS:
+    for name, st, _detail in RESULTS:
         n[st] = n.get(st, 0) + 1
         print(f"{st:4}  {name}")
     print(f"{n['PASS']} passed, {n['FAIL']} failed, {n['WARN']} warned")

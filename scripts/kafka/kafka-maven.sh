@@ -4,7 +4,7 @@
 # Needs Java >= 17 and curl (or Maven for a version without a pinned jar list); no Docker,
 # no Kafka distribution; network access to Maven Central on the first run only.
 #
-# Started from ../shared/kafka/kafka-maven.sh; what changed and why:
+# Choices, and why:
 #   * free ports by default (KAFKA_PORT=auto): several engineers share one machine, a fixed
 #     9092 collides; the chosen address is printed by `start` and written to $WORK/bootstrap.
 #   * fast start: C1-only JIT, serial GC, small heap, and an AppCDS archive of the broker's

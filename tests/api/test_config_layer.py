@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OWNERS = {"rdd/conf.py", "rdd/conf_parsing.py", "rdd/master.py"}
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no"}
-_UNITS = {"us", "ms", "s", "m", "min", "h", "d", "b", "k", "kb", "m", "mb", "g", "gb", "t", "tb",
+_UNITS = {"us", "ms", "s", "m", "min", "h", "d", "b", "k", "kb", "mb", "g", "gb", "t", "tb",
           "p", "pb"}
 _SUFFIX_METHODS = {"endswith", "removesuffix", "rstrip"}
 _HELPER = re.compile(

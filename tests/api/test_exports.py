@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
-import dstream
 import rdd
 from rdd import RDD, SparkConf, SparkContext, StorageLevel
 from rdd.partitioner import portable_hash
+
+import dstream
 
 # ------------------------------------------------------------------ __all__
 

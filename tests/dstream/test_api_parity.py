@@ -1,6 +1,6 @@
 """The streaming facade accepts PySpark's calls: names, parameter names, order, defaults.
 
-The manifest below lists PySpark 4.x's ``pyspark.streaming`` methods (from API.md §1).
+The manifest below lists PySpark 4.x's ``pyspark.streaming`` methods.
 Every facade method must start with PySpark's parameters, in order, with the same plain
 defaults; extra parameters must come after them and have defaults. Methods deliberately
 not here yet are listed in ``LATER`` with the issue that brings them.
@@ -8,15 +8,15 @@ not here yet are listed in ``LATER`` with the issue that brings them.
 
 from __future__ import annotations
 
-from rdd import StorageLevel
-
 import inspect
 from typing import Any
 
 import pytest
 
-from dstream import DStream, StreamingContext, StreamingListener
+from rdd import StorageLevel
 from rdd.partitioner import portable_hash
+
+from dstream import DStream, StreamingContext, StreamingListener
 
 _ = inspect.Parameter.empty
 

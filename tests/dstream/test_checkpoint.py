@@ -22,6 +22,9 @@ from typing import Any
 import msgpack
 import pytest
 
+from rdd import SparkConf, SparkContext
+from rdd.errors import CheckpointError
+
 from dstream import StateSpec, StreamingContext, StreamingListener
 from dstream.checkpoint.files import (
     KEEP,
@@ -35,8 +38,6 @@ from dstream.checkpoint.files import (
 )
 from dstream.errors import StreamingStateError
 from dstream.testing import advance_batches, manual_clock
-from rdd import SparkConf, SparkContext
-from rdd.errors import CheckpointError
 from tests.rdd.processes import wait_until
 
 DEADLINE = 30.0
@@ -107,7 +108,8 @@ def outputs(out: Path) -> dict[str, list[str]]:
     found = {}
     for directory in sorted(p for p in out.iterdir() if not p.name.startswith(".")):
         assert (directory / "_SUCCESS").exists(), directory
-        found[directory.name] = sorted(line for part in directory.glob("part-*") for line in part.read_text().splitlines())
+        found[directory.name] = sorted(line for part in directory.glob("part-*")
+                                       for line in part.read_text().splitlines())
     return found
 
 
@@ -159,7 +161,8 @@ def test_write_checkpoint_keeps_the_newest_and_the_graphs_they_refer_to(tmp_path
     assert _names(tmp_path, "checkpoint-") == sorted(f"checkpoint-{t * 1000}" for t in range(9, 13))
     assert _names(tmp_path, "graph-") == sorted(f"graph-{graph_digest(b'graph-%d' % g)}" for g in (4, 5, 6))
     latest = read_latest(str(tmp_path))
-    assert latest is not None and (latest.time_ms, latest.data, latest.graph) == (12000, {"format": 1, "n": 12}, b"graph-6")
+    assert latest is not None
+    assert (latest.time_ms, latest.data, latest.graph) == (12000, {"format": 1, "n": 12}, b"graph-6")
 
 
 def _truncate(path: Path) -> None:
@@ -315,7 +318,8 @@ def test_get_or_create_without_checkpoint_calls_setup_and_checkpoints_to_the_pat
 
 
 def test_get_or_create_keeps_the_directory_setup_chose(msc: SparkContext, tmp_path: Path) -> None:
-    ssc = StreamingContext.getOrCreate(str(tmp_path / "unused"), lambda: build(msc, tmp_path / "chosen", tmp_path / "out"))
+    ssc = StreamingContext.getOrCreate(str(tmp_path / "unused"),
+                                       lambda: build(msc, tmp_path / "chosen", tmp_path / "out"))
     run_to(ssc, 1)
     assert list_checkpoints(str(tmp_path / "chosen")) == [1000]
     assert list_checkpoints(str(tmp_path / "unused")) == []

@@ -21,11 +21,12 @@ from typing import Any
 
 import pytest
 
-from dstream import StreamingContext
-from dstream.checkpoint.files import list_checkpoints, read_checkpoint, checkpoint_path
-from dstream.testing import advance_batches, manual_clock
 from rdd import SparkConf, SparkContext
 from rdd.errors import CheckpointError
+
+from dstream import StreamingContext
+from dstream.checkpoint.files import checkpoint_path, list_checkpoints, read_checkpoint
+from dstream.testing import advance_batches, manual_clock
 
 DATA = [[("a", i), ("b", 1)] for i in range(1, 17)]
 #: Batches run before the "crash": enough that every kept metadata checkpoint refers

@@ -23,11 +23,12 @@ from typing import Any
 
 import pytest
 
+from rdd import SparkConf, SparkContext
+from rdd.errors import CheckpointError
+
 from dstream import StateSpec, StreamingContext
 from dstream.checkpoint.files import list_checkpoints
 from dstream.testing import advance_batches, collect_batches, manual_clock
-from rdd import SparkConf, SparkContext
-from rdd.errors import CheckpointError
 
 BATCHES = 12
 DATA = [[(f"k{(i + j) % 4}", i + j) for j in range(1 + i % 3)] for i in range(BATCHES)]

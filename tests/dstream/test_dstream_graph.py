@@ -14,11 +14,12 @@ from typing import Any
 import cloudpickle
 import pytest
 
+from rdd import DriverOnlyError, StorageLevel
+
 from dstream import StreamingContext, StreamingStateError
 from dstream.nodes.transformed import TransformedNode
 from dstream.nodes.windowed import WindowedNode
 from dstream.testing import advance_batches, collect_batches, manual_clock, run_batches
-from rdd import DriverOnlyError, StorageLevel
 
 
 def _context(sc: Any) -> StreamingContext:
@@ -135,7 +136,8 @@ def test_streaming_state_stays_bounded_over_thousands_of_batches(sc: Any) -> Non
             assert len(node.generated) <= node.remember_ms // node.slide_ms + 1, node
         assert ssc._engine.scheduler is not None and ssc._engine.scheduler.pending_batches() == 0
         assert ssc._engine.generator is not None and len(ssc._engine.generator._completed) <= 1
-        cached = [rdd for node in ssc._engine.graph.nodes for rdd in node.generated.values() if rdd is not None and rdd.is_cached]
+        cached = [rdd for node in ssc._engine.graph.nodes for rdd in node.generated.values()
+                  if rdd is not None and rdd.is_cached]
         assert len(cached) <= 5  # only the window's span of the cached parent
     finally:
         ssc.stop(stopSparkContext=False)

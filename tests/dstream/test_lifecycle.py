@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from rdd import ContextStoppedError
+
 from dstream import (
     DurationError,
     NoOutputOperationError,
@@ -19,7 +21,6 @@ from dstream import (
     StreamingStateError,
 )
 from dstream.testing import advance_batches, collect_batches, manual_clock
-from rdd import ContextStoppedError
 
 WAIT = 30.0
 
@@ -159,9 +160,11 @@ def test_start_without_output_operation(sc: Any) -> None:
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (lambda s: s.window(1.5, 1), r"windowDuration \(1\.5 s\) must be a multiple of the parent DStream's slide duration \(1 s\)"),
+        (lambda s: s.window(1.5, 1),
+         r"windowDuration \(1\.5 s\) must be a multiple of the parent DStream's slide duration \(1 s\)"),
         (lambda s: s.window(2, 1.5), r"slideDuration \(1\.5 s\) must be a multiple"),
-        (lambda s: s.window(2, 2).window(3, 2), r"windowDuration \(3 s\) must be a multiple of the parent DStream's slide duration \(2 s\)"),
+        (lambda s: s.window(2, 2).window(3, 2),
+         r"windowDuration \(3 s\) must be a multiple of the parent DStream's slide duration \(2 s\)"),
         (lambda s: s.reduceByWindow(max, None, 2.5, 1), r"windowDuration \(2\.5 s\)"),
         (lambda s: s.countByWindow(2, 0.5), r"slideDuration \(500 ms\)"),
         (lambda s: s.countByValueAndWindow(0.5, 1), r"windowDuration \(500 ms\)"),

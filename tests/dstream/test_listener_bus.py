@@ -53,7 +53,8 @@ def test_events_arrive_in_order_to_every_listener(bus: ListenerBus) -> None:
     assert bus.statistics().delivered == 200
 
 
-def test_a_raising_listener_is_logged_and_never_stops_the_bus(bus: ListenerBus, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_raising_listener_is_logged_and_never_stops_the_bus(bus: ListenerBus,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
     bad, good = Exploding(), Recorder()
     bus.add_listener(bad)
     bus.add_listener(good)

@@ -19,8 +19,9 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import dstream
 import rdd
+
+import dstream
 
 DSTREAM = Path(dstream.__file__).resolve().parent
 RDD = Path(rdd.__file__).resolve().parent

@@ -21,11 +21,12 @@ from typing import Any
 
 import pytest
 
+from rdd import Partitioner, portable_hash
+
 from dstream import MapWithStateDStream, StateSpec, StreamingContext
 from dstream.checkpoint.files import checkpoint_path, list_checkpoints, read_checkpoint
 from dstream.errors import DurationError
 from dstream.testing import advance_batches, collect_batches, manual_clock, run_batches
-from rdd import Partitioner, portable_hash
 from tests.dstream.cases import Case, check, normalize
 
 add, sub = operator.add, operator.sub
@@ -466,7 +467,8 @@ def test_state_partitioning(ctx: Any, configure: Any, placement: Any) -> None:
                       lambda s: s.mapWithState(spec).stateSnapshots().mapPartitionsWithIndex(_placement))
     if placement is None:
         n = ctx.defaultParallelism
-        placement = lambda k: portable_hash(k) % n
+        def placement(k: Any) -> int:
+            return portable_hash(k) % n
     assert sorted(out[0]) == sorted((placement(k), k) for k in keys)
 
 

@@ -22,16 +22,18 @@ from __future__ import annotations
 import operator
 import os
 import statistics
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
+
+from rdd import SparkContext
+from rdd.checkpoint import lineage_depth
 
 from dstream import StateSpec, StreamingContext
 from dstream.nodes.stateful import MAX_LINEAGE_DEPTH
 from dstream.testing import advance_batches, manual_clock
-from rdd import SparkContext
-from rdd.checkpoint import lineage_depth
 from tests.rdd.processes import worker_pids
 
 KEYS = [f"k{i}" for i in range(40)]

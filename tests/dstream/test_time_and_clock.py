@@ -16,7 +16,8 @@ WAIT = 10.0  # seconds; every wait in this module has this deadline
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(1, 1000), (0.5, 500), (0.1 * 3, 300), (2.25, 2250), (Seconds(3), 3000), (Milliseconds(7), 7), (Minutes(1), 60000)],
+    [(1, 1000), (0.5, 500), (0.1 * 3, 300), (2.25, 2250), (Seconds(3), 3000), (Milliseconds(7), 7),
+     (Minutes(1), 60000)],
 )
 def test_duration_ms_converts_seconds_once(value: object, expected: int) -> None:
     assert duration_ms(value, "batchDuration") == expected  # type: ignore[arg-type]

@@ -48,7 +48,8 @@ CASES = [
         num_batches=6,
     ),
     # A window under 5 slides is recomputed (PySpark): an empty one reduces to nothing.
-    Case("countByWindow", [[1, 2], [3], [], [4, 5, 6]], lambda s: s.countByWindow(2, 1), [[2], [3], [1], [3], [3], []], num_batches=6),
+    Case("countByWindow", [[1, 2], [3], [], [4, 5, 6]], lambda s: s.countByWindow(2, 1),
+         [[2], [3], [1], [3], [3], []], num_batches=6),
     # From the second window of 5 slides on, counts are incremental and 0 stays.
     Case(
         "countByWindow incremental",
@@ -73,7 +74,8 @@ CASES = [
          [("a", 3), ("b", 2)], [("a", 3)], []],
         num_batches=8,
     ),
-    Case("reduceByWindow", [[1], [2], [3]], lambda s: s.reduceByWindow(add, None, 2, 1), [[1], [3], [5], [3], []], num_batches=5),
+    Case("reduceByWindow", [[1], [2], [3]], lambda s: s.reduceByWindow(add, None, 2, 1),
+         [[1], [3], [5], [3], []], num_batches=5),
     Case(
         "reduceByWindow with inverse",
         [[1], [2], [3]],
@@ -81,7 +83,8 @@ CASES = [
         [[1], [3], [5], [3], []],
         num_batches=5,
     ),
-    Case("reduceByWindow slide 2", ONE_TO_FIVE, lambda s: s.reduceByWindow(max, None, 4, 2), [[2], [4], [5]], num_batches=6),
+    Case("reduceByWindow slide 2", ONE_TO_FIVE, lambda s: s.reduceByWindow(max, None, 4, 2), [[2], [4], [5]],
+         num_batches=6),
     Case(
         "countByValueAndWindow",
         WORDS,

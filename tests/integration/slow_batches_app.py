@@ -25,8 +25,9 @@ from _live import install_stop_handlers, run  # noqa: E402
 
 install_stop_handlers()  # as an example's import of _live does: before the engine loads
 
-from dstream import StreamingContext  # noqa: E402 - after the handlers
 from rdd import SparkContext  # noqa: E402
+
+from dstream import StreamingContext  # noqa: E402 - after the handlers
 
 
 def slow(x: int) -> int:

@@ -127,8 +127,9 @@ class Hang:
 
 
 def setup(checkpoint: str, out: str) -> Any:
-    from dstream import StateSpec, StreamingContext
     from rdd import SparkConf, SparkContext
+
+    from dstream import StateSpec, StreamingContext
 
     conf = SparkConf().setMaster("local[2]").setAppName("stateful-app").set("spark.streaming.clock", "manual")
     sc = SparkContext.getOrCreate(conf)

@@ -35,8 +35,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dstream import StreamingContext
 from rdd import SparkConf, SparkContext
+
+from dstream import StreamingContext
 from tests.integration.watched import DEADLINE, WatchedProcess, alive
 
 __all__ = ["DEADLINE", "Driver", "alive", "outputs"]

@@ -23,9 +23,10 @@ import signal
 import threading
 from operator import add
 
+from rdd import SparkConf, SparkContext
+
 from dstream import StreamingContext
 from dstream.kafka import KafkaUtils
-from rdd import SparkConf, SparkContext
 
 
 def write_batch(out: str, time_ms: int, ranges: list, counts: dict) -> None:

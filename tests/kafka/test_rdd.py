@@ -13,8 +13,16 @@ import time
 
 import pytest
 
-from dstream.kafka import (BrokerUnreachableError, KafkaDecodeError, KafkaRDD, KafkaUtils, OffsetRange,
-                           OffsetsOutOfRangeError, TopicAndPartition, UnknownTopicError)
+from dstream.kafka import (
+    BrokerUnreachableError,
+    KafkaDecodeError,
+    KafkaRDD,
+    KafkaUtils,
+    OffsetRange,
+    OffsetsOutOfRangeError,
+    TopicAndPartition,
+    UnknownTopicError,
+)
 from tests.kafka.utils import KAFKA_PYTHON_WARNINGS, pool_statistics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration, *KAFKA_PYTHON_WARNINGS]

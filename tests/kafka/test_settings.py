@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import pytest
 
+from rdd import SparkConf
+
 from dstream import StreamingContext
 from dstream.kafka import KafkaUtils, OffsetRange, RangeReadError
 from dstream.testing import advance_batches, manual_clock
-from rdd import SparkConf
 from tests.kafka.utils import KAFKA_PYTHON_WARNINGS, assert_contiguous
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration, *KAFKA_PYTHON_WARNINGS]

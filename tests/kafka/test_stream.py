@@ -18,8 +18,16 @@ import msgpack
 import pytest
 
 from dstream import StreamingContext
-from dstream.kafka import (BrokerUnreachableError, KafkaDecodeError, KafkaRDD, KafkaUtils, OffsetRange,
-                           OffsetsOutOfRangeError, TopicAndPartition, UnknownTopicError)
+from dstream.kafka import (
+    BrokerUnreachableError,
+    KafkaDecodeError,
+    KafkaRDD,
+    KafkaUtils,
+    OffsetRange,
+    OffsetsOutOfRangeError,
+    TopicAndPartition,
+    UnknownTopicError,
+)
 from dstream.testing import advance_batches, manual_clock
 from tests.kafka.utils import KAFKA_PYTHON_WARNINGS, assert_contiguous
 

@@ -14,13 +14,25 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dstream.kafka import (Broker, BrokerUnreachableError, KafkaDecodeError, KafkaMessageAndMetadata, KafkaSinkError,
-                           OffsetRange, OffsetsOutOfRangeError, RangeReadError, TopicAndPartition, UnknownTopicError,
-                           utf8_decoder, utf8_encoder)
+from rdd import ConfigError
+
+from dstream.kafka import (
+    Broker,
+    BrokerUnreachableError,
+    KafkaDecodeError,
+    KafkaMessageAndMetadata,
+    KafkaSinkError,
+    OffsetRange,
+    OffsetsOutOfRangeError,
+    RangeReadError,
+    TopicAndPartition,
+    UnknownTopicError,
+    utf8_decoder,
+    utf8_encoder,
+)
 from dstream.kafka.offsets import plan_untils
 from dstream.kafka.params import CONNECT_TIMEOUT_MS, MIN_RECEIVE_BUFFER_BYTES, parse_kafka_params
 from dstream.kafka.structs import decode_field
-from rdd import ConfigError
 from tests.kafka.utils import KAFKA_PYTHON_WARNINGS
 
 pytestmark = KAFKA_PYTHON_WARNINGS

@@ -62,9 +62,8 @@ class KafkaTestUtils:
         return name
 
     def add_partitions(self, topic: str, total: int) -> None:
-        from kafka.admin import NewPartitions
-
         from kafka import KafkaProducer
+        from kafka.admin import NewPartitions
 
         self.admin.create_partitions({topic: NewPartitions(total)}, timeout_ms=15000)
         # The session producer's metadata does not know the new partitions yet: replace it.

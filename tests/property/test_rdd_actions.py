@@ -14,12 +14,14 @@ import heapq
 import math
 import statistics
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
 
 from rdd import AccumulatorParam
+
 from tests.strategies import (
     add_to_sum_count,
     element_lists,

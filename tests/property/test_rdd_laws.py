@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import operator
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from hypothesis import strategies as st
 

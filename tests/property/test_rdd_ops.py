@@ -16,12 +16,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from hypothesis import strategies as st
 
 from tests.strategies import (
     element_lists,
+    index_and_size,
     int_flat_maps,
     int_key_funcs,
     int_lists,
@@ -34,7 +36,6 @@ from tests.strategies import (
     seeds,
     slices,
     tag_with_index,
-    index_and_size,
     text_lists,
     text_maps,
 )

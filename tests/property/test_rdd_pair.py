@@ -16,16 +16,21 @@ from __future__ import annotations
 
 import functools
 from collections import Counter, defaultdict
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from hypothesis import strategies as st
 
 from rdd.partitioner import portable_hash
+
 from tests.strategies import (
     add_to_sum_count,
     append_value,
+    element_lists,
+    int_flat_maps,
     int_key_funcs,
     int_lists,
+    int_maps,
     int_reducers,
     list_mergers,
     merge_sum_count,
@@ -35,9 +40,6 @@ from tests.strategies import (
     singleton,
     slices,
     sortable_pairs,
-    int_flat_maps,
-    int_maps,
-    element_lists,
 )
 
 optional_partitions = st.none() | partitions

@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from rdd import StorageLevel
+
 from tests.strategies import rdd_property
 
 hashable_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),

@@ -19,9 +19,10 @@ import os
 import queue
 import signal
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import pytest
 
@@ -41,6 +42,7 @@ from rdd.shuffle.store import MemoryShuffleStore
 from rdd.storage import block_manager
 from rdd.storage.block_manager import BlockManager, rdd_block_id
 from rdd.storage.level import StorageLevel
+
 from tests.rdd.processes import identify, is_running, kill_survivors, wait_until
 
 DEADLINE_S = 30.0

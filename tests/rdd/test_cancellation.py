@@ -22,12 +22,14 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from rdd import JobCancelledError
+
 from tests.rdd.processes import identify, is_running, kill_survivors, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

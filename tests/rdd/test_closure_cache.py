@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import operator
 import pickle
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from rdd import SparkConf, SparkContext
 from rdd.executor.task_runner import CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES, BinaryCache
+
 from tests.rdd.processes import worker_pids
 
 BIG = 250_000  # ints a closure captures: ~9 MB once unpickled in a worker

@@ -14,7 +14,8 @@ from __future__ import annotations
 import itertools
 import pickle
 from collections import Counter, defaultdict
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -26,8 +27,15 @@ from rdd.nodes.narrow import MapPartitionsNode, UnionNode
 from rdd.nodes.parallel import ParallelCollectionNode
 from rdd.nodes.shuffled import ShuffledNode
 from rdd.partitioner import Partitioner, portable_hash
-from rdd.scheduler.dag_scheduler import (MAX_STAGE_FETCH_FAILURES, MAX_TASK_ATTEMPTS, DAGScheduler,
-                                         JobFailed, JobSucceeded, MergeAccumulators, SubmitTask)
+from rdd.scheduler.dag_scheduler import (
+    MAX_STAGE_FETCH_FAILURES,
+    MAX_TASK_ATTEMPTS,
+    DAGScheduler,
+    JobFailed,
+    JobSucceeded,
+    MergeAccumulators,
+    SubmitTask,
+)
 from rdd.scheduler.events import ExecutorLost, TaskFailed, TaskFinished
 from rdd.scheduler.task import TaskFailure, TaskResult, TaskSpec
 from rdd.scheduler.tracking import BlockLocations, MapOutputTracker

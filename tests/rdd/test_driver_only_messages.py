@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from dstream import StreamingContext
-from dstream.testing import run_batches
 from rdd.errors import DriverOnlyError
+
+from dstream.testing import run_batches
 
 SPARK_CONTEXT = (
     "It appears that you are attempting to reference SparkContext from a broadcast variable, "

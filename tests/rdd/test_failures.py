@@ -32,12 +32,14 @@ import textwrap
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
 from rdd.errors import DriverOnlyError, SerializationError
+
 from tests.rdd.processes import (
     ProcessId,
     descendants,
@@ -54,7 +56,7 @@ MASTERS = ["local", "local[2]"]
 EXIT_DEADLINE_S = 10.0
 
 
-class QuotaExceeded(Exception):
+class QuotaExceeded(Exception):  # noqa: N818 - a user's exception, named as users name them
     """A user-defined exception with two constructor arguments."""
 
     def __init__(self, user: str, limit: int) -> None:

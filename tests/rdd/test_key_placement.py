@@ -28,8 +28,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dstream.testing import run_batches
 from rdd.partitioner import portable_hash
+
+from dstream.testing import run_batches
 from tests.rdd.key_types import Tagged, any_key, sample_keys
 from tests.strategies import rdd_property
 

@@ -19,12 +19,14 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from rdd import SparkConf
+
 from tests.rdd.processes import identify, is_running, kill_survivors, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

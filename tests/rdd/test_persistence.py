@@ -18,11 +18,13 @@ not depend on how loaded the machine is.
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from rdd import SparkConf, StorageLevel
+
 from tests.rdd.processes import worker_pids
 
 LEVELS = [StorageLevel.MEMORY_ONLY, StorageLevel.MEMORY_AND_DISK, StorageLevel.DISK_ONLY]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from dstream.listener import BatchInfo, StreamInputInfo, StreamingListenerBatchCompleted
+from dstream.listener import BatchInfo, StreamingListenerBatchCompleted, StreamInputInfo
 from dstream.rate import PIDRateEstimator, RateController
 from dstream.receiver import Receiver
 from dstream.testing import advance_batches, manual_clock

@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
+from rdd.storage import block_manager
+from rdd.storage.level import StorageLevel
+
 from dstream.clock import ManualClock
 from dstream.inputs.block_rdd import BlockNode, usable_blocks
 from dstream.receiver.block import ReceivedBlockInfo
 from dstream.receiver.block_handler import BlockManagerBlockHandler, WriteAheadLogBlockHandler
 from dstream.wal import FileBasedWriteAheadLog
-from rdd.storage import block_manager
-from rdd.storage.level import StorageLevel
 
 
 @pytest.fixture(params=["local", "local[2]"])

@@ -6,10 +6,11 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+from rdd.storage.level import StorageLevel
+
 from dstream.inputs.file import FileInputNode
 from dstream.inputs.receiver_input import ReceiverInputNode
 from dstream.inputs.socket import SocketReceiver
-from rdd.storage.level import StorageLevel
 from tests.receiver.contexts import SSC, receiver_conf
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from rdd import ConfigError, SparkConf
+
 from dstream.receiver.errors import ReceiverConfigError
 from dstream.receiver.settings import ReceiverSettings
-from rdd import ConfigError, SparkConf
 
 
 def test_defaults_are_sparks() -> None:

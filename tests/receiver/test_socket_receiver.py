@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from dstream.inputs.socket import RawSocketReceiver, SocketReceiver
-from dstream.receiver.tracker import ReceiverTracker
 from rdd.storage import block_manager
 from rdd.storage.level import StorageLevel
+
+from dstream.inputs.socket import RawSocketReceiver, SocketReceiver
+from dstream.receiver.tracker import ReceiverTracker
 from tests.receiver.helpers import WAIT, fast_settings, wait_until
 from tests.receiver.servers import LineServer, free_port
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from dstream.clock import ManualClock
-from dstream.wal import FileBasedWriteAheadLog, RecordHandle, WALCorruptionError, WriteAheadLogError
-from dstream.wal import frame
+from dstream.wal import FileBasedWriteAheadLog, RecordHandle, WALCorruptionError, WriteAheadLogError, frame
 from dstream.wal.log import segment_files
 
 
