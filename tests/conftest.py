@@ -5,7 +5,7 @@ Hypothesis profiles
 ``ci`` (the default) is derandomized, has no deadline (no timings in tests) and no
 example database, so a run is reproducible on any machine. ``dev`` draws fresh random
 examples, keeps the database and runs fewer examples per property, for quick local
-iteration. ``fast`` is ``ci`` with a tenth of the examples (what ``make test-fast``
+iteration. ``fast`` is ``ci`` with a few examples per property (what ``make test-fast``
 uses). Pick one with ``HYPOTHESIS_PROFILE=dev``. The number of examples per property and
 per master lives in :data:`tests.strategies.EXAMPLES`.
 
@@ -82,10 +82,10 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-# `make test-fast`: as `ci` (derandomized, reproducible) with a tenth of the examples.
+# `make test-fast`: as `ci` (derandomized, reproducible) with a few examples per property.
 settings.register_profile(
     "fast",
-    max_examples=20,
+    max_examples=10,
     derandomize=True,
     deadline=None,
     database=None,
@@ -105,7 +105,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--fast", action="store_true", default=False,
         help="run only the tests that start no process (no worker pool, broker or driver "
-             "subprocess): what `make test-fast` runs; a test that starts one anyway fails",
+             "subprocess) and are not marked slow (the soak tests): what `make test-fast` runs; "
+             "a test that starts a process anyway fails",
     )
 
 
@@ -115,7 +116,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if starts_processes(item):
             item.add_marker(pytest.mark.processes)
     if config.getoption("fast"):
-        kept = [item for item in items if item.get_closest_marker("processes") is None]
+        kept = [item for item in items if item.get_closest_marker("processes") is None
+                and item.get_closest_marker("slow") is None]
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept
     if config.getoption("timeout", None):
@@ -132,8 +134,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # --------------------------------------------------------------------------- test-fast
 #
-# `make test-fast` (pytest --fast) runs every test that starts no process. Which tests
-# start one is decided here, from what a test asks for, never by hand:
+# `make test-fast` (pytest --fast) runs every test that starts no process, except the soak
+# tests marked `slow` (thousands of batches, for leaks). Which tests start a process is
+# decided here, from what a test asks for, never by hand:
 #   - its folder: tests/integration and tests/kafka drive real drivers, brokers, servers;
 #   - its fixtures and parameters: `sc2`, `kafka*`, `ctx` on local[2], a local[N] master,
 #     a parameter object with `processes = True` (an executor backend, say);

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 EXAMPLES: dict[str, dict[str, int]] = {
     "ci": {"local": 200, "local[2]": 20},
     "dev": {"local": 50, "local[2]": 10},
-    "fast": {"local": 20, "local[2]": 5},
+    "fast": {"local": 10, "local[2]": 3},
 }
 
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 EXAMPLES: dict[str, dict[str, int]] = {
     "ci": {"local": 100, "local[2]": 15},
     "dev": {"local": 15, "local[2]": 3},
+    "fast": {"local": 5, "local[2]": 2},
 }
 
 

@@ -157,6 +157,7 @@ def _settled_memory(ssc: Any) -> int:
     return tracemalloc.get_traced_memory()[0]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_memory_stays_flat_over_thousands_of_batches(sc: Any) -> None:
     ssc = _context(sc)
