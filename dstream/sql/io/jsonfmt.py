@@ -39,7 +39,7 @@ __all__ = ["JsonFormat", "infer_json_type", "merge_json_types"]
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
-class _Malformed(Exception):
+class _MalformedError(Exception):
     """A value that does not fit the schema."""
 
 
@@ -135,7 +135,7 @@ class JsonFormat(FileFormat):
 
     # --------------------------------------------------------------- parsing
     def _records(self, data: bytes, options: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
-        """``(text, parsed value or _Malformed)`` per record of a split."""
+        """``(text, parsed value or _MalformedError)`` per record of a split."""
         text = data.decode(option(options, "encoding") or "utf-8", errors="replace")
         if option_bool(options, "multiLine"):
             pieces = [text] if text.strip() else []
@@ -145,7 +145,7 @@ class JsonFormat(FileFormat):
             try:
                 yield piece, json.loads(piece)
             except ValueError:
-                yield piece, _Malformed(piece)
+                yield piece, _MalformedError(piece)
 
     def _fast_table(self, data: bytes, schema: pa.Schema | None) -> pa.Table | None:
         try:
@@ -203,7 +203,7 @@ class JsonFormat(FileFormat):
             records = value if isinstance(value, list) else [value]
             try:
                 converted = [_convert_row(r, data_fields, parse) for r in records]
-            except _Malformed:
+            except _MalformedError:
                 if mode == "FAILFAST":
                     raise malformed_error(text) from None
                 if mode == "PERMISSIVE":
@@ -220,7 +220,7 @@ class JsonFormat(FileFormat):
 
 def _convert_row(value: Any, fields: Sequence[pa.Field], parse: ParseOptions) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _Malformed(value)
+        raise _MalformedError(value)
     return {f.name: _convert(value.get(f.name), f.type, parse) for f in fields}
 
 
@@ -229,7 +229,7 @@ _SPECIAL = {"NaN": float("nan"), "Infinity": float("inf"), "+Infinity": float("i
 
 
 def _convert(value: Any, t: pa.DataType, parse: ParseOptions) -> Any:
-    """One parsed JSON value as a Python value of Arrow type ``t``, or :class:`_Malformed`."""
+    """One parsed JSON value as a Python value of Arrow type ``t``, or :class:`_MalformedError`."""
     if value is None:
         return None
     if pa.types.is_string(t) or pa.types.is_large_string(t):
@@ -257,7 +257,7 @@ def _convert(value: Any, t: pa.DataType, parse: ParseOptions) -> Any:
             try:
                 number = _value_parser(t, parse)(value)
             except ValueError:
-                raise _Malformed(value) from None
+                raise _MalformedError(value) from None
             if pa.types.is_date(t):
                 return datetime.date(1970, 1, 1) + datetime.timedelta(days=int(number))  # type: ignore[call-overload]
             return _EPOCH + datetime.timedelta(microseconds=int(number))  # type: ignore[call-overload]
@@ -272,4 +272,4 @@ def _convert(value: Any, t: pa.DataType, parse: ParseOptions) -> Any:
             return [(k, _convert(v, t.item_type, parse)) for k, v in value.items()]
     elif pa.types.is_null(t):
         return None
-    raise _Malformed(value)
+    raise _MalformedError(value)
