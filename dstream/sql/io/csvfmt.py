@@ -145,7 +145,7 @@ def _record_lines(text: str, opts: CsvOptions) -> list[str]:
 def _python_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOptions) -> _Tokens:
     """Line-by-line tokenization with :mod:`csv` (each physical line one record unless multiLine)."""
     text = _decode(data, opts)
-    dialect = {"delimiter": opts.sep, "quotechar": opts.quote if opts.quote != "\0" else None,
+    dialect: dict[str, Any] = {"delimiter": opts.sep, "quotechar": opts.quote if opts.quote != "\0" else None,
                "escapechar": opts.escape if opts.escape != "\0" else None, "doublequote": True,
                "quoting": csv.QUOTE_MINIMAL if opts.quote != "\0" else csv.QUOTE_NONE, "strict": False}
     records: list[list[str]]

@@ -255,12 +255,12 @@ def _convert(value: Any, t: pa.DataType, parse: ParseOptions) -> Any:
     elif pa.types.is_timestamp(t) or pa.types.is_date(t):
         if isinstance(value, str):
             try:
-                number = _value_parser(t, parse)(value)
+                stamp: Any = _value_parser(t, parse)(value)
             except ValueError:
                 raise _MalformedError(value) from None
             if pa.types.is_date(t):
-                return datetime.date(1970, 1, 1) + datetime.timedelta(days=int(number))  # type: ignore[call-overload]
-            return _EPOCH + datetime.timedelta(microseconds=int(number))  # type: ignore[call-overload]
+                return datetime.date(1970, 1, 1) + datetime.timedelta(days=int(stamp))
+            return _EPOCH + datetime.timedelta(microseconds=int(stamp))
     elif pa.types.is_struct(t):
         if isinstance(value, dict):
             return {f.name: _convert(value.get(f.name), f.type, parse) for f in t}
