@@ -107,7 +107,9 @@ def _vertical(header: list[str], body: list[list[str]]) -> list[str]:
     out: list[str] = []
     for i, row in enumerate(body):
         out.append(_pad(f"-RECORD {i}", name_width + value_width + 5, False, "-") + "\n")
-        lines = [f" {_pad(name, name_width, False)} | {_pad(cell, value_width, False)} " for name, cell in zip(header, row)]
+        lines = (
+            f" {_pad(name, name_width, False)} | {_pad(cell, value_width, False)} " for name, cell in zip(header, row)
+        )
         out.append("\n".join(lines) + "\n")
     return out
 
