@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dstream.sql.formatting import format_value
+from dstream.sql.types import StructType
 
 __all__ = ["show_string", "display_width", "escape_meta_characters"]
 
@@ -116,7 +117,7 @@ def _vertical(header: list[str], body: list[list[str]]) -> list[str]:
 
 def show_string(
     rows: Sequence[Sequence[Any]],
-    schema: Any,
+    schema: StructType,
     n: int = 20,
     truncate: int = 20,
     vertical: bool = False,
@@ -149,7 +150,7 @@ def show_string(
     if isinstance(truncate, bool):
         truncate = 20 if truncate else 0
     n = max(n, 0)
-    fields = list(schema.fields)
+    fields = schema.fields
     has_more = len(rows) > n
     header = [escape_meta_characters(f.name) for f in fields]
     body = [

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from dstream.sql.formatting import format_value, java_double_str, java_float_str
 from dstream.sql.show import display_width, show_string
-from tests.sql._types import (
+from dstream.sql.types import (
     ArrayType,
     BinaryType,
     BooleanType,
