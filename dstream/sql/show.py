@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dstream.sql.formatting import format_value
+from dstream.sql.types import StructType
 
 __all__ = ["show_string", "display_width", "escape_meta_characters"]
 
@@ -107,14 +108,16 @@ def _vertical(header: list[str], body: list[list[str]]) -> list[str]:
     out: list[str] = []
     for i, row in enumerate(body):
         out.append(_pad(f"-RECORD {i}", name_width + value_width + 5, False, "-") + "\n")
-        lines = [f" {_pad(name, name_width, False)} | {_pad(cell, value_width, False)} " for name, cell in zip(header, row)]
+        lines = (
+            f" {_pad(name, name_width, False)} | {_pad(cell, value_width, False)} " for name, cell in zip(header, row)
+        )
         out.append("\n".join(lines) + "\n")
     return out
 
 
 def show_string(
     rows: Sequence[Sequence[Any]],
-    schema: Any,
+    schema: StructType,
     n: int = 20,
     truncate: int = 20,
     vertical: bool = False,
@@ -147,7 +150,7 @@ def show_string(
     if isinstance(truncate, bool):
         truncate = 20 if truncate else 0
     n = max(n, 0)
-    fields = list(schema.fields)
+    fields = schema.fields
     has_more = len(rows) > n
     header = [escape_meta_characters(f.name) for f in fields]
     body = [
