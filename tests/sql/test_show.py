@@ -173,7 +173,7 @@ def test_header_is_never_truncated() -> None:
     )
 
 
-def test_more_rows_than_n_prints_footer_then_blank_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_more_rows_than_n_prints_footer_and_no_blank_line(capsys: pytest.CaptureFixture[str]) -> None:
     rows = [(1, "x"), (2, "y"), (3, "z")]
     assert printed(rows, KS, n=2, capsys=capsys) == (
         "+---+---+\n"
@@ -183,7 +183,6 @@ def test_more_rows_than_n_prints_footer_then_blank_line(capsys: pytest.CaptureFi
         "|  2|  y|\n"
         "+---+---+\n"
         "only showing top 2 rows\n"
-        "\n"
     )
 
 
@@ -194,7 +193,7 @@ def test_footer_singular_for_one_row() -> None:
         "+---+---+\n"
         "|  1|  x|\n"
         "+---+---+\n"
-        "only showing top 1 row\n"
+        "only showing top 1 row"
     )
 
 
@@ -206,7 +205,7 @@ def test_exactly_n_rows_has_no_footer_and_zero_rows_has_one() -> None:
         "|  k|  s|\n"
         "+---+---+\n"
         "+---+---+\n"
-        "only showing top 0 rows\n"
+        "only showing top 0 rows"
     )
     assert show_string([], KS, -5, 20, False, "UTC") == "+---+---+\n|  k|  s|\n+---+---+\n+---+---+\n"
 
@@ -232,7 +231,6 @@ def test_vertical_untruncated_widens_and_footer() -> None:
         " key   | 1    ",
         " value | a\\tb ",
         "only showing top 1 row",
-        "",
     ])
 
 
