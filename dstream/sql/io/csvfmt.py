@@ -109,7 +109,8 @@ def _fast_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOpt
     read = pacsv.ReadOptions(column_names=names, autogenerate_column_names=names is None,
                              skip_rows=1 if skip_header else 0, use_threads=False, block_size=1 << 24)
     parse = pacsv.ParseOptions(delimiter=opts.sep, quote_char=False if opts.quote == "\0" else opts.quote,
-                               double_quote=True, escape_char=False if opts.escape == "\0" else opts.escape,
+                               double_quote=True,
+                               escape_char=False if opts.escape in ("\0", opts.quote) else opts.escape,
                                newlines_in_values=opts.multi_line, ignore_empty_lines=True,
                                invalid_row_handler=on_invalid)
     if opts.encoding.lower().replace("-", "") not in ("utf8",):
@@ -146,7 +147,7 @@ def _python_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvO
     """Line-by-line tokenization with :mod:`csv` (each physical line one record unless multiLine)."""
     text = _decode(data, opts)
     dialect: dict[str, Any] = {"delimiter": opts.sep, "quotechar": opts.quote if opts.quote != "\0" else None,
-               "escapechar": opts.escape if opts.escape != "\0" else None, "doublequote": True,
+               "escapechar": opts.escape if opts.escape not in ("\0", opts.quote) else None, "doublequote": True,
                "quoting": csv.QUOTE_MINIMAL if opts.quote != "\0" else csv.QUOTE_NONE, "strict": False}
     records: list[list[str]]
     lines: list[str]
