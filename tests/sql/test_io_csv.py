@@ -77,7 +77,8 @@ def test_read_matches_csv_module(tmp_path_factory: pytest.TempPathFactory, rows:
     csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([["a", "b", "c"], *rows])
     path = _write(str(tmp_path_factory.mktemp("csv") / "t.csv"), buffer.getvalue())
     _, got = _read(path, {"header": "true", "escape": '"'})
-    model = [{k: (v if v != "" else None) for k, v in r.items()} for r in csv.DictReader(io.StringIO(buffer.getvalue()))]
+    reader = csv.DictReader(io.StringIO(buffer.getvalue()))
+    model = [{k: (v if v != "" else None) for k, v in r.items()} for r in reader]
     assert got == model
 
 

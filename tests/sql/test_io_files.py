@@ -45,7 +45,8 @@ def test_missing_path_is_path_not_found(tmp_path: os.PathLike) -> None:
 
 def test_partition_discovery_types_and_nulls(tmp_path: os.PathLike) -> None:
     root = str(tmp_path)
-    files = [_touch(f"{root}/y=2024/m=1/c=a%2Fb/p.txt"), _touch(f"{root}/y=2025/m=1.5/c=__HIVE_DEFAULT_PARTITION__/p.txt")]
+    files = [_touch(f"{root}/y=2024/m=1/c=a%2Fb/p.txt"),
+             _touch(f"{root}/y=2025/m=1.5/c=__HIVE_DEFAULT_PARTITION__/p.txt")]
     assert partition_values(files[0]) == (("y", "2024"), ("m", "1"), ("c", "a/b"))
     assert partition_values(files[1])[2] == ("c", None)
     assert partition_schema(files) == pa.schema([("y", pa.int32()), ("m", pa.float64()), ("c", pa.string())])

@@ -13,10 +13,10 @@ Invariants
 
 from __future__ import annotations
 
-from dstream.sql.errors import AnalysisException
 from dstream.sql.io.base import FileFormat, Filter
 from dstream.sql.io.csvfmt import CsvFormat
 from dstream.sql.io.files import FileSplit, list_input_files
+from dstream.sql.io.formats import get_format
 from dstream.sql.io.jsonfmt import JsonFormat
 from dstream.sql.io.parquet import ParquetFormat
 from dstream.sql.io.text import TextFormat
@@ -24,20 +24,3 @@ from dstream.sql.io.writer import abort_output, commit_output, prepare_output, w
 
 __all__ = ["get_format", "FileFormat", "FileSplit", "Filter", "list_input_files", "prepare_output", "write_task",
            "commit_output", "abort_output", "CsvFormat", "JsonFormat", "ParquetFormat", "TextFormat"]
-
-_FORMATS: dict[str, FileFormat] = {f.name: f for f in (TextFormat(), CsvFormat(), JsonFormat(), ParquetFormat())}
-
-
-def get_format(name: str) -> FileFormat:
-    """The format of ``name`` (``"text"``, ``"csv"``, ``"json"``, ``"parquet"``; case-insensitive).
-
-    Raises
-    ------
-    AnalysisException
-        For another name.
-    """
-    fmt = _FORMATS.get(name.lower())
-    if fmt is None:
-        raise AnalysisException(f"Failed to find the data source: {name}. Use one of text, csv, json, parquet.",
-                                "DATA_SOURCE_NOT_FOUND", {"provider": name})
-    return fmt

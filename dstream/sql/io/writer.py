@@ -32,6 +32,7 @@ from dstream.sql.errors import AnalysisException
 from dstream.sql.io.base import FileFormat, time_zone_option
 from dstream.sql.io.encode import csv_field, json_text, value_encoder
 from dstream.sql.io.files import HIVE_DEFAULT_PARTITION, option, option_bool
+from dstream.sql.io.formats import get_format
 
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
@@ -101,7 +102,6 @@ def _arrow_schema(schema: Any) -> pa.Schema:
 def _format(fmt: FileFormat | str) -> FileFormat:
     if isinstance(fmt, FileFormat):
         return fmt
-    from dstream.sql.io import get_format
     return get_format(fmt)
 
 
