@@ -17,15 +17,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rdd import SparkContext
+
 from dstream.sql.execution.collect import collect_batches, to_arrow_table
 from dstream.sql.execution.context import QueryContext
 from dstream.sql.execution.partitioning import partition_ids
 from dstream.sql.execution.planner import plan_physical
 from dstream.sql.expressions.aggregate_base import SortOrder
 from dstream.sql.expressions.base import Alias, AttributeReference
-from dstream.sql.plan import logical as L
+from dstream.sql.plan import logical as L  # noqa: N812
 from dstream.sql.types import DoubleType, LongType
-from rdd import SparkContext
 
 from .exec_helpers import And, Avg, Count, EqualNullSafe, EqualTo, GreaterThan, LessThan, Plus, Sum, relation
 

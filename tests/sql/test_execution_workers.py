@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from dstream.sql.expressions.base import Alias
-from dstream.sql.plan import logical as L
-from dstream.sql.types import StringType
 from rdd import SparkContext
+
+from dstream.sql.expressions.base import Alias
+from dstream.sql.plan import logical as L  # noqa: N812
+from dstream.sql.types import StringType
 
 from .exec_helpers import Count, EqualTo, relation
 from .test_execution import long_relation, run

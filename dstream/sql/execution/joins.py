@@ -33,7 +33,7 @@ from ..expressions.base import AttributeReference, EvalContext, Expression, colu
 from .aggregate import encode_key
 from .arrays import arange, concat_batches, row_count_table, table_as_batch
 from .context import QueryContext
-from .physical import PhysicalPlan, arrow_schema, as_array, expr_text, key_names
+from .physical import PhysicalPlan, arrow_schema, as_array, expr_text
 from .shuffle import to_ipc
 
 __all__ = ["BroadcastHashJoinExec", "JoinSpec", "ShuffledHashJoinExec", "split_join_condition"]
@@ -70,10 +70,14 @@ def split_join_condition(condition: Expression | None, left_ids: set[int], right
             a, b = term.children
             ra, rb = a.references(), b.references()
             if ra and rb and ra <= left_ids and rb <= right_ids:
-                left_keys.append(a), right_keys.append(b), null_safe.append(kind == "EqualNullSafe")
+                left_keys.append(a)
+                right_keys.append(b)
+                null_safe.append(kind == "EqualNullSafe")
                 continue
             if ra and rb and ra <= right_ids and rb <= left_ids:
-                left_keys.append(b), right_keys.append(a), null_safe.append(kind == "EqualNullSafe")
+                left_keys.append(b)
+                right_keys.append(a)
+                null_safe.append(kind == "EqualNullSafe")
                 continue
         rest.append(term)
     residual = None
@@ -203,10 +207,12 @@ class JoinSpec:
             extra_l, extra_r = [li], [ri]
             if how in LEFT_PRESERVING:
                 lonely = arange(left.num_rows).filter(pc.invert(pc.is_in(arange(left.num_rows), value_set=li)))
-                extra_l.append(lonely), extra_r.append(pa.nulls(len(lonely), pa.int64()))
+                extra_l.append(lonely)
+                extra_r.append(pa.nulls(len(lonely), pa.int64()))
             if how in RIGHT_PRESERVING:
                 lonely = arange(right.num_rows).filter(pc.invert(pc.is_in(arange(right.num_rows), value_set=ri)))
-                extra_l.append(pa.nulls(len(lonely), pa.int64())), extra_r.append(lonely)
+                extra_l.append(pa.nulls(len(lonely), pa.int64()))
+                extra_r.append(lonely)
             li = pa.concat_arrays([a.cast(pa.int64()) for a in extra_l])
             ri = pa.concat_arrays([a.cast(pa.int64()) for a in extra_r])
         cols: dict[str, pa.Array] = {}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..plan import logical as L
+from ..plan import logical as L  # noqa: N812 - the plan's node classes, as Spark's L prefix
 from ..plan.cached import CachedRelation
 from .aggregate import AggregateSpec, DeduplicateExec, FinalAggregateExec, PartialAggregateExec, collect_aggregates
 from .context import QueryContext
@@ -177,7 +177,9 @@ def _join(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     lkeys, rkeys, null_safe, residual = split_join_condition(plan.condition, left_ids, right_ids)
     for l_attr, r_attr in plan.using:
         if l_attr.expr_id in left_ids and r_attr.expr_id in right_ids:
-            lkeys.append(l_attr), rkeys.append(r_attr), null_safe.append(False)
+            lkeys.append(l_attr)
+            rkeys.append(r_attr)
+            null_safe.append(False)
     how = "inner" if plan.how == "cross" and lkeys else plan.how
     output = plan.output()
     sources = join_sources(output, left.output, right.output, plan.using)
