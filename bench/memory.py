@@ -55,23 +55,26 @@ def tree_pss_bytes(pid: int | None = None) -> int:
 class PeakSampler:
     """Samples the PSS of this process tree every ``interval`` seconds; ``peak`` is the maximum.
 
-    Use as ``with PeakSampler() as s: work()`` then read ``s.peak`` (bytes).
+    Use as ``with PeakSampler() as s: work()`` then read ``s.peak`` (bytes). With
+    ``tree=False`` only this process is measured (a baseline that starts no process
+    should not be billed for the idle workers of an engine started earlier).
     """
 
-    def __init__(self, interval: float = 0.02) -> None:
+    def __init__(self, interval: float = 0.02, tree: bool = True) -> None:
         self.interval = interval
+        self._measure = tree_pss_bytes if tree else (lambda: pss_bytes(os.getpid()))
         self.peak = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="pss-sampler", daemon=True)
 
     def _run(self) -> None:
         while True:
-            self.peak = max(self.peak, tree_pss_bytes())
+            self.peak = max(self.peak, self._measure())
             if self._stop.wait(self.interval):
                 return
 
     def __enter__(self) -> PeakSampler:
-        self.peak = tree_pss_bytes()
+        self.peak = self._measure()
         self._thread.start()
         return self
 
@@ -79,4 +82,4 @@ class PeakSampler:
                  tb: TracebackType | None) -> None:
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, tree_pss_bytes())
+        self.peak = max(self.peak, self._measure())

@@ -17,9 +17,8 @@ Invariants
 * ``float(java_double_str(x)) == x`` for every finite ``x`` (the digits are Python's
   shortest round-trip digits, laid out Java's way).
 * Pure functions of their arguments: no session, no process state, safe in tasks.
-* Types are recognised by their PySpark class name, so this module imports no type module
-  and any object whose class is named like PySpark's (``ArrayType`` with ``elementType``...)
-  formats the same way.
+* A leaf of the package: it imports only ``dstream.sql.types`` (so the cast kernel, literals
+  and ``show`` can all use it without cycles).
 """
 
 from __future__ import annotations
@@ -32,6 +31,23 @@ from fractions import Fraction
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from dstream.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    DataType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegralType,
+    MapType,
+    StringType,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
+
 __all__ = ["format_value", "java_double_str", "java_float_str", "format_timestamp", "format_date"]
 
 NULL_STRING = "NULL"
@@ -39,10 +55,6 @@ NULL_STRING = "NULL"
 # Java switches to computerized scientific notation outside [1e-3, 1e7).
 _PLAIN_MIN_EXP = -3
 _PLAIN_MAX_EXP = 6
-
-_INTEGRAL = frozenset({"ByteType", "ShortType", "IntegerType", "LongType"})
-_STRINGS = frozenset({"StringType", "CharType", "VarcharType"})
-_TIMESTAMPS = frozenset({"TimestampType", "TimestampNTZType"})
 
 # Room for 38 digits of a decimal(38, s) on either side of the point while quantizing.
 _DECIMAL_CONTEXT = Context(prec=80)
@@ -222,11 +234,10 @@ def format_timestamp(value: _dt.datetime, time_zone: str) -> str:
     return text
 
 
-def _format_decimal(value: Any, dt: Any) -> str:
+def _format_decimal(value: Any, dt: DecimalType) -> str:
     d = value if isinstance(value, Decimal) else Decimal(str(value))
-    scale = getattr(dt, "scale", None)
-    if isinstance(scale, int) and d.is_finite():
-        d = d.quantize(Decimal(1).scaleb(-scale), context=_DECIMAL_CONTEXT)
+    if d.is_finite():
+        d = d.quantize(Decimal(1).scaleb(-dt.scale), context=_DECIMAL_CONTEXT)
     if d.is_zero():
         # Java's BigDecimal has no negative zero.
         d = abs(d)
@@ -241,7 +252,7 @@ def _join(parts: list[str], left: str, right: str) -> str:
     return left + ", ".join(parts) + right
 
 
-def _format_struct(value: Any, dt: Any, time_zone: str) -> str:
+def _format_struct(value: Any, dt: StructType, time_zone: str) -> str:
     fields = list(dt.fields)
     if isinstance(value, dict):
         items = [value.get(f.name) for f in fields]
@@ -250,7 +261,7 @@ def _format_struct(value: Any, dt: Any, time_zone: str) -> str:
     return _join([format_value(v, f.dataType, time_zone) for v, f in zip(items, fields)], "{", "}")
 
 
-def _format_map(value: Any, dt: Any, time_zone: str) -> str:
+def _format_map(value: Any, dt: MapType, time_zone: str) -> str:
     # Arrow's own map conversion yields (key, value) pairs; rows carry dicts.
     pairs = value.items() if isinstance(value, dict) else value
     parts = [
@@ -259,7 +270,7 @@ def _format_map(value: Any, dt: Any, time_zone: str) -> str:
     return _join(parts, "{", "}")
 
 
-def format_value(value: Any, dt: Any, time_zone: str) -> str:
+def format_value(value: Any, dt: DataType, time_zone: str) -> str:
     """Spark's pretty string of one value, as a ``show()`` cell holds it (before escaping and truncation).
 
     Parameters
@@ -279,32 +290,31 @@ def format_value(value: Any, dt: Any, time_zone: str) -> str:
     """
     if value is None:
         return NULL_STRING
-    kind = type(dt).__name__
-    if kind in _STRINGS:
+    if isinstance(dt, StringType):
         return str(value)
-    if kind in _INTEGRAL:
+    if isinstance(dt, IntegralType):
         return str(int(value))
-    if kind == "DoubleType":
+    if isinstance(dt, DoubleType):
         return java_double_str(float(value))
-    if kind == "FloatType":
+    if isinstance(dt, FloatType):
         return java_float_str(float(value))
-    if kind == "BooleanType":
+    if isinstance(dt, BooleanType):
         return "true" if value else "false"
-    if kind in _TIMESTAMPS and isinstance(value, _dt.datetime):
+    if isinstance(dt, (TimestampType, TimestampNTZType)) and isinstance(value, _dt.datetime):
         return format_timestamp(value, time_zone)
-    if kind == "DateType" and isinstance(value, _dt.date):
+    if isinstance(dt, DateType) and isinstance(value, _dt.date):
         if isinstance(value, _dt.datetime):
             value = value.date()
         return format_date(value)
-    if kind == "DecimalType":
+    if isinstance(dt, DecimalType):
         return _format_decimal(value, dt)
-    if kind == "BinaryType":
+    if isinstance(dt, BinaryType):
         return _format_binary(value)
-    if kind == "ArrayType":
+    if isinstance(dt, ArrayType):
         return _join([format_value(v, dt.elementType, time_zone) for v in value], "[", "]")
-    if kind == "StructType":
+    if isinstance(dt, StructType):
         return _format_struct(value, dt, time_zone)
-    if kind == "MapType":
+    if isinstance(dt, MapType):
         return _format_map(value, dt, time_zone)
     return _format_untyped(value, time_zone)
 

@@ -94,8 +94,6 @@ class DataFrameReader:
     def load(self, path: str | list[str] | None = None, format: str | None = None,  # noqa: A002 - PySpark's name
              schema: StructType | str | None = None, **options: Any) -> DataFrame:
         """Read ``path`` (a file, a directory, a glob, or a list of them)."""
-        from .dataframe import DataFrame
-
         if format is not None:
             self.format(format)
         if schema is not None:
@@ -111,7 +109,7 @@ class DataFrameReader:
         options_now.setdefault("timezone", self._session.conf.time_zone())
         file_schema = self._schema if self._schema is not None else fmt.infer_schema(files, options_now)
         relation = FileRelation(attributes_of(file_schema), self._format, files, options_now, file_schema)
-        return DataFrame(relation, self._session)
+        return self._session._new_dataframe(relation)
 
     def text(self, paths: str | list[str], wholetext: bool = False, lineSep: str | None = None,  # noqa: N803
              **options: Any) -> DataFrame:

@@ -24,7 +24,7 @@ from dstream.sql.errors import PySparkTypeError, PySparkValueError
 __all__ = ["Row"]
 
 
-class Row(tuple):  # type: ignore[type-arg]
+class Row(tuple):
     """A row of a DataFrame: a tuple with named fields.
 
     ``Row(name='Alice', age=11)`` makes a row; ``Person = Row("name", "age")`` makes a row

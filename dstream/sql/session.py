@@ -274,5 +274,8 @@ class SparkSession:
 
         return run_query(self, sqlQuery, functions)
 
+    def _new_dataframe(self, plan: Any) -> DataFrame:
+        return DataFrame(plan, self)
+
     def _register_view(self, name: str, df: DataFrame, replace: bool) -> None:
         self.catalog._register(name, df, replace)

@@ -5,7 +5,8 @@ What this module owns
 ``show_string(rows, schema, n, truncate, vertical, time_zone)`` turns up to ``n + 1``
 collected rows into exactly the string Spark's ``Dataset.showString`` builds; PySpark's
 ``show()`` hands that string to ``print()``, which adds the newline that leaves a blank
-line after the table (and after the ``only showing top n rows`` footer).
+line after the table. PySpark 4 prints no blank line after the ``only showing top n
+rows`` footer: the footer is the string's last line, without a newline of its own.
 
 Rules reproduced
 ----------------
@@ -24,7 +25,8 @@ Rules reproduced
 
 Invariants
 ----------
-Pure: depends only on its arguments; the returned string ends with ``\\n``.
+Pure: depends only on its arguments; the returned string ends with ``\\n`` unless it
+ends with the footer.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dstream.sql.formatting import format_value
+from dstream.sql.types import StructType
 
 __all__ = ["show_string", "display_width", "escape_meta_characters"]
 
@@ -107,14 +110,16 @@ def _vertical(header: list[str], body: list[list[str]]) -> list[str]:
     out: list[str] = []
     for i, row in enumerate(body):
         out.append(_pad(f"-RECORD {i}", name_width + value_width + 5, False, "-") + "\n")
-        lines = [f" {_pad(name, name_width, False)} | {_pad(cell, value_width, False)} " for name, cell in zip(header, row)]
+        lines = (
+            f" {_pad(name, name_width, False)} | {_pad(cell, value_width, False)} " for name, cell in zip(header, row)
+        )
         out.append("\n".join(lines) + "\n")
     return out
 
 
 def show_string(
     rows: Sequence[Sequence[Any]],
-    schema: Any,
+    schema: StructType,
     n: int = 20,
     truncate: int = 20,
     vertical: bool = False,
@@ -142,12 +147,13 @@ def show_string(
     Returns
     -------
     str
-        The layout, ending with ``\\n``; ``DataFrame.show`` passes it to ``print``.
+        The layout, ending with ``\\n`` (but not after the footer); ``DataFrame.show``
+        passes it to ``print``.
     """
     if isinstance(truncate, bool):
         truncate = 20 if truncate else 0
     n = max(n, 0)
-    fields = list(schema.fields)
+    fields = schema.fields
     has_more = len(rows) > n
     header = [escape_meta_characters(f.name) for f in fields]
     body = [
@@ -161,5 +167,5 @@ def show_string(
     if vertical and not body:
         parts.append("(0 rows)\n")
     elif has_more:
-        parts.append(f"only showing top {n} {'row' if n == 1 else 'rows'}\n")
+        parts.append(f"only showing top {n} {'row' if n == 1 else 'rows'}")
     return "".join(parts)

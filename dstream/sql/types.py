@@ -619,7 +619,8 @@ def _from_tree(tree: Any) -> DataType:
         return MapType(_from_tree(tree[1]), _from_tree(tree[2]))
     fields = []
     for name, sub, nullable, comment in tree[1]:
-        fields.append(StructField(name, _from_tree(sub), nullable, {"comment": comment} if comment is not None else None))
+        metadata = {"comment": comment} if comment is not None else None
+        fields.append(StructField(name, _from_tree(sub), nullable, metadata))
     return StructType(fields)
 
 
