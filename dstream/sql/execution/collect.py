@@ -16,10 +16,10 @@ Invariants
 
 from __future__ import annotations
 
-import pyarrow as pa
-
 from collections.abc import Iterator
 from typing import Any
+
+import pyarrow as pa
 
 from .arrays import concat_batches
 from .context import QueryContext
