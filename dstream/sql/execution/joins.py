@@ -273,8 +273,9 @@ class BroadcastHashJoinExec(PhysicalPlan):
         left, right = self.children
         build_plan, stream_plan = (right, left) if self.build == "right" else (left, right)
         schema = arrow_schema(build_plan.output)
-        batches = build_plan.execute(qctx).collect()
-        shared = qctx.sc.broadcast(to_ipc([b for b in batches if b.num_rows], schema))
+        batches = [conform_batch(b, schema) if len(schema) else b
+                   for data in fetch_ipc(build_plan.execute(qctx)) for b in from_ipc(data)]
+        shared = qctx.sc.broadcast(to_ipc(batches, schema))
         spec, ctx, build_right = self.spec, qctx.eval_ctx, self.build == "right"
         stream_schema = arrow_schema(stream_plan.output)
 
