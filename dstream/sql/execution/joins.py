@@ -32,9 +32,10 @@ import pyarrow.compute as pc
 from ..expressions.base import AttributeReference, EvalContext, Expression, column_key
 from .aggregate import encode_key
 from .arrays import arange, concat_batches, row_count_table, table_as_batch
+from .collect import fetch_ipc
 from .context import QueryContext
-from .physical import PhysicalPlan, arrow_schema, as_array, expr_text
-from .shuffle import to_ipc
+from .physical import PhysicalPlan, arrow_schema, as_array, conform_batch, expr_text
+from .shuffle import from_ipc, to_ipc
 
 __all__ = ["BroadcastHashJoinExec", "JoinSpec", "ShuffledHashJoinExec", "split_join_condition"]
 
