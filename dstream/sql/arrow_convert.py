@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import gc
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dstream.sql.errors import PySparkTypeError
-from dstream.sql.row import Row
+from dstream.sql.row import Row, rows_from_columns
 from dstream.sql.row_verify import make_converter, struct_values
 from dstream.sql.timezones import arrow_zone, is_utc, session_time_zone_default, zone_of
 from dstream.sql.types import (
@@ -214,26 +215,16 @@ def arrow_to_rows(data: pa.Table | pa.RecordBatch, time_zone: str) -> list[Row]:
         The session time zone: timestamps with a zone come back as naive wall times there.
     """
     fields = list(data.schema.names)
-    columns = [_column_values(data.column(i), time_zone) for i in range(data.num_columns)]
-    return _make_rows(fields, columns, data.num_rows)
-
-
-def _make_rows(fields: list[str], columns: list[list[Any]], count: int) -> list[Row]:
-    new = tuple.__new__
-    rows: list[Row] = []
-    append = rows.append
-    if not columns:
-        for _ in range(count):
-            row = new(Row, ())
-            row.__dict__["__fields__"] = fields
-            append(row)
-        return rows
-    for values in zip(*columns):
-        row = new(Row, values)
-        # Written straight into __dict__: Row.__setattr__ guards read-only rows and costs a call.
-        row.__dict__["__fields__"] = fields
-        append(row)
-    return rows
+    # Millions of new tuples would trigger the cyclic GC over and over while nothing here can form a
+    # cycle: pausing it makes the conversion 2-3x faster. The previous state is restored.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        columns = [_column_values(data.column(i), time_zone) for i in range(data.num_columns)]
+        return rows_from_columns(fields, columns, data.num_rows)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
 
 def _column_values(column: pa.Array | pa.ChunkedArray, time_zone: str) -> list[Any]:
@@ -298,7 +289,7 @@ def _struct_array_values(arr: pa.StructArray, time_zone: str) -> list[Any]:
     at = arr.type
     names = [at.field(i).name for i in range(at.num_fields)]
     children = [_array_values(arr.field(i), time_zone) for i in range(at.num_fields)]
-    rows: list[Any] = _make_rows(names, children, len(arr))
+    rows: list[Any] = rows_from_columns(names, children, len(arr))
     if arr.null_count:
         for i in pc.indices_nonzero(arr.is_null()).to_pylist():
             rows[i] = None
