@@ -148,6 +148,12 @@ def not_(a: Any) -> pa.Array:
     return pc.invert(as_array(a))
 
 
+def _canonical(x: pa.Array) -> pa.Array:
+    """Floating values with one bit pattern per Spark value: -0.0 + 0.0 is 0.0, every NaN payload one NaN."""
+    x = pc.add(x, pa.scalar(0.0, x.type))
+    return pc.if_else(pc.is_nan(x), pa.scalar(float("nan"), x.type), x)
+
+
 def isin(a: Any, values: list[Any]) -> pa.Array:
     """``a IN (values...)`` with Spark's NULL rules.
 
@@ -172,9 +178,7 @@ def isin(a: Any, values: list[Any]) -> pa.Array:
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         value_set = pc.cast(pa.array(present), x.type, safe=False)
     if _floating(x.type):
-        # -0.0 + 0.0 is 0.0: hashing sees the two zeros as one value (NaN already matches NaN).
-        zero = pa.scalar(0.0, x.type)
-        x, value_set = pc.add(x, zero), pc.add(value_set, zero)
+        x, value_set = _canonical(x), _canonical(value_set)
     match = pc.is_in(x, value_set=value_set, skip_nulls=True)
     if has_null:
         return pc.if_else(match, True, pa.scalar(None, pa.bool_()))
