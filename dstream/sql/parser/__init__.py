@@ -1,0 +1,1 @@
+"""Spark SQL text to the public DataFrame API: expression strings and the SELECT subset."""

@@ -1,0 +1,613 @@
+"""The expression parser: Spark SQL expression text to the syntax tree of :mod:`.nodes`.
+
+What this module owns
+---------------------
+:class:`ExpressionParser`, a precedence-climbing parser over the tokens of
+:mod:`.lexer` with Spark SQL's precedence, loosest first::
+
+    OR  <  AND  <  NOT  <  predicate (IS [NOT] NULL, [NOT] IN/BETWEEN/LIKE/ILIKE/RLIKE,
+    IS [NOT] DISTINCT FROM)  <  comparison (= == <> != < <= > >= <=>)  <  |  <  ^  <  &
+    <  << >> >>>  <  + - ||  <  * / % DIV  <  unary - + ~  <  postfix (. [] ::)
+
+Binary operators are left-associative; a predicate applies once to a value expression (as
+in Spark's grammar), so ``a = b IS NULL`` is ``(a = b) IS NULL`` and ``NOT a = b AND c``
+is ``(NOT (a = b)) AND c``. Literals get Spark's types (see :func:`number_literal`).
+
+Invariants
+----------
+* Keywords and function names are case-insensitive; identifiers keep their case.
+* Every syntax error is a ``ParseException`` with condition ``PARSE_SYNTAX_ERROR`` naming the
+  token where the text stopped making sense.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from dstream.sql.errors import ParseException
+from dstream.sql.parser.lexer import Token, syntax_error, tokenize
+from dstream.sql.parser.nodes import (
+    Alias,
+    Between,
+    Binary,
+    Call,
+    Case,
+    Cast,
+    DistinctFrom,
+    Expr,
+    Field,
+    In,
+    IsBool,
+    IsNull,
+    Lambda,
+    Like,
+    Literal,
+    Name,
+    Star,
+    Subscript,
+    Unary,
+)
+
+__all__ = ["ExpressionParser", "parse_expression_ast", "number_literal", "EXPRESSION_RESERVED", "ALIAS_RESERVED"]
+
+#: Words that cannot be a bare column name inside an expression (backquote them).
+EXPRESSION_RESERVED = frozenset({
+    "AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE", "REGEXP", "CASE", "WHEN", "THEN",
+    "ELSE", "END", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "SELECT", "AS", "ON", "JOIN",
+    "UNION", "DISTINCT", "ESCAPE", "ALL",
+})
+
+#: Words that end an expression rather than name it (``SELECT a FROM t``: FROM is no alias).
+ALIAS_RESERVED = EXPRESSION_RESERVED | frozenset({
+    "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "SEMI", "ANTI", "OUTER", "NATURAL", "USING", "ASC", "DESC",
+    "NULLS", "LATERAL", "WINDOW", "OFFSET", "EXCEPT", "INTERSECT", "MINUS", "SORT", "CLUSTER", "DISTRIBUTE",
+    "QUALIFY", "OVER", "FILTER", "TABLESAMPLE", "PIVOT", "UNPIVOT",
+})
+
+# Binary operators of value expressions: token -> (binding power, node operator).
+_BINARY = {
+    "*": (7, "*"), "/": (7, "/"), "%": (7, "%"), "DIV": (7, "DIV"),
+    "+": (6, "+"), "-": (6, "-"), "||": (6, "||"),
+    "<<": (5, "<<"), ">>": (5, ">>"), ">>>": (5, ">>>"),
+    "&": (4, "&"), "^": (3, "^"), "|": (2, "|"),
+    "=": (1, "="), "==": (1, "="), "<>": (1, "!="), "!=": (1, "!="), "<": (1, "<"), "<=": (1, "<="),
+    ">": (1, ">"), ">=": (1, ">="), "<=>": (1, "<=>"),
+}
+
+_INT_RANGES = {"tinyint": 7, "smallint": 15, "int": 31, "bigint": 63}
+
+_TYPE_NAMES = {
+    "int": "int", "integer": "int", "bigint": "bigint", "long": "bigint", "smallint": "smallint",
+    "short": "smallint", "tinyint": "tinyint", "byte": "tinyint", "float": "float", "real": "float",
+    "double": "double", "string": "string", "boolean": "boolean", "binary": "binary", "date": "date",
+    "timestamp": "timestamp", "timestamp_ltz": "timestamp", "timestamp_ntz": "timestamp_ntz", "void": "void",
+    "decimal": "decimal", "dec": "decimal", "numeric": "decimal", "varchar": "string", "char": "string",
+    "character": "string",
+}
+
+# Functions Spark also accepts without parentheses.
+_NILADIC = ("CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER", "CURRENT_TIMEZONE")
+
+
+def _range_error(text: str, type_name: str) -> ParseException:
+    bits = _INT_RANGES[type_name]
+    low, high = -(1 << bits), (1 << bits) - 1
+    return ParseException(
+        f"Numeric literal {text} does not fit in range [{low}, {high}] for type {type_name}.",
+        "INVALID_NUMERIC_LITERAL_RANGE",
+        {"rawStrippedQualifier": text, "minValue": str(low), "maxValue": str(high), "typeName": type_name})
+
+
+def _decimal_literal(value: Decimal, text: str) -> Literal:
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite: the lexer only produces digits
+    scale = max(-exponent, 0)
+    precision = len(digits) + max(exponent, 0)
+    precision = max(precision, scale)  # 0.05 is decimal(2,2), as Spark's DecimalType.fromDecimal
+    if precision > 38:
+        raise ParseException(
+            f"Decimal precision {precision} exceeds max precision 38 (literal {text}).",
+            "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", {"precision": str(precision), "maxPrecision": "38"})
+    if exponent > 0:
+        value = value.quantize(Decimal(1))
+    return Literal(value, f"decimal({precision},{scale})")
+
+
+def number_literal(text: str, negative: bool = False) -> Literal:
+    """The literal of number ``text`` (``negative`` when a minus sign preceded it), typed as Spark.
+
+    Parameters
+    ----------
+    text : str
+        A number token: digits, a fraction, an exponent and a suffix.
+    negative : bool
+        Whether the literal is negated (``-2147483648`` is still an ``int``).
+
+    Returns
+    -------
+    Literal
+        ``1`` int (bigint when out of int range, ``decimal(p,0)`` beyond bigint), ``1L`` bigint,
+        ``1S`` smallint, ``1Y`` tinyint, ``1.5`` ``decimal(2,1)``, ``1.5BD`` decimal,
+        ``1e3``/``1.5D`` double, ``1.5F`` float.
+
+    Raises
+    ------
+    ParseException
+        A suffixed integer out of its type's range, or a decimal over 38 digits.
+    """
+    sign = "-" if negative else ""
+    upper = text.upper()
+    if upper.endswith("BD"):
+        return _decimal_literal(Decimal(sign + text[:-2]), sign + text)
+    suffix = upper[-1] if upper[-1] in "LSYDF" else ""
+    body = text[:-1] if suffix else text
+    is_integral = body.isdigit()
+    if suffix in ("D", "F"):
+        return Literal(float(sign + body), "double" if suffix == "D" else "float")
+    if suffix:
+        type_name = {"L": "bigint", "S": "smallint", "Y": "tinyint"}[suffix]
+        if not is_integral:
+            raise syntax_error(Token("NUMBER", text, 0))
+        value = int(sign + body)
+        bits = _INT_RANGES[type_name]
+        if not -(1 << bits) <= value < (1 << bits):
+            raise _range_error(sign + body, type_name)
+        return Literal(value, type_name)
+    if is_integral:
+        value = int(sign + body)
+        for type_name in ("int", "bigint"):
+            bits = _INT_RANGES[type_name]
+            if -(1 << bits) <= value < (1 << bits):
+                return Literal(value, type_name)
+        return _decimal_literal(Decimal(value), sign + body)
+    if "E" in upper:
+        return Literal(float(sign + body), "double")
+    return _decimal_literal(Decimal(sign + body), sign + body)
+
+
+class ExpressionParser:
+    """A cursor over the tokens of one text, with the expression grammar.
+
+    Parameters
+    ----------
+    text : str
+        The SQL text; tokenized on construction.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = tokenize(text)
+        self.i = 0
+
+    # -- the cursor ------------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        """The current token."""
+        return self.tokens[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        """The token ``k`` places ahead (EOF past the end)."""
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def advance(self) -> Token:
+        """Consume and return the current token."""
+        token = self.tokens[self.i]
+        if token.kind != "EOF":
+            self.i += 1
+        return token
+
+    def accept_word(self, *words: str) -> bool:
+        """Consume the current token if it is one of the keywords ``words``."""
+        if self.tok.is_word(*words):
+            self.advance()
+            return True
+        return False
+
+    def accept_op(self, *ops: str) -> bool:
+        """Consume the current token if it is one of the operators ``ops``."""
+        if self.tok.is_op(*ops):
+            self.advance()
+            return True
+        return False
+
+    def expect_word(self, *words: str) -> Token:
+        """Consume one of the keywords ``words`` or fail at the current token."""
+        if not self.tok.is_word(*words):
+            raise syntax_error(self.tok)
+        return self.advance()
+
+    def expect_op(self, op: str) -> Token:
+        """Consume the operator ``op`` or fail at the current token."""
+        if not self.tok.is_op(op):
+            raise syntax_error(self.tok)
+        return self.advance()
+
+    def expect_end(self) -> None:
+        """Fail unless only semicolons remain (Spark's ``extra input`` error)."""
+        while self.accept_op(";"):
+            pass
+        if self.tok.kind != "EOF":
+            raise syntax_error(self.tok, f": extra input {self.tok.describe()}")
+
+    def identifier(self) -> str:
+        """An identifier: a word that is no reserved keyword, or a backquoted name."""
+        token = self.tok
+        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in EXPRESSION_RESERVED):
+            self.advance()
+            return token.value
+        raise syntax_error(token)
+
+    def multipart_identifier(self) -> tuple[str, ...]:
+        """``a.b.c`` as its parts."""
+        parts = [self.identifier()]
+        while self.tok.is_op(".") and self.peek().kind in ("WORD", "QUOTED"):
+            self.advance()
+            parts.append(self.identifier())
+        return tuple(parts)
+
+    # -- named expressions -----------------------------------------------------------
+    def named_expression(self) -> Expr:
+        """``expr [[AS] alias]`` or ``expr AS (a, b)``."""
+        expr = self.expression()
+        if self.accept_word("AS"):
+            if self.accept_op("("):
+                names = [self.identifier()]
+                while self.accept_op(","):
+                    names.append(self.identifier())
+                self.expect_op(")")
+                return Alias(expr, tuple(names))
+            return Alias(expr, (self.identifier(),))
+        token = self.tok
+        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in ALIAS_RESERVED):
+            self.advance()
+            return Alias(expr, (token.value,))
+        return expr
+
+    # -- boolean level ---------------------------------------------------------------
+    def expression(self) -> Expr:
+        """A full expression (OR is the loosest operator)."""
+        left = self._and()
+        while self.accept_word("OR"):
+            left = Binary("OR", left, self._and())
+        return left
+
+    def _and(self) -> Expr:
+        left = self._not()
+        while self.accept_word("AND"):
+            left = Binary("AND", left, self._not())
+        return left
+
+    def _not(self) -> Expr:
+        if self.tok.is_word("NOT") or self.tok.is_op("!"):
+            self.advance()
+            return Unary("NOT", self._not())
+        return self._predicated()
+
+    def _predicated(self) -> Expr:
+        value = self.value_expression()
+        token = self.tok
+        if token.is_word("IS"):
+            self.advance()
+            negated = self.accept_word("NOT")
+            if self.accept_word("NULL"):
+                return IsNull(value, negated)
+            if self.accept_word("DISTINCT"):
+                self.expect_word("FROM")
+                return DistinctFrom(value, self.value_expression(), negated)
+            word = self.expect_word("TRUE", "FALSE", "UNKNOWN").value.upper()
+            return IsBool(value, None if word == "UNKNOWN" else word == "TRUE", negated)
+        negated = False
+        if token.is_word("NOT") and self.peek().is_word("IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE", "REGEXP"):
+            self.advance()
+            negated = True
+        if self.accept_word("IN"):
+            self.expect_op("(")
+            if self.tok.is_word("SELECT"):
+                raise ParseException("IN (subquery) is not supported; join with the subquery's result instead.",
+                                     "UNSUPPORTED_FEATURE", {"feature": "IN subquery"})
+            values = [self.expression()]
+            while self.accept_op(","):
+                values.append(self.expression())
+            self.expect_op(")")
+            return In(value, tuple(values), negated)
+        if self.accept_word("BETWEEN"):
+            low = self.value_expression()
+            self.expect_word("AND")
+            return Between(value, low, self.value_expression(), negated)
+        if self.tok.is_word("LIKE", "ILIKE", "RLIKE", "REGEXP"):
+            kind = self.advance().value.upper()
+            kind = "RLIKE" if kind == "REGEXP" else kind
+            pattern = self.value_expression()
+            escape = None
+            if kind != "RLIKE" and self.accept_word("ESCAPE"):
+                if self.tok.kind != "STRING" or len(self.tok.value) != 1:
+                    raise syntax_error(self.tok)
+                escape = self.advance().value
+            return Like(kind, value, pattern, negated, escape)
+        if negated:
+            raise syntax_error(self.tok)
+        return value
+
+    # -- value level -----------------------------------------------------------------
+    def value_expression(self, min_power: int = 1) -> Expr:
+        """A value expression whose binary operators bind at least as tight as ``min_power``."""
+        left = self._unary()
+        while True:
+            token = self.tok
+            key = token.value.upper() if token.kind == "WORD" else token.value if token.kind == "OP" else ""
+            if key not in _BINARY or (token.kind == "WORD") != (key == "DIV"):
+                return left
+            power, op = _BINARY[key]
+            if power < min_power:
+                return left
+            self.advance()
+            left = Binary(op, left, self.value_expression(power + 1))
+
+    def _unary(self) -> Expr:
+        token = self.tok
+        if token.is_op("-", "+") and self.peek().kind == "NUMBER":
+            self.advance()
+            literal = number_literal(self.advance().value, negative=token.value == "-")
+            return self._postfix(literal)
+        if token.is_op("-", "+", "~"):
+            self.advance()
+            return Unary(token.value, self._unary())
+        return self._postfix(self._primary())
+
+    def _postfix(self, expr: Expr) -> Expr:
+        while True:
+            if self.tok.is_op(".") and not isinstance(expr, Literal):
+                self.advance()
+                if self.tok.is_op("*"):
+                    if not isinstance(expr, Name):
+                        raise syntax_error(self.tok)
+                    self.advance()
+                    return Star(expr.parts)
+                name = self.identifier()
+                expr = Name(expr.parts + (name,)) if isinstance(expr, Name) else Field(expr, name)
+            elif self.accept_op("["):
+                index = self.expression()
+                self.expect_op("]")
+                expr = Subscript(expr, index)
+            elif self.accept_op("::"):
+                expr = Cast(expr, self.data_type())
+            else:
+                return expr
+
+    def _primary(self) -> Expr:
+        token = self.tok
+        if token.kind == "NUMBER":
+            self.advance()
+            return number_literal(token.value)
+        if token.kind == "STRING":
+            self.advance()
+            return Literal(token.value, "string")
+        if token.kind == "QUOTED":
+            self.advance()
+            return Name((token.value,))
+        if token.is_op("*"):
+            self.advance()
+            return Star()
+        if token.is_op("("):
+            return self._parenthesized()
+        if token.kind != "WORD":
+            raise syntax_error(token)
+        return self._word_primary(token)
+
+    def _parenthesized(self) -> Expr:
+        if self.peek().is_word("SELECT"):
+            raise ParseException("Scalar subqueries are not supported; join with the subquery's result instead.",
+                                 "UNSUPPORTED_FEATURE", {"feature": "scalar subquery"})
+        self.expect_op("(")
+        expr = self.expression()
+        self.expect_op(")")
+        return expr
+
+    def _word_primary(self, token: Token) -> Expr:
+        word = token.value.upper()
+        nxt = self.peek()
+        if word in ("TRUE", "FALSE"):
+            self.advance()
+            return Literal(word == "TRUE", "boolean")
+        if word == "NULL":
+            self.advance()
+            return Literal(None, "void")
+        if word == "CASE":
+            return self._case()
+        if word in ("CAST", "TRY_CAST") and nxt.is_op("("):
+            self.advance()
+            self.advance()
+            operand = self.expression()
+            self.expect_word("AS")
+            type_name = self.data_type()
+            self.expect_op(")")
+            return Cast(operand, type_name, word == "TRY_CAST")
+        if nxt.kind == "STRING" and word in ("DATE", "TIMESTAMP", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "X"):
+            self.advance()
+            text = self.advance().value
+            if word == "X":
+                return self._binary_literal(text, nxt)
+            type_name = {"TIMESTAMP_LTZ": "timestamp"}.get(word, word.lower())
+            return Literal(text, type_name)
+        if word == "INTERVAL":
+            raise ParseException("INTERVAL literals are not supported; use date_add, add_months or timestamp "
+                                 "arithmetic functions instead.", "UNSUPPORTED_FEATURE", {"feature": "INTERVAL"})
+        if word == "EXTRACT" and nxt.is_op("("):
+            self.advance()
+            self.advance()
+            field = self.identifier()
+            self.expect_word("FROM")
+            source = self.expression()
+            self.expect_op(")")
+            return Call("extract", (Literal(field, "string"), source))
+        if word == "POSITION" and nxt.is_op("("):
+            self.advance()
+            self.advance()
+            needle = self.value_expression()
+            if self.accept_word("IN"):
+                haystack = self.expression()
+                self.expect_op(")")
+                return Call("position", (needle, haystack))
+            args = [needle] + self._more_arguments()
+            return Call("position", tuple(args))
+        if nxt.is_op("("):
+            return self._call()
+        if nxt.is_op("->"):
+            self.advance()
+            self.advance()
+            return Lambda((token.value,), self.expression())
+        if word in _NILADIC:
+            self.advance()
+            return Call(word.lower())
+        return Name((self.identifier(),))
+
+    def _binary_literal(self, text: str, token: Token) -> Literal:
+        try:
+            return Literal(bytes.fromhex(text if len(text) % 2 == 0 else "0" + text), "binary")
+        except ValueError:
+            raise syntax_error(token) from None
+
+    def _more_arguments(self) -> list[Expr]:
+        args: list[Expr] = []
+        while self.accept_op(","):
+            args.append(self._argument())
+        self.expect_op(")")
+        return args
+
+    def _argument(self) -> Expr:
+        if self.tok.is_op("(") and self._lambda_ahead():
+            self.advance()
+            params = [self.identifier()]
+            while self.accept_op(","):
+                params.append(self.identifier())
+            self.expect_op(")")
+            self.expect_op("->")
+            return Lambda(tuple(params), self.expression())
+        return self.expression()
+
+    def _lambda_ahead(self) -> bool:
+        """Whether ``( a, b ) ->`` starts at the current ``(``."""
+        k = 1
+        while self.peek(k).kind in ("WORD", "QUOTED"):
+            if self.peek(k + 1).is_op(")"):
+                return self.peek(k + 2).is_op("->")
+            if not self.peek(k + 1).is_op(","):
+                return False
+            k += 2
+        return False
+
+    def _call(self) -> Expr:
+        name = self.advance().value.lower()
+        self.expect_op("(")
+        distinct = False
+        if self.accept_word("DISTINCT"):
+            distinct = True
+        else:
+            self.accept_word("ALL")
+        args: list[Expr] = []
+        if not self.tok.is_op(")"):
+            args.append(self._argument())
+            args.extend(self._more_arguments())
+        else:
+            self.advance()
+        if self.tok.is_word("OVER", "FILTER") and self.peek().is_op("("):
+            raise ParseException(f"{self.tok.value.upper()} clauses are not supported in expression strings; use "
+                                 "the DataFrame API (Window, where) instead.", "UNSUPPORTED_FEATURE",
+                                 {"feature": self.tok.value.upper()})
+        return Call(name, tuple(args), distinct)
+
+    def _case(self) -> Expr:
+        self.advance()
+        operand = None if self.tok.is_word("WHEN") else self.expression()
+        branches = []
+        while self.accept_word("WHEN"):
+            condition = self.expression()
+            self.expect_word("THEN")
+            branches.append((condition, self.expression()))
+        if not branches:
+            raise syntax_error(self.tok)
+        otherwise = self.expression() if self.accept_word("ELSE") else None
+        self.expect_word("END")
+        return Case(operand, tuple(branches), otherwise)
+
+    # -- data types ------------------------------------------------------------------
+    def _close_angle(self) -> None:
+        """Consume one ``>``, splitting ``>>`` (``array<array<int>>``)."""
+        token = self.tok
+        if token.is_op(">"):
+            self.advance()
+        elif token.is_op(">>", ">>>"):
+            self.tokens[self.i] = Token("OP", token.value[1:], token.pos + 1)
+        else:
+            raise syntax_error(token)
+
+    def data_type(self) -> str:
+        """A type as normalised DDL text: ``int``, ``decimal(10,2)``, ``array<string>``, ``struct<a:int>``."""
+        token = self.tok
+        if token.kind != "WORD":
+            raise syntax_error(token)
+        word = self.advance().value.lower()
+        if word in ("array", "map", "struct"):
+            self.expect_op("<")
+            if word == "array":
+                inner = self.data_type()
+                self._close_angle()
+                return f"array<{inner}>"
+            if word == "map":
+                key = self.data_type()
+                self.expect_op(",")
+                value = self.data_type()
+                self._close_angle()
+                return f"map<{key},{value}>"
+            fields: list[str] = []
+            while not self.tok.is_op(">", ">>", ">>>"):
+                if fields:
+                    self.expect_op(",")
+                name = self.identifier()
+                self.accept_op(":")
+                fields.append(f"{name}:{self.data_type()}")
+            self._close_angle()
+            return "struct<" + ",".join(fields) + ">"
+        if word not in _TYPE_NAMES:
+            raise ParseException(f'Unsupported data type "{token.value.upper()}".', "UNSUPPORTED_DATATYPE",
+                                 {"typeName": f'"{token.value.upper()}"'})
+        params: list[int] = []
+        if self.accept_op("("):
+            while True:
+                if self.tok.kind != "NUMBER" or not self.tok.value.isdigit():
+                    raise syntax_error(self.tok)
+                params.append(int(self.advance().value))
+                if not self.accept_op(","):
+                    break
+            self.expect_op(")")
+        name = _TYPE_NAMES[word]
+        if name == "decimal":
+            precision, scale = (params + [0])[:2] if params else (10, 0)
+            return f"decimal({precision},{scale})"
+        return name
+
+
+def parse_expression_ast(text: str) -> Expr:
+    """Parse one named expression (``expr [[AS] alias]``) to its syntax tree.
+
+    Parameters
+    ----------
+    text : str
+        The expression, as ``F.expr`` or ``selectExpr`` take it.
+
+    Returns
+    -------
+    Expr
+        The tree; an :class:`~.nodes.Alias` at the top when the text names its result.
+
+    Raises
+    ------
+    ParseException
+        When the text is not a single well-formed expression.
+    """
+    parser = ExpressionParser(text)
+    if parser.tok.kind == "EOF":
+        raise syntax_error(parser.tok)
+    expr = parser.named_expression()
+    parser.expect_end()
+    return expr

@@ -1,0 +1,261 @@
+"""The syntax tree of Spark SQL expressions and of the SELECT subset.
+
+What this module owns
+---------------------
+Small immutable dataclasses the parser produces and :mod:`dstream.sql.parser.build`
+translates into public DataFrame API calls. The tree is syntax only: names are not
+resolved and nothing is typed except literals, which carry Spark's type of the literal
+text (``1`` int, ``1L`` bigint, ``1.5`` ``decimal(2,1)``...).
+
+Invariants
+----------
+* Every node is frozen and hashable, and equal nodes mean the same expression text
+  modulo case of keywords and function names (function names are stored lower-case) and
+  white space: the query builder matches aggregates and GROUP BY keys by equality.
+* Identifiers keep their case (Spark resolves them case-insensitively later).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+__all__ = [
+    "Expr", "Literal", "Name", "Star", "Unary", "Binary", "Call", "Case", "Cast", "In", "Between",
+    "Like", "IsNull", "IsBool", "DistinctFrom", "Subscript", "Field", "Alias", "Lambda", "SortItem",
+    "Table", "SubqueryRef", "Join", "Select", "SetOp", "Relation", "Query",
+]
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A constant: ``value`` (Python int, Decimal, float, str, bool, bytes, None, or the text of
+    a DATE/TIMESTAMP literal) and ``type_name``, Spark's simple type string (``int``,
+    ``bigint``, ``decimal(2,1)``, ``double``, ``string``, ``void``, ``date``...)."""
+
+    value: Any
+    type_name: str
+
+
+@dataclass(frozen=True)
+class Name:
+    """A column reference ``a``, ``t.a``, ``s.field``: the parts as written."""
+
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Star:
+    """``*`` or ``t.*`` (``qualifier`` the parts before the star)."""
+
+    qualifier: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unary:
+    """A prefix operator: ``-``, ``+``, ``~`` or ``NOT``."""
+
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Binary:
+    """An infix operator: arithmetic, ``DIV``, ``||``, bitwise, shifts, comparisons
+    (``=`` for both ``=`` and ``==``, ``!=`` for both ``!=`` and ``<>``), ``<=>``, ``AND``, ``OR``."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Call:
+    """A function call ``name(args)`` (``name`` lower-case); ``count(*)`` has the one argument
+    ``Star()``; ``distinct`` for ``f(DISTINCT x)``."""
+
+    name: str
+    args: tuple[Expr, ...] = ()
+    distinct: bool = False
+
+
+@dataclass(frozen=True)
+class Case:
+    """``CASE [operand] WHEN .. THEN .. [ELSE ..] END``."""
+
+    operand: Expr | None
+    branches: tuple[tuple[Expr, Expr], ...]
+    otherwise: Expr | None
+
+
+@dataclass(frozen=True)
+class Cast:
+    """``CAST(x AS type)``, ``TRY_CAST(...)`` (``safe``) or ``x::type``; ``type_name`` is normalised
+    DDL text (``int``, ``decimal(10,2)``, ``array<string>``)."""
+
+    operand: Expr
+    type_name: str
+    safe: bool = False
+
+
+@dataclass(frozen=True)
+class In:
+    """``x [NOT] IN (v, ...)``."""
+
+    operand: Expr
+    values: tuple[Expr, ...]
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class Between:
+    """``x [NOT] BETWEEN low AND high``."""
+
+    operand: Expr
+    low: Expr
+    high: Expr
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class Like:
+    """``x [NOT] LIKE|ILIKE|RLIKE pattern [ESCAPE 'c']`` (``kind`` is the upper-case keyword;
+    ``REGEXP`` is stored as ``RLIKE``)."""
+
+    kind: str
+    operand: Expr
+    pattern: Expr
+    negated: bool = False
+    escape: str | None = None
+
+
+@dataclass(frozen=True)
+class IsNull:
+    """``x IS [NOT] NULL``."""
+
+    operand: Expr
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class IsBool:
+    """``x IS [NOT] TRUE|FALSE|UNKNOWN`` (``value`` None for UNKNOWN)."""
+
+    operand: Expr
+    value: bool | None
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class DistinctFrom:
+    """``a IS [NOT] DISTINCT FROM b``."""
+
+    left: Expr
+    right: Expr
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class Subscript:
+    """``x[index]``: an array element (0-based) or a map value."""
+
+    operand: Expr
+    index: Expr
+
+
+@dataclass(frozen=True)
+class Field:
+    """``(expr).name``: a struct field of something that is not a plain name."""
+
+    operand: Expr
+    name: str
+
+
+@dataclass(frozen=True)
+class Alias:
+    """``expr [AS] name`` or ``expr AS (n1, n2)``."""
+
+    operand: Expr
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Lambda:
+    """``x -> body`` or ``(x, y) -> body``, an argument of a higher-order function."""
+
+    params: tuple[str, ...]
+    body: Expr
+
+
+@dataclass(frozen=True)
+class SortItem:
+    """An ORDER BY item; ``nulls_first`` None means Spark's default for the direction."""
+
+    operand: Expr
+    ascending: bool = True
+    nulls_first: bool | None = None
+
+
+Expr = Union[Literal, Name, Star, Unary, Binary, Call, Case, Cast, In, Between, Like, IsNull, IsBool,
+             DistinctFrom, Subscript, Field, Alias, Lambda]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table or temporary view by name, with an optional alias."""
+
+    parts: tuple[str, ...]
+    alias: str | None = None
+
+
+@dataclass(frozen=True)
+class SubqueryRef:
+    """``(SELECT ...) [AS] alias`` in FROM."""
+
+    query: Query
+    alias: str | None = None
+
+
+@dataclass(frozen=True)
+class Join:
+    """``left [how] JOIN right ON cond | USING (cols)``; ``how`` as DataFrame.join spells it
+    (``inner``, ``left``, ``right``, ``full``, ``left_semi``, ``left_anti``, ``cross``)."""
+
+    left: Relation
+    right: Relation
+    how: str
+    condition: Expr | None = None
+    using: tuple[str, ...] = ()
+
+
+Relation = Union[Table, SubqueryRef, Join]
+
+
+@dataclass(frozen=True)
+class Select:
+    """One SELECT block of the supported subset."""
+
+    items: tuple[Expr, ...]
+    relation: Relation | None = None
+    distinct: bool = False
+    where: Expr | None = None
+    group_by: tuple[Expr, ...] = ()
+    having: Expr | None = None
+    order_by: tuple[SortItem, ...] = ()
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class SetOp:
+    """``left UNION [ALL|DISTINCT] right`` (``op`` ``union``), with the ORDER BY and LIMIT that
+    follow the last block applying to the whole result."""
+
+    op: str
+    left: Query
+    right: Query
+    distinct: bool = True
+    order_by: tuple[SortItem, ...] = ()
+    limit: int | None = None
+
+
+Query = Union[Select, SetOp]

@@ -1,0 +1,223 @@
+"""The query parser: the SELECT subset of Spark SQL to the syntax tree of :mod:`.nodes`.
+
+What this module owns
+---------------------
+The grammar of the queries ``spark.sql`` runs::
+
+    query   := block ((UNION [ALL | DISTINCT]) block)* [ORDER BY sort, ...] [LIMIT n | LIMIT ALL]
+    block   := SELECT [DISTINCT | ALL] named_expr, ... [FROM relation, ...] [WHERE e]
+               [GROUP BY e, ...] [HAVING e]
+    relation:= primary (join_type JOIN primary [ON e | USING (c, ...)])*
+    primary := name [[AS] alias] | (query) [AS] alias | (relation)
+    sort    := e [ASC | DESC] [NULLS FIRST | NULLS LAST]
+
+``join_type`` is ``[INNER] | CROSS | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER] |
+LEFT SEMI | LEFT ANTI``; a comma between relations is a cross join.
+
+Invariants
+----------
+* ORDER BY and LIMIT after a single block belong to that block; after a UNION they apply
+  to the union's result (as in Spark).
+* Errors are ``ParseException`` (``PARSE_SYNTAX_ERROR``) at the first token that does not fit.
+"""
+
+from __future__ import annotations
+
+from dstream.sql.parser.expression import ALIAS_RESERVED, ExpressionParser
+from dstream.sql.parser.lexer import syntax_error
+from dstream.sql.parser.nodes import Expr, Join, Query, Relation, Select, SetOp, SortItem, SubqueryRef, Table
+
+__all__ = ["parse_query"]
+
+
+class QueryParser(ExpressionParser):
+    """The expression parser plus the SELECT subset."""
+
+    def query(self) -> Query:
+        """A query: SELECT blocks joined by UNION, then ORDER BY and LIMIT."""
+        result: Query = self._block()
+        while self.tok.is_word("UNION"):
+            self.advance()
+            distinct = not self.accept_word("ALL")
+            if distinct:
+                self.accept_word("DISTINCT")
+            result = SetOp("union", result, self._block(), distinct)
+        order_by = self._order_by()
+        limit = self._limit()
+        if isinstance(result, Select):
+            return Select(result.items, result.relation, result.distinct, result.where, result.group_by,
+                          result.having, order_by, limit)
+        return SetOp(result.op, result.left, result.right, result.distinct, order_by, limit)
+
+    def _block(self) -> Select:
+        if self.tok.is_op("(") and self.peek().is_word("SELECT"):
+            self.advance()
+            inner = self.query()
+            self.expect_op(")")
+            if not isinstance(inner, Select) or inner.order_by or inner.limit is not None:
+                raise syntax_error(self.tok, ": a parenthesised UNION operand must be a plain SELECT")
+            return inner
+        self.expect_word("SELECT")
+        distinct = self.accept_word("DISTINCT")
+        if not distinct:
+            self.accept_word("ALL")
+        items = [self.named_expression()]
+        while self.accept_op(","):
+            items.append(self.named_expression())
+        relation = None
+        if self.accept_word("FROM"):
+            relation = self._relation()
+            while self.accept_op(","):
+                relation = Join(relation, self._relation(), "cross")
+        where = self.expression() if self.accept_word("WHERE") else None
+        group_by: list[Expr] = []
+        if self.tok.is_word("GROUP"):
+            self.advance()
+            self.expect_word("BY")
+            group_by.append(self.expression())
+            while self.accept_op(","):
+                group_by.append(self.expression())
+        having = self.expression() if self.accept_word("HAVING") else None
+        return Select(tuple(items), relation, distinct, where, tuple(group_by), having)
+
+    def _order_by(self) -> tuple[SortItem, ...]:
+        if not self.tok.is_word("ORDER"):
+            return ()
+        self.advance()
+        self.expect_word("BY")
+        items = [self._sort_item()]
+        while self.accept_op(","):
+            items.append(self._sort_item())
+        return tuple(items)
+
+    def _sort_item(self) -> SortItem:
+        expr = self.expression()
+        ascending = True
+        if self.accept_word("DESC"):
+            ascending = False
+        else:
+            self.accept_word("ASC")
+        nulls_first = None
+        if self.accept_word("NULLS"):
+            nulls_first = self.expect_word("FIRST", "LAST").value.upper() == "FIRST"
+        return SortItem(expr, ascending, nulls_first)
+
+    def _limit(self) -> int | None:
+        if not self.accept_word("LIMIT"):
+            return None
+        if self.accept_word("ALL"):
+            return None
+        token = self.tok
+        if token.kind != "NUMBER" or not token.value.isdigit():
+            raise syntax_error(token)
+        self.advance()
+        return int(token.value)
+
+    def _alias(self) -> str | None:
+        if self.accept_word("AS"):
+            return self.identifier()
+        token = self.tok
+        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in ALIAS_RESERVED):
+            self.advance()
+            return token.value
+        return None
+
+    def _primary_relation(self) -> Relation:
+        if self.tok.is_op("("):
+            if self.peek().is_word("SELECT") or self.peek().is_op("("):
+                if self.peek().is_op("(") and not self._query_in_parentheses():
+                    return self._parenthesised_relation()
+                self.advance()
+                query = self.query()
+                self.expect_op(")")
+                return SubqueryRef(query, self._alias())
+            return self._parenthesised_relation()
+        parts = self.multipart_identifier()
+        return Table(parts, self._alias())
+
+    def _parenthesised_relation(self) -> Relation:
+        self.expect_op("(")
+        relation = self._relation()
+        self.expect_op(")")
+        return relation
+
+    def _query_in_parentheses(self) -> bool:
+        """Whether the ``(`` here opens, through more ``(``, a SELECT."""
+        k = 0
+        while self.peek(k).is_op("("):
+            k += 1
+        return self.peek(k).is_word("SELECT")
+
+    def _join_type(self) -> str | None:
+        """The ``how`` of the join starting here (JOIN consumed), or None when no join follows."""
+        tok = self.tok
+        if tok.is_word("JOIN"):
+            self.advance()
+            return "inner"
+        how = None
+        if tok.is_word("INNER", "CROSS"):
+            how = tok.value.lower()
+            self.advance()
+        elif tok.is_word("LEFT"):
+            self.advance()
+            how = "left"
+            if self.accept_word("SEMI"):
+                how = "left_semi"
+            elif self.accept_word("ANTI"):
+                how = "left_anti"
+            else:
+                self.accept_word("OUTER")
+        elif tok.is_word("RIGHT", "FULL"):
+            how = tok.value.lower()
+            self.advance()
+            self.accept_word("OUTER")
+        elif tok.is_word("SEMI", "ANTI"):
+            how = "left_" + tok.value.lower()
+            self.advance()
+        if how is None:
+            return None
+        self.expect_word("JOIN")
+        return how
+
+    def _relation(self) -> Relation:
+        relation = self._primary_relation()
+        while True:
+            how = self._join_type()
+            if how is None:
+                return relation
+            right = self._primary_relation()
+            if self.accept_word("ON"):
+                relation = Join(relation, right, how, condition=self.expression())
+            elif self.accept_word("USING"):
+                self.expect_op("(")
+                names = [self.identifier()]
+                while self.accept_op(","):
+                    names.append(self.identifier())
+                self.expect_op(")")
+                relation = Join(relation, right, how, using=tuple(names))
+            else:
+                relation = Join(relation, right, "cross" if how == "inner" else how)
+
+
+def parse_query(text: str) -> Query:
+    """Parse a query of the supported SELECT subset to its syntax tree.
+
+    Parameters
+    ----------
+    text : str
+        The query text, as ``spark.sql`` takes it (trailing semicolons allowed).
+
+    Returns
+    -------
+    Query
+        A :class:`~.nodes.Select` or a :class:`~.nodes.SetOp`.
+
+    Raises
+    ------
+    ParseException
+        ``PARSE_SYNTAX_ERROR`` at the first token that does not fit the grammar.
+    """
+    parser = QueryParser(text)
+    result = parser.query()
+    parser.expect_end()
+    return result
