@@ -9,6 +9,7 @@ scientific form ``1.0E20`` / ``1.0E-4``; ``NaN``, ``Infinity``, ``-Infinity``, `
 
 Invariants
 ----------
+* The per-value functions are :mod:`dstream.sql.formatting`'s (re-exported here).
 * :func:`doubles_to_strings` is vectorized for values in the plain range (Arrow's
   shortest formatting plus a ``.0`` suffix); values outside it are formatted per row
   with :func:`java_double_str` (the only per-row path).
@@ -16,80 +17,12 @@ Invariants
 
 from __future__ import annotations
 
-import math
-import struct
-from decimal import Decimal
-
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dstream.sql.formatting import java_double_str, java_float_str
+
 __all__ = ["java_double_str", "java_float_str", "doubles_to_strings"]
-
-
-def _layout(digits: str, exponent: int, negative: bool) -> str:
-    """Java's layout of the shortest ``digits`` with decimal exponent ``exponent`` (value = 0.digits * 10**exponent)."""
-    sign = "-" if negative else ""
-    if -2 <= exponent <= 7:  # 1e-3 <= |x| < 1e7
-        if exponent <= 0:
-            return f"{sign}0.{'0' * -exponent}{digits}"
-        whole = digits[:exponent].ljust(exponent, "0")
-        frac = digits[exponent:] or "0"
-        return f"{sign}{whole}.{frac}"
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent - 1}"
-
-
-def _shortest(text: str) -> tuple[str, int]:
-    sign_, digit_tuple, exp = Decimal(text).as_tuple()
-    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
-    return digits, len(digit_tuple) + int(exp)
-
-
-def java_double_str(x: float) -> str:
-    """Java's ``Double.toString(x)``.
-
-    Parameters
-    ----------
-    x : float
-
-    Returns
-    -------
-    str
-        ``"1.0"``, ``"1.23456789E7"``, ``"1.0E-4"``, ``"NaN"``, ``"-Infinity"``, ``"-0.0"``...
-    """
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    digits, exponent = _shortest(repr(abs(x)))
-    return _layout(digits, exponent, x < 0)
-
-
-def _to_f32(x: float) -> float:
-    return float(struct.unpack("f", struct.pack("f", x))[0])
-
-
-def java_float_str(x: float) -> str:
-    """Java's ``Float.toString`` of the float32 nearest ``x`` (shortest digits that read back as it).
-
-    Parameters
-    ----------
-    x : float
-
-    Returns
-    -------
-    str
-    """
-    if math.isnan(x) or math.isinf(x) or x == 0:
-        return java_double_str(x)
-    f = _to_f32(x)
-    for ndigits in range(1, 10):
-        text = f"{abs(f):.{ndigits - 1}e}"
-        if _to_f32(float(text)) == abs(f):
-            digits, exponent = _shortest(text)
-            return _layout(digits, exponent, f < 0)
-    return java_double_str(f)  # unreachable: 9 digits always identify a float32
 
 
 def doubles_to_strings(a: pa.Array) -> pa.Array:
