@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.corpus import ensure_corpus, read_lines
 from bench.harness import Benchmark, Options, Result, Target, Timing, time_interleaved
+from bench.memory import descendants, pss_bytes
 
 if TYPE_CHECKING:  # the engines are imported when the benchmark runs, not when listed
     from rdd import SparkContext
@@ -526,35 +527,6 @@ class NewKeys:
         return [(f"k{i:07d}", 1) for i in range(start, stop)]
 
 
-def _descendants(pid: int) -> list[int]:
-    found: list[int] = []
-    stack = [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            for tid in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{tid}/children", encoding="ascii") as f:
-                    children = [int(c) for c in f.read().split()]
-                found.extend(children)
-                stack.extend(children)
-        except OSError:
-            continue
-    return found
-
-
-def _pss_bytes(pid: int) -> int:
-    """Proportional set size of ``pid`` (RSS where PSS is not available), in bytes."""
-    for path, field in ((f"/proc/{pid}/smaps_rollup", "Pss:"), (f"/proc/{pid}/status", "VmRSS:")):
-        try:
-            with open(path, encoding="ascii") as f:
-                for line in f:
-                    if line.startswith(field):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            continue
-    return 0
-
-
 def _memory_child(master: str, keys: int) -> dict[str, Any]:
     """What a fresh process measures for (3): bytes per key of the engine and of a dict."""
     import tracemalloc
@@ -573,11 +545,11 @@ def _memory_child(master: str, keys: int) -> dict[str, Any]:
         return tracemalloc.get_traced_memory()[0]
 
     def worker_bytes() -> int:
-        return sum(_pss_bytes(pid) for pid in _descendants(os.getpid()))
+        return sum(pss_bytes(pid) for pid in descendants(os.getpid()))
 
     def own_pss() -> int:
         gc.collect()
-        return _pss_bytes(os.getpid())
+        return pss_bytes(os.getpid())
 
     measure = driver_bytes if traced else worker_bytes
     step = keys // BATCHES  # keys added per filling batch

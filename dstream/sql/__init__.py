@@ -1,0 +1,74 @@
+"""dstreams' DataFrames: PySpark's ``pyspark.sql`` on Apache Arrow and the RDD engine.
+
+Change ``from pyspark.sql import SparkSession, Row`` to ``from dstream.sql import
+SparkSession, Row``, ``from pyspark.sql import functions as F`` to ``from dstream.sql
+import functions as F`` and ``pyspark.sql.types`` to ``dstream.sql.types``.
+
+Every partition of a DataFrame is an Arrow record batch; expressions run as Arrow
+compute kernels with Spark 4's semantics (ANSI mode on), on the same scheduler,
+shuffle and executors as RDDs. The public names are imported on first use (PEP 562),
+so ``import dstream.sql.types`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .column import Column
+    from .conf import RuntimeConfig
+    from .dataframe import DataFrame
+    from .errors import (
+        AnalysisException,
+        ArithmeticException,
+        DateTimeException,
+        IllegalArgumentException,
+        NumberFormatException,
+        ParseException,
+        PySparkException,
+        PythonException,
+        SparkRuntimeException,
+    )
+    from .group import GroupedData
+    from .na import DataFrameNaFunctions
+    from .readwriter import DataFrameReader, DataFrameWriter
+    from .row import Row
+    from .session import Catalog, SparkSession
+
+_WHERE = {
+    "AnalysisException": ".errors",
+    "ArithmeticException": ".errors",
+    "Catalog": ".session",
+    "Column": ".column",
+    "DataFrame": ".dataframe",
+    "DataFrameNaFunctions": ".na",
+    "DataFrameReader": ".readwriter",
+    "DataFrameWriter": ".readwriter",
+    "DateTimeException": ".errors",
+    "GroupedData": ".group",
+    "IllegalArgumentException": ".errors",
+    "NumberFormatException": ".errors",
+    "ParseException": ".errors",
+    "PySparkException": ".errors",
+    "PythonException": ".errors",
+    "Row": ".row",
+    "RuntimeConfig": ".conf",
+    "SparkRuntimeException": ".errors",
+    "SparkSession": ".session",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> _typing.Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'dstream.sql' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

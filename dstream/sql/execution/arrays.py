@@ -1,0 +1,82 @@
+"""Small Arrow building blocks the operators share: index ranges, constants, table shaping.
+
+What this module owns
+---------------------
+Vectorized constructors (:func:`arange`, :func:`constant`), the conversion between
+the operators' record batches and tables (:func:`concat_batches`).
+
+Invariants
+----------
+* Nothing here loops over rows in Python: ranges are built from ``array.array``
+  buffers, constants with Arrow's null-fill.
+* :func:`concat_batches` keeps the row count of zero-column batches (``select()`` of
+  nothing still has rows, and ``count()`` depends on them).
+"""
+
+from __future__ import annotations
+
+import array
+from collections.abc import Iterable
+from typing import Any
+
+import pyarrow as pa
+
+__all__ = ["arange", "concat_batches", "constant", "row_count_table", "table_as_batch", "table_to_batches"]
+
+
+def arange(start: int, stop: int | None = None, step: int = 1) -> pa.Array:
+    """``range(start, stop, step)`` as an int64 Arrow array, built without Python objects per value."""
+    if stop is None:
+        start, stop = 0, start
+    values = array.array("q", range(start, stop, step))
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
+def constant(length: int, value: Any, arrow_type: pa.DataType) -> pa.Array:
+    """``length`` copies of ``value`` (``None`` gives nulls)."""
+    nulls = pa.nulls(length, arrow_type)
+    return nulls if value is None else nulls.fill_null(pa.scalar(value, arrow_type))
+
+
+def concat_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema | None = None) -> pa.Table | None:
+    """One contiguous table of ``batches`` (``None`` if there are none and no ``schema``).
+
+    Batches whose schema differs from the first one's (a null-typed column beside an
+    int column...) are cast to it.
+    """
+    items = list(batches)
+    if not items:
+        return None if schema is None else schema.empty_table()
+    target = schema or items[0].schema
+    if not len(target):
+        return row_count_table(sum(b.num_rows for b in items))
+    fixed = [b if b.schema.equals(target) else _cast_batch(b, target) for b in items]
+    table = pa.Table.from_batches(fixed, target)
+    return table.combine_chunks() if len(fixed) > 1 else table
+
+
+def _cast_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    arrays = [col if col.type == f.type else col.cast(f.type) for col, f in zip(batch.columns, schema)]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema) if arrays else batch.select([])
+
+
+def table_to_batches(table: pa.Table) -> list[pa.RecordBatch]:
+    """The table as record batches (one per chunk; a zero-column table keeps its rows)."""
+    return [b for b in table.to_batches() if b.num_rows]
+
+
+def table_as_batch(table: pa.Table) -> pa.RecordBatch:
+    """The table as one record batch (copying only if it has several chunks)."""
+    if not table.num_columns:
+        return pa.record_batch({"_": pa.nulls(table.num_rows)}).select([])
+    batches = table.combine_chunks().to_batches()
+    if len(batches) == 1:
+        return batches[0]
+    if not batches:
+        return pa.RecordBatch.from_pylist([], schema=table.schema)
+    return pa.RecordBatch.from_arrays([c.combine_chunks() for c in table.columns], schema=table.schema)
+
+
+def row_count_table(rows: int) -> pa.Table:
+    """A table without columns but with ``rows`` rows."""
+    return pa.table({"_": pa.nulls(rows)}).select([])

@@ -1,0 +1,123 @@
+"""``GroupedData``: what ``df.groupBy(...)`` returns, PySpark's aggregation entry point.
+
+What this module owns
+---------------------
+The aggregation methods of a grouping: ``agg`` (Columns, or a dict of column ->
+function name), ``count``, ``sum``, ``avg``/``mean``, ``min``, ``max``. Results have
+the grouping columns first, then one column per aggregate, named as Spark names them
+(``count``, ``sum(v)``, ``avg(v)``).
+
+Invariants
+----------
+* Aggregates are resolved against the grouped DataFrame when ``agg`` is called; a
+  column neither grouped nor aggregated raises ``MISSING_AGGREGATION`` there.
+* ``sum``/``avg``/``mean`` without arguments aggregate every numeric column; with
+  arguments each must be numeric.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .column import Column, expr_of
+from .errors import AnalysisException, PySparkTypeError
+from .expressions.base import Alias, Expression
+from .plan.analysis import ensure_named
+from .plan.builders import build_aggregate, contains_aggregate, resolver_for
+from .types import NumericType
+
+if TYPE_CHECKING:
+    from .dataframe import DataFrame
+
+__all__ = ["GroupedData"]
+
+
+class GroupedData:
+    """The rows of a DataFrame grouped by some columns (``pyspark.sql.GroupedData``)."""
+
+    def __init__(self, df: DataFrame, keys: list[Expression]) -> None:
+        self._df = df
+        self._keys = keys
+
+    def agg(self, *exprs: Any) -> DataFrame:
+        """Aggregate each group: ``agg(F.sum("v"), F.max("w"))`` or ``agg({"v": "sum"})``."""
+        from . import functions
+
+        columns: list[Column] = []
+        if len(exprs) == 1 and isinstance(exprs[0], dict):
+            for name, fn in exprs[0].items():
+                fn_name = {"mean": "avg"}.get(fn.lower(), fn.lower())
+                if fn_name == "count" and name == "*":
+                    columns.append(functions.count("*"))
+                    continue
+                func = getattr(functions, fn_name, None)
+                if func is None:
+                    raise AnalysisException(
+                        f"Cannot resolve function `{fn}`: it is not an aggregate function.",
+                        "UNRESOLVED_ROUTINE", {"routineName": f"`{fn}`"})
+                columns.append(func(name))
+        else:
+            for expr in exprs:
+                if not isinstance(expr, Column):
+                    raise PySparkTypeError(f"Argument `exprs` should be a Column or dict, got {type(expr).__name__}.",
+                                           "NOT_COLUMN_OR_DICT", {"arg_name": "exprs",
+                                                                 "arg_type": type(expr).__name__})
+                columns.append(expr)
+        if not columns:
+            raise AnalysisException("agg() needs at least one aggregate expression.", "INVALID_AGG_EXPRESSION", {})
+        return self._aggregate([expr_of(c) for c in columns])
+
+    def _aggregate(self, aggregates: list[Expression]) -> DataFrame:
+        df = self._df
+        resolver = resolver_for(df._plan, df._case_sensitive)
+        resolved = [resolver.resolve(e) for e in aggregates]
+        for expr in resolved:
+            if not contains_aggregate(expr) and expr.semantic_key() not in {k.semantic_key() for k in self._keys}:
+                # A plain column in agg() must be grouped (checked below by the builder).
+                pass
+        keys_named = [ensure_named(k) for k in self._keys]
+        plan = build_aggregate(df._plan, self._keys, keys_named + resolved)
+        return df._new(plan)
+
+    def count(self) -> DataFrame:
+        """The number of rows in each group, as a ``count`` column."""
+        from . import functions
+
+        return self._aggregate([Alias(expr_of(functions.count("*")), "count")])
+
+    def _numeric(self, fn_name: str, cols: tuple[str, ...]) -> DataFrame:
+        from . import functions
+
+        df = self._df
+        if not cols:
+            key_ids = {k.semantic_key() for k in self._keys}
+            names = [a.name for a in df._plan.output()
+                     if isinstance(a.dtype, NumericType) and a.semantic_key() not in key_ids]
+        else:
+            names = list(cols)
+            for name in names:
+                attr = resolver_for(df._plan, df._case_sensitive).resolve(expr_of(functions.col(name)))
+                if not isinstance(attr.data_type(), NumericType):
+                    raise AnalysisException(
+                        f"\"{name}\" is not a numeric column. Aggregation function can only be applied on a "
+                        "numeric column.", "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE", {"columnName": name})
+        func = getattr(functions, fn_name)
+        return self._aggregate([expr_of(func(n)) for n in names])
+
+    def sum(self, *cols: str) -> DataFrame:
+        """The sum of each numeric column (or of ``cols``) per group."""
+        return self._numeric("sum", cols)
+
+    def avg(self, *cols: str) -> DataFrame:
+        """The mean of each numeric column (or of ``cols``) per group."""
+        return self._numeric("avg", cols)
+
+    mean = avg
+
+    def min(self, *cols: str) -> DataFrame:
+        """The minimum of each numeric column (or of ``cols``) per group."""
+        return self._numeric("min", cols)
+
+    def max(self, *cols: str) -> DataFrame:
+        """The maximum of each numeric column (or of ``cols``) per group."""
+        return self._numeric("max", cols)

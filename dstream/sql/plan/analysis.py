@@ -1,0 +1,176 @@
+"""The analyzer: binds the names in a user's expression to the columns of a plan.
+
+What this module owns
+---------------------
+Turning a :class:`~dstream.sql.expressions.base.Expression` as a Column holds it
+(names as text, no types) into a resolved expression over a plan's output: name
+lookup (case-insensitive unless ``spark.sql.caseSensitive``; ``alias.col``
+qualifiers; ``col.field`` struct access), the checks Spark's ``CheckAnalysis`` makes,
+and type coercion (each node's :meth:`~Expression.coerce`). Every DataFrame method
+calls :func:`resolve` before it builds a plan node, so a bad reference raises
+``AnalysisException`` when the DataFrame is defined, as in PySpark.
+
+Invariants
+----------
+* A resolved expression contains no :class:`UnresolvedAttribute` or
+  :class:`UnresolvedStar`; every :class:`AttributeReference` in it is in the plan's
+  output (matched by expression id).
+* Errors carry Spark's conditions and texts: ``UNRESOLVED_COLUMN.WITH_SUGGESTION``
+  (with up to five similar names), ``AMBIGUOUS_REFERENCE``, ``MISSING_ATTRIBUTES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..errors import AnalysisException
+from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
+
+__all__ = ["Resolver", "quote", "resolve_star"]
+
+#: Builds the expression extracting a struct field (supplied by the expressions package).
+FieldExtractor = Callable[[Expression, str], Expression]
+
+
+def quote(name: str) -> str:
+    """Spark's quoting of a name in messages: backquotes, inner backquotes doubled."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _edit_distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def _display(attr: AttributeReference) -> str:
+    return f"{quote(attr.qualifier)}.{quote(attr.name)}" if attr.qualifier else quote(attr.name)
+
+
+class Resolver:
+    """Resolves expressions against the output of one plan.
+
+    Parameters
+    ----------
+    output : sequence of AttributeReference
+        The columns names may refer to.
+    case_sensitive : bool
+        ``spark.sql.caseSensitive``.
+    extract_field : callable
+        ``(struct_expr, field_name) -> Expression`` for ``col.field`` names.
+    extra : sequence of AttributeReference, optional
+        Columns not in the output that may still be referenced (a Sort may use columns
+        its child's child has; Spark adds them to the projection and removes them after).
+    """
+
+    def __init__(self, output: Sequence[AttributeReference], case_sensitive: bool = False,
+                 extract_field: FieldExtractor | None = None,
+                 extra: Sequence[AttributeReference] = ()) -> None:
+        self.output = list(output)
+        self.extra = list(extra)
+        self.case_sensitive = case_sensitive
+        self.extract_field = extract_field
+        self._ids = {a.expr_id for a in self.output} | {a.expr_id for a in self.extra}
+
+    def _same(self, a: str, b: str) -> bool:
+        return a == b if self.case_sensitive else a.lower() == b.lower()
+
+    def resolve(self, expr: Expression) -> Expression:
+        """``expr`` with every name bound, implicit casts added and types checked."""
+        return expr.transform_up(self._resolve_node)
+
+    def _resolve_node(self, node: Expression) -> Expression | None:
+        if isinstance(node, UnresolvedAttribute):
+            return self.resolve_name(node.parts)
+        if isinstance(node, UnresolvedStar):
+            raise AnalysisException(
+                f"Invalid usage of '*' in expression {node.sql()!r}: use it directly in select().",
+                "INVALID_USAGE_OF_STAR_OR_REGEX", {"elem": "'*'"})
+        if isinstance(node, AttributeReference):
+            if node.expr_id not in self._ids:
+                self._missing(node)
+            return None
+        if not node.resolved:
+            return None
+        coerced = node.coerce()
+        coerced.check_input_types()
+        return coerced if coerced is not node else None
+
+    def _missing(self, attr: AttributeReference) -> None:
+        # The column belongs to another DataFrame: Spark's MISSING_ATTRIBUTES, unless a
+        # column of the same name exists here (then the user meant that one).
+        available = ", ".join(f"{a.name}#{a.expr_id}" for a in self.output)
+        raise AnalysisException(
+            f"Resolved attribute(s) {attr.name}#{attr.expr_id} missing from {available} in operator. "
+            f"The column comes from another DataFrame: refer to it by name (col({attr.name!r})) or through "
+            "this DataFrame (df[...]).",
+            "MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION",
+            {"missingAttributes": f"{attr.name}#{attr.expr_id}", "input": available})
+
+    def resolve_name(self, parts: Sequence[str]) -> Expression:
+        """The column (and struct fields) a dotted name refers to."""
+        candidates: list[tuple[AttributeReference, list[str]]] = []
+        pool = self.output + [a for a in self.extra if a.expr_id not in {o.expr_id for o in self.output}]
+        if len(parts) > 1:
+            for attr in pool:
+                if attr.qualifier is not None and self._same(attr.qualifier, parts[0]) \
+                        and self._same(attr.name, parts[1]):
+                    candidates.append((attr, list(parts[2:])))
+        if not candidates:
+            for attr in pool:
+                if self._same(attr.name, parts[0]):
+                    candidates.append((attr, list(parts[1:])))
+        unique = {a.expr_id: (a, rest) for a, rest in candidates}
+        if not unique:
+            self._unresolved(parts)
+        if len(unique) > 1:
+            shown = ", ".join(_display(a) for a, _ in unique.values())
+            name = ".".join(quote(p) for p in parts)
+            raise AnalysisException(
+                f"Reference {name} is ambiguous, could be: [{shown}].",
+                "AMBIGUOUS_REFERENCE", {"name": name, "referenceNames": f"[{shown}]"})
+        attr, rest = next(iter(unique.values()))
+        result: Expression = attr
+        for field in rest:
+            if self.extract_field is None:
+                self._unresolved(parts)
+            assert self.extract_field is not None
+            result = self.extract_field(result, field)
+        return result
+
+    def _unresolved(self, parts: Sequence[str]) -> None:
+        name = ".".join(quote(p) for p in parts)
+        target = parts[-1].lower()
+        names = [_display(a) for a in self.output]
+        ranked = sorted(names, key=lambda n: (_edit_distance(n.lower().strip("`"), target), n))[:5]
+        suggestion = "[" + ", ".join(ranked) + "]"
+        raise AnalysisException(
+            f"A column, variable, or function parameter with name {name} cannot be resolved. "
+            f"Did you mean one of the following? {suggestion}.",
+            "UNRESOLVED_COLUMN.WITH_SUGGESTION", {"objectName": name, "proposal": suggestion})
+
+
+def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], case_sensitive: bool) -> list[Expression]:
+    """The columns ``*`` or ``alias.*`` stands for."""
+    if star.qualifier is None:
+        return list(output)
+    same = (lambda a, b: a == b) if case_sensitive else (lambda a, b: a.lower() == b.lower())
+    cols: list[Expression] = [a for a in output if a.qualifier is not None and same(a.qualifier, star.qualifier)]
+    if not cols:
+        raise AnalysisException(
+            f"Cannot resolve {quote(star.qualifier)}.* given input columns "
+            f"{', '.join(quote(a.name) for a in output)}.",
+            "CANNOT_RESOLVE_STAR_EXPAND",
+            {"targetString": quote(star.qualifier), "columns": ", ".join(quote(a.name) for a in output)})
+    return cols
+
+
+def ensure_named(expr: Expression) -> Expression:
+    """An attribute or alias: other expressions are named by their Spark text."""
+    if isinstance(expr, AttributeReference | Alias):
+        return expr
+    return Alias(expr, expr.sql())

@@ -1,0 +1,293 @@
+"""Building resolved logical plans from DataFrame calls.
+
+What this module owns
+---------------------
+The rules the DataFrame methods follow when they turn user expressions into plan
+nodes: ``select`` (``*`` expansion, generators such as ``explode`` becoming a
+:class:`Generate` node, aggregates without ``groupBy`` becoming a global
+:class:`Aggregate`), ``groupBy().agg()`` (grouping columns first, Spark's
+``MISSING_AGGREGATION`` check), joins (Spark's join-type names, ``USING`` columns,
+self-join de-duplication), ``union``/``unionByName`` (column counts, widening casts)
+and sort keys.
+
+Invariants
+----------
+* Every plan built here holds resolved expressions only (see :mod:`.analysis`).
+* Two sides of a join never share an expression id: a self-join gives the right
+  side fresh ids, as Spark's ``DeduplicateRelations`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import AnalysisException
+from ..expressions.aggregate_base import AggregateFunction, SortOrder
+from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
+from ..expressions.cast import Cast
+from ..expressions.extractors import extract_field
+from ..expressions.generators import Generator
+from ..expressions.predicates import And, EqualTo
+from ..types import DataType
+from .analysis import Resolver, ensure_named, quote, resolve_star
+from .logical import Aggregate, Generate, Join, LogicalPlan, Project, Sort, Union
+
+__all__ = [
+    "JOIN_ALIASES",
+    "build_aggregate",
+    "build_join",
+    "build_select",
+    "build_sort",
+    "build_union",
+    "contains_aggregate",
+    "resolver_for",
+]
+
+#: ``df.join(how=...)`` spellings -> the plan's join types.
+JOIN_ALIASES = {
+    "inner": "inner", "cross": "cross",
+    "outer": "full_outer", "full": "full_outer", "fullouter": "full_outer", "full_outer": "full_outer",
+    "left": "left_outer", "leftouter": "left_outer", "left_outer": "left_outer",
+    "right": "right_outer", "rightouter": "right_outer", "right_outer": "right_outer",
+    "semi": "left_semi", "leftsemi": "left_semi", "left_semi": "left_semi",
+    "anti": "left_anti", "leftanti": "left_anti", "left_anti": "left_anti",
+}
+
+
+def resolver_for(plan: LogicalPlan, case_sensitive: bool, extra: Sequence[AttributeReference] = ()) -> Resolver:
+    """A resolver over ``plan``'s output."""
+    return Resolver(plan.output(), case_sensitive, extract_field, extra)
+
+
+def contains_aggregate(expr: Expression) -> bool:
+    """Whether an aggregate function appears in ``expr``."""
+    return any(isinstance(e, AggregateFunction) for e in expr.walk())
+
+
+def _contains_generator(expr: Expression) -> bool:
+    return any(isinstance(e, Generator) for e in expr.walk())
+
+
+def expand(exprs: Sequence[Expression], plan: LogicalPlan, case_sensitive: bool) -> list[Expression]:
+    """``*`` and ``alias.*`` replaced by the columns they stand for."""
+    out: list[Expression] = []
+    for expr in exprs:
+        if isinstance(expr, UnresolvedStar):
+            out.extend(resolve_star(expr, plan.output(), case_sensitive))
+        else:
+            out.append(expr)
+    return out
+
+
+def build_select(plan: LogicalPlan, exprs: Sequence[Expression], case_sensitive: bool) -> LogicalPlan:
+    """The plan of ``df.select(*exprs)``."""
+    resolver = resolver_for(plan, case_sensitive)
+    resolved = [ensure_named(resolver.resolve(e)) for e in expand(exprs, plan, case_sensitive)]
+    generators = [e for e in resolved if _contains_generator(e)]
+    if len(generators) > 1:
+        names = ", ".join(quote(g.sql()) for g in generators)
+        raise AnalysisException(
+            f"The generator is not supported: only one generator allowed per SELECT clause but found "
+            f"{len(generators)}: {names}.", "UNSUPPORTED_GENERATOR.MULTI_GENERATOR",
+            {"num": str(len(generators)), "generators": names})
+    if generators:
+        plan, resolved = _plan_generator(plan, resolved, generators[0])
+    if any(contains_aggregate(e) for e in resolved):
+        return build_aggregate(plan, [], resolved)
+    return Project(resolved, plan)
+
+
+def _plan_generator(plan: LogicalPlan, resolved: list[Expression],
+                    top: Expression) -> tuple[LogicalPlan, list[Expression]]:
+    names: list[str] | None = None
+    generator = top
+    if isinstance(top, Alias):
+        generator = top.child
+        names = top.name.split("\x00") if "\x00" in top.name else [top.name]
+    if not isinstance(generator, Generator):
+        raise AnalysisException(
+            f"The generator is not supported: nested in expressions {top.sql()}.",
+            "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS", {"expression": top.sql()})
+    fields = generator.output_fields()
+    if names is not None and len(names) != len(fields):
+        raise AnalysisException(
+            f"The number of aliases supplied in the AS clause does not match the number of columns output by "
+            f"the UDTF. Expected {len(fields)} aliases, but got {', '.join(names)}.",
+            "UDTF_ALIAS_NUMBER_MISMATCH", {"aliasesSize": str(len(names)), "aliasesNames": ", ".join(names)})
+    attrs = [AttributeReference(names[i] if names else name, dtype, nullable)
+             for i, (name, dtype, nullable) in enumerate(fields)]
+    generate = Generate(generator, generator.outer, attrs, plan)
+    projected: list[Expression] = []
+    for expr in resolved:
+        if expr is top:
+            projected.extend(attrs)
+        else:
+            projected.append(expr)
+    return generate, projected
+
+
+def build_aggregate(plan: LogicalPlan, grouping: Sequence[Expression], aggregates: Sequence[Expression],
+                    case_sensitive: bool = False, resolved: bool = True) -> LogicalPlan:
+    """The plan of ``groupBy(*grouping).agg(*aggregates)`` (both resolved over ``plan``).
+
+    Raises ``MISSING_AGGREGATION`` for a column that is neither grouped nor aggregated.
+    """
+    keys = {g.semantic_key() for g in grouping}
+    for expr in aggregates:
+        _check_grouped(expr, keys)
+    return Aggregate(list(grouping), [ensure_named(a) for a in aggregates], plan)
+
+
+def _check_grouped(expr: Expression, keys: set[object]) -> None:
+    if expr.semantic_key() in keys or isinstance(expr, AggregateFunction):
+        return
+    if isinstance(expr, AttributeReference):
+        raise AnalysisException(
+            f"The non-aggregating expression {quote(expr.name)} is based on columns which are not participating "
+            "in the GROUP BY clause. Add the columns or the expression to the GROUP BY, aggregate the "
+            "expression, or use `any_value(" + expr.name + ")` if you do not care which of the values within "
+            "a group is returned.", "MISSING_AGGREGATION",
+            {"expression": quote(expr.name), "expressionAnyValue": f"`any_value({expr.name})`"})
+    for child in expr.children:
+        _check_grouped(child, keys)
+
+
+def build_sort(plan: LogicalPlan, orders: Sequence[Expression], is_global: bool, case_sensitive: bool) -> LogicalPlan:
+    """The plan of ``orderBy``/``sortWithinPartitions``: each key a :class:`SortOrder`."""
+    resolver = resolver_for(plan, case_sensitive, _below_project(plan))
+    keys: list[Expression] = []
+    for order in orders:
+        sort_order = order if isinstance(order, SortOrder) else SortOrder(order)
+        keys.append(resolver.resolve(sort_order))
+    needed = set().union(*(k.references() for k in keys)) if keys else set()
+    have = {a.expr_id for a in plan.output()}
+    if needed - have and isinstance(plan, Project):
+        # Spark adds the missing columns to the projection, sorts, then projects them away.
+        missing = [a for a in plan.child.output() if a.expr_id in needed - have]
+        widened = Project(list(plan.exprs) + missing, plan.child)
+        return Project(list(plan.output()), Sort(keys, is_global, widened))
+    return Sort(keys, is_global, plan)
+
+
+def _below_project(plan: LogicalPlan) -> list[AttributeReference]:
+    return plan.child.output() if isinstance(plan, Project) else []
+
+
+def normalize_join_type(how: str | None) -> str:
+    """Spark's join type for a ``how=`` spelling, or an error listing the accepted ones."""
+    key = (how or "inner").lower().replace("_", "") if how else "inner"
+    for alias, canonical in JOIN_ALIASES.items():
+        if alias.replace("_", "") == key:
+            return canonical
+    accepted = "'" + "', '".join(JOIN_ALIASES) + "'"
+    raise AnalysisException(
+        f"Unsupported join type '{how}'. Supported join types include: {accepted}.",
+        "UNSUPPORTED_JOIN_TYPE", {"typ": str(how), "supported": accepted})
+
+
+def _dedup_right(left: LogicalPlan, right: LogicalPlan) -> LogicalPlan:
+    clash = {a.expr_id for a in left.output()} & {a.expr_id for a in right.output()}
+    if not clash:
+        return right
+    return Project([Alias(a, a.name) if a.expr_id in clash else a for a in right.output()], right)
+
+
+def build_join(left: LogicalPlan, right: LogicalPlan, on: object, how: str | None,
+               condition: Expression | None, case_sensitive: bool) -> LogicalPlan:
+    """The plan of ``left.join(right, on, how)``.
+
+    ``on`` is ``None``, a column name, or a list of names; ``condition`` an unresolved
+    join condition (``df1.k == df2.k``), resolved here over both sides' columns.
+    """
+    join_type = normalize_join_type(how)
+    right = _dedup_right(left, right)
+    if isinstance(on, str):
+        on = [on]
+    if isinstance(on, list | tuple) and on and all(isinstance(n, str) for n in on):
+        return _using_join(left, right, [str(n) for n in on], join_type, case_sensitive)
+    if condition is None:
+        if join_type not in ("inner", "cross"):
+            raise AnalysisException(
+                f"A {join_type} join needs a join condition: pass on=... (a column name, a list of names or "
+                "a Column condition).", "JOIN_CONDITION_IS_NOT_BOOLEAN_TYPE", {"joinType": join_type})
+        return Join(left, right, "cross", None)
+    both = Resolver(left.output() + right.output(), case_sensitive, extract_field)
+    resolved = both.resolve(condition)
+    return Join(left, right, "inner" if join_type == "cross" else join_type, resolved)
+
+
+def _using_join(left: LogicalPlan, right: LogicalPlan, names: list[str], join_type: str,
+                case_sensitive: bool) -> LogicalPlan:
+    pairs: list[tuple[AttributeReference, AttributeReference]] = []
+    for name in names:
+        pairs.append((_side_key(left, name, "left", case_sensitive), _side_key(right, name, "right", case_sensitive)))
+    outputs: list[AttributeReference] = []
+    for lkey, rkey in pairs:
+        if join_type == "right_outer":
+            outputs.append(rkey)
+        elif join_type == "full_outer":
+            outputs.append(AttributeReference(lkey.name, lkey.dtype, lkey.nullable or rkey.nullable))
+        else:
+            outputs.append(lkey)
+    condition: Expression | None = None
+    for lkey, rkey in pairs:
+        eq = EqualTo(lkey, rkey).coerce()
+        condition = eq if condition is None else And(condition, eq)
+    how = "inner" if join_type == "cross" else join_type
+    return Join(left, right, how, condition, pairs, outputs)
+
+
+def _side_key(plan: LogicalPlan, name: str, side: str, case_sensitive: bool) -> AttributeReference:
+    resolver = Resolver(plan.output(), case_sensitive)
+    try:
+        found = resolver.resolve(UnresolvedAttribute([name]))
+    except AnalysisException:
+        columns = ", ".join(quote(a.name) for a in plan.output())
+        raise AnalysisException(
+            f"USING column {quote(name)} cannot be resolved on the {side} side of the join. "
+            f"The {side}-side columns: [{columns}].",
+            "UNRESOLVED_USING_COLUMN_FOR_JOIN",
+            {"colName": quote(name), "side": side, "suggestion": columns}) from None
+    assert isinstance(found, AttributeReference)
+    return found
+
+
+def build_union(children: Sequence[LogicalPlan], widen: object) -> LogicalPlan:
+    """The plan of ``union`` (by position): same column count, types widened to a common type.
+
+    ``widen(a, b) -> DataType | None`` is the type-coercion rule (``None``: incompatible).
+    """
+    first = children[0].output()
+    for i, child in enumerate(children[1:], start=1):
+        if len(child.output()) != len(first):
+            raise AnalysisException(
+                f"UNION can only be performed on inputs with the same number of columns, but the first input has "
+                f"{len(first)} columns and the {_ordinal(i + 1)} input has {len(child.output())} columns.",
+                "NUM_COLUMNS_MISMATCH",
+                {"operator": "UNION", "firstNumColumns": str(len(first)), "invalidOrdinalNum": _ordinal(i + 1),
+                 "invalidNumColumns": str(len(child.output()))})
+    types: list[DataType] = [a.dtype for a in first]
+    for child in children[1:]:
+        for i, attr in enumerate(child.output()):
+            common = widen(types[i], attr.dtype)  # type: ignore[operator]
+            if common is None:
+                raise AnalysisException(
+                    f"UNION can only be performed on inputs with compatible column types. The column "
+                    f"{quote(first[i].name)} has type {attr.dtype.simpleString().upper()} in one input and "
+                    f"{types[i].simpleString().upper()} in another.", "INCOMPATIBLE_COLUMN_TYPE",
+                    {"columnOrdinalNumber": _ordinal(i + 1), "tableOrdinalNumber": "second",
+                     "dataType1": attr.dtype.simpleString().upper(), "dataType2": types[i].simpleString().upper()})
+            types[i] = common
+    cast_children: list[LogicalPlan] = []
+    for child in children:
+        out = child.output()
+        if all(a.dtype == t for a, t in zip(out, types)):
+            cast_children.append(child)
+        else:
+            cast_children.append(Project([a if a.dtype == t else Alias(Cast(a, t), a.name)
+                                          for a, t in zip(out, types)], child))
+    return Union(cast_children)
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")

@@ -1,0 +1,366 @@
+"""The rule-based optimizer: rewrites a resolved logical plan into a cheaper equivalent.
+
+What this module owns
+---------------------
+The rules Spark's optimizer applies that matter most on this engine, run in order
+until the plan stops changing (at most :data:`MAX_ITERATIONS` rounds):
+
+* **constant folding**: deterministic expressions without column references are
+  evaluated once (``lit(1) + 2`` becomes ``3``);
+* **combine filters** (adjacent filters become one ``AND``) and **collapse
+  projects** (a projection of a projection becomes one, aliases substituted);
+* **predicate pushdown**: filter conjuncts move below projections (through
+  deterministic aliases), into the side of an inner/outer/semi join they read, below
+  a ``Union`` into each child's columns, and into file scans, where the reader uses
+  them (Parquet skips the row groups whose statistics exclude them);
+* **column pruning**: each scan reads only the columns some operator above uses.
+
+Invariants
+----------
+* Every rule preserves results: non-deterministic expressions are never moved or
+  duplicated; a filter pushed into a scan is also kept above it (the reader's
+  filters are hints, except that Parquet row-group pruning must be exact).
+* The optimizer never changes a plan's output attributes (ids, names, order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, Literal
+from ..expressions.predicates import (
+    And,
+    EqualTo,
+    GreaterThan,
+    GreaterThanOrEqual,
+    In,
+    IsNotNull,
+    IsNull,
+    LessThan,
+    LessThanOrEqual,
+    Not,
+    Or,
+)
+from ..types import BooleanType, DataType, DateType, NumericType, StringType
+from .cached import CachedRelation
+from .logical import (
+    Aggregate,
+    Deduplicate,
+    FileRelation,
+    Filter,
+    Generate,
+    Join,
+    Limit,
+    LogicalPlan,
+    Project,
+    Repartition,
+    Sample,
+    Sort,
+    SubqueryAlias,
+    Union,
+)
+
+__all__ = ["MAX_ITERATIONS", "optimize", "split_conjuncts"]
+
+MAX_ITERATIONS = 100
+
+
+def split_conjuncts(expr: Expression) -> list[Expression]:
+    """``a AND b AND c`` -> ``[a, b, c]``."""
+    if isinstance(expr, And):
+        return split_conjuncts(expr.children[0]) + split_conjuncts(expr.children[1])
+    return [expr]
+
+
+def _conjoin(parts: Sequence[Expression]) -> Expression:
+    result = parts[0]
+    for part in parts[1:]:
+        result = And(result, part)
+    return result
+
+
+def _deterministic(expr: Expression) -> bool:
+    return all(type(e).deterministic for e in expr.walk())
+
+
+# -- expression rules -------------------------------------------------------------------
+
+
+def _fold(expr: Expression) -> Expression | None:
+    if isinstance(expr, Literal | Alias) or not expr.foldable or not _deterministic(expr):
+        return None
+    try:
+        batch = pa.RecordBatch.from_arrays([pa.array([0])], names=["_"])
+        value = expr.eval(batch, EvalContext())[0].as_py()
+        return Literal(value, expr.data_type())
+    except Exception:  # noqa: BLE001 - an error (1/0 under ANSI) must surface when the query runs
+        return None
+
+
+def _fold_plan(plan: LogicalPlan) -> LogicalPlan | None:
+    changed = False
+
+    def fold(expr: Expression) -> Expression:
+        nonlocal changed
+        if isinstance(expr, Alias):
+            inner = fold_tree(expr.child)
+            return expr if inner is expr.child else expr.with_children([inner])
+        return fold_tree(expr)
+
+    def fold_tree(expr: Expression) -> Expression:
+        nonlocal changed
+        new = expr.transform_up(_fold)
+        changed = changed or new is not expr
+        return new
+
+    new_plan = plan.map_expressions(fold)
+    return new_plan if changed else None
+
+
+# -- plan rules -------------------------------------------------------------------------
+
+
+def _combine_filters(plan: LogicalPlan) -> LogicalPlan | None:
+    if isinstance(plan, Filter) and isinstance(plan.child, Filter) and _deterministic(plan.condition):
+        return Filter(And(plan.child.condition, plan.condition), plan.child.child)
+    if isinstance(plan, Filter) and isinstance(plan.condition, Literal) and plan.condition.value is True:
+        return plan.child
+    return None
+
+
+def _substitute(expr: Expression, aliases: dict[int, Expression]) -> Expression:
+    def swap(node: Expression) -> Expression | None:
+        if isinstance(node, AttributeReference) and node.expr_id in aliases:
+            return aliases[node.expr_id]
+        return None
+
+    return expr.transform_up(swap)
+
+
+def _collapse_projects(plan: LogicalPlan) -> LogicalPlan | None:
+    if not (isinstance(plan, Project) and isinstance(plan.child, Project)):
+        return None
+    inner = plan.child
+    aliases = {e.expr_id: e.child for e in inner.exprs if isinstance(e, Alias)}
+    if not all(_deterministic(e) for e in aliases.values()):
+        return None
+    used: dict[int, int] = {}
+    for expr in plan.exprs:
+        for ref in expr.references():
+            used[ref] = used.get(ref, 0) + 1
+    # Substituting an alias used twice would compute it twice: keep such plans as they are
+    # unless the aliased expression is a plain column.
+    if any(n > 1 and not isinstance(aliases[i], AttributeReference) for i, n in used.items() if i in aliases):
+        return None
+    merged: list[Expression] = []
+    for expr in plan.exprs:
+        if isinstance(expr, AttributeReference) and expr.expr_id in aliases:
+            merged.append(Alias(aliases[expr.expr_id], expr.name, expr.expr_id))
+        elif isinstance(expr, Alias):
+            merged.append(Alias(_substitute(expr.child, aliases), expr.name, expr.expr_id, expr.metadata))
+        else:
+            merged.append(_substitute(expr, aliases))
+    return Project(merged, inner.child)
+
+
+def _remove_noop_project(plan: LogicalPlan) -> LogicalPlan | None:
+    if isinstance(plan, Project):
+        child_out = plan.child.output()
+        if [e for e in plan.exprs] == child_out or (
+                len(plan.exprs) == len(child_out)
+                and all(isinstance(e, AttributeReference) and e.expr_id == a.expr_id and e.name == a.name
+                        for e, a in zip(plan.exprs, child_out))):
+            return plan.child
+    return None
+
+
+def _push_filter(plan: LogicalPlan) -> LogicalPlan | None:
+    if not isinstance(plan, Filter):
+        return None
+    child = plan.child
+    conjuncts = split_conjuncts(plan.condition)
+    if isinstance(child, Project):
+        aliases = {e.expr_id: e.child for e in child.exprs if isinstance(e, Alias)}
+        if all(_deterministic(a) for a in aliases.values()) and all(_deterministic(c) for c in conjuncts):
+            return Project(child.exprs, Filter(_substitute(plan.condition, aliases), child.child))
+    if isinstance(child, SubqueryAlias):
+        return SubqueryAlias(child.alias, Filter(plan.condition, child.child))
+    if isinstance(child, Sort | Repartition) and all(_deterministic(c) for c in conjuncts):
+        return child.with_children([Filter(plan.condition, child.child)])
+    if isinstance(child, Join):
+        return _push_into_join(plan, child, conjuncts)
+    if isinstance(child, Aggregate):
+        return _push_through_aggregate(child, conjuncts)
+    if isinstance(child, FileRelation) and not child.pushed_filters:
+        pushed = [f for f in (_to_source_filter(c, child) for c in conjuncts) if f is not None]
+        if pushed:
+            return Filter(plan.condition, child.with_scan(pushed_filters=pushed))
+    return None
+
+
+def _push_into_join(plan: Filter, join: Join, conjuncts: list[Expression]) -> LogicalPlan | None:
+    left_ids = {a.expr_id for a in join.left.output()}
+    right_ids = {a.expr_id for a in join.right.output()}
+    to_left: list[Expression] = []
+    to_right: list[Expression] = []
+    stay: list[Expression] = []
+    left_ok = join.how in ("inner", "left_outer", "left_semi", "left_anti", "cross")
+    right_ok = join.how in ("inner", "right_outer", "cross")
+    using_ids = {a.expr_id for a in join.using_output}
+    for conjunct in conjuncts:
+        refs = conjunct.references()
+        if not _deterministic(conjunct) or refs & using_ids - left_ids - right_ids:
+            stay.append(conjunct)
+        elif refs and refs <= left_ids and left_ok:
+            to_left.append(conjunct)
+        elif refs and refs <= right_ids and right_ok:
+            to_right.append(conjunct)
+        else:
+            stay.append(conjunct)
+    if not to_left and not to_right:
+        return None
+    left = Filter(_conjoin(to_left), join.left) if to_left else join.left
+    right = Filter(_conjoin(to_right), join.right) if to_right else join.right
+    new_join = join.with_children([left, right])
+    return Filter(_conjoin(stay), new_join) if stay else new_join
+
+
+def _push_through_aggregate(agg: Aggregate, conjuncts: list[Expression]) -> LogicalPlan | None:
+    grouping_ids: dict[int, Expression] = {}
+    for expr in agg.aggregates:
+        if isinstance(expr, AttributeReference) and any(expr.semantic_key() == g.semantic_key()
+                                                        for g in agg.grouping):
+            grouping_ids[expr.expr_id] = expr
+    down = [c for c in conjuncts if c.references() and c.references() <= set(grouping_ids) and _deterministic(c)]
+    if not down:
+        return None
+    stay = [c for c in conjuncts if c not in down]
+    new_agg = Aggregate(agg.grouping, agg.aggregates, Filter(_conjoin(down), agg.child))
+    return Filter(_conjoin(stay), new_agg) if stay else new_agg
+
+
+_COMPARISONS: dict[type, str] = {EqualTo: "=", LessThan: "<", LessThanOrEqual: "<=", GreaterThan: ">",
+                                 GreaterThanOrEqual: ">="}
+_FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _source_type_ok(dt: DataType) -> bool:
+    return isinstance(dt, NumericType | StringType | BooleanType | DateType)
+
+
+def _to_source_filter(expr: Expression, scan: FileRelation) -> Any:
+    """A conjunct in the readers' filter language, or ``None`` if it has no translation."""
+    names = {a.expr_id: a.name for a in scan.all_output()}
+
+    def column(e: Expression) -> str | None:
+        if isinstance(e, AttributeReference) and e.expr_id in names and _source_type_ok(e.dtype):
+            return names[e.expr_id]
+        return None
+
+    op = _COMPARISONS.get(type(expr))
+    if op is not None:
+        left, right = expr.children
+        if column(left) and isinstance(right, Literal) and right.value is not None:
+            return (op, column(left), right.value)
+        if column(right) and isinstance(left, Literal) and left.value is not None:
+            return (_FLIPPED[op], column(right), left.value)
+        return None
+    if isinstance(expr, IsNull) and column(expr.children[0]):
+        return ("is_null", column(expr.children[0]))
+    if isinstance(expr, IsNotNull) and column(expr.children[0]):
+        return ("is_not_null", column(expr.children[0]))
+    if isinstance(expr, In) and column(expr.children[0]) and all(
+            isinstance(v, Literal) and v.value is not None for v in expr.children[1:]):
+        return ("in", column(expr.children[0]), [v.value for v in expr.children[1:] if isinstance(v, Literal)])
+    if isinstance(expr, And | Or):
+        parts = [_to_source_filter(c, scan) for c in expr.children]
+        if all(p is not None for p in parts):
+            return ("and" if isinstance(expr, And) else "or", parts[0], parts[1])
+        return None
+    if isinstance(expr, Not):
+        inner = _to_source_filter(expr.children[0], scan)
+        return None if inner is None else ("not", inner)
+    return None
+
+
+# -- column pruning ---------------------------------------------------------------------
+
+
+def _prune(plan: LogicalPlan, required: set[int]) -> LogicalPlan:
+    """``plan`` producing at least the ``required`` columns, its scans reading no others."""
+    if isinstance(plan, FileRelation):
+        keep = [a.expr_id for a in plan.all_output() if a.expr_id in required]
+        if not keep:
+            keep = [plan.all_output()[0].expr_id]
+        return plan.with_scan(required=keep)
+    if isinstance(plan, CachedRelation):
+        return plan
+    if isinstance(plan, Project):
+        exprs = [e for e in plan.exprs if _named_id(e) in required or not _deterministic(e)] or plan.exprs[:1]
+        needed = set().union(*(e.references() for e in exprs))
+        return Project(exprs, _prune(plan.child, needed))
+    if isinstance(plan, Aggregate):
+        needed = set().union(*(e.references() for e in plan.grouping + plan.aggregates))
+        return plan.with_children([_prune(plan.child, needed)])
+    if isinstance(plan, Generate):
+        child_ids = {a.expr_id for a in plan.child.output()}
+        keep = (required & child_ids)
+        needed = keep | plan.generator.references()
+        return Generate(plan.generator, plan.outer, plan.generator_output, _prune(plan.child, needed),
+                        sorted(keep, key=[a.expr_id for a in plan.child.output()].index))
+    if isinstance(plan, Join):
+        needed = required | (plan.condition.references() if plan.condition is not None else set())
+        needed |= {a.expr_id for pair in plan.using for a in pair}
+        return plan.with_children([_prune(plan.left, needed), _prune(plan.right, needed)])
+    if isinstance(plan, Filter | Sort | Repartition):
+        needed = required | set().union(*(e.references() for e in plan.expressions()))
+        return plan.with_children([_prune(plan.child, needed)])
+    if isinstance(plan, Limit | Sample | SubqueryAlias):
+        return plan.with_children([_prune(plan.child, required)])
+    if isinstance(plan, Deduplicate | Union):
+        return plan.with_children([_prune(c, {a.expr_id for a in c.output()}) for c in plan.children])
+    return plan.with_children([_prune(c, {a.expr_id for a in c.output()}) for c in plan.children]) \
+        if plan.children else plan
+
+
+def _named_id(expr: Expression) -> int | None:
+    if isinstance(expr, AttributeReference | Alias):
+        return expr.expr_id
+    return None
+
+
+# -- driver -----------------------------------------------------------------------------
+
+_RULES: list[Callable[[LogicalPlan], LogicalPlan | None]] = [
+    _fold_plan, _combine_filters, _push_filter, _collapse_projects, _remove_noop_project,
+]
+
+
+def _once(plan: LogicalPlan) -> LogicalPlan:
+    def apply(node: LogicalPlan) -> LogicalPlan | None:
+        changed = None
+        for rule in _RULES:
+            result = rule(changed or node)
+            if result is not None:
+                changed = result
+        return changed
+
+    return plan.transform_up(apply)
+
+
+def optimize(plan: LogicalPlan) -> LogicalPlan:
+    """The optimized form of a resolved plan (same output, same results)."""
+    output = plan.output()
+    current = plan
+    for _ in range(MAX_ITERATIONS):
+        new = _once(current)
+        if new.tree_string() == current.tree_string():
+            break
+        current = new
+    current = _prune(current, {a.expr_id for a in output})
+    if [a.expr_id for a in current.output()] != [a.expr_id for a in output]:
+        current = Project(list(output), current)
+    return current

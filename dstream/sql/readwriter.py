@@ -1,0 +1,250 @@
+"""``spark.read`` and ``df.write``: PySpark's DataFrameReader and DataFrameWriter.
+
+What this module owns
+---------------------
+The builder-style file API: ``spark.read.format(...).option(...).schema(...).load(path)``
+and its shortcuts ``text``/``csv``/``json``/``parquet`` (with PySpark's keyword
+options), and ``df.write.mode(...).option(...).partitionBy(...).save(path)`` with
+the same shortcuts. Reading builds a :class:`~dstream.sql.plan.logical.FileRelation`
+(the files are listed and the schema inferred on the driver, the data read in the
+tasks); writing runs one job whose tasks each write one part file, then commits.
+
+Invariants
+----------
+* Option names are case-insensitive, as in Spark; values are kept as strings
+  (``True`` becomes ``"true"``).
+* A write is atomic: part files go to a temporary directory and are moved into
+  place, with ``_SUCCESS``, only when every task succeeded; a failed job leaves the
+  target as it was (``mode("overwrite")`` removes the old data first, as Spark).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from .errors import AnalysisException, PySparkValueError
+from .io import abort_output, commit_output, get_format, list_input_files, prepare_output, write_task
+from .local_data import attributes_of, schema_argument
+from .plan.logical import FileRelation
+from .types import StructType
+
+if TYPE_CHECKING:
+    from .dataframe import DataFrame
+    from .session import SparkSession
+
+__all__ = ["DataFrameReader", "DataFrameWriter"]
+
+_FORMATS = ("text", "csv", "json", "parquet")
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _check_format(name: str) -> str:
+    key = name.lower()
+    if key not in _FORMATS:
+        raise AnalysisException(
+            f"Failed to find the data source: {name}. Supported here: {', '.join(_FORMATS)}.",
+            "DATA_SOURCE_NOT_FOUND", {"provider": name})
+    return key
+
+
+class DataFrameReader:
+    """Reads files into DataFrames (``spark.read``)."""
+
+    def __init__(self, session: SparkSession) -> None:
+        self._session = session
+        self._format = "parquet"
+        self._options: dict[str, str] = {}
+        self._schema: StructType | None = None
+
+    def format(self, source: str) -> DataFrameReader:
+        """The file format: ``text``, ``csv``, ``json`` or ``parquet``."""
+        self._format = _check_format(source)
+        return self
+
+    def option(self, key: str, value: Any) -> DataFrameReader:
+        """One reader option (``header``, ``sep``, ``inferSchema``, ``mode``...)."""
+        self._options[key.lower()] = _option_text(value)
+        return self
+
+    def options(self, **options: Any) -> DataFrameReader:
+        """Several reader options."""
+        for key, value in options.items():
+            if value is not None:
+                self.option(key, value)
+        return self
+
+    def schema(self, schema: StructType | str) -> DataFrameReader:
+        """The schema to read with (skips inference): a StructType or a DDL string."""
+        parsed = schema_argument(schema)
+        if not isinstance(parsed, StructType):
+            raise PySparkValueError("schema should be a StructType or a DDL string.", "NOT_STR_OR_STRUCT",
+                                    {"arg_name": "schema"})
+        self._schema = parsed
+        return self
+
+    def load(self, path: str | list[str] | None = None, format: str | None = None,  # noqa: A002 - PySpark's name
+             schema: StructType | str | None = None, **options: Any) -> DataFrame:
+        """Read ``path`` (a file, a directory, a glob, or a list of them)."""
+        if format is not None:
+            self.format(format)
+        if schema is not None:
+            self.schema(schema)
+        self.options(**options)
+        if path is None:
+            raise PySparkValueError("load() needs a path.", "CANNOT_BE_NONE", {"arg_name": "path"})
+        paths = [path] if isinstance(path, str) else list(path)
+        fmt = get_format(self._format)
+        files = list_input_files(paths)
+        options_now = dict(self._options)
+        options_now.setdefault("maxpartitionbytes", str(self._session.conf.max_partition_bytes()))
+        options_now.setdefault("timezone", self._session.conf.time_zone())
+        file_schema = self._schema if self._schema is not None else fmt.infer_schema(files, options_now)
+        relation = FileRelation(attributes_of(file_schema), self._format, files, options_now, file_schema)
+        return self._session._new_dataframe(relation)
+
+    def text(self, paths: str | list[str], wholetext: bool = False, lineSep: str | None = None,  # noqa: N803
+             **options: Any) -> DataFrame:
+        """Read text files: one ``value`` string row per line."""
+        return self.format("text").load(paths, wholetext=wholetext, lineSep=lineSep, **options)
+
+    def csv(self, path: str | list[str], schema: StructType | str | None = None, **options: Any) -> DataFrame:
+        """Read CSV files (``header``, ``inferSchema``, ``sep``, ``mode``, ``nullValue``... as options)."""
+        return self.format("csv").load(path, schema=schema, **options)
+
+    def json(self, path: str | list[str], schema: StructType | str | None = None, **options: Any) -> DataFrame:
+        """Read JSON Lines files (``multiLine=True`` for one JSON document per file)."""
+        return self.format("json").load(path, schema=schema, **options)
+
+    def parquet(self, *paths: str, **options: Any) -> DataFrame:
+        """Read Parquet files."""
+        return self.format("parquet").load(list(paths), **options)
+
+    def table(self, tableName: str) -> DataFrame:  # noqa: N803 - PySpark's name
+        """The DataFrame of a temporary view."""
+        return self._session.table(tableName)
+
+
+class DataFrameWriter:
+    """Writes a DataFrame to files (``df.write``)."""
+
+    def __init__(self, df: DataFrame) -> None:
+        self._df = df
+        self._format = "parquet"
+        self._mode = "errorifexists"
+        self._options: dict[str, str] = {}
+        self._partition_by: list[str] = []
+
+    def mode(self, saveMode: str | None) -> DataFrameWriter:  # noqa: N803 - PySpark's name
+        """``error``/``errorifexists`` (default), ``overwrite``, ``append`` or ``ignore``."""
+        mode = (saveMode or "errorifexists").lower()
+        if mode == "default":
+            mode = "errorifexists"
+        if mode not in ("error", "errorifexists", "overwrite", "append", "ignore"):
+            raise PySparkValueError(
+                f"Unknown save mode: {saveMode}. Accepted save modes are 'overwrite', 'append', 'ignore', "
+                "'error', 'errorifexists', 'default'.", "INVALID_SAVE_MODE", {"mode": str(saveMode)})
+        self._mode = mode
+        return self
+
+    def format(self, source: str) -> DataFrameWriter:
+        """The file format: ``text``, ``csv``, ``json`` or ``parquet``."""
+        self._format = _check_format(source)
+        return self
+
+    def option(self, key: str, value: Any) -> DataFrameWriter:
+        """One writer option (``header``, ``sep``, ``compression``...)."""
+        self._options[key.lower()] = _option_text(value)
+        return self
+
+    def options(self, **options: Any) -> DataFrameWriter:
+        """Several writer options."""
+        for key, value in options.items():
+            if value is not None:
+                self.option(key, value)
+        return self
+
+    def partitionBy(self, *cols: str) -> DataFrameWriter:  # noqa: N802 - PySpark's name
+        """Write into ``col=value/`` directories by these columns."""
+        if len(cols) == 1 and isinstance(cols[0], list | tuple):
+            cols = tuple(cols[0])
+        self._partition_by = list(cols)
+        return self
+
+    def save(self, path: str | None = None, format: str | None = None,  # noqa: A002 - PySpark's name
+             mode: str | None = None, partitionBy: Any = None, **options: Any) -> None:  # noqa: N803
+        """Write the rows under ``path``."""
+        if format is not None:
+            self.format(format)
+        if mode is not None:
+            self.mode(mode)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
+        self.options(**options)
+        if path is None:
+            raise PySparkValueError("save() needs a path.", "CANNOT_BE_NONE", {"arg_name": "path"})
+        self._write(path)
+
+    def _write(self, path: str) -> None:
+        df = self._df
+        schema = df.schema
+        for name in self._partition_by:
+            if name not in schema.names:
+                raise AnalysisException(
+                    f"Partition column `{name}` not found in schema {schema.simpleString()}.",
+                    "COLUMN_NOT_FOUND_IN_SCHEMA", {"colName": name})
+        if not prepare_output(path, self._mode):
+            return
+        fmt = get_format(self._format)
+        options = dict(self._options)
+        options.setdefault("timezone", df._session.conf.time_zone())
+        job_id = uuid.uuid4().hex[:12]
+        names = df.columns
+        partition_by = list(self._partition_by)
+
+        def task(index: int, batches: Iterator[pa.RecordBatch]) -> Iterator[list[str]]:
+            renamed = (b.rename_columns(names) if hasattr(b, "rename_columns")
+                       else pa.RecordBatch.from_arrays(b.columns, names=names) for b in batches)
+            yield write_task(renamed, schema, fmt, options, path, index, job_id, partition_by)
+
+        rdd = df._execution().to_rdd()
+        try:
+            written = [p for part in rdd.mapPartitionsWithIndex(task).collect() for p in part]
+        except BaseException:
+            abort_output(path, job_id)
+            raise
+        commit_output(path, job_id, written)
+
+    def text(self, path: str, compression: str | None = None, lineSep: str | None = None) -> None:  # noqa: N803
+        """Write one line per row of a single string column."""
+        self.format("text").options(compression=compression, lineSep=lineSep)._write(path)
+
+    def csv(self, path: str, mode: str | None = None, compression: str | None = None, sep: str | None = None,
+            header: Any = None, **options: Any) -> None:
+        """Write CSV files (no header unless ``header=True``; nulls as empty fields)."""
+        if mode is not None:
+            self.mode(mode)
+        self.format("csv").options(compression=compression, sep=sep, header=header, **options)._write(path)
+
+    def json(self, path: str, mode: str | None = None, compression: str | None = None, **options: Any) -> None:
+        """Write JSON Lines files (null fields omitted)."""
+        if mode is not None:
+            self.mode(mode)
+        self.format("json").options(compression=compression, **options)._write(path)
+
+    def parquet(self, path: str, mode: str | None = None, partitionBy: Any = None,  # noqa: N803
+                compression: str | None = None) -> None:
+        """Write Parquet files."""
+        if mode is not None:
+            self.mode(mode)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
+        self.format("parquet").options(compression=compression)._write(path)

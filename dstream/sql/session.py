@@ -1,0 +1,281 @@
+"""``SparkSession``: the entry point of DataFrame programs, as in PySpark.
+
+What this module owns
+---------------------
+:class:`SparkSession` and its :class:`Builder` (``SparkSession.builder.master(...)
+.appName(...).config(k, v).getOrCreate()``), the session's temporary views
+(``createOrReplaceTempView``, ``spark.table``, ``spark.catalog``), and the ways to
+make a DataFrame: ``createDataFrame``, ``range``, ``read``, ``sql``, ``table``.
+
+Invariants
+----------
+* One active session per process: ``getOrCreate`` returns it (applying the builder's
+  settings to it) until ``stop()``; the session runs on the process's
+  ``rdd.SparkContext`` (the same object as ``spark.sparkContext``), created if none
+  is active.
+* ``stop()`` stops the SparkContext and ends the session; a new ``getOrCreate``
+  starts afresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from rdd import SparkConf, SparkContext
+
+from .conf import RuntimeConfig
+from .dataframe import DataFrame
+from .errors import AnalysisException
+from .local_data import local_relation, range_relation, rdd_relation
+from .readwriter import DataFrameReader
+
+if TYPE_CHECKING:
+    from .types import StructType
+
+__all__ = ["Builder", "Catalog", "SparkSession"]
+
+_lock = threading.RLock()
+
+
+class Catalog:
+    """``spark.catalog``: the session's temporary views."""
+
+    def __init__(self, session: SparkSession) -> None:
+        self._session = session
+        self._views: dict[str, DataFrame] = {}
+
+    def _register(self, name: str, df: DataFrame, replace: bool) -> None:
+        key = name.lower()
+        if not replace and key in self._views:
+            raise AnalysisException(
+                f"Cannot create the temporary view `{name}` because it already exists. Choose a different name, "
+                "drop or replace the existing view, or use createOrReplaceTempView.",
+                "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS", {"relationName": f"`{name}`"})
+        self._views[key] = df
+
+    def _lookup(self, name: str) -> DataFrame:
+        view = self._views.get(name.lower())
+        if view is None:
+            raise AnalysisException(
+                f"The table or view `{name}` cannot be found. Verify the spelling and correctness of the "
+                "schema and catalog. To tolerate the error on drop use DROP VIEW IF EXISTS.",
+                "TABLE_OR_VIEW_NOT_FOUND", {"relationName": f"`{name}`"})
+        return view
+
+    def dropTempView(self, viewName: str) -> bool:  # noqa: N802,N803 - PySpark's names
+        """Forget a temporary view; whether it existed."""
+        return self._views.pop(viewName.lower(), None) is not None
+
+    def tableExists(self, tableName: str, dbName: str | None = None) -> bool:  # noqa: N802,N803
+        """Whether a temporary view of that name exists."""
+        return tableName.lower() in self._views
+
+    def listTables(self) -> list[str]:  # noqa: N802 - PySpark's name
+        """The names of the temporary views."""
+        return sorted(self._views)
+
+    def clearCache(self) -> None:  # noqa: N802 - PySpark's name
+        """Forget every cached DataFrame of the session."""
+        for df in list(self._session._cached):
+            df.unpersist()
+
+
+class Builder:
+    """Collects settings and returns the session (``SparkSession.builder``)."""
+
+    def __init__(self) -> None:
+        self._options: dict[str, str] = {}
+
+    def master(self, master: str) -> Builder:
+        """The master URL (``local``, ``local[2]``, ``local[*]``)."""
+        self._options["spark.master"] = master
+        return self
+
+    def appName(self, name: str) -> Builder:  # noqa: N802 - PySpark's name
+        """The application name."""
+        self._options["spark.app.name"] = name
+        return self
+
+    def config(self, key: str | None = None, value: Any = None, conf: SparkConf | None = None,
+               map: dict[str, Any] | None = None) -> Builder:  # noqa: A002 - PySpark's name
+        """Set one setting, or all of a ``SparkConf`` or a dict."""
+        if conf is not None:
+            for k, v in conf.getAll():
+                self._options[k] = v
+        if map is not None:
+            for k, v in map.items():
+                self._options[k] = _conf_text(v)
+        if key is not None:
+            self._options[key] = _conf_text(value)
+        return self
+
+    def enableHiveSupport(self) -> Builder:  # noqa: N802 - PySpark's name
+        """Accepted for compatibility; there is no Hive metastore here."""
+        return self
+
+    def getOrCreate(self) -> SparkSession:  # noqa: N802 - PySpark's name
+        """The active session with these settings applied, or a new one."""
+        with _lock:
+            session = SparkSession._active
+            if session is not None and not session._stopped:
+                for key, value in self._options.items():
+                    if key.startswith("spark.sql."):
+                        session.conf.set(key, value)
+                return session
+            conf = SparkConf()
+            for key, value in self._options.items():
+                if not key.startswith("spark.sql."):
+                    conf.set(key, value)
+            if conf.get("spark.master") is None:
+                conf.setMaster("local[*]")
+            if conf.get("spark.app.name") is None:
+                conf.setAppName("dstreams-sql")
+            sc = SparkContext.getOrCreate(conf)
+            sql_options = [(k, v) for k, v in self._options.items() if k.startswith("spark.sql.")]
+            session = SparkSession(sc, sql_options)
+            return session
+
+    create = getOrCreate
+
+
+def _conf_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class _BuilderDescriptor:
+    """``SparkSession.builder`` is a fresh :class:`Builder` on each access, as in PySpark."""
+
+    def __get__(self, instance: object, owner: type) -> Builder:
+        return Builder()
+
+
+class SparkSession:
+    """The entry point of DataFrame programs (``pyspark.sql.SparkSession``).
+
+    Parameters
+    ----------
+    sparkContext : rdd.SparkContext
+        The context the session runs its queries on.
+    options : iterable of (str, str), optional
+        ``spark.sql.*`` settings.
+    """
+
+    builder = _BuilderDescriptor()
+    Builder = Builder
+    _active: SparkSession | None = None
+
+    def __init__(self, sparkContext: SparkContext, options: Iterable[tuple[str, str]] = ()) -> None:  # noqa: N803
+        self._sc = sparkContext
+        inherited = [(k, v) for k, v in sparkContext.getConf().getAll() if k.startswith("spark.sql.")]
+        self.conf = RuntimeConfig(inherited + list(options))
+        self.catalog = Catalog(self)
+        self._cached: list[DataFrame] = []
+        self._stopped = False
+        with _lock:
+            SparkSession._active = self
+
+    # -- session --------------------------------------------------------------------
+
+    @property
+    def sparkContext(self) -> SparkContext:  # noqa: N802 - PySpark's name
+        """The SparkContext this session runs on."""
+        return self._sc
+
+    @property
+    def version(self) -> str:
+        """The dstreams version."""
+        from rdd import __version__
+
+        return __version__
+
+    @classmethod
+    def getActiveSession(cls) -> SparkSession | None:  # noqa: N802 - PySpark's name
+        """The active session, or ``None``."""
+        session = cls._active
+        return session if session is not None and not session._stopped else None
+
+    @classmethod
+    def active(cls) -> SparkSession:
+        """The active session; raises if there is none."""
+        session = cls.getActiveSession()
+        if session is None:
+            raise AnalysisException("No active SparkSession: create one with SparkSession.builder.getOrCreate().",
+                                    "NO_ACTIVE_SESSION", {})
+        return session
+
+    def newSession(self) -> SparkSession:  # noqa: N802 - PySpark's name
+        """A session on the same SparkContext with its own settings and views."""
+        return SparkSession(self._sc, [(k, v) for k, v in self.conf.getAll().items()])
+
+    def stop(self) -> None:
+        """Stop the session and its SparkContext."""
+        with _lock:
+            self._stopped = True
+            if SparkSession._active is self:
+                SparkSession._active = None
+        self._sc.stop()
+
+    def __enter__(self) -> SparkSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- making DataFrames ----------------------------------------------------------
+
+    def createDataFrame(self, data: Any, schema: StructType | str | list[str] | tuple[str, ...] | None = None,  # noqa: N802
+                        samplingRatio: float | None = None, verifySchema: bool = True) -> DataFrame:  # noqa: N803
+        """A DataFrame of local data (rows, tuples, dicts, a pandas DataFrame, an Arrow table) or an RDD.
+
+        Parameters
+        ----------
+        data : list, RDD, pandas.DataFrame or pyarrow.Table
+            The rows.
+        schema : StructType, str, list of str, optional
+            The schema (a DDL string like ``"a int, b string"`` works), or only the
+            column names; inferred from the data when missing, as PySpark does.
+        samplingRatio : float, optional
+            Accepted for compatibility; inference looks at every row.
+        verifySchema : bool
+            Check each value against the schema.
+        """
+        from rdd import RDD
+
+        if isinstance(data, RDD):
+            plan = rdd_relation(data, schema, self.conf.time_zone())
+        else:
+            plan = local_relation(data, schema, self.conf.time_zone(), verifySchema)
+        return DataFrame(plan, self)
+
+    def range(self, start: int, end: int | None = None, step: int = 1,
+              numPartitions: int | None = None) -> DataFrame:  # noqa: N803
+        """A DataFrame with one ``id`` bigint column from ``start`` to ``end`` (exclusive)."""
+        if end is None:
+            start, end = 0, start
+        return DataFrame(range_relation(start, end, step, numPartitions), self)
+
+    @property
+    def read(self) -> DataFrameReader:
+        """Read files into a DataFrame (``spark.read.csv(path, header=True)``)."""
+        return DataFrameReader(self)
+
+    def table(self, tableName: str) -> DataFrame:  # noqa: N803 - PySpark's name
+        """The DataFrame of a temporary view."""
+        return self.catalog._lookup(tableName)
+
+    def sql(self, sqlQuery: str, args: dict[str, Any] | None = None, **kwargs: Any) -> DataFrame:  # noqa: N803
+        """Run a SELECT query over the session's temporary views (the documented subset)."""
+        from . import functions
+        from .parser import run_query
+
+        return run_query(self, sqlQuery, functions)
+
+    def _new_dataframe(self, plan: Any) -> DataFrame:
+        return DataFrame(plan, self)
+
+    def _register_view(self, name: str, df: DataFrame, replace: bool) -> None:
+        self.catalog._register(name, df, replace)

@@ -1,0 +1,627 @@
+"""Spark SQL data types under PySpark's names: ``IntegerType()``, ``StructType([...])``...
+
+What this module owns
+---------------------
+The classes a schema is made of (``pyspark.sql.types``): the atomic types, ``DecimalType``,
+``ArrayType``, ``MapType``, ``StructField`` and ``StructType``, with PySpark 4's reprs,
+``simpleString()`` (``bigint``, ``array<int>``, ``struct<a:int>``), ``typeName()``, JSON form
+(``json()``/``fromJson``), printSchema's tree text (``StructType.treeString()``) and the DDL
+parser (``_parse_datatype_string("a int, b string")``, in :mod:`dstream.sql.ddl`).
+
+Invariants
+----------
+* Types compare and hash by value; the types without parameters are singletons
+  (``IntegerType() is IntegerType()``), as in PySpark.
+* ``StructType.names`` always lists ``fields``' names in order (``add`` keeps both).
+* Types are immutable once built, except ``StructType.add``, which PySpark also has.
+"""
+
+from __future__ import annotations
+
+import json as _json
+import re
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from dstream.sql import ddl
+from dstream.sql.errors import ParseException, PySparkTypeError, PySparkValueError
+
+__all__ = [
+    "DataType",
+    "NullType",
+    "AtomicType",
+    "NumericType",
+    "IntegralType",
+    "FractionalType",
+    "StringType",
+    "BinaryType",
+    "BooleanType",
+    "DateType",
+    "TimestampType",
+    "TimestampNTZType",
+    "DecimalType",
+    "DoubleType",
+    "FloatType",
+    "ByteType",
+    "ShortType",
+    "IntegerType",
+    "LongType",
+    "ArrayType",
+    "MapType",
+    "StructField",
+    "StructType",
+    "Row",
+]
+
+
+class DataType:
+    """Base of every Spark SQL data type."""
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__ + "()"
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    @classmethod
+    def typeName(cls) -> str:  # noqa: N802 - PySpark's name
+        """The type's name in JSON and printSchema (``integer``, ``long``, ``struct``...)."""
+        return cls.__name__[:-4].lower()
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """The type as SQL writes it (``int``, ``bigint``, ``array<string>``...)."""
+        return self.typeName()
+
+    def jsonValue(self) -> Any:  # noqa: N802 - PySpark's name
+        """The type as a JSON-ready value (a name, or a dict for nested types)."""
+        return self.typeName()
+
+    def json(self) -> str:
+        """The type as compact JSON text with sorted keys, as Spark writes it."""
+        return _json.dumps(self.jsonValue(), separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def fromJson(cls, json: Any) -> DataType:  # noqa: N802 - PySpark's name
+        """The type a JSON value (``"integer"`` or a dict) describes."""
+        return _parse_datatype_json_value(json)
+
+    @classmethod
+    def fromDDL(cls, ddl: str) -> DataType:  # noqa: N802 - PySpark's name
+        """The type a DDL string describes (``"a int, b string"``, ``"array<int>"``)."""
+        return _parse_datatype_string(ddl)
+
+    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
+        """Whether Python values of this type need converting to the internal form."""
+        return False
+
+    def toInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
+        """The internal form of a Python value (the value itself for most types)."""
+        return obj
+
+    def fromInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
+        """The Python value of an internal form (the value itself for most types)."""
+        return obj
+
+    def _tree_name(self) -> str:
+        # printSchema names a type as Scala's typeName does: decimals carry precision and scale.
+        return self.typeName()
+
+
+class _Singleton(type):
+    """Metaclass making a type without parameters a singleton, as PySpark's ``DataTypeSingleton``."""
+
+    _instances: ClassVar[dict[type, Any]] = {}
+
+    def __call__(cls) -> Any:
+        if cls not in cls._instances:
+            cls._instances[cls] = super().__call__()
+        return cls._instances[cls]
+
+
+class NullType(DataType, metaclass=_Singleton):
+    """The type of ``None``: the type of a column whose values could not be inferred."""
+
+    @classmethod
+    def typeName(cls) -> str:  # noqa: N802 - PySpark's name
+        """``void``, as Spark names it."""
+        return "void"
+
+
+class AtomicType(DataType):
+    """A type that is not nested (not array, map or struct)."""
+
+
+class NumericType(AtomicType):
+    """A numeric type."""
+
+
+class IntegralType(NumericType, metaclass=_Singleton):
+    """An integer type (byte, short, int, long)."""
+
+
+class FractionalType(NumericType):
+    """A non-integral numeric type (float, double, decimal)."""
+
+
+class StringType(AtomicType, metaclass=_Singleton):
+    """Unicode text."""
+
+
+class BinaryType(AtomicType, metaclass=_Singleton):
+    """A byte string."""
+
+
+class BooleanType(AtomicType, metaclass=_Singleton):
+    """``True``/``False``."""
+
+
+class DateType(AtomicType, metaclass=_Singleton):
+    """A calendar date (``datetime.date``)."""
+
+
+class TimestampType(AtomicType, metaclass=_Singleton):
+    """An instant, shown as a wall time in the session time zone (``datetime.datetime``)."""
+
+
+class TimestampNTZType(AtomicType, metaclass=_Singleton):
+    """A wall-clock time without a time zone (naive ``datetime.datetime``)."""
+
+    @classmethod
+    def typeName(cls) -> str:  # noqa: N802 - PySpark's name
+        """``timestamp_ntz``."""
+        return "timestamp_ntz"
+
+
+class DecimalType(FractionalType):
+    """A fixed-point decimal (``decimal.Decimal``) of ``precision`` digits, ``scale`` after the point.
+
+    Parameters
+    ----------
+    precision : int, optional
+        The most digits a value has (at most 38), 10 by default.
+    scale : int, optional
+        The digits after the point, 0 by default.
+    """
+
+    def __init__(self, precision: int = 10, scale: int = 0) -> None:
+        self.precision = precision
+        self.scale = scale
+        self.hasPrecisionInfo = True
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``decimal(p,s)``."""
+        return f"decimal({int(self.precision)},{int(self.scale)})"
+
+    def jsonValue(self) -> str:  # noqa: N802 - PySpark's name
+        """``decimal(p,s)``."""
+        return self.simpleString()
+
+    def __repr__(self) -> str:
+        return f"DecimalType({int(self.precision)},{int(self.scale)})"
+
+    def _tree_name(self) -> str:
+        return self.simpleString()
+
+
+class DoubleType(FractionalType, metaclass=_Singleton):
+    """A 64-bit float."""
+
+
+class FloatType(FractionalType, metaclass=_Singleton):
+    """A 32-bit float."""
+
+
+class ByteType(IntegralType):
+    """A signed 8-bit integer."""
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``tinyint``."""
+        return "tinyint"
+
+
+class ShortType(IntegralType):
+    """A signed 16-bit integer."""
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``smallint``."""
+        return "smallint"
+
+
+class IntegerType(IntegralType):
+    """A signed 32-bit integer."""
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``int``."""
+        return "int"
+
+
+class LongType(IntegralType):
+    """A signed 64-bit integer."""
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``bigint``."""
+        return "bigint"
+
+
+def _require_type(value: Any, arg_name: str) -> None:
+    if not isinstance(value, DataType):
+        raise PySparkTypeError(
+            f"Argument `{arg_name}` should be a DataType, got {type(value).__name__}.",
+            "NOT_DATATYPE", {"arg_name": arg_name, "arg_type": type(value).__name__})
+
+
+class ArrayType(DataType):
+    """A list of values of one type.
+
+    Parameters
+    ----------
+    elementType : DataType
+        The type of the elements.
+    containsNull : bool, optional
+        Whether an element may be ``None`` (True by default).
+    """
+
+    def __init__(self, elementType: DataType, containsNull: bool = True) -> None:  # noqa: N803 - PySpark's names
+        _require_type(elementType, "elementType")
+        self.elementType = elementType
+        self.containsNull = containsNull
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``array<element>``."""
+        return f"array<{self.elementType.simpleString()}>"
+
+    def __repr__(self) -> str:
+        return f"ArrayType({self.elementType!r}, {self.containsNull})"
+
+    def jsonValue(self) -> dict[str, Any]:  # noqa: N802 - PySpark's name
+        """``{"type": "array", "elementType": ..., "containsNull": ...}``."""
+        return {"type": self.typeName(), "elementType": self.elementType.jsonValue(),
+                "containsNull": self.containsNull}
+
+    @classmethod
+    def fromJson(cls, json: dict[str, Any]) -> ArrayType:  # noqa: N802 - PySpark's name
+        """The array type of its JSON dict."""
+        return ArrayType(_parse_datatype_json_value(json["elementType"]), json["containsNull"])
+
+    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
+        """Whether the elements need converting."""
+        return self.elementType.needConversion()
+
+
+class MapType(DataType):
+    """A dict from keys of one type to values of another.
+
+    Parameters
+    ----------
+    keyType : DataType
+        The type of the keys (never ``None``).
+    valueType : DataType
+        The type of the values.
+    valueContainsNull : bool, optional
+        Whether a value may be ``None`` (True by default).
+    """
+
+    def __init__(self, keyType: DataType, valueType: DataType,  # noqa: N803 - PySpark's names
+                 valueContainsNull: bool = True) -> None:  # noqa: N803 - PySpark's names
+        _require_type(keyType, "keyType")
+        _require_type(valueType, "valueType")
+        self.keyType = keyType
+        self.valueType = valueType
+        self.valueContainsNull = valueContainsNull
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``map<key,value>``."""
+        return f"map<{self.keyType.simpleString()},{self.valueType.simpleString()}>"
+
+    def __repr__(self) -> str:
+        return f"MapType({self.keyType!r}, {self.valueType!r}, {self.valueContainsNull})"
+
+    def jsonValue(self) -> dict[str, Any]:  # noqa: N802 - PySpark's name
+        """``{"type": "map", "keyType": ..., "valueType": ..., "valueContainsNull": ...}``."""
+        return {"type": self.typeName(), "keyType": self.keyType.jsonValue(),
+                "valueType": self.valueType.jsonValue(), "valueContainsNull": self.valueContainsNull}
+
+    @classmethod
+    def fromJson(cls, json: dict[str, Any]) -> MapType:  # noqa: N802 - PySpark's name
+        """The map type of its JSON dict."""
+        return MapType(_parse_datatype_json_value(json["keyType"]), _parse_datatype_json_value(json["valueType"]),
+                       json["valueContainsNull"])
+
+    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
+        """Whether keys or values need converting."""
+        return self.keyType.needConversion() or self.valueType.needConversion()
+
+
+class StructField(DataType):
+    """One named, typed column of a :class:`StructType`.
+
+    Parameters
+    ----------
+    name : str
+        The field's name.
+    dataType : DataType
+        The field's type.
+    nullable : bool, optional
+        Whether the field may be ``None`` (True by default).
+    metadata : dict, optional
+        Free-form metadata (``{"comment": ...}``...), ``{}`` by default.
+    """
+
+    def __init__(self, name: str, dataType: DataType, nullable: bool = True,  # noqa: N803 - PySpark's names
+                 metadata: dict[str, Any] | None = None) -> None:
+        _require_type(dataType, "dataType")
+        if not isinstance(name, str):
+            raise PySparkTypeError(f"Argument `name` should be a str, got {type(name).__name__}.",
+                                   "NOT_STR", {"arg_name": "name", "arg_type": type(name).__name__})
+        self.name = name
+        self.dataType = dataType
+        self.nullable = nullable
+        self.metadata = metadata or {}
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``name:type``."""
+        return f"{self.name}:{self.dataType.simpleString()}"
+
+    def __repr__(self) -> str:
+        return f"StructField('{self.name}', {self.dataType!r}, {self.nullable})"
+
+    def jsonValue(self) -> dict[str, Any]:  # noqa: N802 - PySpark's name
+        """``{"name", "type", "nullable", "metadata"}``."""
+        return {"name": self.name, "type": self.dataType.jsonValue(), "nullable": self.nullable,
+                "metadata": self.metadata}
+
+    @classmethod
+    def fromJson(cls, json: dict[str, Any]) -> StructField:  # noqa: N802 - PySpark's name
+        """The field of its JSON dict."""
+        return StructField(json["name"], _parse_datatype_json_value(json["type"]), json.get("nullable", True),
+                           json.get("metadata"))
+
+    @classmethod
+    def typeName(cls) -> str:  # noqa: N802 - PySpark's name
+        """A field is not a type: PySpark raises here too."""
+        raise PySparkTypeError("StructField does not have typeName. Use typeName on its type explicitly instead.",
+                               "INVALID_TYPENAME_CALL", {})
+
+    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
+        """Whether the field's values need converting."""
+        return self.dataType.needConversion()
+
+    def _tree_lines(self, prefix: str, out: list[str], depth: int) -> None:
+        if depth <= 0:
+            return
+        out.append(f"{prefix}-- {_escape_meta(self.name)}: {self.dataType._tree_name()} "
+                   f"(nullable = {str(self.nullable).lower()})\n")
+        _nested_tree_lines(self.dataType, prefix + "    |", out, depth - 1)
+
+
+class StructType(DataType):
+    """A row type: an ordered list of :class:`StructField`.
+
+    Parameters
+    ----------
+    fields : list of StructField, optional
+        The fields, in order (none by default; add more with :meth:`add`).
+    """
+
+    def __init__(self, fields: list[StructField] | None = None) -> None:
+        self.fields: list[StructField] = list(fields) if fields else []
+        for f in self.fields:
+            if not isinstance(f, StructField):
+                raise PySparkTypeError(f"Argument `fields` should be a list of StructField, got {type(f).__name__}.",
+                                       "NOT_LIST_OF_STRUCTFIELD", {"arg_name": "fields"})
+        self.names: list[str] = [f.name for f in self.fields]
+
+    def add(self, field: str | StructField, data_type: str | DataType | None = None, nullable: bool = True,
+            metadata: dict[str, Any] | None = None) -> StructType:
+        """Append a field (a :class:`StructField`, or a name and a type) and return this struct.
+
+        Parameters
+        ----------
+        field : str or StructField
+            The field, or its name.
+        data_type : DataType or str, optional
+            The field's type (a DataType or its name, ``"integer"``, ``"int"``...) when ``field`` is a name.
+        nullable : bool, optional
+            Whether the field may be ``None``.
+        metadata : dict, optional
+            The field's metadata.
+
+        Returns
+        -------
+        StructType
+            ``self``, for chaining.
+        """
+        if isinstance(field, StructField):
+            self.fields.append(field)
+            self.names.append(field.name)
+            return self
+        if not isinstance(field, str) or data_type is None:
+            raise PySparkValueError("Must specify DataType if passing name of struct_field to create.",
+                                    "ARGUMENT_REQUIRED", {"arg_name": "data_type", "condition": "passing name"})
+        if isinstance(data_type, str):
+            # PySpark reads a type given by name as a JSON type name ("integer", "string", "decimal(5,2)").
+            data_type = _parse_datatype_json_value(data_type)
+        return self.add(StructField(field, data_type, nullable, metadata))
+
+    def __iter__(self) -> Iterator[StructField]:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def __contains__(self, item: object) -> bool:
+        # A name or a whole field; PySpark code writes both `"a" in schema.names` and `"a" in schema`.
+        if isinstance(item, str):
+            return item in self.names
+        return item in self.fields
+
+    def __getitem__(self, key: str | int | slice) -> Any:
+        if isinstance(key, str):
+            for field in self.fields:
+                if field.name == key:
+                    return field
+            raise KeyError(f"No StructField named {key}")
+        if isinstance(key, int):
+            try:
+                return self.fields[key]
+            except IndexError:
+                raise IndexError("StructType index out of range") from None
+        if isinstance(key, slice):
+            return StructType(self.fields[key])
+        raise PySparkTypeError(f"Argument `key` should be an int, a slice or a str, got {type(key).__name__}.",
+                               "NOT_INT_OR_SLICE_OR_STR", {"arg_name": "key", "arg_type": type(key).__name__})
+
+    def fieldNames(self) -> list[str]:  # noqa: N802 - PySpark's name
+        """The field names, in order (a new list)."""
+        return list(self.names)
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``struct<a:int,b:string>``."""
+        return "struct<{}>".format(",".join(f.simpleString() for f in self.fields))
+
+    def __repr__(self) -> str:
+        return "StructType([{}])".format(", ".join(repr(f) for f in self.fields))
+
+    def jsonValue(self) -> dict[str, Any]:  # noqa: N802 - PySpark's name
+        """``{"type": "struct", "fields": [...]}``."""
+        return {"type": self.typeName(), "fields": [f.jsonValue() for f in self.fields]}
+
+    @classmethod
+    def fromJson(cls, json: dict[str, Any]) -> StructType:  # noqa: N802 - PySpark's name
+        """The struct of its JSON dict."""
+        return StructType([StructField.fromJson(f) for f in json["fields"]])
+
+    def treeString(self, level: int | None = None) -> str:  # noqa: N802 - PySpark's name
+        """printSchema's text: ``root`` then `` |-- name: type (nullable = true)`` lines, nested types indented.
+
+        Parameters
+        ----------
+        level : int, optional
+            The deepest level printed (all when ``None`` or not positive).
+        """
+        depth = level if level is not None and level > 0 else 1 << 31
+        out = ["root\n"]
+        for field in self.fields:
+            field._tree_lines(" |", out, depth)
+        return "".join(out)
+
+    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
+        """Rows always need converting (tuples to ``Row``)."""
+        return True
+
+
+def _nested_tree_lines(dt: DataType, prefix: str, out: list[str], depth: int) -> None:
+    if depth <= 0:
+        return
+    if isinstance(dt, StructType):
+        for field in dt.fields:
+            field._tree_lines(prefix, out, depth)
+    elif isinstance(dt, ArrayType):
+        out.append(f"{prefix}-- element: {dt.elementType._tree_name()} "
+                   f"(containsNull = {str(dt.containsNull).lower()})\n")
+        _nested_tree_lines(dt.elementType, prefix + "    |", out, depth - 1)
+    elif isinstance(dt, MapType):
+        out.append(f"{prefix}-- key: {dt.keyType._tree_name()}\n")
+        _nested_tree_lines(dt.keyType, prefix + "    |", out, depth - 1)
+        out.append(f"{prefix}-- value: {dt.valueType._tree_name()} "
+                   f"(valueContainsNull = {str(dt.valueContainsNull).lower()})\n")
+        _nested_tree_lines(dt.valueType, prefix + "    |", out, depth - 1)
+
+
+_META_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f", "\b": "\\b", "\v": "\\v", "\a": "\\a"}
+
+
+def _escape_meta(name: str) -> str:
+    # Spark escapes control characters in field names so each field stays on one line.
+    return "".join(_META_ESCAPES.get(ch, ch) for ch in name)
+
+
+_ATOMIC_TYPES: tuple[type[DataType], ...] = (
+    NullType, StringType, BinaryType, BooleanType, DateType, TimestampType, TimestampNTZType,
+    DoubleType, FloatType, ByteType, ShortType, IntegerType, LongType,
+)
+_ATOMIC_BY_JSON_NAME: dict[str, type[DataType]] = {t.typeName(): t for t in _ATOMIC_TYPES}
+_ATOMIC_BY_JSON_NAME["null"] = NullType  # older Spark versions wrote NullType as "null"
+_COMPLEX_BY_JSON_NAME: dict[str, type[DataType]] = {"array": ArrayType, "map": MapType, "struct": StructType}
+_DECIMAL_JSON = re.compile(r"decimal\(\s*(\d+)\s*,\s*(-?\d+)\s*\)")
+
+
+def _parse_datatype_json_value(json_value: Any) -> DataType:
+    """The type of a JSON value as ``jsonValue()`` writes it."""
+    if isinstance(json_value, str):
+        if json_value in _ATOMIC_BY_JSON_NAME:
+            return _ATOMIC_BY_JSON_NAME[json_value]()
+        if json_value == "decimal":
+            return DecimalType()
+        m = _DECIMAL_JSON.fullmatch(json_value)
+        if m:
+            return DecimalType(int(m.group(1)), int(m.group(2)))
+        raise PySparkValueError(f"Could not parse datatype: {json_value}.", "CANNOT_PARSE_DATATYPE",
+                                {"msg": json_value})
+    if isinstance(json_value, dict) and json_value.get("type") in _COMPLEX_BY_JSON_NAME:
+        complex_type = _COMPLEX_BY_JSON_NAME[json_value["type"]]
+        return complex_type.fromJson(json_value)
+    raise PySparkValueError(f"Could not parse datatype: {json_value!r}.", "CANNOT_PARSE_DATATYPE",
+                            {"msg": repr(json_value)})
+
+
+def _parse_datatype_json_string(json_string: str) -> DataType:
+    """The type of a JSON text as ``json()`` writes it."""
+    return _parse_datatype_json_value(_json.loads(json_string))
+
+
+def _parse_datatype_string(s: str) -> DataType:
+    """The type a DDL string describes, as PySpark's ``_parse_datatype_string``.
+
+    ``"a int, b string"`` and ``"a: int, b: string"`` give a StructType; ``"int"``, ``"array<int>"``,
+    ``"map<string,int>"``, ``"struct<a:int>"``, ``"decimal(10,2)"`` give that type.
+    Raises ParseException naming the text when it is not a type.
+    """
+    try:
+        return _from_tree(("struct", ddl.parse_table_schema(s)))
+    except ParseException as schema_error:
+        # As PySpark: a table schema first, then one type, then "name: type" pairs; the first error is reported.
+        try:
+            return _from_tree(ddl.parse_data_type(s))
+        except ParseException:
+            try:
+                return _from_tree(ddl.parse_data_type(f"struct<{s.strip()}>"))
+            except ParseException:
+                raise schema_error from None
+
+
+_ATOMIC_BY_SIMPLE_STRING: dict[str, type[DataType]] = {t().simpleString(): t for t in _ATOMIC_TYPES}
+
+
+def _from_tree(tree: Any) -> DataType:
+    kind = tree[0]
+    if kind == "atomic":
+        return _ATOMIC_BY_SIMPLE_STRING[tree[1]]()
+    if kind == "decimal":
+        precision, scale = tree[1], tree[2]
+        if precision > 38:
+            raise ParseException(f"Decimal precision {precision} exceeds max precision 38.",
+                                 "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+                                 {"precision": str(precision), "maxPrecision": "38"})
+        if scale > precision:
+            raise ParseException(f"Decimal scale ({scale}) cannot be greater than precision ({precision}).",
+                                 "INVALID_DECIMAL_SCALE", {"scale": str(scale), "precision": str(precision)})
+        return DecimalType(precision, scale)
+    if kind == "array":
+        return ArrayType(_from_tree(tree[1]))
+    if kind == "map":
+        return MapType(_from_tree(tree[1]), _from_tree(tree[2]))
+    fields = []
+    for name, sub, nullable, comment in tree[1]:
+        metadata = {"comment": comment} if comment is not None else None
+        fields.append(StructField(name, _from_tree(sub), nullable, metadata))
+    return StructType(fields)
+
+
+from dstream.sql.row import Row  # noqa: E402 - PySpark exports Row from the types module too
