@@ -149,7 +149,11 @@ class _Builder:
             if candidate is None or candidate.startswith("_") or candidate in _NOT_SQL:
                 continue
             func = getattr(self.fns, candidate, None)
-            if inspect.isroutine(func) and getattr(func, "__module__", "").startswith("dstream.sql"):
+            if func is None or inspect.isclass(func) or not callable(func):
+                continue
+            module = getattr(func, "__module__", None)
+            # Names the functions module imported for itself (typing.cast...) are no SQL functions.
+            if not isinstance(module, str) or module.startswith("dstream.sql"):
                 return func
         call_function = getattr(self.fns, "call_function", None)
         if call_function is not None and name not in _NOT_SQL:
