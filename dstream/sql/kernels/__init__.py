@@ -1,0 +1,23 @@
+"""Vectorized Spark-semantics functions over pyarrow arrays (the kernels of ``dstream.sql``).
+
+What this package owns
+----------------------
+One pure function per Spark operator or function, taking and returning ``pa.Array``
+(never ChunkedArray), with Spark 4's results, null rules and ANSI errors:
+
+* :mod:`.arith` -- ``+ - * / % pmod div``, negation, ``abs``, rounding.
+* :mod:`.compare` -- comparisons (NaN and null rules), Kleene logic, ``IN``, ``BETWEEN``.
+* :mod:`.cast` -- ``CAST`` in ANSI, legacy and try modes.
+* :mod:`.strings` -- string functions; Java regular expressions run on RE2 or ``re``.
+* :mod:`.datetimes` -- date and timestamp functions, Spark datetime patterns, ``window``.
+* :mod:`.hashing` -- stable partition ids for shuffles.
+* :mod:`.jsonfn` -- ``from_json`` / ``to_json``.
+
+Invariants
+----------
+* Inputs are not modified; outputs have the length of the inputs.
+* A target type may be given as a Spark ``DataType`` object or as a ``pa.DataType``
+  (:func:`.sparktypes.arrow_type`); both mean the same Arrow type.
+* Per-row Python runs only where no Arrow kernel has Spark's semantics; each module's
+  docstring lists where.
+"""
