@@ -1,0 +1,515 @@
+"""``dstream.sql.functions``: PySpark's ``pyspark.sql.functions``.
+
+What this module owns
+---------------------
+The column builders of the DataFrame API: ``col``, ``lit``, ``expr``, ``when``,
+``coalesce``, the generators (``explode``...), complex values (``struct``, ``array``,
+``element_at``...), ``window``/``session_window``, ``udf``, ``broadcast``, and, re-exported,
+the aggregates (:mod:`functions_agg`) and the string, math and datetime functions
+(:mod:`functions_scalar`). ``__all__`` lists every public function.
+
+Invariants
+----------
+* Every function returns a ``Column`` whose expression is unresolved until a DataFrame
+  uses it; column parameters accept a ``Column`` or a column name.
+* ``expr`` parses with :func:`dstream.sql.parser.parse_expression`, handing it this
+  module: the parser builds columns only through these public functions.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from .column import Column, column_of, expr_of, lit_expr, to_expr
+from .errors import PySparkTypeError
+from .expressions.base import Expression
+from .expressions.collection_functions import (
+    ArrayContains,
+    CreateArray,
+    CreateStruct,
+    ElementAt,
+    FromJson,
+    Size,
+    ToJson,
+)
+from .expressions.conditional import CaseWhen, Coalesce, NullIf, Nvl
+from .expressions.generators import Explode, PosExplode
+from .expressions.operators import Abs, Add, Divide, Multiply, Subtract, TryEval
+from .expressions.predicates import IsNaN, IsNull
+from .expressions.udf import PythonUDF
+from .expressions.windows import SessionWindow, TimeWindow, parse_duration
+from .functions_agg import *  # noqa: F403 - the aggregates are part of this module's surface
+from .functions_agg import __all__ as _agg_all
+from .functions_scalar import *  # noqa: F403 - the scalar functions are part of this module's surface
+from .functions_scalar import __all__ as _scalar_all
+from .types import DataType, StringType, _parse_datatype_string
+
+__all__ = sorted([
+    "abs", "array", "array_contains", "asc", "broadcast", "coalesce", "col", "column", "desc", "element_at",
+    "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
+    "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
+    "try_divide", "try_multiply", "try_subtract", "udf", "when", "window",
+    *_agg_all, *_scalar_all,
+])
+
+ColumnOrName = Column | str
+
+
+def col(col: str) -> Column:
+    """The column of that name (``"a"``, ``"t.a"``, ``"s.field"``, ``"*"``).
+
+    Parameters
+    ----------
+    col : str
+        The name.
+    """
+    if not isinstance(col, str):
+        raise PySparkTypeError(f"[NOT_STR] Argument `col` should be a str, got {type(col).__name__}.", "NOT_STR",
+                               {"arg_name": "col", "arg_type": type(col).__name__})
+    return Column(expr_of(col))
+
+
+column = col
+
+
+def lit(col: Any) -> Column:
+    """A constant column (a ``Column`` is returned as it is).
+
+    Parameters
+    ----------
+    col : Any
+        A bool, int, float, str, Decimal, date, datetime, bytes, list or None.
+    """
+    return col if isinstance(col, Column) else Column(lit_expr(col))
+
+
+def expr(str: str) -> Column:  # noqa: A002 - PySpark's name
+    """The column an SQL expression string describes (``"a + 1 AS b"``).
+
+    Parameters
+    ----------
+    str : str
+        The expression.
+    """
+    from .parser import parse_expression  # noqa: PLC0415 - the parser loads on first use
+
+    result = parse_expression(str, sys.modules[__name__])
+    assert isinstance(result, Column)
+    return result
+
+
+def when(condition: Column, value: Any) -> Column:
+    """``CASE WHEN condition THEN value``; chain ``.when`` and ``.otherwise``.
+
+    Parameters
+    ----------
+    condition : Column
+        A boolean column.
+    value : Any
+        The value (a Column or a Python value).
+    """
+    if not isinstance(condition, Column):
+        raise PySparkTypeError(f"[NOT_COLUMN] Argument `condition` should be a Column, got "
+                               f"{type(condition).__name__}.", "NOT_COLUMN",
+                               {"arg_name": "condition", "arg_type": type(condition).__name__})
+    return Column(CaseWhen([(condition.expr, to_expr(value))]))
+
+
+def coalesce(*cols: ColumnOrName) -> Column:
+    """The first non-null value.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        The candidates, in order.
+    """
+    return Column(Coalesce([expr_of(c) for c in cols]))
+
+
+def nvl(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """``col1`` unless it is null, then ``col2``.
+
+    Parameters
+    ----------
+    col1, col2 : Column or str
+        The columns.
+    """
+    return Column(Nvl([expr_of(col1), expr_of(col2)]))
+
+
+ifnull = nvl
+
+
+def nullif(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """Null where ``col1 = col2``, else ``col1``.
+
+    Parameters
+    ----------
+    col1, col2 : Column or str
+        The columns.
+    """
+    return Column(NullIf(expr_of(col1), expr_of(col2)))
+
+
+def isnull(col: ColumnOrName) -> Column:
+    """True where the value is null.
+
+    Parameters
+    ----------
+    col : Column or str
+        The column.
+    """
+    return Column(IsNull(expr_of(col)))
+
+
+def isnan(col: ColumnOrName) -> Column:
+    """True where the value is NaN (false for null).
+
+    Parameters
+    ----------
+    col : Column or str
+        The column.
+    """
+    return Column(IsNaN(expr_of(col)))
+
+
+def abs(col: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
+    """The absolute value.
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return Column(Abs(expr_of(col)))
+
+
+def _try(name: str, node: Callable[[Expression, Expression], Expression], left: ColumnOrName,
+         right: ColumnOrName) -> Column:
+    return Column(TryEval(node(expr_of(left), expr_of(right)), name))
+
+
+def try_add(left: ColumnOrName, right: ColumnOrName) -> Column:
+    """``left + right``, null on overflow.
+
+    Parameters
+    ----------
+    left, right : Column or str
+        The operands.
+    """
+    return _try("try_add", Add, left, right)
+
+
+def try_subtract(left: ColumnOrName, right: ColumnOrName) -> Column:
+    """``left - right``, null on overflow.
+
+    Parameters
+    ----------
+    left, right : Column or str
+        The operands.
+    """
+    return _try("try_subtract", Subtract, left, right)
+
+
+def try_multiply(left: ColumnOrName, right: ColumnOrName) -> Column:
+    """``left * right``, null on overflow.
+
+    Parameters
+    ----------
+    left, right : Column or str
+        The operands.
+    """
+    return _try("try_multiply", Multiply, left, right)
+
+
+def try_divide(left: ColumnOrName, right: ColumnOrName) -> Column:
+    """``left / right``, null when dividing by zero.
+
+    Parameters
+    ----------
+    left, right : Column or str
+        The operands.
+    """
+    return _try("try_divide", Divide, left, right)
+
+
+def asc(col: ColumnOrName) -> Column:
+    """Ascending order of a column.
+
+    Parameters
+    ----------
+    col : Column or str
+        The column.
+    """
+    return column_of(col).asc()
+
+
+def desc(col: ColumnOrName) -> Column:
+    """Descending order of a column.
+
+    Parameters
+    ----------
+    col : Column or str
+        The column.
+    """
+    return column_of(col).desc()
+
+
+def explode(col: ColumnOrName) -> Column:
+    """One row per element of an array (column ``col``) or entry of a map (``key``, ``value``).
+
+    Parameters
+    ----------
+    col : Column or str
+        The array or map.
+    """
+    return Column(Explode(expr_of(col)))
+
+
+def explode_outer(col: ColumnOrName) -> Column:
+    """Like :func:`explode`, but a null or empty collection gives one row of nulls.
+
+    Parameters
+    ----------
+    col : Column or str
+        The array or map.
+    """
+    return Column(Explode(expr_of(col), outer=True))
+
+
+def posexplode(col: ColumnOrName) -> Column:
+    """Like :func:`explode`, with the position (``pos``) first.
+
+    Parameters
+    ----------
+    col : Column or str
+        The array or map.
+    """
+    return Column(PosExplode(expr_of(col)))
+
+
+def posexplode_outer(col: ColumnOrName) -> Column:
+    """Like :func:`posexplode`, keeping rows with a null or empty collection.
+
+    Parameters
+    ----------
+    col : Column or str
+        The array or map.
+    """
+    return Column(PosExplode(expr_of(col), outer=True))
+
+
+def _columns(cols: tuple[Any, ...]) -> list[Expression]:
+    if len(cols) == 1 and isinstance(cols[0], (list, set, tuple)):
+        cols = tuple(cols[0])
+    return [expr_of(c) for c in cols]
+
+
+def struct(*cols: Any) -> Column:
+    """A struct of the columns (fields named as the columns).
+
+    Parameters
+    ----------
+    *cols : Column or str
+        The fields (or one list of them).
+    """
+    return Column(CreateStruct(_columns(cols)))
+
+
+def named_struct(*cols: Any) -> Column:
+    """A struct from name, value pairs: ``named_struct(lit("x"), col("a"), ...)``.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        Alternating names (literal strings) and values.
+    """
+    names, values = [], []
+    for i in range(0, len(cols), 2):
+        name = cols[i]
+        names.append(name if isinstance(name, str) else name.expr.value)
+        values.append(expr_of(cols[i + 1]))
+    return Column(CreateStruct(values, names))
+
+
+def array(*cols: Any) -> Column:
+    """An array of the columns' values.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        The elements (or one list of them).
+    """
+    return Column(CreateArray(_columns(cols)))
+
+
+def size(col: ColumnOrName) -> Column:
+    """The number of elements of an array or map.
+
+    Parameters
+    ----------
+    col : Column or str
+        The arrays or maps.
+    """
+    return Column(Size(expr_of(col)))
+
+
+def element_at(col: ColumnOrName, extraction: Any) -> Column:
+    """The array element at a 1-based position (negative from the end), or a map's value of a key.
+
+    Parameters
+    ----------
+    col : Column or str
+        The arrays or maps.
+    extraction : Any
+        The position or key.
+    """
+    return Column(ElementAt(expr_of(col), to_expr(extraction)))
+
+
+def array_contains(col: ColumnOrName, value: Any) -> Column:
+    """Whether the array holds ``value``.
+
+    Parameters
+    ----------
+    col : Column or str
+        The arrays.
+    value : Any
+        The value to look for.
+    """
+    return Column(ArrayContains(expr_of(col), to_expr(value)))
+
+
+def from_json(col: ColumnOrName, schema: DataType | str, options: dict[str, str] | None = None) -> Column:
+    """JSON text parsed into ``schema`` (a DataType or a DDL string).
+
+    Parameters
+    ----------
+    col : Column or str
+        The JSON strings.
+    schema : DataType or str
+        The type of the result.
+    options : dict, optional
+        JSON options (``mode``...).
+    """
+    dt = _parse_datatype_string(schema) if isinstance(schema, str) else schema
+    return Column(FromJson(expr_of(col), dt, options))
+
+
+def to_json(col: ColumnOrName, options: dict[str, str] | None = None) -> Column:
+    """A struct, map or array as JSON text.
+
+    Parameters
+    ----------
+    col : Column or str
+        The values.
+    options : dict, optional
+        JSON options.
+    """
+    return Column(ToJson(expr_of(col), options))
+
+
+def window(timeColumn: ColumnOrName, windowDuration: str, slideDuration: str | None = None,
+           startTime: str | None = None) -> Column:
+    """The event-time window(s) of each row: a struct ``window`` of ``start`` and ``end``.
+
+    Parameters
+    ----------
+    timeColumn : Column or str
+        The event time.
+    windowDuration : str
+        The window length (``"10 minutes"``).
+    slideDuration : str, optional
+        The distance between window starts (default: tumbling windows).
+    startTime : str, optional
+        The offset of window starts from the epoch.
+    """
+    length = parse_duration(windowDuration)
+    slide = length if slideDuration is None else parse_duration(slideDuration)
+    start = 0 if startTime is None else parse_duration(startTime)
+    return Column(TimeWindow(expr_of(timeColumn), length, slide, start))
+
+
+def session_window(timeColumn: ColumnOrName, gapDuration: str) -> Column:
+    """The session window of each row (``[time, time + gap)``, merged by the aggregation).
+
+    Parameters
+    ----------
+    timeColumn : Column or str
+        The event time.
+    gapDuration : str
+        The inactivity gap closing a session.
+    """
+    return Column(SessionWindow(expr_of(timeColumn), parse_duration(gapDuration)))
+
+
+def broadcast(df: Any) -> Any:
+    """Mark a DataFrame to be broadcast in joins (a hint; the DataFrame is returned).
+
+    Parameters
+    ----------
+    df : DataFrame
+        The small side of a join.
+    """
+    df._hint_broadcast = True
+    return df
+
+
+class UserDefinedFunction:
+    """A Python function callable on columns (what :func:`udf` returns).
+
+    Parameters
+    ----------
+    func : callable
+        The function.
+    returnType : DataType or str
+        The result type (default string).
+    name : str, optional
+        The name in generated column names (default: the function's).
+    deterministic : bool
+        Whether the same input gives the same output.
+    """
+
+    def __init__(self, func: Callable[..., Any], returnType: DataType | str = StringType(),
+                 name: str | None = None, deterministic: bool = True) -> None:
+        if not callable(func):
+            raise PySparkTypeError(f"[NOT_CALLABLE] Argument `func` should be a callable, got "
+                                   f"{type(func).__name__}.", "NOT_CALLABLE",
+                                   {"arg_name": "func", "arg_type": type(func).__name__})
+        self.func = func
+        self.returnType = _parse_datatype_string(returnType) if isinstance(returnType, str) else returnType
+        self._name = name or getattr(func, "__name__", type(func).__name__)
+        self.deterministic = deterministic
+        functools.update_wrapper(self, func)  # type: ignore[arg-type]
+
+    def __call__(self, *cols: ColumnOrName) -> Column:
+        return Column(PythonUDF(self.func, self.returnType, [expr_of(c) for c in cols], self._name,
+                                self.deterministic))
+
+    def asNondeterministic(self) -> UserDefinedFunction:
+        """This UDF marked nondeterministic."""
+        self.deterministic = False
+        return self
+
+
+def udf(f: Any = None, returnType: DataType | str = StringType(), *, useArrow: bool | None = None) -> Any:
+    """A user-defined function: ``udf(f, IntegerType())``, ``@udf``, ``@udf("int")``, ``@udf(returnType=...)``.
+
+    Parameters
+    ----------
+    f : callable or DataType or str, optional
+        The function (or, as a decorator argument, the return type).
+    returnType : DataType or str
+        The result type (default string).
+    useArrow : bool, optional
+        Accepted for compatibility; rows are passed one by one.
+    """
+    if f is None or isinstance(f, (str, DataType)):
+        return_type = returnType if f is None else f
+        return lambda func: UserDefinedFunction(func, return_type)
+    return UserDefinedFunction(f, returnType)
+
+

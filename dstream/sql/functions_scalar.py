@@ -1,0 +1,712 @@
+"""String, math and datetime functions of ``dstream.sql.functions``.
+
+What this module owns
+---------------------
+The public builders of the registry's scalar functions (``lower``, ``regexp_extract``,
+``round``, ``to_timestamp``, ``year``...), with PySpark's names and parameters. Column
+parameters take a ``Column`` or a column name; pattern, format and position parameters
+take Python values, which become literals.
+
+Invariants
+----------
+* Every builder returns a ``Column`` over
+  :class:`~dstream.sql.expressions.scalar_functions.ScalarFunction`; types are checked
+  when a DataFrame uses the column.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .column import Column, expr_of, lit_expr, to_expr
+from .expressions.base import Expression
+from .expressions.scalar_functions import ScalarFunction
+
+__all__ = [
+    "bround", "ceil", "concat", "concat_ws", "current_date", "current_timestamp", "date_add", "date_format",
+    "date_sub", "datediff", "dayofmonth", "dayofweek", "dayofyear", "exp", "floor", "from_unixtime", "greatest",
+    "hour", "initcap", "instr", "least", "length", "log", "log10", "log2", "lower", "lpad", "ltrim", "md5",
+    "minute", "month", "pow", "power", "quarter", "regexp_extract", "regexp_replace", "repeat", "reverse", "round",
+    "rpad", "rtrim", "second", "sha1", "sha2", "split", "sqrt", "substring", "to_date", "to_timestamp", "trim",
+    "unix_timestamp", "upper", "weekofyear", "year", "ln", "ceiling",
+]
+
+ColumnOrName = Column | str
+
+
+def _call(name: str, *args: Expression) -> Column:
+    return Column(ScalarFunction(name, list(args)))
+
+
+def _col_or_lit(value: Any) -> Expression:
+    return expr_of(value) if isinstance(value, str) else to_expr(value)
+
+
+def lower(col: ColumnOrName) -> Column:
+    """The string in lower case.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    """
+    return _call("lower", expr_of(col))
+
+
+def upper(col: ColumnOrName) -> Column:
+    """The string in upper case.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    """
+    return _call("upper", expr_of(col))
+
+
+def initcap(col: ColumnOrName) -> Column:
+    """Each word with its first letter in upper case.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    """
+    return _call("initcap", expr_of(col))
+
+
+def reverse(col: ColumnOrName) -> Column:
+    """The string reversed.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    """
+    return _call("reverse", expr_of(col))
+
+
+def _trim(name: str, col: ColumnOrName, trim: Any) -> Column:
+    if trim is None:
+        return _call(name, expr_of(col))
+    return _call(name, expr_of(col), lit_expr(trim) if isinstance(trim, str) else to_expr(trim))
+
+
+def trim(col: ColumnOrName, trim: Any = None) -> Column:
+    """The string without leading and trailing spaces (or characters of ``trim``).
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    trim : str, optional
+        The characters to remove.
+    """
+    return _trim("trim", col, trim)
+
+
+def ltrim(col: ColumnOrName, trim: Any = None) -> Column:
+    """The string without leading spaces.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    trim : str, optional
+        The characters to remove.
+    """
+    return _trim("ltrim", col, trim)
+
+
+def rtrim(col: ColumnOrName, trim: Any = None) -> Column:
+    """The string without trailing spaces.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    trim : str, optional
+        The characters to remove.
+    """
+    return _trim("rtrim", col, trim)
+
+
+def length(col: ColumnOrName) -> Column:
+    """The number of characters (bytes for binary).
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    """
+    return _call("length", expr_of(col))
+
+
+def concat(*cols: ColumnOrName) -> Column:
+    """The strings (or arrays) joined; null if any is null.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        The values.
+    """
+    return _call("concat", *[expr_of(c) for c in cols])
+
+
+def concat_ws(sep: str, *cols: ColumnOrName) -> Column:
+    """The strings joined by ``sep``, nulls skipped.
+
+    Parameters
+    ----------
+    sep : str
+        The separator.
+    *cols : Column or str
+        The values (strings or arrays of strings).
+    """
+    return _call("concat_ws", lit_expr(sep), *[expr_of(c) for c in cols])
+
+
+def split(str: ColumnOrName, pattern: str, limit: int = -1) -> Column:  # noqa: A002 - PySpark's name
+    """The string split around matches of a regular expression.
+
+    Parameters
+    ----------
+    str : Column or str
+        The strings.
+    pattern : str
+        A Java regular expression.
+    limit : int
+        At most this many parts when > 0.
+    """
+    return _call("split", expr_of(str), lit_expr(pattern), lit_expr(limit))
+
+
+def regexp_extract(str: ColumnOrName, pattern: str, idx: int) -> Column:  # noqa: A002 - PySpark's name
+    """Group ``idx`` of the first match of ``pattern`` ("" if none).
+
+    Parameters
+    ----------
+    str : Column or str
+        The strings.
+    pattern : str
+        A Java regular expression.
+    idx : int
+        The group (0: the whole match).
+    """
+    return _call("regexp_extract", expr_of(str), lit_expr(pattern), lit_expr(idx))
+
+
+def regexp_replace(string: ColumnOrName, pattern: Any, replacement: Any) -> Column:
+    """Every match of ``pattern`` replaced (``$1`` refers to a group).
+
+    Parameters
+    ----------
+    string : Column or str
+        The strings.
+    pattern : str or Column
+        A Java regular expression.
+    replacement : str or Column
+        The replacement text.
+    """
+    return _call("regexp_replace", expr_of(string), to_expr(pattern), to_expr(replacement))
+
+
+def substring(str: ColumnOrName, pos: Any, len: Any) -> Column:  # noqa: A002 - PySpark's names
+    """``len`` characters from position ``pos`` (1-based; negative counts from the end).
+
+    Parameters
+    ----------
+    str : Column or str
+        The strings.
+    pos : int or Column
+        The start.
+    len : int or Column
+        The length.
+    """
+    return _call("substring", expr_of(str), _col_or_lit(pos), _col_or_lit(len))
+
+
+def lpad(col: ColumnOrName, len: int, pad: str) -> Column:  # noqa: A002 - PySpark's name
+    """The string left-padded with ``pad`` to ``len`` characters.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    len : int
+        The length.
+    pad : str
+        The padding.
+    """
+    return _call("lpad", expr_of(col), lit_expr(len), lit_expr(pad))
+
+
+def rpad(col: ColumnOrName, len: int, pad: str) -> Column:  # noqa: A002 - PySpark's name
+    """The string right-padded with ``pad`` to ``len`` characters.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    len : int
+        The length.
+    pad : str
+        The padding.
+    """
+    return _call("rpad", expr_of(col), lit_expr(len), lit_expr(pad))
+
+
+def repeat(col: ColumnOrName, n: int) -> Column:
+    """The string repeated ``n`` times.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    n : int
+        The count.
+    """
+    return _call("repeat", expr_of(col), lit_expr(n))
+
+
+def instr(str: ColumnOrName, substr: str) -> Column:  # noqa: A002 - PySpark's name
+    """The 1-based position of ``substr`` (0 if absent).
+
+    Parameters
+    ----------
+    str : Column or str
+        The strings.
+    substr : str
+        The text to find.
+    """
+    return _call("instr", expr_of(str), lit_expr(substr))
+
+
+def md5(col: ColumnOrName) -> Column:
+    """The MD5 digest as 32 hex digits.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings or bytes.
+    """
+    return _call("md5", expr_of(col))
+
+
+def sha1(col: ColumnOrName) -> Column:
+    """The SHA-1 digest as hex digits.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings or bytes.
+    """
+    return _call("sha1", expr_of(col))
+
+
+def sha2(col: ColumnOrName, numBits: int) -> Column:
+    """The SHA-2 digest (224, 256, 384 or 512 bits; 0 means 256) as hex digits.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings or bytes.
+    numBits : int
+        The digest size.
+    """
+    return _call("sha2", expr_of(col), lit_expr(numBits))
+
+
+def sqrt(col: ColumnOrName) -> Column:
+    """The square root.
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return _call("SQRT", expr_of(col))
+
+
+def exp(col: ColumnOrName) -> Column:
+    """``e`` raised to the value.
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return _call("EXP", expr_of(col))
+
+
+def log(arg1: Any, arg2: Any = None) -> Column:
+    """The natural logarithm of ``arg1``, or with ``arg2`` the logarithm of ``arg2`` in base ``arg1``.
+
+    Parameters
+    ----------
+    arg1 : Column, str or float
+        The number, or the base when ``arg2`` is given.
+    arg2 : Column or str, optional
+        The number.
+    """
+    if arg2 is None:
+        return _call("ln", expr_of(arg1))
+    return _call("LOG", lit_expr(float(arg1)) if isinstance(arg1, (int, float)) else to_expr(arg1), expr_of(arg2))
+
+
+def ln(col: ColumnOrName) -> Column:
+    """The natural logarithm (null for values <= 0).
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return _call("ln", expr_of(col))
+
+
+def log10(col: ColumnOrName) -> Column:
+    """The base-10 logarithm.
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return _call("LOG10", expr_of(col))
+
+
+def log2(col: ColumnOrName) -> Column:
+    """The base-2 logarithm.
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return _call("LOG2", expr_of(col))
+
+
+def pow(col1: Any, col2: Any) -> Column:  # noqa: A001 - PySpark's name
+    """``col1`` raised to ``col2`` (double).
+
+    Parameters
+    ----------
+    col1 : Column, str or float
+        The base.
+    col2 : Column, str or float
+        The exponent.
+    """
+    return _call("POWER", _col_or_lit(col1), _col_or_lit(col2))
+
+
+power = pow
+
+
+def floor(col: ColumnOrName) -> Column:
+    """The largest integer not above the value (bigint).
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return _call("FLOOR", expr_of(col))
+
+
+def ceil(col: ColumnOrName) -> Column:
+    """The smallest integer not below the value (bigint).
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return _call("CEIL", expr_of(col))
+
+
+ceiling = ceil
+
+
+def round(col: ColumnOrName, scale: int = 0) -> Column:  # noqa: A001 - PySpark's name
+    """The value rounded to ``scale`` decimals, half away from zero.
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    scale : int
+        The number of decimals (negative: tens, hundreds...).
+    """
+    return _call("round", expr_of(col), lit_expr(scale))
+
+
+def bround(col: ColumnOrName, scale: int = 0) -> Column:
+    """The value rounded to ``scale`` decimals, half to even.
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    scale : int
+        The number of decimals.
+    """
+    return _call("bround", expr_of(col), lit_expr(scale))
+
+
+def greatest(*cols: ColumnOrName) -> Column:
+    """The largest non-null value of the arguments.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        At least two columns.
+    """
+    return _call("greatest", *[expr_of(c) for c in cols])
+
+
+def least(*cols: ColumnOrName) -> Column:
+    """The smallest non-null value of the arguments.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        At least two columns.
+    """
+    return _call("least", *[expr_of(c) for c in cols])
+
+
+def _with_format(name: str, col: ColumnOrName, format: str | None) -> Column:
+    if format is None:
+        return _call(name, expr_of(col))
+    return _call(name, expr_of(col), lit_expr(format))
+
+
+def to_timestamp(col: ColumnOrName, format: str | None = None) -> Column:  # noqa: A002 - PySpark's name
+    """The string parsed as a timestamp (Spark's datetime pattern, or its default forms).
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    format : str, optional
+        The pattern (``"yyyy-MM-dd HH:mm:ss"``...).
+    """
+    return _with_format("to_timestamp", col, format)
+
+
+def to_date(col: ColumnOrName, format: str | None = None) -> Column:  # noqa: A002 - PySpark's name
+    """The string parsed as a date.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    format : str, optional
+        The pattern.
+    """
+    return _with_format("to_date", col, format)
+
+
+def current_timestamp() -> Column:
+    """The query's start time."""
+    return _call("current_timestamp")
+
+
+def current_date() -> Column:
+    """The query's start date in the session time zone."""
+    return _call("current_date")
+
+
+def date_format(date: ColumnOrName, format: str) -> Column:  # noqa: A002 - PySpark's name
+    """The timestamp as text in a Spark datetime pattern.
+
+    Parameters
+    ----------
+    date : Column or str
+        The timestamps or dates.
+    format : str
+        The pattern.
+    """
+    return _call("date_format", expr_of(date), lit_expr(format))
+
+
+def unix_timestamp(timestamp: ColumnOrName | None = None,
+                   format: str = "yyyy-MM-dd HH:mm:ss") -> Column:  # noqa: A002 - PySpark's name
+    """Seconds since the epoch of a timestamp or of a string in ``format`` (now without argument).
+
+    Parameters
+    ----------
+    timestamp : Column or str, optional
+        The timestamps or strings.
+    format : str
+        The pattern of strings.
+    """
+    source = current_timestamp().expr if timestamp is None else expr_of(timestamp)
+    return _call("unix_timestamp", source, lit_expr(format))
+
+
+def from_unixtime(timestamp: ColumnOrName, format: str = "yyyy-MM-dd HH:mm:ss") -> Column:  # noqa: A002
+    """Seconds since the epoch as text in ``format`` (session time zone).
+
+    Parameters
+    ----------
+    timestamp : Column or str
+        The seconds.
+    format : str
+        The pattern.
+    """
+    return _call("from_unixtime", expr_of(timestamp), lit_expr(format))
+
+
+def _field(name: str, col: ColumnOrName) -> Column:
+    return _call(name, expr_of(col))
+
+
+def year(col: ColumnOrName) -> Column:
+    """The year of a date or timestamp.
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _field("year", col)
+
+
+def quarter(col: ColumnOrName) -> Column:
+    """The quarter (1-4).
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _field("quarter", col)
+
+
+def month(col: ColumnOrName) -> Column:
+    """The month (1-12).
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _field("month", col)
+
+
+def dayofmonth(col: ColumnOrName) -> Column:
+    """The day of the month.
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _field("dayofmonth", col)
+
+
+def dayofweek(col: ColumnOrName) -> Column:
+    """The day of the week (1 = Sunday ... 7 = Saturday).
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _field("dayofweek", col)
+
+
+def dayofyear(col: ColumnOrName) -> Column:
+    """The day of the year.
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _field("dayofyear", col)
+
+
+def weekofyear(col: ColumnOrName) -> Column:
+    """The ISO week number.
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _field("weekofyear", col)
+
+
+def hour(col: ColumnOrName) -> Column:
+    """The hour in the session time zone.
+
+    Parameters
+    ----------
+    col : Column or str
+        The timestamps.
+    """
+    return _field("hour", col)
+
+
+def minute(col: ColumnOrName) -> Column:
+    """The minute.
+
+    Parameters
+    ----------
+    col : Column or str
+        The timestamps.
+    """
+    return _field("minute", col)
+
+
+def second(col: ColumnOrName) -> Column:
+    """The second.
+
+    Parameters
+    ----------
+    col : Column or str
+        The timestamps.
+    """
+    return _field("second", col)
+
+
+def date_add(start: ColumnOrName, days: Any) -> Column:
+    """The date ``days`` days after ``start``.
+
+    Parameters
+    ----------
+    start : Column or str
+        The dates.
+    days : int or Column
+        The number of days.
+    """
+    return _call("date_add", expr_of(start), _col_or_lit(days))
+
+
+def date_sub(start: ColumnOrName, days: Any) -> Column:
+    """The date ``days`` days before ``start``.
+
+    Parameters
+    ----------
+    start : Column or str
+        The dates.
+    days : int or Column
+        The number of days.
+    """
+    return _call("date_sub", expr_of(start), _col_or_lit(days))
+
+
+def datediff(end: ColumnOrName, start: ColumnOrName) -> Column:
+    """The number of days from ``start`` to ``end``.
+
+    Parameters
+    ----------
+    end : Column or str
+        The later dates.
+    start : Column or str
+        The earlier dates.
+    """
+    return _call("datediff", expr_of(end), expr_of(start))
