@@ -28,6 +28,7 @@ from rdd import StorageLevel
 from .column import Column, expr_of, lit_expr
 from .errors import AnalysisException, PySparkTypeError, PySparkValueError
 from .expressions.aggregate_base import SortOrder
+from .expressions.coercion import find_common_type
 from .expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
 from .expressions.predicates import And, EqualNullSafe
 from .plan.builders import build_join, build_select, build_sort, build_union, resolver_for
@@ -43,7 +44,6 @@ from .plan.logical import (
 )
 from .query import QueryExecution
 from .row import Row
-from .plan.coercion import widen_type
 from .types import BooleanType, StructType
 
 if TYPE_CHECKING:
@@ -342,7 +342,7 @@ class DataFrame:
 
     def union(self, other: DataFrame) -> DataFrame:
         """All rows of both (by column position; duplicates kept, as SQL's UNION ALL)."""
-        return self._new(build_union([self._plan, other._plan], widen_type))
+        return self._new(build_union([self._plan, other._plan], lambda a, b: find_common_type([a, b])))
 
     unionAll = union
 

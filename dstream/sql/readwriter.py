@@ -20,6 +20,7 @@ Invariants
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -107,6 +108,9 @@ class DataFrameReader:
         options_now = dict(self._options)
         options_now.setdefault("maxpartitionbytes", str(self._session.conf.max_partition_bytes()))
         options_now.setdefault("timezone", self._session.conf.time_zone())
+        if len(paths) == 1 and os.path.isdir(paths[0]):
+            # Partition columns are discovered below the directory read, never above it.
+            options_now.setdefault("basepath", paths[0])
         file_schema = self._schema if self._schema is not None else fmt.infer_schema(files, options_now)
         relation = FileRelation(attributes_of(file_schema), self._format, files, options_now, file_schema)
         return self._session._new_dataframe(relation)

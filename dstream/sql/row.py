@@ -17,11 +17,13 @@ Invariants
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 from dstream.sql.errors import PySparkTypeError, PySparkValueError
 
-__all__ = ["Row"]
+__all__ = ["Row", "rows_from_columns"]
 
 
 class Row(tuple):
@@ -57,7 +59,7 @@ class Row(tuple):
         dict
             The fields in order; with repeated names the last one wins.
         """
-        if "__fields__" not in self.__dict__:
+        if not _has_fields(self):
             raise PySparkTypeError("Cannot convert a Row class into dict.", "CANNOT_CONVERT_TYPE",
                                    {"from_type": "Row", "to_type": "dict"})
         if recursive:
@@ -66,7 +68,7 @@ class Row(tuple):
 
     def __contains__(self, item: object) -> bool:
         # A row with names answers for its names; a row class for its items (which are names).
-        if "__fields__" in self.__dict__:
+        if _has_fields(self):
             return item in self.__fields__
         return super().__contains__(item)
 
@@ -91,8 +93,8 @@ class Row(tuple):
         if item.startswith("__"):
             raise AttributeError(item)
         try:
-            idx = self.__dict__["__fields__"].index(item)
-        except (KeyError, ValueError):
+            idx = self.__fields__.index(item)
+        except (AttributeError, ValueError):
             raise AttributeError(item) from None
         return tuple.__getitem__(self, idx)
 
@@ -102,12 +104,12 @@ class Row(tuple):
         self.__dict__[key] = value
 
     def __reduce__(self) -> Any:
-        if "__fields__" in self.__dict__:
+        if _has_fields(self):
             return (_create_row, (self.__fields__, tuple(self)))
         return (Row, tuple(self))
 
     def __repr__(self) -> str:
-        if "__fields__" in self.__dict__:
+        if _has_fields(self):
             return "Row({})".format(", ".join(f"{k}={v!r}" for k, v in zip(self.__fields__, tuple(self))))
         return "<Row({})>".format(", ".join(repr(field) for field in self))
 
@@ -127,3 +129,37 @@ def _create_row(fields: list[str], values: Any) -> Row:
     row = tuple.__new__(Row, values)
     row.__dict__["__fields__"] = fields
     return row
+
+
+def _has_fields(row: Row) -> bool:
+    # Names live in the row's __dict__ (rows made one by one) or on its class (rows made in bulk).
+    return "__fields__" in type(row).__dict__ or "__fields__" in row.__dict__
+
+
+@functools.lru_cache(maxsize=1024)
+def _row_class(fields: tuple[str, ...]) -> type[Row]:
+    """A subclass of Row whose rows share one list of names, held by the class."""
+    return type("Row", (Row,), {"__fields__": list(fields), "__slots__": (), "__module__": __name__,
+                                "__qualname__": "Row"})
+
+
+def rows_from_columns(fields: Sequence[str], columns: Sequence[Sequence[Any]], count: int) -> list[Row]:
+    """Rows named ``fields`` made from equal-length columns of values: the bulk constructor collect() uses.
+
+    The rows are instances of a subclass of :class:`Row` that keeps the names on the class,
+    so making a row costs one tuple; they behave, compare and pickle as any Row.
+
+    Parameters
+    ----------
+    fields : sequence of str
+        The field names.
+    columns : sequence of sequences
+        One sequence of values per field, each ``count`` long.
+    count : int
+        The number of rows (needed when there are no columns).
+    """
+    cls = _row_class(tuple(fields))
+    new = functools.partial(tuple.__new__, cls)
+    if not columns:
+        return [new(()) for _ in range(count)]
+    return list(map(new, zip(*columns)))

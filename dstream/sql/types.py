@@ -108,6 +108,12 @@ class DataType:
         """The Python value of an internal form (the value itself for most types)."""
         return obj
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # Unpickling goes through the class so parameterless types stay singletons.
+        if isinstance(type(self), _Singleton):
+            return (type(self), ())
+        return super().__reduce_ex__(protocol)
+
     def _tree_name(self) -> str:
         # printSchema names a type as Scala's typeName does: decimals carry precision and scale.
         return self.typeName()

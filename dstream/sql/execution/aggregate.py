@@ -110,8 +110,8 @@ class AggregateSpec:
         self.grouping = list(grouping)
         self.functions = list(functions)
         self.input_schema = input_schema
-        self.key_attrs = [AttributeReference(f"k{i}", g.data_type(), g.nullable, new_expr_id())
-                          for i, g in enumerate(self.grouping)]
+        self.key_attrs = [AttributeReference(g.name if isinstance(g, AttributeReference) else g.sql(), g.data_type(),
+                                             g.nullable, new_expr_id()) for g in self.grouping]
         self.agg_attrs = [AttributeReference(f.sql(), f.data_type(), True, new_expr_id()) for f in self.functions]
 
     def partial(self, table: pa.Table, ctx: EvalContext) -> pa.Table:

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 try:
     from ..arrow_convert import to_arrow_type
 except ImportError:  # pragma: no cover - until the conversion module lands on main
-    def to_arrow_type(dtype: Any) -> pa.DataType:  # type: ignore[misc]
+    def to_arrow_type(dtype: Any) -> pa.DataType:
         """The Arrow type of a simple Spark type (stand-in for ``arrow_convert.to_arrow_type``)."""
         simple = {"int": pa.int32(), "bigint": pa.int64(), "string": pa.string(), "double": pa.float64(),
                   "float": pa.float32(), "boolean": pa.bool_(), "tinyint": pa.int8(), "smallint": pa.int16(),

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from dstream.sql.io.files import FileSplit, byte_ranges, max_partition_bytes, option, partition_schema, \
-    partition_values
+from dstream.sql.io.files import FileSplit, byte_ranges, max_partition_bytes, option, partition_schema, partition_values
 
 if TYPE_CHECKING:
     from dstream.sql.types import StructType

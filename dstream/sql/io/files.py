@@ -263,6 +263,8 @@ def option_bool(options: Mapping[str, object], name: str, default: bool = False)
     """A boolean reader option (``"true"``/``"false"`` in any case, or a bool), by case-insensitive name."""
     for key, value in options.items():
         if key.lower() == name.lower():
+            if value is None:
+                return default
             if isinstance(value, bool):
                 return value
             text = str(value).strip().lower()

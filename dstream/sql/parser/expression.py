@@ -222,9 +222,9 @@ class ExpressionParser:
             raise syntax_error(self.tok)
         return self.advance()
 
-    def expect_end(self) -> None:
-        """Fail unless only semicolons remain (Spark's ``extra input`` error)."""
-        while self.accept_op(";"):
+    def expect_end(self, semicolons: bool = False) -> None:
+        """Fail unless nothing (or, with ``semicolons``, only semicolons) remains: Spark's ``extra input``."""
+        while semicolons and self.accept_op(";"):
             pass
         if self.tok.kind != "EOF":
             raise syntax_error(self.tok, f": extra input {self.tok.describe()}")

@@ -18,7 +18,7 @@ Invariants
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "Expr", "Literal", "Name", "Star", "Unary", "Binary", "Call", "Case", "Cast", "In", "Between",
@@ -196,8 +196,8 @@ class SortItem:
     nulls_first: bool | None = None
 
 
-Expr = Union[Literal, Name, Star, Unary, Binary, Call, Case, Cast, In, Between, Like, IsNull, IsBool,
-             DistinctFrom, Subscript, Field, Alias, Lambda]
+Expr = (Literal | Name | Star | Unary | Binary | Call | Case | Cast | In | Between | Like | IsNull | IsBool
+        | DistinctFrom | Subscript | Field | Alias | Lambda)
 
 
 @dataclass(frozen=True)
@@ -228,7 +228,7 @@ class Join:
     using: tuple[str, ...] = ()
 
 
-Relation = Union[Table, SubqueryRef, Join]
+Relation = Table | SubqueryRef | Join
 
 
 @dataclass(frozen=True)
@@ -258,4 +258,4 @@ class SetOp:
     limit: int | None = None
 
 
-Query = Union[Select, SetOp]
+Query = Select | SetOp

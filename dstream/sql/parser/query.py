@@ -219,5 +219,5 @@ def parse_query(text: str) -> Query:
     """
     parser = QueryParser(text)
     result = parser.query()
-    parser.expect_end()
+    parser.expect_end(semicolons=True)
     return result

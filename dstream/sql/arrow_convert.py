@@ -1,0 +1,324 @@
+"""Spark data types and Python rows to and from Apache Arrow: the bridge every DataFrame crosses.
+
+What this module owns
+---------------------
+* The type mapping: ``to_arrow_type``/``from_arrow_type`` and the schema versions. A
+  TimestampType column is ``timestamp[us, tz=UTC]`` (an instant), TimestampNTZType is
+  ``timestamp[us]`` (a wall time), arrays are lists of a field named ``element``.
+* ``rows_to_arrow``: createDataFrame's Python rows (Row, tuple, list, dict, object) into a
+  table, checked as PySpark's ``verifySchema`` (see :mod:`dstream.sql.row_verify`).
+* ``arrow_to_rows``: collect()'s table into ``Row`` objects, converted column by column
+  (one ``to_pylist`` per column, then zipped), the hot path of every action that returns rows.
+
+Invariants
+----------
+* ``arrow_to_rows(rows_to_arrow(rows, schema, tz), tz) == rows`` for rows of the schema's
+  types, except a naive wall time that does not exist in ``tz`` (a DST gap), which moves
+  forward by the gap as in Spark.
+* Timestamps come back as naive datetimes in the session zone; the second of two equal
+  wall times (the repeated hour) has ``fold=1``, as ``datetime.fromtimestamp`` gives.
+* Values come back as PySpark gives them: structs as ``Row``, maps as ``dict``, arrays as
+  ``list``, binary as ``bytearray``, decimals as ``Decimal``, dates as ``date``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import gc
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from dstream.sql.errors import PySparkTypeError
+from dstream.sql.row import Row, rows_from_columns
+from dstream.sql.row_verify import make_converter, struct_values
+from dstream.sql.timezones import arrow_zone, is_utc, session_time_zone_default, zone_of
+from dstream.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    ByteType,
+    DataType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    MapType,
+    NullType,
+    ShortType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
+
+__all__ = [
+    "to_arrow_type",
+    "from_arrow_type",
+    "to_arrow_schema",
+    "from_arrow_schema",
+    "rows_to_arrow",
+    "arrow_to_rows",
+    "session_time_zone_default",
+]
+
+_ATOMIC_TO_ARROW: dict[type[DataType], pa.DataType] = {
+    ByteType: pa.int8(), ShortType: pa.int16(), IntegerType: pa.int32(), LongType: pa.int64(),
+    FloatType: pa.float32(), DoubleType: pa.float64(), StringType: pa.string(), BinaryType: pa.binary(),
+    BooleanType: pa.bool_(), DateType: pa.date32(), TimestampType: pa.timestamp("us", tz="UTC"),
+    TimestampNTZType: pa.timestamp("us"), NullType: pa.null(),
+}
+
+
+def to_arrow_type(dt: DataType) -> pa.DataType:
+    """The Arrow type that holds values of Spark type ``dt``.
+
+    Raises
+    ------
+    PySparkTypeError
+        For a type without an Arrow counterpart.
+    """
+    atomic = _ATOMIC_TO_ARROW.get(type(dt))
+    if atomic is not None:
+        return atomic
+    if isinstance(dt, DecimalType):
+        return pa.decimal128(dt.precision, dt.scale)
+    if isinstance(dt, ArrayType):
+        return pa.list_(pa.field("element", to_arrow_type(dt.elementType), nullable=dt.containsNull))
+    if isinstance(dt, MapType):
+        return pa.map_(to_arrow_type(dt.keyType),
+                       pa.field("value", to_arrow_type(dt.valueType), nullable=dt.valueContainsNull))
+    if isinstance(dt, StructType):
+        return pa.struct([_to_arrow_field(f) for f in dt.fields])
+    raise PySparkTypeError(f"{dt!r} is not supported in conversion to Arrow.", "UNSUPPORTED_DATA_TYPE_FOR_ARROW",
+                           {"data_type": repr(dt)})
+
+
+def _to_arrow_field(field: StructField) -> pa.Field:
+    return pa.field(field.name, to_arrow_type(field.dataType), nullable=field.nullable)
+
+
+def to_arrow_schema(schema: StructType) -> pa.Schema:
+    """The Arrow schema of a Spark schema (same names, order and nullability)."""
+    return pa.schema([_to_arrow_field(f) for f in schema.fields])
+
+
+def from_arrow_type(at: pa.DataType) -> DataType:
+    """The Spark type of an Arrow type.
+
+    Large and view variants map as the plain ones, unsigned integers to the next wider
+    signed type (``uint64`` to ``decimal(20,0)``), dictionaries to their value type, any
+    timestamp to TimestampType when it has a zone and TimestampNTZType otherwise.
+
+    Raises
+    ------
+    PySparkTypeError
+        For an Arrow type Spark has no type for (time of day, durations...).
+    """
+    t = pa.types
+    simple: list[tuple[Any, DataType]] = [
+        (t.is_int8, ByteType()), (t.is_int16, ShortType()), (t.is_int32, IntegerType()), (t.is_int64, LongType()),
+        (t.is_uint8, ShortType()), (t.is_uint16, IntegerType()), (t.is_uint32, LongType()),
+        (t.is_uint64, DecimalType(20, 0)), (t.is_float16, FloatType()), (t.is_float32, FloatType()),
+        (t.is_float64, DoubleType()), (t.is_boolean, BooleanType()), (t.is_null, NullType()),
+        (t.is_date, DateType()),
+    ]
+    for test, dt in simple:
+        if test(at):
+            return dt
+    if t.is_string(at) or t.is_large_string(at) or getattr(t, "is_string_view", _never)(at):
+        return StringType()
+    if t.is_binary(at) or t.is_large_binary(at) or t.is_fixed_size_binary(at) or \
+            getattr(t, "is_binary_view", _never)(at):
+        return BinaryType()
+    if t.is_decimal(at):
+        return DecimalType(at.precision, at.scale)
+    if t.is_timestamp(at):
+        return TimestampType() if at.tz is not None else TimestampNTZType()
+    if t.is_map(at):
+        return MapType(from_arrow_type(at.key_type), from_arrow_type(at.item_type), at.item_field.nullable)
+    if t.is_list(at) or t.is_large_list(at) or t.is_fixed_size_list(at) or getattr(t, "is_list_view", _never)(at) \
+            or getattr(t, "is_large_list_view", _never)(at):
+        return ArrayType(from_arrow_type(at.value_type), at.value_field.nullable)
+    if t.is_struct(at):
+        return StructType([_from_arrow_field(at.field(i)) for i in range(at.num_fields)])
+    if t.is_dictionary(at):
+        return from_arrow_type(at.value_type)
+    raise PySparkTypeError(f"Arrow type {at} has no Spark SQL type.", "UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION",
+                           {"data_type": str(at)})
+
+
+def _never(_at: pa.DataType) -> bool:
+    return False
+
+
+def _from_arrow_field(field: pa.Field) -> StructField:
+    return StructField(field.name, from_arrow_type(field.type), field.nullable)
+
+
+def from_arrow_schema(schema: pa.Schema) -> StructType:
+    """The Spark schema of an Arrow schema."""
+    return StructType([_from_arrow_field(f) for f in schema])
+
+
+def rows_to_arrow(records: Sequence[Any], schema: StructType, time_zone: str, verify: bool = True) -> pa.Table:
+    """A table of Python rows with the given schema, as createDataFrame(data, schema) builds it.
+
+    Parameters
+    ----------
+    records : sequence
+        Rows: ``Row``, tuple or list (by position), dict (by field name) or an object (by attribute).
+    schema : StructType
+        The table's schema; the columns get ``to_arrow_schema(schema)``'s types.
+    time_zone : str
+        The session time zone: a naive datetime of a TimestampType field is a wall time there.
+    verify : bool, optional
+        Check every value against its type as PySpark's ``verifySchema`` (default True).
+
+    Raises
+    ------
+    PySparkTypeError, PySparkValueError
+        For a value its field's type does not accept (the message names field, type and value).
+    """
+    zone = zone_of(time_zone)
+    names = schema.names
+    converters = [make_converter(f.dataType, f.nullable, f"field {f.name}", zone, verify) for f in schema.fields]
+    arrow_schema = to_arrow_schema(schema)
+    if not schema.fields:
+        for record in records:
+            struct_values(record, names, None, schema)
+        # Arrow keeps a row count without columns: a zero-column table still has len(records) rows.
+        return pa.table({"_": pa.nulls(len(records))}).drop_columns(["_"])
+    rows = [struct_values(record, names, None, schema) for record in records]
+    columns = list(zip(*rows)) if rows else [() for _ in names]
+    arrays = []
+    for column, convert, field in zip(columns, converters, arrow_schema):
+        values = column if convert is None else [convert(v) for v in column]
+        arrays.append(pa.array(values, type=field.type))
+    return pa.Table.from_arrays(arrays, schema=arrow_schema)
+
+
+def arrow_to_rows(data: pa.Table | pa.RecordBatch, time_zone: str) -> list[Row]:
+    """The rows of a table or batch as ``Row`` objects named as its columns (collect()'s result).
+
+    Parameters
+    ----------
+    data : pyarrow.Table or pyarrow.RecordBatch
+        The data; any Arrow types ``from_arrow_type`` accepts.
+    time_zone : str
+        The session time zone: timestamps with a zone come back as naive wall times there.
+    """
+    fields = list(data.schema.names)
+    # Millions of new tuples would trigger the cyclic GC over and over while nothing here can form a
+    # cycle: pausing it makes the conversion 2-3x faster. The previous state is restored.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        columns = [_column_values(data.column(i), time_zone) for i in range(data.num_columns)]
+        return rows_from_columns(fields, columns, data.num_rows)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _column_values(column: pa.Array | pa.ChunkedArray, time_zone: str) -> list[Any]:
+    if isinstance(column, pa.ChunkedArray):
+        if column.num_chunks == 1:
+            return _array_values(column.chunk(0), time_zone)
+        values: list[Any] = []
+        for chunk in column.chunks:
+            values.extend(_array_values(chunk, time_zone))
+        return values
+    return _array_values(column, time_zone)
+
+
+def _array_values(arr: pa.Array, time_zone: str) -> list[Any]:
+    """The Python values of one array, in PySpark's forms, converted child column by child column."""
+    at = arr.type
+    t = pa.types
+    if t.is_timestamp(at):
+        return _timestamp_values(arr, time_zone)
+    if t.is_struct(at):
+        return _struct_array_values(arr, time_zone)
+    if t.is_map(at):
+        return _list_array_values(arr, time_zone, as_map=True)
+    if t.is_list(at) or t.is_large_list(at):
+        return _list_array_values(arr, time_zone, as_map=False)
+    if t.is_fixed_size_list(at) or getattr(t, "is_list_view", _never)(at) or \
+            getattr(t, "is_large_list_view", _never)(at):
+        return _array_values(arr.cast(pa.list_(at.value_field)), time_zone)
+    if t.is_dictionary(at):
+        return _array_values(arr.dictionary_decode(), time_zone)
+    if t.is_binary(at) or t.is_large_binary(at) or t.is_fixed_size_binary(at) or \
+            getattr(t, "is_binary_view", _never)(at):
+        # PySpark's collect() gives bytearray for BinaryType.
+        return [None if v is None else bytearray(v) for v in arr.to_pylist()]
+    if t.is_uint64(at):
+        return [None if v is None else decimal.Decimal(v) for v in arr.to_pylist()]
+    return arr.to_pylist()
+
+
+def _timestamp_values(arr: pa.Array, time_zone: str) -> list[Any]:
+    if arr.type.unit != "us":
+        arr = arr.cast(pa.timestamp("us", tz=arr.type.tz), safe=False)
+    if arr.type.tz is None or is_utc(time_zone):
+        # A naive timestamp is a wall time already; an instant in UTC reads as its UTC wall time.
+        return arr.cast(pa.timestamp("us")).to_pylist()
+    zone = arrow_zone(time_zone)
+    aware = arr.cast(pa.timestamp("us", tz=zone))
+    local = pc.local_timestamp(aware)
+    values = local.to_pylist()
+    if isinstance(zone_of(time_zone), datetime.timezone):
+        return values
+    # The later of two instants with one wall time (the repeated hour when clocks go back) gets fold=1.
+    earliest = pc.assume_timezone(local, timezone=zone, ambiguous="earliest", nonexistent="earliest")
+    later = pc.not_equal(earliest, aware)
+    if pc.any(later).as_py():
+        for i in pc.indices_nonzero(later).to_pylist():
+            values[i] = values[i].replace(fold=1)
+    return values
+
+
+def _struct_array_values(arr: pa.StructArray, time_zone: str) -> list[Any]:
+    at = arr.type
+    names = [at.field(i).name for i in range(at.num_fields)]
+    children = [_array_values(arr.field(i), time_zone) for i in range(at.num_fields)]
+    rows: list[Any] = rows_from_columns(names, children, len(arr))
+    if arr.null_count:
+        for i in pc.indices_nonzero(arr.is_null()).to_pylist():
+            rows[i] = None
+    return rows
+
+
+def _list_array_values(arr: Any, time_zone: str, as_map: bool) -> list[Any]:
+    offsets = arr.offsets.to_pylist()
+    if not offsets:
+        return []
+    start = offsets[0]
+    entries = arr.values.slice(start, offsets[-1] - start)
+    if as_map:
+        keys = _array_values(entries.field(0), time_zone)
+        items = _array_values(entries.field(1), time_zone)
+        flat: list[Any] = list(zip(keys, items))
+    else:
+        flat = _array_values(entries, time_zone)
+    valid = arr.is_valid().to_pylist() if arr.null_count else None
+    out: list[Any] = []
+    append = out.append
+    prev = 0
+    for i in range(len(arr)):
+        end = offsets[i + 1] - start
+        if valid is not None and not valid[i]:
+            append(None)
+        elif as_map:
+            append(dict(flat[prev:end]))
+        else:
+            append(flat[prev:end])
+        prev = end
+    return out

@@ -1,0 +1,190 @@
+"""Leaf operators: where a query's rows come from.
+
+What this module owns
+---------------------
+:class:`LocalTableScanExec` (a driver-side Arrow table cut into slices),
+:class:`RangeExec` (``spark.range``, computed in the tasks), :class:`RDDScanExec`
+(an RDD of rows converted to Arrow once per partition), :class:`FileScanExec` (one
+partition per file split, read in the task through the format object) and
+:class:`CachedScanExec` (the persisted batches of a cached DataFrame).
+
+Invariants
+----------
+* Every scan yields batches with the columns of its output attributes, named by
+  their ids, in the Arrow types of their Spark types.
+* Scans ship data descriptions, not data, where they can: a range is its bounds, a
+  file scan its splits; only a local table travels with its tasks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from ..expressions.base import AttributeReference
+from .arrays import arange
+from .context import QueryContext
+from .physical import UNKNOWN_SIZE, PhysicalPlan, arrow_schema, conform_batch, key_names
+
+__all__ = ["CachedScanExec", "FileScanExec", "LocalTableScanExec", "RDDScanExec", "RangeExec"]
+
+#: Rows per batch a range produces.
+_RANGE_BATCH = 1 << 20
+
+
+def _attrs_text(attrs: Sequence[AttributeReference]) -> str:
+    return ", ".join(repr(a) for a in attrs)
+
+
+class LocalTableScanExec(PhysicalPlan):
+    """``LocalTableScan``: the relation's table sliced over the default parallelism."""
+
+    def __init__(self, output: Sequence[AttributeReference], table: pa.Table) -> None:
+        self.output = list(output)
+        self.table = table
+
+    def execute(self, qctx: QueryContext) -> Any:
+        schema = arrow_schema(self.output)
+        table = self.table.select(key_names(self.output)) if self.output else self.table.select([])
+        rows = table.num_rows
+        slices = max(1, min(qctx.sc.defaultParallelism, rows))
+        pieces = []
+        for i in range(slices):
+            start, stop = i * rows // slices, (i + 1) * rows // slices
+            piece = table.slice(start, stop - start).combine_chunks()
+            pieces.append([conform_batch(b, schema) for b in piece.to_batches() if b.num_rows] if len(schema)
+                          else [b for b in piece.to_batches() if b.num_rows])
+        return qctx.sc.parallelize(pieces, slices).flatMap(lambda batches: batches)
+
+    def estimated_size(self) -> int:
+        return int(self.table.nbytes)
+
+    def describe(self) -> str:
+        return f"LocalTableScan [{_attrs_text(self.output)}]"
+
+
+def _range_batches(start: int, stop: int, step: int, names: list[str]) -> Iterator[pa.RecordBatch]:
+    values = arange(start, stop, step)
+    for offset in range(0, len(values), _RANGE_BATCH):
+        yield pa.RecordBatch.from_arrays([values.slice(offset, _RANGE_BATCH)], names=names)
+
+
+class RangeExec(PhysicalPlan):
+    """``Range (start, end, step, splits)``: one bigint column, slice ``i`` computed by task ``i``."""
+
+    def __init__(self, output: Sequence[AttributeReference], start: int, end: int, step: int,
+                 num_slices: int | None) -> None:
+        self.output = list(output)
+        self.start, self.end, self.step, self.num_slices = start, end, step, num_slices
+
+    def count(self) -> int:
+        """The number of values."""
+        return len(range(self.start, self.end, self.step))
+
+    def execute(self, qctx: QueryContext) -> Any:
+        n = self.count()
+        slices = self.num_slices or qctx.sc.defaultParallelism
+        bounds = [(self.start + (i * n // slices) * self.step, self.start + ((i + 1) * n // slices) * self.step)
+                  for i in range(slices)]
+        step, names = self.step, key_names(self.output)
+        return qctx.sc.parallelize(bounds, slices).flatMap(lambda b: _range_batches(b[0], b[1], step, names))
+
+    def estimated_size(self) -> int:
+        return self.count() * 8
+
+    def describe(self) -> str:
+        return f"Range ({self.start}, {self.end}, step={self.step}, splits={self.num_slices})"
+
+
+class RDDScanExec(PhysicalPlan):
+    """``Scan ExistingRDD``: each partition's rows converted to one Arrow batch."""
+
+    def __init__(self, output: Sequence[AttributeReference], rdd: Any, schema: Any) -> None:
+        self.output = list(output)
+        self.rdd = rdd
+        self.schema = schema
+
+    def execute(self, qctx: QueryContext) -> Any:
+        from ..arrow_convert import rows_to_arrow  # noqa: PLC0415 - the conversions load with the first RDD scan
+
+        schema, tz, names = self.schema, qctx.eval_ctx.time_zone, key_names(self.output)
+
+        def convert(rows: Iterator[Any]) -> Iterator[pa.RecordBatch]:
+            records = list(rows)
+            if not records:
+                return
+            table = rows_to_arrow(records, schema, tz)
+            table = table.rename_columns(names) if names else table.select([])
+            yield from (b for b in table.combine_chunks().to_batches() if b.num_rows)
+        return self.rdd.mapPartitions(convert)
+
+    def estimated_size(self) -> int:
+        return UNKNOWN_SIZE
+
+    def describe(self) -> str:
+        return f"Scan ExistingRDD[{_attrs_text(self.output)}]"
+
+
+class FileScanExec(PhysicalPlan):
+    """``Scan <format>``: one partition per file split, read in the task, columns renamed to ids."""
+
+    def __init__(self, output: Sequence[AttributeReference], format_name: str, files: Sequence[str],
+                 options: dict[str, str], schema: Any, filters: Sequence[Any]) -> None:
+        self.output = list(output)
+        self.format_name = format_name
+        self.files = list(files)
+        self.options = dict(options)
+        self.schema = schema
+        self.filters = list(filters)
+
+    def execute(self, qctx: QueryContext) -> Any:
+        from ..io import get_format  # noqa: PLC0415 - the readers load with the first file scan
+
+        fmt = get_format(self.format_name)
+        options = dict(self.options)
+        options.setdefault("spark.sql.session.timeZone", qctx.eval_ctx.time_zone)
+        splits = fmt.splits(self.files, options)
+        columns = [a.name for a in self.output]
+        names, schema, filters = key_names(self.output), self.schema, self.filters or None
+        target = arrow_schema(self.output)
+
+        def read(split: Any) -> Iterator[pa.RecordBatch]:
+            for batch in fmt.read(split, schema, options, columns, filters):
+                if batch.num_rows:
+                    yield conform_batch(batch, target) if names else batch.select([])
+        if not splits:
+            return qctx.sc.parallelize([], 1)
+        return qctx.sc.parallelize(splits, len(splits)).flatMap(read)
+
+    def estimated_size(self) -> int:
+        total = 0
+        for path in self.files:
+            try:
+                total += os.path.getsize(path)
+            except OSError:
+                return UNKNOWN_SIZE
+        return total
+
+    def describe(self) -> str:
+        text = f"FileScan {self.format_name} [{_attrs_text(self.output)}]"
+        if self.filters:
+            text += f" PushedFilters: {self.filters}"
+        return text
+
+
+class CachedScanExec(PhysicalPlan):
+    """``InMemoryTableScan``: the persisted batches of a cached plan (computed by the first query)."""
+
+    def __init__(self, output: Sequence[AttributeReference], relation: Any, build: Any) -> None:
+        self.output = list(output)
+        self.relation = relation
+        self.build = build
+
+    def execute(self, qctx: QueryContext) -> Any:
+        return self.relation.rdd(self.build)
+
+    def describe(self) -> str:
+        return f"InMemoryTableScan [{_attrs_text(self.output)}]"

@@ -1,0 +1,420 @@
+"""Aggregate functions: ``count``, ``sum``, ``avg``, ``min``, ``max``, ``first``, ``last``,
+``collect_list``, ``collect_set``, ``count(DISTINCT)``, ``approx_count_distinct``, ``stddev_samp``,
+``var_samp``.
+
+What this module owns
+---------------------
+Each function's types, generated name and its three phases under the
+:class:`AggregateFunction` contract (Arrow hash aggregations for *partial* and *merge*,
+then :meth:`finish`). Functions that need every value of a group (distinct counts,
+sets, variances) keep lists: partial ``list``/``distinct`` buffers are merged with
+``list`` (a list of lists per group) and :meth:`finish` flattens them.
+
+Invariants
+----------
+* The partial aggregations read the function's first child only; ``count(*)`` is
+  ``count(1)``.
+* Over no rows: ``count`` is 0, ``collect_*`` an empty array, everything else null.
+* ``first``/``last``/``collect_list`` depend on row order: the operator must run
+  Arrow's grouping with ``use_threads=False``.
+* Integral sums are ``bigint`` (Arrow's sum wraps on overflow: not checked), ``avg``
+  is ``double`` (or a wider decimal).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..types import ArrayType, DataType, DecimalType, DoubleType, LongType, NullType, StringType
+from .aggregate_base import AggregateFunction, ArrowAgg
+from .base import EvalContext, Expression
+from .cast import cast_to
+from .checks import mismatch, quoted_type
+from .coercion import bounded_decimal, is_integral, is_numeric
+
+__all__ = [
+    "ApproxCountDistinct",
+    "Avg",
+    "CollectList",
+    "CollectSet",
+    "Count",
+    "CountDistinct",
+    "First",
+    "Last",
+    "Max",
+    "Min",
+    "StddevSamp",
+    "Sum",
+    "VarianceSamp",
+]
+
+_VALID = pc.CountOptions(mode="only_valid")
+_SUM = pc.ScalarAggregateOptions(skip_nulls=True, min_count=1)
+
+
+def _arrow(dt: DataType) -> pa.DataType:
+    from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
+
+    return to_arrow_type(dt)
+
+
+def _fit(values: pa.Array, dt: DataType) -> pa.Array:
+    target = _arrow(dt)
+    return values if values.type == target else values.cast(target)
+
+
+def _flatten_groups(buffer: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """A merged ``list<list<T>>`` buffer as (group index, value) pairs, null values kept."""
+    outer = pc.list_flatten(buffer)
+    groups = pc.list_parent_indices(buffer)
+    inner_parent = pc.list_parent_indices(outer)
+    values = pc.list_flatten(outer)
+    return groups.take(inner_parent) if len(values) else pa.array([], pa.int64()), values
+
+
+def _per_group(groups: pa.Array, values: pa.Array, n: int, fn: str, opts: Any, out_type: pa.DataType) -> pa.Array:
+    """``fn`` over the values of each of ``n`` groups (null for a group without values)."""
+    table = pa.table({"g": groups.cast(pa.int64()), "v": values})
+    agg = table.group_by("g", use_threads=False).aggregate([("v", fn, opts) if opts is not None else ("v", fn)])
+    result = pa.nulls(n, out_type)
+    if agg.num_rows:
+        idx = pc.index_in(pa.array(range(n), pa.int64()), value_set=agg.column("g").combine_chunks())
+        result = agg.column(f"v_{fn}").combine_chunks().take(idx)
+    return result
+
+
+class _Simple(AggregateFunction):
+    """An aggregate of one input whose buffer merges with the same Arrow function."""
+
+    arrow_fn = ""
+    options: Any = None
+
+    def __init__(self, child: Expression, distinct: bool = False) -> None:
+        super().__init__([child], distinct)
+
+    @property
+    def child(self) -> Expression:
+        return self.children[0]
+
+    def partial_aggs(self) -> list[ArrowAgg]:
+        return [(self.arrow_fn, self.options)]
+
+    def merge_aggs(self) -> list[ArrowAgg]:
+        return [(self.arrow_fn, self.options)]
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        return _fit(buffers[0], self.data_type())
+
+    def data_type(self) -> DataType:
+        return self.child.data_type()
+
+    @property
+    def nullable(self) -> bool:
+        return True
+
+
+class Count(AggregateFunction):
+    """``count(v)`` (non-null values) and ``count(1)`` for ``count("*")``; never null."""
+
+    name = "count"
+
+    def partial_aggs(self) -> list[ArrowAgg]:
+        return [("count", _VALID)]
+
+    def merge_aggs(self) -> list[ArrowAgg]:
+        return [("sum", None)]
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        return pc.fill_null(buffers[0].cast(pa.int64()), 0)
+
+    def data_type(self) -> DataType:
+        return LongType()
+
+    @property
+    def nullable(self) -> bool:
+        return False
+
+
+class _ListBased(AggregateFunction):
+    """Keeps every (distinct) value of a group: partial ``partial_fn``, merged as lists."""
+
+    partial_fn = "distinct"
+
+    def __init__(self, child: Expression, distinct: bool = False) -> None:
+        super().__init__([child], distinct)
+
+    def partial_aggs(self) -> list[ArrowAgg]:
+        return [(self.partial_fn, _VALID if self.partial_fn == "distinct" else None)]
+
+    def merge_aggs(self) -> list[ArrowAgg]:
+        return [("list", None)]
+
+    def groups_and_values(self, buffers: list[pa.Array]) -> tuple[pa.Array, pa.Array, int]:
+        """(group index, value) of every non-null collected value, and the number of groups."""
+        groups, values = _flatten_groups(buffers[0])
+        keep = pc.is_valid(values)
+        return groups.filter(keep), values.filter(keep), len(buffers[0])
+
+
+class CountDistinct(_ListBased):
+    """``count(DISTINCT v)``."""
+
+    name = "count"
+
+    def __init__(self, child: Expression, distinct: bool = True) -> None:
+        super().__init__(child, True)
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        groups, values, n = self.groups_and_values(buffers)
+        counts = _per_group(groups, values, n, "count_distinct", pc.CountOptions(mode="only_valid"), pa.int64())
+        return pc.fill_null(counts.cast(pa.int64()), 0)
+
+    def data_type(self) -> DataType:
+        return LongType()
+
+    @property
+    def nullable(self) -> bool:
+        return False
+
+
+class ApproxCountDistinct(CountDistinct):
+    """``approx_count_distinct(v)``: computed exactly."""
+
+    name = "approx_count_distinct"
+
+    def sql(self) -> str:
+        return f"approx_count_distinct({self.children[0].sql()})"
+
+
+class CollectSet(_ListBased):
+    """``collect_set(v)``: the distinct non-null values of a group."""
+
+    name = "collect_set"
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        groups, values, n = self.groups_and_values(buffers)
+        return self._lists(groups, values, n, "distinct")
+
+    def _lists(self, groups: pa.Array, values: pa.Array, n: int, fn: str) -> pa.Array:
+        dt = self.data_type()
+        lists = _per_group(groups, values, n, fn, _VALID if fn == "distinct" else None, _arrow(dt))
+        empty = pa.scalar([], _arrow(dt))
+        return _fit(pc.if_else(pc.is_null(lists), empty, lists) if n else lists, dt)
+
+    def data_type(self) -> DataType:
+        return ArrayType(self.children[0].data_type(), False)
+
+    @property
+    def nullable(self) -> bool:
+        return False
+
+
+class CollectList(CollectSet):
+    """``collect_list(v)``: the non-null values of a group, in input order."""
+
+    name = "collect_list"
+    partial_fn = "list"
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        groups, values, n = self.groups_and_values(buffers)
+        return self._lists(groups, values, n, "list")
+
+
+class VarianceSamp(_ListBased):
+    """``var_samp(v)``: sample variance (null for fewer than two values)."""
+
+    name = "var_samp"
+    partial_fn = "list"
+    ddof = 1
+
+    def __init__(self, child: Expression, distinct: bool = False, name: str | None = None) -> None:
+        super().__init__(child, distinct)
+        if name is not None:
+            self.name = name
+
+    def coerce(self) -> Expression:
+        child = cast_to(self.children[0], DoubleType())
+        return self if child is self.children[0] else self.with_children([child])
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        groups, values, n = self.groups_and_values(buffers)
+        return self._post(_per_group(groups, values, n, "variance", pc.VarianceOptions(ddof=self.ddof, min_count=2),
+                                     pa.float64()))
+
+    def _post(self, variance: pa.Array) -> pa.Array:
+        return variance.cast(pa.float64())
+
+    def data_type(self) -> DataType:
+        return DoubleType()
+
+    def _options(self) -> Any:
+        return (self.name, self.distinct)
+
+
+class StddevSamp(VarianceSamp):
+    """``stddev_samp(v)`` (also ``stddev``)."""
+
+    name = "stddev_samp"
+
+    def _post(self, variance: pa.Array) -> pa.Array:
+        return pc.sqrt(variance.cast(pa.float64()))
+
+
+class Sum(_Simple):
+    """``sum(v)``: integral -> bigint, decimal(p, s) -> decimal(p + 10, s), else double; null over no values."""
+
+    name = "sum"
+    arrow_fn = "sum"
+    options = _SUM
+
+    def coerce(self) -> Expression:
+        dt = self.child.data_type()
+        if isinstance(dt, (StringType, NullType)):
+            return self.with_children([cast_to(self.child, DoubleType())])
+        if is_integral(dt) and not isinstance(dt, LongType):
+            return self.with_children([cast_to(self.child, LongType())])
+        return self
+
+    def check_input_types(self) -> None:
+        dt = self.child.data_type()
+        if not is_numeric(dt):
+            raise mismatch(self, "UNEXPECTED_INPUT_TYPE",
+                           f'the first parameter requires the "NUMERIC" type, however "{self.child.sql()}" has the '
+                           f"type {quoted_type(dt)}")
+
+    def data_type(self) -> DataType:
+        dt = self.child.data_type()
+        if is_integral(dt):
+            return LongType()
+        if isinstance(dt, DecimalType):
+            return bounded_decimal(dt.precision + 10, dt.scale)
+        return DoubleType()
+
+    def partial_aggs(self) -> list[ArrowAgg]:
+        return [("distinct", _VALID)] if self.distinct else [("sum", _SUM)]
+
+    def merge_aggs(self) -> list[ArrowAgg]:
+        return [("list", None)] if self.distinct else [("sum", _SUM)]
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        if self.distinct:
+            groups, values = _flatten_groups(buffers[0])
+            keep = pc.is_valid(values)
+            groups, values = groups.filter(keep), values.filter(keep)
+            per_group = pa.table({"g": groups, "v": values}).group_by(["g", "v"]).aggregate([]).column("v")
+            group_col = pa.table({"g": groups, "v": values}).group_by(["g", "v"]).aggregate([]).column("g")
+            sums = _per_group(group_col.combine_chunks(), per_group.combine_chunks(), len(buffers[0]), "sum", _SUM,
+                              _arrow(self.data_type()))
+            return _fit(sums, self.data_type())
+        return _fit(buffers[0], self.data_type())
+
+
+class Avg(Sum):
+    """``avg(v)`` (also ``mean``): double, or decimal(p + 4, s + 4) for decimals."""
+
+    name = "avg"
+
+    def coerce(self) -> Expression:
+        dt = self.child.data_type()
+        if isinstance(dt, DecimalType) or isinstance(dt, DoubleType):
+            return self
+        if is_numeric(dt) or isinstance(dt, (StringType, NullType)):
+            return self.with_children([cast_to(self.child, DoubleType())])
+        return self
+
+    def data_type(self) -> DataType:
+        dt = self.child.data_type()
+        if isinstance(dt, DecimalType):
+            return bounded_decimal(dt.precision + 4, dt.scale + 4)
+        return DoubleType()
+
+    def partial_aggs(self) -> list[ArrowAgg]:
+        return [("sum", _SUM), ("count", _VALID)]
+
+    def merge_aggs(self) -> list[ArrowAgg]:
+        return [("sum", _SUM), ("sum", None)]
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        total, count = buffers
+        count = pc.fill_null(count.cast(pa.int64()), 0)
+        nonzero = pc.greater(count, 0)
+        dt = self.data_type()
+        if isinstance(dt, DecimalType):
+            from decimal import Decimal, localcontext  # noqa: PLC0415 - only decimals need it
+
+            out: list[Decimal | None] = []
+            with localcontext() as dc:
+                dc.prec = 80
+                for s, c in zip(total.to_pylist(), count.to_pylist()):
+                    out.append(None if s is None or not c else (Decimal(s) / c).quantize(
+                        Decimal(1).scaleb(-dt.scale), rounding="ROUND_HALF_UP"))
+            return pa.array(out, _arrow(dt))
+        safe = pc.if_else(nonzero, count, 1).cast(pa.float64())
+        return pc.if_else(nonzero, pc.divide(total.cast(pa.float64()), safe), pa.scalar(None, pa.float64()))
+
+
+class Min(_Simple):
+    """``min(v)``: keeps the input type."""
+
+    name = "min"
+    arrow_fn = "min"
+
+
+class Max(_Simple):
+    """``max(v)``: keeps the input type."""
+
+    name = "max"
+    arrow_fn = "max"
+
+
+class First(_Simple):
+    """``first(v[, ignorenulls])``: the first value of the group in input order."""
+
+    name = "first"
+    arrow_fn = "first"
+
+    def __init__(self, child: Expression, ignore_nulls: bool = False) -> None:
+        super().__init__(child)
+        self.ignore_nulls = ignore_nulls
+
+    @property
+    def options(self) -> Any:  # type: ignore[override]
+        return pc.ScalarAggregateOptions(skip_nulls=self.ignore_nulls, min_count=0)
+
+    def _options(self) -> Any:
+        return (self.name, self.ignore_nulls)
+
+
+class Last(First):
+    """``last(v[, ignorenulls])``: the last value of the group in input order."""
+
+    name = "last"
+    arrow_fn = "last"
+
+
+def aggregate_functions(expr: Expression) -> list[AggregateFunction]:
+    """The aggregate functions inside ``expr`` (not looking inside an aggregate), first seen first."""
+    found: list[AggregateFunction] = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, AggregateFunction):
+            found.append(node)
+            continue
+        stack.extend(reversed(node.children))
+    return found
+
+
+def with_distinct(fn: AggregateFunction) -> AggregateFunction:
+    """The same aggregate over distinct values (``sum_distinct``...)."""
+    if isinstance(fn, Count):
+        return CountDistinct(fn.children[0])
+    clone = fn.with_children(fn.children)
+    assert isinstance(clone, AggregateFunction)
+    clone.distinct = True
+    return clone
+
+

@@ -1,0 +1,226 @@
+"""Date and time functions of the registry: ``to_timestamp``, ``date_format``, ``year``, ``date_add``...
+
+What this module owns
+---------------------
+The specs of the datetime functions: their types (strings are cast to timestamps or
+dates as Spark does), generated names (``to_timestamp(a, yyyy-MM-dd)``,
+``unix_timestamp(a, yyyy-MM-dd HH:mm:ss)``, ``current_timestamp()``), and evaluation:
+parsing and formatting with Spark's patterns go to ``kernels.datetime``; field
+extraction and day arithmetic are plain Arrow compute in the session time zone.
+
+Invariants
+----------
+* Timestamps are ``pa.timestamp("us", tz="UTC")`` instants; a field (``hour``...) is
+  read in ``ctx.time_zone``.
+* ``current_timestamp()``/``current_date()`` read ``ctx.now_us`` (one instant per
+  query) and are not foldable at definition time.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..types import (
+    DataType,
+    DateType,
+    IntegerType,
+    LongType,
+    StringType,
+    TimestampNTZType,
+    TimestampType,
+)
+from .base import EvalContext
+from .function_registry import FunctionSpec, register
+
+__all__ = ["DEFAULT_FORMAT"]
+
+#: ``unix_timestamp``'s and ``from_unixtime``'s default pattern.
+DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss"
+
+Run = Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]
+
+
+def _kernels() -> Any:
+    from ..kernels import datetime as dt_kernels  # noqa: PLC0415 - kernels load at run time
+
+    return dt_kernels
+
+
+def _const(dt: DataType) -> Callable[[list[DataType]], DataType]:
+    return lambda types: dt
+
+
+def _is_time(dt: DataType) -> bool:
+    return isinstance(dt, (TimestampType, TimestampNTZType, DateType))
+
+
+def _parse_input(types: list[DataType]) -> list[DataType | None]:
+    first: DataType | None = None if isinstance(types[0], StringType) or _is_time(types[0]) else StringType()
+    return [first, StringType()][: len(types)]
+
+
+def _run_to_timestamp(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    values = args[0]
+    if isinstance(types[0], StringType):
+        fmt = args[1] if len(args) > 1 else None
+        return _kernels().to_timestamp(values, fmt, ctx.time_zone, ctx.ansi)
+    return _cast(values, types[0], TimestampType(), ctx)
+
+
+def _run_to_date(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    values = args[0]
+    if isinstance(types[0], StringType):
+        fmt = args[1] if len(args) > 1 else None
+        return _kernels().to_date(values, fmt, ctx.ansi)
+    return _cast(values, types[0], DateType(), ctx)
+
+
+def _cast(values: pa.Array, src: DataType, dst: DataType, ctx: EvalContext) -> pa.Array:
+    if src == dst:
+        return values
+    from ..kernels import cast as cast_kernels  # noqa: PLC0415 - kernels load at run time
+
+    return cast_kernels.cast(values, src, dst, "ansi" if ctx.ansi else "legacy", ctx.time_zone)
+
+
+register(FunctionSpec("to_timestamp", 1, 2, _parse_input, _const(TimestampType()), _run_to_timestamp,
+                      scalar_positions=(1,)))
+register(FunctionSpec("to_date", 1, 2, _parse_input, _const(DateType()), _run_to_date, scalar_positions=(1,)))
+
+
+def _timestamp_input(types: list[DataType]) -> list[DataType | None]:
+    first: DataType | None = None if isinstance(types[0], (TimestampType, TimestampNTZType)) else TimestampType()
+    return [first, StringType()][: len(types)]
+
+
+def _run_date_format(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    return _kernels().date_format(args[0], args[1], ctx.time_zone)
+
+
+register(FunctionSpec("date_format", 2, 2, _timestamp_input, _const(StringType()), _run_date_format,
+                      scalar_positions=(1,)))
+
+
+def _run_unix_timestamp(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    fmt = args[1] if len(args) > 1 else DEFAULT_FORMAT
+    values = args[0]
+    if isinstance(types[0], StringType):
+        return _kernels().unix_timestamp(values, fmt, ctx.time_zone)
+    micros = _cast(values, types[0], TimestampType(), ctx).cast(pa.int64())
+    return pc.floor(pc.divide(micros.cast(pa.float64()), 1e6)).cast(pa.int64())
+
+
+def _show_with_default(name: str) -> Callable[[list[str]], str]:
+    return lambda args: f"{name}({args[0]}, {args[1] if len(args) > 1 else DEFAULT_FORMAT})"
+
+
+register(FunctionSpec("unix_timestamp", 1, 2, _parse_input, _const(LongType()), _run_unix_timestamp,
+                      scalar_positions=(1,), display=_show_with_default("unix_timestamp")))
+
+
+def _run_from_unixtime(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    fmt = args[1] if len(args) > 1 else DEFAULT_FORMAT
+    return _kernels().from_unixtime(args[0], fmt, ctx.time_zone)
+
+
+register(FunctionSpec("from_unixtime", 1, 2, lambda ts: [LongType(), StringType()][: len(ts)], _const(StringType()),
+                      _run_from_unixtime, scalar_positions=(1,), display=_show_with_default("from_unixtime")))
+
+
+def _local(values: pa.Array, src: DataType, ctx: EvalContext) -> pa.Array:
+    """Timestamps as wall-clock times of the session zone (dates unchanged)."""
+    if isinstance(src, TimestampType):
+        return values.cast(pa.timestamp("us", tz=ctx.time_zone))
+    return values
+
+
+def _field(fn: Callable[[pa.Array], pa.Array]) -> Run:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        return fn(_local(args[0], types[0], ctx)).cast(pa.int32())
+    return run
+
+
+def _date_input(types: list[DataType]) -> list[DataType | None]:
+    return [None if _is_time(types[0]) else DateType()]
+
+
+def _time_input(types: list[DataType]) -> list[DataType | None]:
+    return [None if isinstance(types[0], (TimestampType, TimestampNTZType)) else TimestampType()]
+
+
+def _dayofweek(values: pa.Array) -> pa.Array:
+    return pc.day_of_week(values, count_from_zero=False, week_start=7)
+
+
+_DATE_FIELDS: dict[str, Callable[[pa.Array], pa.Array]] = {
+    "year": pc.year,
+    "month": pc.month,
+    "dayofmonth": pc.day,
+    "dayofyear": pc.day_of_year,
+    "quarter": pc.quarter,
+    "weekofyear": pc.iso_week,
+    "dayofweek": _dayofweek,
+}
+_TIME_FIELDS: dict[str, Callable[[pa.Array], pa.Array]] = {
+    "hour": pc.hour,
+    "minute": pc.minute,
+    "second": pc.second,
+}
+
+for _name, _fn in _DATE_FIELDS.items():
+    register(FunctionSpec(_name, 1, 1, _date_input, _const(IntegerType()), _field(_fn)))
+for _name, _fn in _TIME_FIELDS.items():
+    register(FunctionSpec(_name, 1, 1, _time_input, _const(IntegerType()), _field(_fn)))
+
+
+def _days(values: pa.Array) -> pa.Array:
+    return values.cast(pa.int32())
+
+
+def _run_date_add(sign: int) -> Run:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        days = _days(_date_values(args[0], types[0], ctx))
+        delta = args[1].cast(pa.int32())
+        result = pc.add_checked(days, delta) if sign > 0 else pc.subtract_checked(days, delta)
+        return result.cast(pa.date32())
+    return run
+
+
+def _date_values(values: pa.Array, src: DataType, ctx: EvalContext) -> pa.Array:
+    return values if isinstance(src, DateType) else _cast(values, src, DateType(), ctx)
+
+
+def _date_int(types: list[DataType]) -> list[DataType | None]:
+    return [DateType(), IntegerType()]
+
+
+register(FunctionSpec("date_add", 2, 2, _date_int, _const(DateType()), _run_date_add(1)))
+register(FunctionSpec("date_sub", 2, 2, _date_int, _const(DateType()), _run_date_add(-1)))
+
+
+def _run_datediff(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    return pc.subtract(_days(args[0]), _days(args[1])).cast(pa.int32())
+
+
+register(FunctionSpec("datediff", 2, 2, lambda ts: [DateType(), DateType()], _const(IntegerType()), _run_datediff))
+
+
+def _run_now(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    return pa.array([ctx.now_us], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+
+
+def _run_today(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    instant = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc) + _dt.timedelta(microseconds=ctx.now_us)
+    return pa.array([instant.astimezone(ZoneInfo(ctx.time_zone)).date()], pa.date32())
+
+
+register(FunctionSpec("current_timestamp", 0, 0, lambda ts: [], _const(TimestampType()), _run_now,
+                      null_intolerant=False, foldable=False), "now")
+register(FunctionSpec("current_date", 0, 0, lambda ts: [], _const(DateType()), _run_today,
+                      null_intolerant=False, foldable=False), "curdate")

@@ -1,0 +1,102 @@
+"""The registry of scalar functions: one :class:`FunctionSpec` per Spark function name.
+
+What this module owns
+---------------------
+:class:`FunctionSpec` (how a function types, coerces, names and evaluates its
+arguments) and the registry the generic node :class:`scalar_functions.ScalarFunction`
+reads. The string, math and datetime modules register their functions here when
+``scalar_functions`` imports them.
+
+Invariants
+----------
+* A spec's ``run`` receives, per argument, an Arrow array, or the Python value for the
+  positions in ``scalar_positions`` (those arguments must be foldable: a literal such as
+  a regex pattern or a format string).
+* Names are unique; registering a name twice is a programming error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from ..types import DataType
+from .base import EvalContext
+
+__all__ = ["FunctionSpec", "lookup", "register", "registered_names"]
+
+#: ``run(args, arg_types, result_type, ctx) -> pa.Array``.
+Runner = Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """How one scalar function behaves.
+
+    Attributes
+    ----------
+    name : str
+        The function's name in generated column names (``lower``, ``SQRT``...).
+    min_args, max_args : int
+        The accepted number of arguments (``max_args`` -1: any number).
+    arg_types : callable
+        ``arg_types(types) -> list of DataType or None``: the type each argument is cast
+        to (``None`` keeps it); raises ``TypeError`` with a reason when a type is wrong.
+    result_type : callable
+        ``result_type(types_after_coercion) -> DataType``.
+    run : callable
+        The evaluation, see :data:`Runner`.
+    scalar_positions : tuple of int
+        Argument positions passed as Python values (``-1`` means every position from
+        the first onward except the first argument).
+    null_intolerant : bool
+        Whether a null argument gives a null result (nullable iff an argument is).
+    foldable : bool
+        Whether constant arguments make a constant (``current_timestamp()``: no).
+    display : callable or None
+        ``display(arg_sqls) -> str``: a generated name other than ``name(a, b)``.
+    result_from_values : callable or None
+        ``(types, values) -> DataType`` when the result type depends on a constant
+        argument's value (``round``'s scale); ``values`` holds the folded scalar positions.
+    """
+
+    name: str
+    min_args: int
+    max_args: int
+    arg_types: Callable[[list[DataType]], list[DataType | None]]
+    result_type: Callable[[list[DataType]], DataType]
+    run: Runner
+    scalar_positions: tuple[int, ...] = ()
+    null_intolerant: bool = True
+    foldable: bool = True
+    display: Callable[[list[str]], str] | None = None
+    result_from_values: Callable[[list[DataType], list[Any]], DataType] | None = None
+
+    def is_scalar_position(self, index: int) -> bool:
+        """Whether argument ``index`` is handed to ``run`` as a Python value."""
+        return index in self.scalar_positions or (-1 in self.scalar_positions and index > 0)
+
+
+_REGISTRY: dict[str, FunctionSpec] = {}
+
+
+def register(spec: FunctionSpec, *aliases: str) -> FunctionSpec:
+    """Add a function (under its name, lower-cased, and any ``aliases``)."""
+    for key in (spec.name.lower(), *aliases):
+        if key in _REGISTRY:
+            raise ValueError(f"scalar function {key!r} registered twice")
+        _REGISTRY[key] = spec
+    return spec
+
+
+def lookup(name: str) -> FunctionSpec:
+    """The spec of a function (case-insensitive); ``KeyError`` if unknown."""
+    return _REGISTRY[name.lower()]
+
+
+def registered_names() -> list[str]:
+    """Every registered function name, sorted."""
+    return sorted(_REGISTRY)

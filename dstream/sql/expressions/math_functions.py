@@ -1,0 +1,178 @@
+"""Math functions of the registry: ``SQRT``, ``EXP``, ``ln``/``LOG``, ``POWER``, ``FLOOR``, ``CEIL``,
+``round``, ``bround``, ``greatest``, ``least``.
+
+What this module owns
+---------------------
+The specs (types, generated names as Spark prints them: upper-case for the old math
+functions, ``round(a, 0)`` with the scale shown) and their calls into
+``kernels.mathfuncs`` and ``kernels.arith`` (rounding).
+
+Invariants
+----------
+* Math on doubles: arguments are cast to ``double`` (strings too); ``round`` keeps the
+  argument's type (decimal results get Spark's ``DecimalType`` for the new scale).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+
+from ..types import DataType, DecimalType, DoubleType, IntegerType, LongType
+from .base import EvalContext
+from .coercion import bounded_decimal, find_common_type, is_numeric
+from .function_registry import FunctionSpec, register
+
+__all__: list[str] = []
+
+Run = Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]
+
+
+def _doubles(types: list[DataType]) -> list[DataType | None]:
+    return [DoubleType()] * len(types)
+
+
+def _double_result(types: list[DataType]) -> DataType:
+    return DoubleType()
+
+
+def _math() -> Any:
+    from ..kernels import mathfuncs  # noqa: PLC0415 - kernels load at run time
+
+    return mathfuncs
+
+
+def _arith() -> Any:
+    from ..kernels import arith  # noqa: PLC0415 - kernels load at run time
+
+    return arith
+
+
+def _unary(fn_name: str) -> Run:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        return getattr(_math(), fn_name)(args[0])
+    return run
+
+
+register(FunctionSpec("SQRT", 1, 1, _doubles, _double_result, _unary("sqrt")))
+register(FunctionSpec("EXP", 1, 1, _doubles, _double_result, _unary("exp")))
+
+
+def _log_kind(kind: str) -> Run:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        return _math().log_(args[0], None, kind)
+    return run
+
+
+register(FunctionSpec("ln", 1, 1, _doubles, _double_result, _log_kind("ln"), null_intolerant=False))
+register(FunctionSpec("LOG10", 1, 1, _doubles, _double_result, _log_kind("log10"), null_intolerant=False))
+register(FunctionSpec("LOG2", 1, 1, _doubles, _double_result, _log_kind("log2"), null_intolerant=False))
+
+
+def _run_log_base(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    if args[0] is None:
+        return pa.nulls(len(args[1]), pa.float64())
+    return _math().log_(args[1], float(args[0]))
+
+
+register(FunctionSpec("LOG", 2, 2, _doubles, _double_result, _run_log_base, scalar_positions=(0,),
+                      null_intolerant=False))
+
+
+def _run_pow(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    return _math().power(args[0], args[1])
+
+
+register(FunctionSpec("POWER", 2, 2, _doubles, _double_result, _run_pow), "pow")
+
+
+def _floor_types(types: list[DataType]) -> list[DataType | None]:
+    dt = types[0]
+    return [None if is_numeric(dt) else DoubleType()]
+
+
+def _floor_result(types: list[DataType]) -> DataType:
+    dt = types[0]
+    if isinstance(dt, DecimalType):
+        return DecimalType(min(38, dt.precision - dt.scale + 1), 0)
+    return LongType()
+
+
+def _run_floor(kind: str) -> Run:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        return _math().floor_(args[0], kind)
+    return run
+
+
+register(FunctionSpec("FLOOR", 1, 1, _floor_types, _floor_result, _run_floor("floor")))
+register(FunctionSpec("CEIL", 1, 1, _floor_types, _floor_result, _run_floor("ceil")), "ceiling")
+
+
+def _round_types(types: list[DataType]) -> list[DataType | None]:
+    first: DataType | None = None if is_numeric(types[0]) else DoubleType()
+    return [first, IntegerType()][: len(types)]
+
+
+def _round_result_for(dt: DataType, scale: int) -> DataType:
+    if isinstance(dt, DecimalType):
+        int_digits = dt.precision - dt.scale + 1
+        if scale < 0:
+            return DecimalType(min(38, max(int_digits, 1 - scale)), 0)
+        new_scale = min(scale, dt.scale)
+        return bounded_decimal(int_digits + new_scale, new_scale)
+    return dt
+
+
+def _round_result(types: list[DataType], scalars: list[Any]) -> DataType:
+    scale = scalars[1] if len(scalars) > 1 and scalars[1] is not None else 0
+    return _round_result_for(types[0], scale)
+
+
+def _run_round(kernel_name: str) -> Run:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
+
+        scale = 0 if len(args) < 2 else args[1]
+        if scale is None:
+            return pa.nulls(len(args[0]), to_arrow_type(rt))
+        result = getattr(_arith(), kernel_name)(args[0], scale)
+        target = to_arrow_type(rt)
+        return result if result.type == target else result.cast(target)
+    return run
+
+
+def _show_round(name: str) -> Callable[[list[str]], str]:
+    return lambda args: f"{name}({args[0]}, {args[1] if len(args) > 1 else 0})"
+
+
+register(FunctionSpec("round", 1, 2, _round_types, _double_result, _run_round("round_half_up"),
+                      scalar_positions=(1,), display=_show_round("round"), result_from_values=_round_result))
+register(FunctionSpec("bround", 1, 2, _round_types, _double_result, _run_round("round_half_even"),
+                      scalar_positions=(1,), display=_show_round("bround"), result_from_values=_round_result))
+
+
+def _common_types(types: list[DataType]) -> list[DataType | None]:
+    common = find_common_type(types)
+    if common is None:
+        raise TypeError("the arguments of greatest/least must all have the same type, got "
+                        + ", ".join(t.simpleString() for t in types))
+    return [common] * len(types)
+
+
+def _common_result(types: list[DataType]) -> DataType:
+    common = find_common_type(types)
+    return common if common is not None else types[0]
+
+
+def _run_extreme(fn_name: str) -> Run:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        return getattr(_math(), fn_name)(args)
+    return run
+
+
+register(FunctionSpec("greatest", 2, -1, _common_types, _common_result, _run_extreme("greatest"),
+                      null_intolerant=False))
+register(FunctionSpec("least", 2, -1, _common_types, _common_result, _run_extreme("least"),
+                      null_intolerant=False))

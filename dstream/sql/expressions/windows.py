@@ -1,0 +1,203 @@
+"""Event-time windows: ``window(ts, "10 minutes"[, slide[, start]])`` and ``session_window(ts, gap)``.
+
+What this module owns
+---------------------
+:class:`TimeWindow` and :class:`SessionWindow` (both named ``window`` /
+``session_window`` and typed ``struct<start: timestamp, end: timestamp>``) and
+:func:`parse_duration`, the interval text (``"10 minutes"``, ``"1 hour 30 minutes"``,
+``"interval 5 seconds"``) as microseconds.
+
+How the analyzer uses them
+--------------------------
+* A *tumbling* window (slide == duration) is an ordinary expression: :meth:`eval`
+  gives one window per row.
+* A *sliding* window puts a row in several windows: :attr:`TimeWindow.is_sliding` is
+  true and the window must be planned as a ``Generate`` over
+  :meth:`TimeWindow.generate` (``(parent_indices, [window structs])``, output field
+  ``window``), then the grouping refers to the generated column.
+* Rows whose time is null belong to no window: ``generate`` drops them and ``eval``
+  gives a null struct (Spark filters those rows out).
+* :class:`SessionWindow` gives each row ``[ts, ts + gap)``; merging overlapping
+  sessions of a key is the aggregation's job: :attr:`SessionWindow.gap_us`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import IllegalArgumentException
+from ..types import DataType, StructField, StructType, TimestampNTZType, TimestampType
+from .base import EvalContext, Expression
+from .cast import cast_to
+
+__all__ = ["SessionWindow", "TimeWindow", "parse_duration", "window_type"]
+
+_UNITS = {
+    "microsecond": 1, "millisecond": 1000, "second": 1_000_000, "minute": 60_000_000,
+    "hour": 3_600_000_000, "day": 86_400_000_000, "week": 7 * 86_400_000_000,
+}
+_PART = re.compile(r"\s*(-?\d+)\s*([a-z]+?)s?\b", re.IGNORECASE)
+
+
+def parse_duration(text: str) -> int:
+    """``"10 minutes"`` -> microseconds; months and years are refused (their length varies)."""
+    body = text.strip()
+    if body.lower().startswith("interval"):
+        body = body[len("interval"):]
+    total, pos, found = 0, 0, False
+    body = body.strip()
+    while pos < len(body):
+        m = _PART.match(body, pos)
+        if m is None:
+            break
+        unit = m.group(2).lower()
+        if unit in ("month", "year"):
+            raise IllegalArgumentException(
+                f"Intervals greater than a month is not supported ({text}).", "INVALID_INTERVAL_FORMAT",
+                {"input": text})
+        if unit not in _UNITS:
+            break
+        total += int(m.group(1)) * _UNITS[unit]
+        pos, found = m.end(), True
+    if not found or body[pos:].strip():
+        raise IllegalArgumentException(
+            f"The provided interval ({text}) did not correspond to a valid interval string.",
+            "INVALID_INTERVAL_FORMAT", {"input": text})
+    return total
+
+
+def window_type(time_type: DataType | None = None) -> StructType:
+    """``struct<start, end>`` of the time column's timestamp type."""
+    ts: DataType = TimestampNTZType() if isinstance(time_type, TimestampNTZType) else TimestampType()
+    return StructType([StructField("start", ts, True), StructField("end", ts, True)])
+
+
+def _struct(starts: pa.Array, ends: pa.Array, arrow_type: pa.DataType, valid: pa.Array | None) -> pa.Array:
+    mask = None if valid is None else pc.invert(valid)
+    return pa.StructArray.from_arrays([starts.cast(arrow_type), ends.cast(arrow_type)], names=["start", "end"],
+                                      mask=mask)
+
+
+class TimeWindow(Expression):
+    """``window(timeColumn, windowDuration, slideDuration, startTime)`` (durations in microseconds)."""
+
+    def __init__(self, child: Expression, window_us: int, slide_us: int | None = None, start_us: int = 0) -> None:
+        self.children = (child,)
+        self.window_us = window_us
+        self.slide_us = window_us if slide_us is None else slide_us
+        self.start_us = start_us
+        if self.window_us <= 0 or self.slide_us <= 0:
+            raise IllegalArgumentException(
+                "The window duration and the slide duration must be greater than 0.", "INVALID_PARAMETER_VALUE", {})
+        if self.slide_us > self.window_us:
+            raise IllegalArgumentException(
+                "The slide duration must be less than or equal to the windowDuration.", "INVALID_PARAMETER_VALUE", {})
+
+    @property
+    def is_sliding(self) -> bool:
+        """Whether a row may fall in several windows (plan a ``Generate``)."""
+        return self.slide_us != self.window_us
+
+    def with_children(self, children: Sequence[Expression]) -> Expression:
+        return TimeWindow(children[0], self.window_us, self.slide_us, self.start_us)
+
+    def data_type(self) -> DataType:
+        return window_type(self.children[0].data_type())
+
+    def sql(self) -> str:
+        return "window"
+
+    def coerce(self) -> Expression:
+        dt = self.children[0].data_type()
+        if isinstance(dt, (TimestampType, TimestampNTZType)):
+            return self
+        return TimeWindow(cast_to(self.children[0], TimestampType()), self.window_us, self.slide_us, self.start_us)
+
+    def output_fields(self) -> list[tuple[str, DataType, bool]]:
+        """The one column a ``Generate`` of this window produces."""
+        return [("window", self.data_type(), False)]
+
+    def _last_start(self, micros: pa.Array) -> pa.Array:
+        shifted = pc.subtract(micros, self.start_us)
+        remainder = pc.subtract(shifted, pc.multiply(pc.floor(pc.divide(shifted.cast(pa.float64()),
+                                                                         float(self.slide_us))).cast(pa.int64()),
+                                                     self.slide_us))
+        return pc.subtract(micros, remainder)
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        values = self.children[0].eval(batch, ctx)
+        micros = values.cast(pa.int64())
+        start = self._last_start(micros)
+        if self.is_sliding:
+            # The earliest window containing the row, as Spark's first generated one.
+            count = -(-self.window_us // self.slide_us)
+            start = pc.subtract(start, (count - 1) * self.slide_us)
+            start = _first_containing(start, micros, self.window_us, self.slide_us)
+        return _struct(start, pc.add(start, self.window_us), values.type, values.is_valid())
+
+    def generate(self, batch: pa.RecordBatch, ctx: EvalContext) -> tuple[pa.Array, list[pa.Array]]:
+        """Every window of every row with a time, windows of a row by increasing start."""
+        values = self.children[0].eval(batch, ctx)
+        micros = values.cast(pa.int64())
+        last = self._last_start(micros)
+        count = -(-self.window_us // self.slide_us)
+        parents, starts = [], []
+        rows = pa.array(range(len(values)), pa.int64())
+        for i in range(count - 1, -1, -1):
+            start = pc.subtract(last, i * self.slide_us)
+            keep = pc.fill_null(pc.and_(pc.less_equal(start, micros),
+                                        pc.less(micros, pc.add(start, self.window_us))), False)
+            parents.append(rows.filter(keep))
+            starts.append(start.filter(keep))
+        parent = pa.concat_arrays(parents) if parents else pa.array([], pa.int64())
+        start_all = pa.concat_arrays(starts) if starts else pa.array([], pa.int64())
+        order = pc.sort_indices(parent)
+        parent, start_all = parent.take(order), start_all.take(order)
+        return parent, [_struct(start_all, pc.add(start_all, self.window_us), values.type, None)]
+
+    def _options(self) -> Any:
+        return (self.window_us, self.slide_us, self.start_us)
+
+
+def _first_containing(start: pa.Array, micros: pa.Array, window_us: int, slide_us: int) -> pa.Array:
+    end = pc.add(start, window_us)
+    outside = pc.fill_null(pc.less_equal(end, micros), False)
+    return pc.if_else(outside, pc.add(start, slide_us), start)
+
+
+class SessionWindow(Expression):
+    """``session_window(timeColumn, gapDuration)``: ``[ts, ts + gap)`` before sessions are merged."""
+
+    def __init__(self, child: Expression, gap_us: int) -> None:
+        self.children = (child,)
+        self.gap_us = gap_us
+        if gap_us <= 0:
+            raise IllegalArgumentException("The session gap must be greater than 0.", "INVALID_PARAMETER_VALUE", {})
+
+    def with_children(self, children: Sequence[Expression]) -> Expression:
+        return SessionWindow(children[0], self.gap_us)
+
+    def data_type(self) -> DataType:
+        return window_type(self.children[0].data_type())
+
+    def sql(self) -> str:
+        return "session_window"
+
+    def coerce(self) -> Expression:
+        dt = self.children[0].data_type()
+        if isinstance(dt, (TimestampType, TimestampNTZType)):
+            return self
+        return SessionWindow(cast_to(self.children[0], TimestampType()), self.gap_us)
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        values = self.children[0].eval(batch, ctx)
+        micros = values.cast(pa.int64())
+        return _struct(micros, pc.add(micros, self.gap_us), values.type, values.is_valid())
+
+    def _options(self) -> Any:
+        return (self.gap_us,)

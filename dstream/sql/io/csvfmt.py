@@ -1,0 +1,281 @@
+"""The CSV source: Spark's reader options, modes and inference over pyarrow's tokenizer.
+
+What this module owns
+---------------------
+:class:`CsvFormat`: ``header``, ``sep``/``delimiter``, ``quote``, ``escape``, ``nullValue``,
+``comment``, ``encoding``, ``multiLine``, ``mode`` (PERMISSIVE, DROPMALFORMED, FAILFAST),
+``columnNameOfCorruptRecord``, ``nanValue``/``positiveInf``/``negativeInf``,
+``timestampFormat``/``dateFormat``, ``inferSchema``; names ``_c0``, ``_c1``... without a header.
+
+Invariants
+----------
+* A record is malformed when its token count differs from the schema's or a field does not
+  parse. PERMISSIVE keeps it (missing fields and bad fields null, extra tokens dropped,
+  the line in the corrupt-record column when the schema has one); DROPMALFORMED drops it;
+  FAILFAST raises ``MALFORMED_RECORD_IN_PARSING``.
+* A field equal to ``nullValue`` (default: empty, quoted or not) is null, whatever its type.
+* Clean input is tokenized by pyarrow; a split with a malformed line is tokenized again
+  line by line with :mod:`csv`, so records keep their order and their text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from dstream.sql.errors import SparkRuntimeException
+from dstream.sql.io.base import FileFormat, Filter, time_zone_option
+from dstream.sql.io.files import FileSplit, option, option_bool, read_line_range
+from dstream.sql.io.strconv import ParseOptions, infer_column, merge_types, parse_column
+
+__all__ = ["CsvFormat", "CsvOptions", "malformed_error"]
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """The CSV reader options, parsed once per call."""
+
+    header: bool
+    sep: str
+    quote: str
+    escape: str
+    null_value: str
+    comment: str | None
+    encoding: str
+    multi_line: bool
+    mode: str
+    corrupt_column: str
+    parse: ParseOptions
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> CsvOptions:
+        """The options of a read, with Spark's defaults."""
+        sep = option(options, "sep") or option(options, "delimiter") or ","
+        sep = {"\\t": "\t", "\\n": "\n"}.get(sep, sep)
+        mode = (option(options, "mode") or "PERMISSIVE").upper()
+        if mode not in ("PERMISSIVE", "DROPMALFORMED", "FAILFAST"):
+            mode = "PERMISSIVE"
+        parse = ParseOptions(option(options, "nanValue", "NaN") or "NaN",
+                             option(options, "positiveInf", "Inf") or "Inf",
+                             option(options, "negativeInf", "-Inf") or "-Inf",
+                             time_zone_option(options), option(options, "timestampFormat"),
+                             option(options, "dateFormat"))
+        return cls(option_bool(options, "header"), sep, option(options, "quote", '"') or "\0",
+                   option(options, "escape", "\\") or "\0", option(options, "nullValue", "") or "",
+                   option(options, "comment") or None, option(options, "encoding") or option(options, "charset")
+                   or "utf-8", option_bool(options, "multiLine"), mode,
+                   option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record", parse)
+
+
+def malformed_error(record: str) -> SparkRuntimeException:
+    """FAILFAST's error for one malformed record."""
+    return SparkRuntimeException(
+        f"Malformed records are detected in record parsing: {record!r}. Parse Mode: FAILFAST. "
+        "To process malformed records as null result, try setting the option 'mode' as 'PERMISSIVE'.",
+        "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION", {"badRecord": record, "failFastMode": "FAILFAST"})
+
+
+@dataclass
+class _Tokens:
+    """A split's records as string columns (null where ``nullValue``)."""
+
+    columns: list[pa.Array]
+    mismatch: pa.Array | None  # True where a record had another token count
+    lines: list[str] | None  # each record's text, when tokenized line by line
+
+
+def _decode(data: bytes, opts: CsvOptions) -> str:
+    return data.decode(opts.encoding, errors="replace")
+
+
+def _fast_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOptions) -> _Tokens | None:
+    """pyarrow's tokenization, or ``None`` when a record has another token count or the dialect needs Python."""
+    if opts.comment or len(opts.sep) != 1 or len(opts.quote) != 1 or len(opts.escape) != 1:
+        return None
+    bad: list[int] = []
+
+    def on_invalid(row: Any) -> str:
+        bad.append(1)
+        return "skip"
+
+    names = None if width is None else [f"c{i}" for i in range(width)]
+    read = pacsv.ReadOptions(column_names=names, autogenerate_column_names=names is None,
+                             skip_rows=1 if skip_header else 0, use_threads=False, block_size=1 << 24)
+    parse = pacsv.ParseOptions(delimiter=opts.sep, quote_char=False if opts.quote == "\0" else opts.quote,
+                               double_quote=True,
+                               escape_char=False if opts.escape in ("\0", opts.quote) else opts.escape,
+                               newlines_in_values=opts.multi_line, ignore_empty_lines=True,
+                               invalid_row_handler=on_invalid)
+    if opts.encoding.lower().replace("-", "") not in ("utf8",):
+        data = _decode(data, opts).encode("utf-8")
+    try:
+        table = pacsv.read_csv(io.BytesIO(data), read, parse, pacsv.ConvertOptions(
+            column_types={n: pa.string() for n in names} if names else None, null_values=[opts.null_value],
+            strings_can_be_null=True, quoted_strings_can_be_null=True, check_utf8=False,
+            auto_dict_encode=False, include_columns=None))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if bad or (width is not None and table.num_columns != width):
+        return None
+    columns = [c.combine_chunks().cast(pa.string()) for c in table.columns]
+    return _Tokens([_valid_utf8(c) for c in columns], None, None)
+
+
+def _valid_utf8(column: pa.Array) -> pa.Array:
+    try:
+        column.validate(full=True)
+        return column
+    except pa.ArrowInvalid:
+        values = [None if v is None else v.decode("utf-8", "replace") for v in column.cast(pa.binary()).to_pylist()]
+        return pa.array(values, pa.string())
+
+
+def _record_lines(text: str, opts: CsvOptions) -> list[str]:
+    lines = text.splitlines() if not opts.multi_line else [text]
+    skip = opts.comment
+    return [ln for ln in lines if ln.strip() and not (skip and ln.startswith(skip))]
+
+
+def _python_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOptions) -> _Tokens:
+    """Line-by-line tokenization with :mod:`csv` (each physical line one record unless multiLine)."""
+    text = _decode(data, opts)
+    dialect: dict[str, Any] = {"delimiter": opts.sep, "quotechar": opts.quote if opts.quote != "\0" else None,
+               "escapechar": opts.escape if opts.escape not in ("\0", opts.quote) else None, "doublequote": True,
+               "quoting": csv.QUOTE_MINIMAL if opts.quote != "\0" else csv.QUOTE_NONE, "strict": False}
+    records: list[list[str]]
+    lines: list[str]
+    if opts.multi_line:
+        source = [ln for ln in io.StringIO(text, newline="")]
+        records = [r for r in csv.reader(source, **dialect) if r and any(x.strip() for x in r)]
+        if opts.comment:
+            records = [r for r in records if not r[0].startswith(opts.comment)]
+        lines = [opts.sep.join(r) for r in records]
+    else:
+        lines = _record_lines(text, opts)
+        records = [next(csv.reader([ln], **dialect), []) for ln in lines]
+    if skip_header and records:
+        records, lines = records[1:], lines[1:]
+    if width is None:
+        width = len(records[0]) if records else 0
+    cols: list[list[str | None]] = [[] for _ in range(width)]
+    mismatch = []
+    for record in records:
+        mismatch.append(len(record) != width)
+        for i in range(width):
+            value = record[i] if i < len(record) else None
+            cols[i].append(None if value is None or value == opts.null_value else value)
+    mask = pa.array(mismatch, pa.bool_())
+    return _Tokens([pa.array(c, pa.string()) for c in cols], mask if any(mismatch) else None, lines)
+
+
+def _tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOptions) -> _Tokens:
+    fast = _fast_tokens(data, width, skip_header, opts)
+    return fast if fast is not None else _python_tokens(data, width, skip_header, opts)
+
+
+def _chunks(batch: pa.RecordBatch, size: int = 1 << 16) -> Iterator[pa.RecordBatch]:
+    if batch.num_rows <= size:
+        yield batch
+        return
+    for start in range(0, batch.num_rows, size):
+        yield batch.slice(start, size)
+
+
+def _safe_header(names: Sequence[str | None]) -> list[str]:
+    """Spark's header names: empty ones ``_c<i>``, duplicates (case-insensitively) suffixed with their index."""
+    lowered = [(n or "").lower() for n in names]
+    out = []
+    for i, name in enumerate(names):
+        if not name:
+            out.append(f"_c{i}")
+        elif lowered.count(name.lower()) > 1:
+            out.append(f"{name}{i}")
+        else:
+            out.append(name)
+    return out
+
+
+class CsvFormat(FileFormat):
+    """Comma-separated values (``spark.read.csv``)."""
+
+    name = "csv"
+    extension = "csv"
+
+    def splittable_with(self, options: Mapping[str, Any]) -> bool:
+        """CSV splits by byte ranges unless ``multiLine`` (quoted newlines cross any boundary)."""
+        return not option_bool(options, "multiLine")
+
+    def _header(self, path: str, opts: CsvOptions) -> list[str]:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 20) if not opts.multi_line else handle.read()
+        tokens = _python_tokens(data, None, False, opts)
+        if not tokens.columns or len(tokens.columns[0]) == 0:
+            return []
+        return [c[0].as_py() for c in tokens.columns]
+
+    def _infer_data_schema(self, files: Sequence[str], options: Mapping[str, Any]) -> pa.Schema:
+        opts = CsvOptions.of(options)
+        infer = option_bool(options, "inferSchema")
+        first = next((f for f in files if self._header(f, opts)), None)
+        if first is None:
+            return pa.schema([])
+        head = self._header(first, opts)
+        names = _safe_header(head) if opts.header else [f"_c{i}" for i in range(len(head))]
+        if not infer:
+            return pa.schema([pa.field(n, pa.string()) for n in names])
+        types: list[pa.DataType] = [pa.null()] * len(names)
+        for path in files:
+            data = read_line_range(FileSplit(path))
+            tokens = _tokens(data, len(names), opts.header, opts)
+            for i, column in enumerate(tokens.columns):
+                types[i] = merge_types(types[i], infer_column(column, opts.parse))
+        return pa.schema([pa.field(n, pa.string() if pa.types.is_null(t) else t) for n, t in zip(names, types)])
+
+    def _read_data(self, split: FileSplit, schema: pa.Schema, columns: Sequence[str], options: Mapping[str, Any],
+                   filters: Sequence[Filter] | None) -> Iterator[pa.RecordBatch]:
+        opts = CsvOptions.of(options)
+        corrupt = opts.corrupt_column if opts.corrupt_column in schema.names else None
+        data_fields = [f for f in schema if f.name != corrupt]
+        data = read_line_range(split)
+        skip_header = opts.header and split.start == 0
+        tokens = _tokens(data, len(data_fields), skip_header, opts)
+        batch = self._convert(tokens, data_fields, schema, corrupt, opts)
+        if batch is None:
+            # A malformed record whose text is needed: tokenize again line by line.
+            tokens = _python_tokens(data, len(data_fields), skip_header, opts)
+            batch = self._convert(tokens, data_fields, schema, corrupt, opts)
+        assert batch is not None
+        yield from _chunks(batch)
+
+    def _convert(self, tokens: _Tokens, data_fields: list[pa.Field], schema: pa.Schema, corrupt: str | None,
+                 opts: CsvOptions) -> pa.RecordBatch | None:
+        arrays: list[pa.Array] = []
+        bad = tokens.mismatch
+        for fld, strings in zip(data_fields, tokens.columns):
+            array, failed = parse_column(strings, fld.type, opts.parse)
+            arrays.append(array)
+            if failed is not None:
+                bad = failed if bad is None else pc.or_(bad, failed)
+        rows = len(tokens.columns[0]) if tokens.columns else (len(tokens.lines) if tokens.lines is not None else 0)
+        by_name = {f.name: a for f, a in zip(data_fields, arrays)}
+        if bad is not None and opts.mode != "PERMISSIVE" or (bad is not None and corrupt):
+            if tokens.lines is None:
+                return None
+        if bad is not None and opts.mode == "FAILFAST":
+            first = pc.index(bad, True).as_py()
+            raise malformed_error(tokens.lines[first] if tokens.lines is not None else "")
+        if corrupt:
+            texts = pa.array(tokens.lines if tokens.lines is not None else [None] * rows, pa.string())
+            by_name[corrupt] = pc.if_else(bad, texts, pa.scalar(None, pa.string())) if bad is not None \
+                else pa.nulls(rows, pa.string())
+        batch = pa.RecordBatch.from_arrays([by_name[f.name].cast(f.type) for f in schema], schema=schema)
+        if bad is not None and opts.mode == "DROPMALFORMED":
+            batch = batch.filter(pc.invert(bad))
+        return batch

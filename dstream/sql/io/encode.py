@@ -1,0 +1,147 @@
+"""Values to text the way Spark's CSV and JSON writers print them.
+
+What this module owns
+---------------------
+The text of one value in a written file: doubles as Java's ``Double.toString``
+(``1.0``, ``1.0E10``, ``1.0E-4``), booleans ``true``/``false``, timestamps in Spark's
+default write pattern ``yyyy-MM-dd'T'HH:mm:ss.SSSXXX`` in the writer's zone, dates
+``yyyy-MM-dd``; CSV quoting (only when needed, quotes escaped with the escape character)
+and JSON objects without spaces and without null fields.
+
+Invariants
+----------
+* Encoders are pure functions of the value and the options; no state between rows.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pyarrow as pa
+
+__all__ = ["java_double", "value_encoder", "csv_field", "json_text"]
+
+
+def java_double(x: float) -> str:
+    """``Double.toString`` of a Python float."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    digits, exponent = _shortest(abs(x))
+    sign = "-" if x < 0 else ""
+    if 1e-3 <= abs(x) < 1e7:
+        point = exponent + 1
+        if point <= 0:
+            text = "0." + "0" * -point + digits
+        elif point >= len(digits):
+            text = digits + "0" * (point - len(digits)) + ".0"
+        else:
+            text = digits[:point] + "." + digits[point:]
+        return sign + text
+    mantissa = digits[0] + "." + (digits[1:] or "0")
+    return f"{sign}{mantissa}E{exponent}"
+
+
+def _shortest(x: float) -> tuple[str, int]:
+    """The shortest round-trip digits of ``x`` and the exponent of the first one."""
+    text = f"{x!r}"
+    mantissa, _, exp = text.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    exponent = int(exp or 0) + len(whole) - 1
+    digits = (whole + frac).lstrip("0")
+    exponent -= len(whole + frac) - len((whole + frac).lstrip("0"))
+    return digits.rstrip("0") or "0", exponent
+
+
+def _timestamp_text(value: datetime.datetime, zone: ZoneInfo | None) -> str:
+    if zone is not None and value.tzinfo is not None:
+        value = value.astimezone(zone)
+    text = value.strftime("%Y-%m-%dT%H:%M:%S") + f".{value.microsecond // 1000:03d}"
+    if value.tzinfo is None:
+        return text
+    offset = value.utcoffset() or datetime.timedelta(0)
+    if not offset:
+        return text + "Z"
+    minutes = int(offset.total_seconds()) // 60
+    sign = "+" if minutes >= 0 else "-"
+    return f"{text}{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def value_encoder(t: pa.DataType, time_zone: str) -> Callable[[Any], Any]:
+    """A function from one non-null Python value of Arrow type ``t`` to its written text (or JSON value)."""
+    if pa.types.is_floating(t):
+        return lambda v: java_double(float(v))
+    if pa.types.is_boolean(t):
+        return lambda v: "true" if v else "false"
+    if pa.types.is_timestamp(t):
+        zone = ZoneInfo(time_zone) if t.tz else None
+        return lambda v: _timestamp_text(v, zone)
+    if pa.types.is_date(t):
+        return lambda v: v.isoformat()
+    if pa.types.is_decimal(t):
+        return lambda v: format(v, "f")
+    return str
+
+
+class _Raw(str):
+    """Text spliced into JSON output as is (a number in Java's format)."""
+
+
+def _json_value(value: Any, t: pa.DataType, time_zone: str) -> Any:
+    if value is None:
+        return None
+    if pa.types.is_struct(t):
+        return {f.name: _json_value(value[f.name], f.type, time_zone) for f in t if value.get(f.name) is not None}
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return [_json_value(v, t.value_type, time_zone) for v in value]
+    if pa.types.is_map(t):
+        return {str(k): _json_value(v, t.item_type, time_zone) for k, v in value}
+    if pa.types.is_floating(t):
+        text = java_double(float(value))
+        return text if text in ("NaN", "Infinity", "-Infinity") else _Raw(text)
+    if pa.types.is_decimal(t):
+        return _Raw(format(value, "f"))
+    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+        return value_encoder(t, time_zone)(value)
+    if isinstance(value, (bytes, bytearray)):
+        import base64
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, decimal.Decimal):
+        return _Raw(format(value, "f"))
+    return value
+
+
+def _dump(value: Any) -> str:
+    if isinstance(value, _Raw):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_dump(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join("null" if v is None else _dump(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def json_text(row: dict[str, Any], schema: pa.Schema, time_zone: str) -> str:
+    """One row as Spark's JSON writer prints it: ``{"a":1,"b":"x"}``, null fields omitted."""
+    return _dump({f.name: _json_value(row[f.name], f.type, time_zone) for f in schema if row[f.name] is not None})
+
+
+def csv_field(text: str | None, sep: str, quote: str, escape: str, null_value: str) -> str:
+    """One CSV field: quoted only when it holds the separator, the quote or a line break."""
+    if text is None:
+        return null_value
+    text = text.strip()
+    if text == "":
+        return quote + quote
+    if sep in text or quote in text or "\n" in text or "\r" in text:
+        return quote + text.replace(quote, escape + quote) + quote
+    return text

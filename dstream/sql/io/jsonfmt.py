@@ -1,0 +1,275 @@
+"""The JSON source: JSON Lines (or one document per file with ``multiLine``), Spark's inference.
+
+What this module owns
+---------------------
+:class:`JsonFormat`: inference gives struct fields sorted by name at every level, integers
+``bigint`` (``decimal(p,0)`` beyond it), other numbers ``double``, objects structs, arrays
+arrays, conflicting types ``string``, all-null fields ``string``; a malformed line adds a
+``_corrupt_record`` string column (``columnNameOfCorruptRecord``). ``primitivesAsString``,
+``mode``, ``multiLine``, ``timestampFormat``/``dateFormat``, ``encoding``.
+
+Invariants
+----------
+* Reads convert each value to the schema's type or mark the record malformed; a malformed
+  record is a row of nulls (with its text in the corrupt-record column) under PERMISSIVE,
+  dropped under DROPMALFORMED, an error under FAILFAST.
+* A string field of the schema reads any JSON value: a non-string value as its JSON text.
+* Clean files of plain types are parsed by pyarrow; everything else by :mod:`json`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import io
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.json as pajson
+
+from dstream.sql.io.base import FileFormat, Filter, time_zone_option
+from dstream.sql.io.csvfmt import malformed_error
+from dstream.sql.io.files import FileSplit, option, option_bool, read_line_range
+from dstream.sql.io.strconv import ParseOptions, _value_parser
+
+__all__ = ["JsonFormat", "infer_json_type", "merge_json_types"]
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+class _MalformedError(Exception):
+    """A value that does not fit the schema."""
+
+
+def _sorted_struct(fields: Sequence[pa.Field]) -> pa.DataType:
+    return pa.struct(sorted(fields, key=lambda f: f.name))
+
+
+def infer_json_type(value: Any, primitives_as_string: bool = False) -> pa.DataType:
+    """The Arrow type Spark's JSON inference gives one parsed value (``null`` for None)."""
+    if value is None:
+        return pa.null()
+    if isinstance(value, bool):
+        return pa.string() if primitives_as_string else pa.bool_()
+    if isinstance(value, int):
+        if primitives_as_string:
+            return pa.string()
+        if -2**63 <= value < 2**63:
+            return pa.int64()
+        digits = len(str(abs(value)))
+        return pa.decimal128(digits, 0) if digits <= 38 else pa.float64()
+    if isinstance(value, float):
+        return pa.string() if primitives_as_string else pa.float64()
+    if isinstance(value, str):
+        return pa.string()
+    if isinstance(value, list):
+        element: pa.DataType = pa.null()
+        for item in value:
+            element = merge_json_types(element, infer_json_type(item, primitives_as_string))
+        return pa.list_(pa.field("element", element))
+    if isinstance(value, dict):
+        return _sorted_struct([pa.field(k, infer_json_type(v, primitives_as_string)) for k, v in value.items()])
+    return pa.string()
+
+
+def _numeric(t: pa.DataType) -> bool:
+    return pa.types.is_int64(t) or pa.types.is_float64(t) or pa.types.is_decimal(t)
+
+
+def merge_json_types(a: pa.DataType, b: pa.DataType) -> pa.DataType:
+    """The type two inferred JSON types meet at (Spark's JSON ``compatibleType``)."""
+    if a == b:
+        return a
+    if pa.types.is_null(a):
+        return b
+    if pa.types.is_null(b):
+        return a
+    if _numeric(a) and _numeric(b):
+        if pa.types.is_float64(a) or pa.types.is_float64(b):
+            return pa.float64()
+        precision = max(t.precision if pa.types.is_decimal(t) else 20 for t in (a, b))
+        return pa.decimal128(precision, 0) if precision <= 38 else pa.float64()
+    if pa.types.is_struct(a) and pa.types.is_struct(b):
+        merged = {f.name: f.type for f in a}
+        for fld in b:
+            merged[fld.name] = merge_json_types(merged[fld.name], fld.type) if fld.name in merged else fld.type
+        return _sorted_struct([pa.field(k, v) for k, v in merged.items()])
+    if pa.types.is_list(a) and pa.types.is_list(b):
+        return pa.list_(pa.field("element", merge_json_types(a.value_type, b.value_type)))
+    return pa.string()
+
+
+def _canonical(t: pa.DataType) -> pa.DataType:
+    """Nulls become strings, at every level, as Spark's inference ends."""
+    if pa.types.is_null(t):
+        return pa.string()
+    if pa.types.is_list(t):
+        return pa.list_(pa.field("element", _canonical(t.value_type)))
+    if pa.types.is_struct(t):
+        return _sorted_struct([pa.field(f.name, _canonical(f.type)) for f in t])
+    return t
+
+
+_PLAIN = (pa.types.is_boolean, pa.types.is_int64, pa.types.is_float64, pa.types.is_string, pa.types.is_null)
+
+
+def _plain(t: pa.DataType) -> bool:
+    if pa.types.is_list(t):
+        return _plain(t.value_type)
+    if pa.types.is_struct(t):
+        return all(_plain(f.type) for f in t)
+    return any(check(t) for check in _PLAIN)
+
+
+class JsonFormat(FileFormat):
+    """JSON Lines (``spark.read.json``)."""
+
+    name = "json"
+    extension = "json"
+
+    def splittable_with(self, options: Mapping[str, Any]) -> bool:
+        """JSON Lines split by byte ranges; ``multiLine`` documents do not."""
+        return not option_bool(options, "multiLine")
+
+    # --------------------------------------------------------------- parsing
+    def _records(self, data: bytes, options: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+        """``(text, parsed value or _MalformedError)`` per record of a split."""
+        text = data.decode(option(options, "encoding") or "utf-8", errors="replace")
+        if option_bool(options, "multiLine"):
+            pieces = [text] if text.strip() else []
+        else:
+            pieces = [ln for ln in text.splitlines() if ln.strip()]
+        for piece in pieces:
+            try:
+                yield piece, json.loads(piece)
+            except ValueError:
+                yield piece, _MalformedError(piece)
+
+    def _fast_table(self, data: bytes, schema: pa.Schema | None) -> pa.Table | None:
+        try:
+            parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore") if schema \
+                else pajson.ParseOptions()
+            return pajson.read_json(io.BytesIO(data), pajson.ReadOptions(use_threads=False), parse)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            return None
+
+    # --------------------------------------------------------------- inference
+    def _infer_data_schema(self, files: Sequence[str], options: Mapping[str, Any]) -> pa.Schema:
+        primitives = option_bool(options, "primitivesAsString")
+        corrupt_name = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
+        merged: pa.DataType = pa.struct([])
+        corrupt = False
+        simple = not primitives and not option_bool(options, "multiLine") and (
+            (option(options, "encoding") or "utf-8").lower().replace("-", "") == "utf8")
+        for path in files:
+            data = read_line_range(FileSplit(path))
+            table = self._fast_table(data, None) if simple else None
+            if table is not None and _plain(pa.struct(list(table.schema))):
+                merged = merge_json_types(merged, _sorted_struct(list(table.schema)))
+                continue
+            for _, value in self._records(data, options):
+                rows = value if isinstance(value, list) else [value]
+                for row in rows:
+                    if isinstance(row, dict):
+                        merged = merge_json_types(merged, infer_json_type(row, primitives))
+                    else:
+                        corrupt = True
+        fields = list(_canonical(merged))
+        if corrupt and corrupt_name not in [f.name for f in fields]:
+            fields = sorted(fields + [pa.field(corrupt_name, pa.string())], key=lambda f: f.name)
+        return pa.schema(fields)
+
+    # --------------------------------------------------------------- reads
+    def _read_data(self, split: FileSplit, schema: pa.Schema, columns: Sequence[str], options: Mapping[str, Any],
+                   filters: Sequence[Filter] | None) -> Iterator[pa.RecordBatch]:
+        corrupt = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
+        corrupt = corrupt if corrupt in schema.names else ""
+        data_fields = [f for f in schema if f.name != corrupt]
+        data = read_line_range(split)
+        if (not option_bool(options, "multiLine") and not option_bool(options, "primitivesAsString")
+                and all(_plain(f.type) for f in data_fields) and data_fields
+                and (option(options, "encoding") or "utf-8").lower().replace("-", "") == "utf8"):
+            table = self._fast_table(data, pa.schema(data_fields))
+            if table is not None:
+                yield from self._conform(table, schema).to_batches()
+                return
+        mode = (option(options, "mode") or "PERMISSIVE").upper()
+        parse = ParseOptions(time_zone=time_zone_option(options), timestamp_format=option(options, "timestampFormat"),
+                             date_format=option(options, "dateFormat"))
+        rows: list[dict[str, Any]] = []
+        for text, value in self._records(data, options):
+            records = value if isinstance(value, list) else [value]
+            try:
+                converted = [_convert_row(r, data_fields, parse) for r in records]
+            except _MalformedError:
+                if mode == "FAILFAST":
+                    raise malformed_error(text) from None
+                if mode == "PERMISSIVE":
+                    rows.append({corrupt: text} if corrupt else {})
+                continue
+            rows.extend(converted)
+        yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+    def _conform(self, table: pa.Table, schema: pa.Schema) -> pa.Table:
+        arrays = [table.column(f.name) if f.name in table.schema.names else pa.nulls(table.num_rows, f.type)
+                  for f in schema]
+        return pa.Table.from_arrays([a.cast(f.type) for a, f in zip(arrays, schema)], schema=schema)
+
+
+def _convert_row(value: Any, fields: Sequence[pa.Field], parse: ParseOptions) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _MalformedError(value)
+    return {f.name: _convert(value.get(f.name), f.type, parse) for f in fields}
+
+
+_SPECIAL = {"NaN": float("nan"), "Infinity": float("inf"), "+Infinity": float("inf"), "-Infinity": float("-inf"),
+            "INF": float("inf"), "+INF": float("inf"), "-INF": float("-inf")}
+
+
+def _convert(value: Any, t: pa.DataType, parse: ParseOptions) -> Any:
+    """One parsed JSON value as a Python value of Arrow type ``t``, or :class:`_MalformedError`."""
+    if value is None:
+        return None
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if pa.types.is_boolean(t):
+        if isinstance(value, bool):
+            return value
+    elif pa.types.is_integer(t):
+        if isinstance(value, int) and not isinstance(value, bool):
+            bits = t.bit_width
+            if -2**(bits - 1) <= value < 2**(bits - 1):
+                return value
+    elif pa.types.is_floating(t):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str) and value in _SPECIAL:
+            return _SPECIAL[value]
+    elif pa.types.is_decimal(t):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = decimal.Decimal(str(value)).quantize(decimal.Decimal(1).scaleb(-t.scale), decimal.ROUND_HALF_UP)
+            if len(number.as_tuple().digits) <= t.precision:
+                return number
+    elif pa.types.is_timestamp(t) or pa.types.is_date(t):
+        if isinstance(value, str):
+            try:
+                stamp: Any = _value_parser(t, parse)(value)
+            except ValueError:
+                raise _MalformedError(value) from None
+            if pa.types.is_date(t):
+                return datetime.date(1970, 1, 1) + datetime.timedelta(days=int(stamp))
+            return _EPOCH + datetime.timedelta(microseconds=int(stamp))
+    elif pa.types.is_struct(t):
+        if isinstance(value, dict):
+            return {f.name: _convert(value.get(f.name), f.type, parse) for f in t}
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        if isinstance(value, list):
+            return [_convert(v, t.value_type, parse) for v in value]
+    elif pa.types.is_map(t):
+        if isinstance(value, dict):
+            return [(k, _convert(v, t.item_type, parse)) for k, v in value.items()]
+    elif pa.types.is_null(t):
+        return None
+    raise _MalformedError(value)

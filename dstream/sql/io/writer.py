@@ -1,0 +1,221 @@
+"""Writing a DataFrame to files: save modes, part files per task, an atomic commit.
+
+What this module owns
+---------------------
+The protocol of a write: :func:`prepare_output` on the driver applies the save mode,
+:func:`write_task` in each task writes ``path/_temporary/<job_id>/[k=v/]part-<task>-<job>.<ext>``,
+:func:`commit_output` on the driver moves the parts into place, writes ``_SUCCESS`` and
+removes ``_temporary``; :func:`abort_output` removes the temporary directory.
+
+Invariants
+----------
+* Until the commit, nothing of the job is visible under ``path`` except ``_temporary``
+  (a hidden name readers skip): a failed job leaves the existing output intact.
+* Partition columns (``partitionBy``) are not in the part files; their values are the
+  ``k=v`` directory names, escaped as Spark escapes them, null as
+  ``__HIVE_DEFAULT_PARTITION__``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from dstream.sql.errors import AnalysisException
+from dstream.sql.io.base import FileFormat, time_zone_option
+from dstream.sql.io.encode import csv_field, json_text, value_encoder
+from dstream.sql.io.files import HIVE_DEFAULT_PARTITION, option, option_bool
+from dstream.sql.io.formats import get_format
+
+if TYPE_CHECKING:
+    from dstream.sql.types import StructType
+
+__all__ = ["prepare_output", "write_task", "commit_output", "abort_output"]
+
+_MODES = {"error": "error", "errorifexists": "error", "default": "error", "overwrite": "overwrite",
+          "append": "append", "ignore": "ignore"}
+
+
+def _local(path: str) -> str:
+    return os.path.abspath(path[len("file:"):] if path.startswith("file:") else path)
+
+
+def prepare_output(path: str, mode: str = "error") -> bool:
+    """Apply the save mode to ``path`` before a write; ``False`` means skip the write.
+
+    Parameters
+    ----------
+    path : str
+        The output directory.
+    mode : str
+        ``"error"``/``"errorifexists"`` (default), ``"overwrite"``, ``"append"`` or ``"ignore"``.
+
+    Raises
+    ------
+    AnalysisException
+        ``PATH_ALREADY_EXISTS`` under mode error when ``path`` exists.
+    """
+    kind = _MODES.get((mode or "error").lower())
+    if kind is None:
+        raise AnalysisException(f"Unknown save mode: {mode}. Accepted save modes are 'overwrite', 'append', 'ignore', "
+                                "'error', 'errorifexists', 'default'.", "INVALID_SAVE_MODE", {"mode": str(mode)})
+    local = _local(path)
+    exists = os.path.exists(local)
+    if kind == "error" and exists:
+        raise AnalysisException(f'Path file:{local} already exists. Set mode as "overwrite" to overwrite the existing '
+                                "path.", "PATH_ALREADY_EXISTS", {"outputPath": f"file:{local}"})
+    if kind == "ignore" and exists:
+        return False
+    if kind == "overwrite" and exists:
+        if os.path.isdir(local):
+            shutil.rmtree(local)
+        else:
+            os.remove(local)
+    os.makedirs(local, exist_ok=True)
+    return True
+
+
+def _escape_partition(value: Any) -> str:
+    if value is None:
+        return HIVE_DEFAULT_PARTITION
+    text = value if isinstance(value, str) else (("true" if value else "false") if isinstance(value, bool)
+                                                 else str(value))
+    if text == "":
+        return HIVE_DEFAULT_PARTITION
+    return quote(text, safe=" !$&'()*+,;<>@`|~-._")
+
+
+def _arrow_schema(schema: Any) -> pa.Schema:
+    if isinstance(schema, pa.Schema):
+        return schema
+    from dstream.sql.arrow_convert import to_arrow_schema
+    return to_arrow_schema(schema)
+
+
+def _format(fmt: FileFormat | str) -> FileFormat:
+    if isinstance(fmt, FileFormat):
+        return fmt
+    return get_format(fmt)
+
+
+def _file_bytes(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any]) -> bytes | None:
+    """The text-format content of a part file (``None`` for Parquet, written by pyarrow)."""
+    zone = time_zone_option(options)
+    if fmt.name == "text":
+        if table.num_columns != 1 or not pa.types.is_string(table.schema.field(0).type):
+            raise AnalysisException(
+                f"Text data source supports only a single column of type string, and you have {table.num_columns} "
+                f"columns ({table.schema}). Select one string column (e.g. with concat_ws) before writing text.",
+                "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE", {"format": "Text"})
+        sep = option(options, "lineSep") or "\n"
+        return "".join((v or "") + sep for v in table.column(0).to_pylist()).encode("utf-8")
+    if fmt.name == "json":
+        sep = option(options, "lineSep") or "\n"
+        return "".join(json_text(row, table.schema, zone) + sep for row in table.to_pylist()).encode("utf-8")
+    if fmt.name == "csv":
+        sep = option(options, "sep") or option(options, "delimiter") or ","
+        quote_char = option(options, "quote", '"') or '"'
+        escape = option(options, "escape", "\\") or "\\"
+        null_value = option(options, "nullValue", "") or ""
+        columns = []
+        for fld, column in zip(table.schema, table.columns):
+            encode = value_encoder(fld.type, zone)
+            columns.append([csv_field(None if v is None else encode(v), sep, quote_char, escape, null_value)
+                            for v in column.to_pylist()])
+        lines = [sep.join(row) for row in zip(*columns)] if columns else []
+        if option_bool(options, "header"):
+            lines.insert(0, sep.join(csv_field(n, sep, quote_char, escape, null_value) for n in table.schema.names))
+        return "".join(line + "\n" for line in lines).encode(option(options, "encoding") or "utf-8")
+    return None
+
+
+def _write_file(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any], target: str) -> None:
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    content = _file_bytes(table, fmt, options)
+    if content is None:
+        compression = (option(options, "compression") or "snappy").lower()
+        pq.write_table(table, target, compression=None if compression in ("none", "uncompressed") else compression,
+                       coerce_timestamps="us", allow_truncated_timestamps=True)
+        return
+    with open(target, "wb") as handle:
+        handle.write(content)
+
+
+def write_task(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schema, fmt: FileFormat | str,
+               options: Mapping[str, Any], path: str, task_id: int, job_id: str,
+               partition_by: Sequence[str] = ()) -> list[str]:
+    """Write one task's rows under ``path/_temporary/<job_id>``; return the written paths relative to it.
+
+    Parameters
+    ----------
+    batches : iterator of pyarrow.RecordBatch
+        The task's rows.
+    schema : StructType or pyarrow.Schema
+        The rows' schema.
+    fmt : FileFormat or str
+        The output format (``"csv"``, ``"json"``, ``"text"``, ``"parquet"``).
+    options : mapping
+        The writer's options (``header``, ``sep``, ``compression``, ``timeZone``...).
+    path : str
+        The output directory.
+    task_id, job_id : int, str
+        Name the part file ``part-<task_id:05d>-<job_id>.<ext>``.
+    partition_by : sequence of str
+        Columns whose values become ``k=v`` directories.
+    """
+    arrow_schema = _arrow_schema(schema)
+    fmt = _format(fmt)
+    table = pa.Table.from_batches(list(batches), schema=arrow_schema)
+    temp = os.path.join(_local(path), "_temporary", job_id)
+    name = f"part-{task_id:05d}-{job_id}.{fmt.extension}"
+    if not partition_by:
+        if table.num_rows == 0 and task_id != 0:
+            return []
+        _write_file(table, fmt, options, os.path.join(temp, name))
+        return [name]
+    data_names = [n for n in arrow_schema.names if n not in partition_by]
+    keys = table.select(list(partition_by))
+    written: list[str] = []
+    if table.num_rows == 0:
+        return written
+    groups = keys.group_by(list(partition_by), use_threads=False).aggregate([])
+    for combo in groups.to_pylist():
+        mask = None
+        for column, value in combo.items():
+            test = pc.is_null(table.column(column)) if value is None else pc.equal(table.column(column), value)
+            mask = test if mask is None else pc.and_(mask, test)
+        part = table.filter(mask).select(data_names)
+        directory = "/".join(f"{quote(k, safe='')}={_escape_partition(combo[k])}" for k in partition_by)
+        relative = f"{directory}/{name}"
+        _write_file(part, fmt, options, os.path.join(temp, relative))
+        written.append(relative)
+    return written
+
+
+def commit_output(path: str, job_id: str, written: Sequence[str]) -> None:
+    """Move the job's part files into ``path``, write ``_SUCCESS`` and remove ``_temporary``."""
+    root = _local(path)
+    temp = os.path.join(root, "_temporary", job_id)
+    for relative in written:
+        target = os.path.join(root, relative)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.replace(os.path.join(temp, relative), target)
+    with open(os.path.join(root, "_SUCCESS"), "wb"):
+        pass
+    shutil.rmtree(os.path.join(root, "_temporary"), ignore_errors=True)
+
+
+def abort_output(path: str, job_id: str) -> None:
+    """Remove what a failed job wrote (its temporary directory)."""
+    root = _local(path)
+    shutil.rmtree(os.path.join(root, "_temporary", job_id), ignore_errors=True)
+    temp = os.path.join(root, "_temporary")
+    if os.path.isdir(temp) and not os.listdir(temp):
+        os.rmdir(temp)

@@ -1,0 +1,326 @@
+"""Query syntax trees to DataFrames, through the public DataFrame API only.
+
+What this module owns
+---------------------
+:func:`run_query` (what ``spark.sql`` runs) and :func:`parse_expression` (what ``F.expr``,
+``selectExpr`` and string filters run). A SELECT block becomes, in Spark's order of
+evaluation::
+
+    session.table(t).alias(t) [.join(...)] [.where(cond)]
+        then, without aggregates:  [.orderBy(sorts)] .select(items) [.distinct()] [.limit(n)]
+        with GROUP BY/aggregates:  .groupBy(keys).agg(items, hidden aggregates)
+                                   .toDF(hidden names) [.where(having)] [.orderBy(sorts)]
+                                   .select(items renamed back) [.distinct()] [.limit(n)]
+
+Invariants
+----------
+* Only public calls: ``session.table``, ``session.range``, ``DataFrame.alias/join/crossJoin/
+  where/groupBy/agg/toDF/select/distinct/orderBy/limit/union/columns`` and the Columns of
+  :mod:`.columns`. The functions module is passed in, never imported.
+* Output column names are Spark's: the aggregated path reads the names ``agg`` gave each
+  item and renames the hidden columns back to them.
+* HAVING and ORDER BY of an aggregation may use select aliases, GROUP BY expressions and
+  aggregates that are not selected (computed as hidden columns); GROUP BY and ORDER BY
+  accept 1-based ordinals and select aliases, as Spark's defaults allow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields, replace
+from types import ModuleType
+from typing import Any, get_args
+
+from dstream.sql.errors import AnalysisException
+from dstream.sql.parser.columns import AGGREGATES, quote_name, to_column, to_sort
+from dstream.sql.parser.expression import parse_expression_ast
+from dstream.sql.parser.nodes import (
+    Alias,
+    Call,
+    Expr,
+    Join,
+    Lambda,
+    Literal,
+    Name,
+    Query,
+    Relation,
+    Select,
+    SortItem,
+    Star,
+    SubqueryRef,
+    Table,
+)
+from dstream.sql.parser.query import parse_query
+
+__all__ = ["parse_expression", "run_query", "to_column", "build_query"]
+
+_EXPR_TYPES = get_args(Expr)
+
+
+def parse_expression(text: str, functions: ModuleType) -> Any:
+    """The Column of an SQL expression string (``F.expr``'s implementation).
+
+    Parameters
+    ----------
+    text : str
+        One expression, optionally named: ``"a + 1"``, ``"count(*) AS n"``, ``"x y"``.
+    functions : module
+        ``dstream.sql.functions``.
+
+    Returns
+    -------
+    Column
+        Built from the public API only.
+
+    Raises
+    ------
+    ParseException
+        When ``text`` is not one well-formed expression.
+    """
+    return to_column(parse_expression_ast(text), functions)
+
+
+def run_query(session: Any, text: str, functions: ModuleType) -> Any:
+    """The DataFrame of a query of the supported SELECT subset (``spark.sql``'s implementation).
+
+    Parameters
+    ----------
+    session : SparkSession
+        Whose temporary views the query's tables name.
+    text : str
+        The query.
+    functions : module
+        ``dstream.sql.functions``.
+
+    Returns
+    -------
+    DataFrame
+        Lazy, as every DataFrame: analysis errors surface here, runtime errors at an action.
+    """
+    return build_query(session, parse_query(text), functions)
+
+
+def build_query(session: Any, query: Query, functions: ModuleType) -> Any:
+    """The DataFrame of a parsed query (see :func:`run_query`)."""
+    return _QueryBuilder(session, functions).query(query)
+
+
+def _rewrite(node: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+    """``node`` with every subtree ``fn`` maps replaced (outermost first; lambdas untouched)."""
+    mapped = fn(node)
+    if mapped is not None:
+        return mapped
+    if isinstance(node, Lambda):
+        return node
+
+    def visit(value: Any) -> Any:
+        if isinstance(value, _EXPR_TYPES):
+            return _rewrite(value, fn)
+        if isinstance(value, tuple):
+            return tuple(visit(v) for v in value)
+        return value
+
+    changes = {f.name: visit(getattr(node, f.name)) for f in fields(node)}
+    return replace(node, **changes)
+
+
+def _contains(node: Expr, test: Callable[[Expr], bool]) -> bool:
+    found = False
+
+    def probe(sub: Expr) -> Expr | None:
+        nonlocal found
+        found = found or test(sub)
+        return sub if found else None
+
+    _rewrite(node, probe)
+    return found
+
+
+def _is_aggregate(node: Expr) -> bool:
+    return isinstance(node, Call) and node.name in AGGREGATES
+
+
+def _strip(item: Expr) -> Expr:
+    return item.operand if isinstance(item, Alias) else item
+
+
+def _ordinal(node: Expr) -> int | None:
+    if isinstance(node, Literal) and node.type_name == "int" and isinstance(node.value, int):
+        return node.value
+    return None
+
+
+def _alias_of(item: Expr) -> str | None:
+    return item.names[0].lower() if isinstance(item, Alias) and len(item.names) == 1 else None
+
+
+class _QueryBuilder:
+    def __init__(self, session: Any, functions: ModuleType) -> None:
+        self.session = session
+        self.fns = functions
+
+    def column(self, node: Expr) -> Any:
+        return to_column(node, self.fns)
+
+    def query(self, node: Query) -> Any:
+        if isinstance(node, Select):
+            return self.select(node)
+        df = self.query(node.left).union(self.query(node.right))
+        if node.distinct:
+            df = df.distinct()
+        if node.order_by:
+            df = df.orderBy(*[self.output_sort(df, item, ()) for item in node.order_by])
+        return df if node.limit is None else df.limit(node.limit)
+
+    def relation(self, node: Relation) -> Any:
+        if isinstance(node, Table):
+            name = ".".join(node.parts)
+            return self.session.table(name).alias(node.alias or node.parts[-1])
+        if isinstance(node, SubqueryRef):
+            df = self.query(node.query)
+            return df.alias(node.alias) if node.alias else df
+        left, right = self.relation(node.left), self.relation(node.right)
+        return self.join(node, left, right)
+
+    def join(self, node: Join, left: Any, right: Any) -> Any:
+        if node.using:
+            return left.join(right, list(node.using), node.how)
+        if node.condition is None:
+            return left.crossJoin(right)
+        return left.join(right, self.column(node.condition), "inner" if node.how == "cross" else node.how)
+
+    def ordinal_item(self, items: tuple[Expr, ...], n: int, clause: str) -> Expr:
+        if not 1 <= n <= len(items) or isinstance(_strip(items[n - 1]), Star):
+            raise AnalysisException(
+                f"{clause} position {n} is not in select list (valid range is [1, {len(items)}]).",
+                "GROUP_BY_POS_OUT_OF_RANGE" if clause == "GROUP BY" else "ORDER_BY_POS_OUT_OF_RANGE",
+                {"index": str(n), "size": str(len(items))})
+        return _strip(items[n - 1])
+
+    def select(self, node: Select) -> Any:
+        fns = self.fns
+        df = self.session.range(1) if node.relation is None else self.relation(node.relation)
+        if node.where is not None:
+            df = df.where(self.column(node.where))
+        sort_exprs = [item.operand for item in node.order_by]
+        aggregated = bool(node.group_by) or node.having is not None or any(
+            _contains(e, _is_aggregate) for e in list(node.items) + sort_exprs)
+        if aggregated:
+            df = self.aggregate(df, node)
+        elif node.order_by and not node.distinct:
+            # Sort first, then project: ORDER BY may use input columns the select drops.
+            aliases = {_alias_of(i): _strip(i) for i in node.items if _alias_of(i)}
+            sorts = [to_sort(item, fns, self.column(self.resolve_sort(node.items, aliases, item.operand)))
+                     for item in node.order_by]
+            df = df.orderBy(*sorts).select(*[self.column(i) for i in node.items])
+        else:
+            df = df.select(*[self.column(i) for i in node.items])
+            if node.distinct:
+                df = df.distinct()
+            if node.order_by:
+                df = df.orderBy(*[self.output_sort(df, item, node.items) for item in node.order_by])
+        return df if node.limit is None else df.limit(node.limit)
+
+    def resolve_sort(self, items: tuple[Expr, ...], aliases: dict[str | None, Expr], expr: Expr) -> Expr:
+        """An ORDER BY expression over the input: ordinals and select aliases replaced."""
+        n = _ordinal(expr)
+        if n is not None:
+            return self.ordinal_item(items, n, "ORDER BY")
+
+        def alias(sub: Expr) -> Expr | None:
+            if isinstance(sub, Name) and len(sub.parts) == 1 and sub.parts[0].lower() in aliases:
+                return aliases[sub.parts[0].lower()]
+            return None
+
+        return _rewrite(expr, alias)
+
+    def output_sort(self, df: Any, item: SortItem, items: tuple[Expr, ...]) -> Any:
+        """A sort over the columns of ``df`` (the select's output): ordinals and equal items by position."""
+        fns = self.fns
+        columns = df.columns
+        n = _ordinal(item.operand)
+        if n is not None:
+            if not 1 <= n <= len(columns):
+                raise AnalysisException(
+                    f"ORDER BY position {n} is not in select list (valid range is [1, {len(columns)}]).",
+                    "ORDER_BY_POS_OUT_OF_RANGE", {"index": str(n), "size": str(len(columns))})
+            return to_sort(item, fns, fns.col(quote_name(columns[n - 1])))
+        if not any(isinstance(_strip(i), Star) for i in items):
+            for position, selected in enumerate(items):
+                if _strip(selected) == item.operand:
+                    return to_sort(item, fns, fns.col(quote_name(columns[position])))
+        return to_sort(item, fns)
+
+    def aggregate(self, df: Any, node: Select) -> Any:
+        fns = self.fns
+        items = node.items
+        if any(isinstance(_strip(i), Star) for i in items):
+            raise AnalysisException(
+                "SELECT * cannot be used with GROUP BY or aggregate functions; list the grouping columns and "
+                "aggregates instead.", "STAR_GROUP_BY_POS", {})
+        aliases = {_alias_of(i): _strip(i) for i in items if _alias_of(i)}
+        input_names = {c.lower() for c in df.columns}
+        keys = [self.group_key(items, aliases, input_names, g) for g in node.group_by]
+        stripped = [_strip(i) for i in items]
+        extras: list[Expr] = []
+
+        def hidden(sub: Expr) -> Expr | None:
+            """A subtree of HAVING/ORDER BY as a reference to a hidden column of the aggregation."""
+            if sub in stripped:
+                return Name((f"__i{stripped.index(sub)}",))
+            if sub in keys:
+                return Name((f"__k{keys.index(sub)}",))
+            if isinstance(sub, Name) and len(sub.parts) == 1 and sub.parts[0].lower() in aliases:
+                return Name((f"__i{stripped.index(aliases[sub.parts[0].lower()])}",))
+            if _is_aggregate(sub):
+                if sub not in extras:
+                    extras.append(sub)
+                return Name((f"__x{extras.index(sub)}",))
+            if isinstance(sub, Name):
+                for k, key in enumerate(keys):  # t.k in HAVING for GROUP BY k, or the reverse
+                    if isinstance(key, Name) and key.parts[-1].lower() == sub.parts[-1].lower():
+                        return Name((f"__k{k}",))
+            return None
+
+        having = None if node.having is None else _rewrite(node.having, hidden)
+        sorts = []
+        for item in node.order_by:
+            n = _ordinal(item.operand)
+            operand = (Name((f"__i{self.items_index(items, n)}",)) if n is not None
+                       else _rewrite(item.operand, hidden))
+            sorts.append(SortItem(operand, item.ascending, item.nulls_first))
+        grouped = df.groupBy(*[self.column(k) for k in keys])
+        result = grouped.agg(*[self.column(i) for i in items], *[self.column(e) for e in extras])
+        names = result.columns[len(keys):len(keys) + len(items)]
+        hidden_names = ([f"__k{k}" for k in range(len(keys))] + [f"__i{i}" for i in range(len(items))]
+                        + [f"__x{x}" for x in range(len(extras))])
+        result = result.toDF(*hidden_names)
+        if having is not None:
+            result = result.where(self.column(having))
+        outputs = [fns.col(f"__i{i}") for i in range(len(items))]
+        if node.distinct:
+            result = result.select(*outputs).distinct()
+        if sorts:
+            result = result.orderBy(*[to_sort(s, fns) for s in sorts])
+        return result.select(*[fns.col(f"__i{i}").alias(name) for i, name in enumerate(names)])
+
+    def items_index(self, items: tuple[Expr, ...], n: int) -> int:
+        self.ordinal_item(items, n, "ORDER BY")
+        return n - 1
+
+    def group_key(self, items: tuple[Expr, ...], aliases: dict[str | None, Expr], input_names: set[str],
+                  key: Expr) -> Expr:
+        """A GROUP BY expression with ordinals and select aliases (not shadowing a column) replaced."""
+        n = _ordinal(key)
+        if n is not None:
+            resolved = self.ordinal_item(items, n, "GROUP BY")
+            if _contains(resolved, _is_aggregate):
+                raise AnalysisException(
+                    f"GROUP BY {n} refers to an expression that contains an aggregate function. Aggregate "
+                    "functions are not allowed in GROUP BY.", "GROUP_BY_POS_AGGREGATE", {"index": str(n)})
+            return resolved
+        if isinstance(key, Name) and len(key.parts) == 1:
+            name = key.parts[0].lower()
+            if name not in input_names and name in aliases:
+                return aliases[name]
+        return key

@@ -1,0 +1,382 @@
+"""Expression syntax trees to Columns, through the public API of ``dstream.sql.functions`` only.
+
+What this module owns
+---------------------
+:func:`to_column`: each node of :mod:`.nodes` becomes the public call a PySpark user would
+write — ``F.col``, ``F.lit``, ``F.when``, ``getattr(fns, name)`` for functions, Column
+operators and methods (``.cast``, ``.isin``, ``.between``, ``.like``, ``.eqNullSafe``,
+``.getItem``, ``.alias``...). Lambda arguments of higher-order functions become Python
+functions of the same arity, as ``F.transform`` and friends take them.
+
+Invariants
+----------
+* The functions module is an argument (``F``), never imported: ``dstream.sql.functions``
+  imports this package, and the import graph must stay acyclic.
+* Function arguments PySpark takes as plain Python values (``substring(s, 1, 3)``'s
+  positions, ``date_format``'s pattern...) are passed as values when the SQL argument is a
+  literal; every other argument is passed as a Column (a string literal becomes
+  ``F.lit``, never a column name).
+* Unknown functions raise ``AnalysisException`` with condition ``UNRESOLVED_ROUTINE``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any
+
+from dstream.sql.errors import AnalysisException
+from dstream.sql.parser.nodes import (
+    Alias,
+    Between,
+    Binary,
+    Call,
+    Case,
+    Cast,
+    DistinctFrom,
+    Expr,
+    Field,
+    In,
+    IsBool,
+    IsNull,
+    Lambda,
+    Like,
+    Literal,
+    Name,
+    SortItem,
+    Star,
+    Subscript,
+    Unary,
+)
+
+__all__ = ["to_column", "to_sort", "quote_name", "AGGREGATES"]
+
+#: SQL functions that aggregate (a SELECT using one outside a lambda is an aggregation).
+AGGREGATES = frozenset({
+    "count", "sum", "avg", "mean", "min", "max", "first", "last", "first_value", "last_value", "any_value",
+    "collect_list", "collect_set", "array_agg", "stddev", "stddev_samp", "stddev_pop", "std", "variance",
+    "var_samp", "var_pop", "count_distinct", "countdistinct", "approx_count_distinct", "sum_distinct",
+    "percentile_approx", "approx_percentile", "percentile", "median", "mode", "bool_and", "bool_or", "every",
+    "some", "any", "count_if", "max_by", "min_by", "corr", "covar_pop", "covar_samp", "skewness", "kurtosis",
+    "product", "bit_and", "bit_or", "bit_xor", "try_sum", "try_avg", "string_agg", "listagg", "grouping",
+    "grouping_id", "regr_count", "regr_avgx", "regr_avgy", "regr_slope", "regr_intercept", "regr_r2",
+    "regr_sxx", "regr_sxy", "regr_syy", "histogram_numeric",
+})
+
+# SQL names PySpark spells differently; tried when ``F`` has no function of the SQL name.
+_ALIASES = {
+    "map": "create_map", "ucase": "upper", "lcase": "lower", "char_length": "length",
+    "character_length": "length", "ceiling": "ceil", "power": "pow", "mean": "avg", "std": "stddev",
+    "stddev_samp": "stddev", "var_samp": "variance", "substr": "substring", "day": "dayofmonth",
+    "some": "bool_or", "any": "bool_or", "every": "bool_and", "ln": "log", "printf": "format_string",
+    "sign": "signum", "nvl": "coalesce", "ifnull": "coalesce", "first_value": "first", "last_value": "last",
+    "array_agg": "collect_list", "date_diff": "datediff", "dateadd": "date_add", "position": "locate",
+    "regexp": "rlike", "countdistinct": "count_distinct",
+}
+
+# Argument positions PySpark takes as Python values (e.g. ``substring(col, pos: int, len: int)``);
+# "rest" marks every position from the last listed one on.
+_VALUE_ARGS: dict[str, tuple[int, ...]] = {
+    "substring": (1, 2), "substring_index": (1, 2), "regexp_extract": (1, 2), "regexp_replace": (1, 2),
+    "split": (1, 2), "date_format": (1,), "to_date": (1,), "to_timestamp": (1,), "unix_timestamp": (1,),
+    "from_unixtime": (1,), "to_utc_timestamp": (1,), "from_utc_timestamp": (1,), "round": (1,), "bround": (1,),
+    "lpad": (1, 2), "rpad": (1, 2), "concat_ws": (0,), "format_number": (1,), "format_string": (0,),
+    "repeat": (1,), "instr": (1,), "locate": (0, 2), "date_add": (1,), "date_sub": (1,), "add_months": (1,),
+    "trunc": (1,), "date_trunc": (0,), "translate": (1, 2), "get_json_object": (1,), "from_json": (1,),
+    "array_contains": (1,), "array_position": (1,), "array_remove": (1,), "element_at": (1,),
+    "sort_array": (1,), "slice": (1, 2), "array_join": (1, 2), "array_repeat": (1,), "first": (1,),
+    "last": (1,), "lag": (1, 2), "lead": (1, 2), "nth_value": (1, 2), "ntile": (0,),
+    "percentile_approx": (1, 2), "approx_count_distinct": (1,), "percentile": (1,), "sha2": (1,),
+    "shiftleft": (1,), "shiftright": (1,), "shiftrightunsigned": (1,), "conv": (1, 2), "rand": (0,),
+    "randn": (0,), "months_between": (2,), "window": (1, 2, 3), "decode": (1,), "encode": (1,),
+    "levenshtein": (2,), "overlay": (2, 3), "next_day": (1,), "json_tuple": (1,),
+}
+_VALUE_REST = frozenset({"json_tuple"})
+
+# SQL's cast functions: ``int(x)`` is ``CAST(x AS INT)``.
+_CAST_FUNCTIONS = {
+    "int": "int", "integer": "int", "bigint": "bigint", "smallint": "smallint", "tinyint": "tinyint",
+    "float": "float", "double": "double", "string": "string", "boolean": "boolean", "binary": "binary",
+    "date": "date", "timestamp": "timestamp", "decimal": "decimal(10,0)",
+}
+
+# Names on a functions module that are not SQL functions.
+_NOT_SQL = frozenset({"col", "column", "lit", "expr", "udf", "pandas_udf", "udtf", "broadcast", "call_function",
+                      "call_udf", "when", "asc", "desc", "asc_nulls_first", "asc_nulls_last",
+                      "desc_nulls_first", "desc_nulls_last"})
+
+_EXTRACT_FIELDS = {
+    "YEAR": "year", "YEARS": "year", "Y": "year", "MONTH": "month", "MONTHS": "month", "MON": "month",
+    "DAY": "dayofmonth", "DAYS": "dayofmonth", "D": "dayofmonth", "HOUR": "hour", "HOURS": "hour", "H": "hour",
+    "MINUTE": "minute", "MINUTES": "minute", "MIN": "minute", "M": "minute", "SECOND": "second",
+    "SECONDS": "second", "S": "second", "SEC": "second", "QUARTER": "quarter", "QTR": "quarter",
+    "WEEK": "weekofyear", "WEEKS": "weekofyear", "W": "weekofyear", "DAYOFWEEK": "dayofweek", "DOW": "dayofweek",
+    "DOY": "dayofyear", "DAYOFYEAR": "dayofyear",
+}
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def quote_name(part: str) -> str:
+    """One name part as ``F.col`` reads it: backquoted unless it is a plain identifier."""
+    return part if _PLAIN_NAME.fullmatch(part) else "`" + part.replace("`", "``") + "`"
+
+
+def _unresolved(name: str) -> AnalysisException:
+    return AnalysisException(
+        f"Cannot resolve routine `{name}` on search path [`system`.`builtin`, `system`.`session`]. "
+        "Verify the spelling of the function name; the functions of dstream.sql.functions are the ones "
+        "SQL text can call.",
+        "UNRESOLVED_ROUTINE", {"routineName": f"`{name}`", "searchPath": "[`system`.`builtin`, `system`.`session`]"})
+
+
+def _unsupported(what: str) -> AnalysisException:
+    return AnalysisException(f"{what} is not supported in SQL text.", "UNSUPPORTED_FEATURE", {"feature": what})
+
+
+class _Builder:
+    """Translates one tree against a functions module; ``env`` maps lambda variables to Columns."""
+
+    def __init__(self, functions: ModuleType, env: Mapping[str, Any]) -> None:
+        self.fns = functions
+        self.env = env
+
+    def function(self, name: str) -> Callable[..., Any]:
+        """The public function SQL ``name`` calls (lower-case), or UNRESOLVED_ROUTINE."""
+        for candidate in (name, _ALIASES.get(name)):
+            if candidate is None or candidate.startswith("_") or candidate in _NOT_SQL:
+                continue
+            func = getattr(self.fns, candidate, None)
+            if func is None or inspect.isclass(func) or not callable(func):
+                continue
+            module = getattr(func, "__module__", None)
+            # Names the functions module imported for itself (typing.cast...) are no SQL functions.
+            if not isinstance(module, str) or module.startswith("dstream.sql"):
+                return func
+        call_function = getattr(self.fns, "call_function", None)
+        if call_function is not None and name not in _NOT_SQL:
+            return lambda *cols: call_function(name, *cols)
+        raise _unresolved(name)
+
+    def literal(self, node: Literal) -> Any:
+        fns = self.fns
+        typed = getattr(fns, "_sql_literal", None)
+        if typed is not None:  # the functions module may build literals of any type directly
+            return typed(node.value, node.type_name)
+        if node.type_name in ("date", "timestamp", "timestamp_ntz"):
+            return fns.lit(node.value).cast(node.type_name)
+        if node.type_name in ("smallint", "tinyint", "float") or (
+                node.type_name == "bigint" and -(1 << 31) <= node.value < (1 << 31)):
+            return fns.lit(node.value).cast(node.type_name)
+        return fns.lit(node.value)
+
+    def build(self, node: Expr) -> Any:
+        """The Column of ``node``."""
+        fns = self.fns
+        if isinstance(node, Literal):
+            return self.literal(node)
+        if isinstance(node, Name):
+            head = node.parts[0].lower()
+            if head in self.env:
+                column = self.env[head]
+                for part in node.parts[1:]:
+                    column = column.getField(part)
+                return column
+            return fns.col(".".join(quote_name(p) for p in node.parts))
+        if isinstance(node, Star):
+            return fns.col(".".join([quote_name(p) for p in node.qualifier] + ["*"]))
+        if isinstance(node, Unary):
+            operand = self.build(node.operand)
+            if node.op == "NOT":
+                return ~operand
+            if node.op == "-":
+                return -operand
+            if node.op == "~":
+                return self.function("bitwise_not")(operand)
+            return operand
+        if isinstance(node, Binary):
+            return self.binary(node)
+        if isinstance(node, Call):
+            return self.call(node)
+        if isinstance(node, Case):
+            return self.case(node)
+        if isinstance(node, Cast):
+            operand = self.build(node.operand)
+            return operand.try_cast(node.type_name) if node.safe else operand.cast(node.type_name)
+        if isinstance(node, In):
+            result = self.build(node.operand).isin(*[self.build(v) for v in node.values])
+            return ~result if node.negated else result
+        if isinstance(node, Between):
+            result = self.build(node.operand).between(self.build(node.low), self.build(node.high))
+            return ~result if node.negated else result
+        if isinstance(node, Like):
+            return self.like(node)
+        if isinstance(node, IsNull):
+            operand = self.build(node.operand)
+            return operand.isNotNull() if node.negated else operand.isNull()
+        if isinstance(node, IsBool):
+            operand = self.build(node.operand)
+            if node.value is None:
+                return operand.isNotNull() if node.negated else operand.isNull()
+            result = operand.eqNullSafe(fns.lit(node.value))
+            return ~result if node.negated else result
+        if isinstance(node, DistinctFrom):
+            result = self.build(node.left).eqNullSafe(self.build(node.right))
+            return result if node.negated else ~result
+        if isinstance(node, Subscript):
+            index = node.index
+            key = index.value if isinstance(index, Literal) else self.build(index)
+            return self.build(node.operand).getItem(key)
+        if isinstance(node, Field):
+            return self.build(node.operand).getField(node.name)
+        if isinstance(node, Alias):
+            return self.build(node.operand).alias(*node.names)
+        if isinstance(node, Lambda):
+            raise _unsupported("A lambda function outside a higher-order function's arguments")
+        raise TypeError(f"not an expression node: {node!r}")
+
+    def binary(self, node: Binary) -> Any:
+        left, right = self.build(node.left), self.build(node.right)
+        op = node.op
+        simple: dict[str, Callable[[Any, Any], Any]] = {
+            "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
+            "%": lambda a, b: a % b, "=": lambda a, b: a == b, "!=": lambda a, b: a != b,
+            "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+            "AND": lambda a, b: a & b, "OR": lambda a, b: a | b, "<=>": lambda a, b: a.eqNullSafe(b),
+            "&": lambda a, b: a.bitwiseAND(b), "|": lambda a, b: a.bitwiseOR(b), "^": lambda a, b: a.bitwiseXOR(b),
+        }
+        if op in simple:
+            return simple[op](left, right)
+        if op == "||":
+            return self.function("concat")(left, right)
+        if op == "DIV":
+            return self.call(Call("div", (node.left, node.right)))
+        shift = {"<<": "shiftleft", ">>": "shiftright", ">>>": "shiftrightunsigned"}[op]
+        return self.call(Call(shift, (node.left, node.right)))
+
+    def case(self, node: Case) -> Any:
+        fns = self.fns
+        operand = None if node.operand is None else self.build(node.operand)
+        result = None
+        for condition, value in node.branches:
+            test = self.build(condition)
+            if operand is not None:
+                test = operand == test
+            result = fns.when(test, self.build(value)) if result is None else result.when(test, self.build(value))
+        assert result is not None  # the parser requires one WHEN at least
+        return result if node.otherwise is None else result.otherwise(self.build(node.otherwise))
+
+    def like(self, node: Like) -> Any:
+        fns = self.fns
+        operand = self.build(node.operand)
+        pattern = node.pattern
+        if isinstance(pattern, Literal) and isinstance(pattern.value, str) and node.escape is None:
+            method = {"LIKE": "like", "ILIKE": "ilike", "RLIKE": "rlike"}[node.kind]
+            result = getattr(operand, method)(pattern.value)
+        else:
+            args = [operand, self.build(pattern)]
+            if node.escape is not None:
+                args.append(fns.lit(node.escape))
+            result = self.function(node.kind.lower())(*args)
+        return ~result if node.negated else result
+
+    def lambda_function(self, node: Lambda) -> Callable[..., Any]:
+        """A Python function of ``len(node.params)`` Columns, as higher-order functions take."""
+        params = [p.lower() for p in node.params]
+
+        def run(*cols: Any) -> Any:
+            return _Builder(self.fns, {**self.env, **dict(zip(params, cols))}).build(node.body)
+
+        arity = len(params)
+        if arity == 1:
+            return lambda x: run(x)
+        if arity == 2:
+            return lambda x, y: run(x, y)
+        if arity == 3:
+            return lambda x, y, z: run(x, y, z)
+        raise _unsupported(f"A lambda function of {arity} arguments")
+
+    def argument(self, name: str, index: int, node: Expr) -> Any:
+        if isinstance(node, Lambda):
+            return self.lambda_function(node)
+        positions = _VALUE_ARGS.get(name, ())
+        wants_value = index in positions or (name in _VALUE_REST and positions and index >= positions[-1])
+        if wants_value and isinstance(node, Literal):
+            return node.value
+        return self.build(node)
+
+    def call(self, node: Call) -> Any:
+        fns = self.fns
+        name, args = node.name, node.args
+        if name == "count" and args == (Star(),):
+            return fns.count(fns.lit(1))
+        if node.distinct:
+            return self.distinct_aggregate(node)
+        if name in _CAST_FUNCTIONS and len(args) == 1:
+            return self.build(args[0]).cast(_CAST_FUNCTIONS[name])
+        if name in ("if", "iff") and len(args) == 3:
+            return fns.when(self.build(args[0]), self.build(args[1])).otherwise(self.build(args[2]))
+        if name == "mod" and len(args) == 2:
+            return self.build(args[0]) % self.build(args[1])
+        if name == "extract" and not hasattr(fns, "extract") and isinstance(args[0], Literal):
+            field = str(args[0].value).upper()
+            if field not in _EXTRACT_FIELDS:
+                raise _unsupported(f"EXTRACT({field} FROM ...)")
+            return self.function(_EXTRACT_FIELDS[field])(self.build(args[1]))
+        if name == "div" and not hasattr(fns, "div") and not hasattr(fns, "call_function"):
+            # Integral division truncates toward zero, as a cast of the quotient does.
+            return (self.build(args[0]) / self.build(args[1])).cast("bigint")
+        func = self.function(name)
+        target = name if getattr(self.fns, name, None) is func else _ALIASES.get(name, name)
+        return func(*[self.argument(target, i, a) for i, a in enumerate(args)])
+
+    def distinct_aggregate(self, node: Call) -> Any:
+        cols = [self.build(a) for a in node.args]
+        if node.name == "count":
+            return self.function("count_distinct")(*cols)
+        if node.name == "sum" and len(cols) == 1:
+            return self.function("sum_distinct")(*cols)
+        if node.name in ("min", "max", "collect_set", "approx_count_distinct", "bool_and", "bool_or", "every",
+                         "some", "any"):
+            return self.function(node.name)(*cols)  # DISTINCT does not change these results
+        raise _unsupported(f"{node.name}(DISTINCT ...)")
+
+
+def to_column(node: Expr, functions: ModuleType, env: Mapping[str, Any] | None = None) -> Any:
+    """The Column of an expression tree, built with the public API of ``functions``.
+
+    Parameters
+    ----------
+    node : Expr
+        A tree from :func:`~dstream.sql.parser.expression.parse_expression_ast`.
+    functions : module
+        ``dstream.sql.functions`` (passed in: this package must not import it).
+    env : mapping, optional
+        Lambda variables in scope, lower-case name -> Column.
+
+    Returns
+    -------
+    Column
+        The expression, aliased when the tree is an :class:`~.nodes.Alias`.
+
+    Raises
+    ------
+    AnalysisException
+        ``UNRESOLVED_ROUTINE`` for an unknown function, ``UNSUPPORTED_FEATURE`` for syntax the
+        public API cannot express.
+    """
+    return _Builder(functions, env or {}).build(node)
+
+
+def to_sort(item: SortItem, functions: ModuleType, column: Any = None) -> Any:
+    """The sort Column of an ORDER BY item (``column`` overrides the item's expression).
+
+    Spark's defaults: ascending sorts put nulls first, descending ones last.
+    """
+    col = to_column(item.operand, functions) if column is None else column
+    nulls_first = item.ascending if item.nulls_first is None else item.nulls_first
+    if item.ascending:
+        return col.asc_nulls_first() if nulls_first else col.asc_nulls_last()
+    return col.desc_nulls_first() if nulls_first else col.desc_nulls_last()

@@ -1,0 +1,112 @@
+"""Session time zones: Spark's zone ids as Python ``tzinfo`` objects and as Arrow time zone strings.
+
+What this module owns
+---------------------
+Reading a ``spark.sql.session.timeZone`` value (``"America/Los_Angeles"``, ``"UTC"``,
+``"+08:00"``, ``"GMT+8"``...) into the ``tzinfo`` Python code converts with and the
+string Arrow kernels accept, and the machine's own zone, Spark's default session zone.
+
+Invariants
+----------
+* The ``tzinfo`` and the Arrow string of one zone id describe the same rules (an IANA name
+  for both, or the same fixed offset).
+* An unknown zone id raises ``PySparkValueError`` naming it; nothing falls back silently.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import os
+import re
+import zoneinfo
+
+from dstream.sql.errors import PySparkValueError
+
+__all__ = ["session_time_zone_default", "zone_of", "arrow_zone", "is_utc"]
+
+_UTC_NAMES = frozenset({"UTC", "Z", "GMT", "UT", "Etc/UTC", "Etc/GMT", "Etc/UCT", "UCT", "Zulu", "Etc/Zulu"})
+# "+08:00", "-5", "+0530", optionally after "UTC"/"GMT"/"UT" (Java's ZoneId.of forms).
+_OFFSET = re.compile(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?")
+
+
+def _offset_of(zone_id: str) -> datetime.timedelta | None:
+    m = _OFFSET.fullmatch(zone_id.strip())
+    if m is None:
+        return None
+    sign = -1 if m.group(1) == "-" else 1
+    delta = datetime.timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0), seconds=int(m.group(4) or 0))
+    if delta > datetime.timedelta(hours=18):
+        return None
+    return sign * delta
+
+
+def is_utc(zone_id: str) -> bool:
+    """Whether the zone id names UTC itself (so no conversion is needed)."""
+    return zone_id in _UTC_NAMES or _offset_of(zone_id) == datetime.timedelta(0)
+
+
+@functools.lru_cache(maxsize=64)
+def zone_of(zone_id: str) -> datetime.tzinfo:
+    """The ``tzinfo`` of a Spark zone id (an IANA region, ``UTC``, or a fixed offset such as ``+08:00``).
+
+    Raises
+    ------
+    PySparkValueError
+        When the zone id is not one Spark or the IANA database knows.
+    """
+    if zone_id in _UTC_NAMES:
+        return datetime.timezone.utc
+    offset = _offset_of(zone_id)
+    if offset is not None:
+        return datetime.timezone(offset)
+    try:
+        return zoneinfo.ZoneInfo(zone_id)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise PySparkValueError(
+            f"The value '{zone_id}' of the time zone is not a valid zone id: use a region id such as "
+            "'America/Los_Angeles', 'UTC', or an offset such as '+08:00'.",
+            "INVALID_TIMEZONE", {"timeZone": zone_id}) from None
+
+
+@functools.lru_cache(maxsize=64)
+def arrow_zone(zone_id: str) -> str:
+    """The zone as an Arrow timestamp ``tz`` string (``"UTC"``, ``"+08:00"`` or the IANA name)."""
+    tz = zone_of(zone_id)
+    if tz is datetime.timezone.utc:
+        return "UTC"
+    if isinstance(tz, datetime.timezone):
+        minutes = int(tz.utcoffset(None).total_seconds()) // 60
+        sign = "-" if minutes < 0 else "+"
+        return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    return zone_id
+
+
+def session_time_zone_default() -> str:
+    """The machine's local zone as an IANA name (from ``TZ`` or ``/etc/localtime``), ``"UTC"`` if unknown.
+
+    Spark's default ``spark.sql.session.timeZone`` is the JVM's local zone; this is the same zone.
+    """
+    env = os.environ.get("TZ", "").lstrip(":")
+    if env:
+        try:
+            zone_of(env)
+            return env
+        except PySparkValueError:
+            pass
+    try:
+        target = os.path.realpath("/etc/localtime")
+        marker = "zoneinfo/"
+        if marker in target:
+            name = target[target.index(marker) + len(marker):]
+            zone_of(name)
+            return name
+    except (OSError, PySparkValueError):
+        pass
+    try:
+        with open("/etc/timezone", encoding="utf-8") as f:
+            name = f.read().strip()
+        zone_of(name)
+        return name
+    except (OSError, PySparkValueError):
+        return "UTC"
