@@ -32,7 +32,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dstream.sql.errors import PySparkTypeError
+from dstream.sql.errors import PySparkTypeError, PySparkValueError
 from dstream.sql.row import Row, rows_from_columns
 from dstream.sql.row_verify import make_converter, struct_values
 from dstream.sql.timezones import arrow_zone, is_utc, session_time_zone_default, zone_of
@@ -66,6 +66,7 @@ __all__ = [
     "rows_to_arrow",
     "arrow_to_rows",
     "session_time_zone_default",
+    "to_pandas",
 ]
 
 _ATOMIC_TO_ARROW: dict[type[DataType], pa.DataType] = {
@@ -338,3 +339,21 @@ def _list_array_values(arr: Any, time_zone: str, as_map: bool) -> list[Any]:
             append(flat[prev:end])
         prev = end
     return out
+
+
+def to_pandas(table: pa.Table, time_zone: str) -> Any:
+    """A ``pandas.DataFrame`` of ``table`` as PySpark's ``toPandas`` gives it.
+
+    Timestamps become naive wall times in the session zone (``datetime64[ns]``), as
+    PySpark converts them; needs pandas (``PySparkValueError`` naming it otherwise).
+    """
+    try:
+        import pandas  # noqa: F401 - only checks that it is installed
+    except ImportError as exc:
+        raise PySparkValueError("toPandas() needs pandas: pip install pandas.", "PACKAGE_NOT_INSTALLED",
+                                {"package_name": "pandas"}) from exc
+    frame = table.to_pandas()
+    for field in table.schema:
+        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
+            frame[field.name] = frame[field.name].dt.tz_convert(arrow_zone(time_zone)).dt.tz_localize(None)
+    return frame

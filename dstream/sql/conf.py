@@ -25,7 +25,7 @@ from typing import Any
 
 from rdd import SparkConf
 
-from .errors import PySparkException
+from .errors import SparkNoSuchElementException
 
 __all__ = ["RuntimeConfig", "SQL_DEFAULTS", "local_time_zone"]
 
@@ -59,10 +59,6 @@ SQL_DEFAULTS: dict[str, str] = {
     "spark.sql.repl.eagerEval.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "false",
 }
-
-
-class SparkNoSuchElementException(PySparkException, KeyError):
-    """``spark.conf.get`` of a key that has no value and no default."""
 
 
 class RuntimeConfig:

@@ -25,13 +25,21 @@ import pyarrow as pa
 
 from rdd import StorageLevel
 
+from .arrow_convert import to_pandas
 from .column import Column, expr_of, lit_expr
 from .errors import AnalysisException, PySparkTypeError, PySparkValueError
-from .expressions.aggregate_base import SortOrder
-from .expressions.coercion import find_common_type
 from .expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
-from .expressions.predicates import And, EqualNullSafe
-from .plan.builders import build_join, build_select, build_sort, build_union, resolver_for
+from .expressions.coercion import find_common_type
+from .expressions.predicates import And
+from .plan.builders import (
+    build_join,
+    build_select,
+    build_sort,
+    build_union,
+    null_safe_match,
+    resolver_for,
+    sort_keys,
+)
 from .plan.logical import (
     Deduplicate,
     Filter,
@@ -172,7 +180,7 @@ class DataFrame:
             raise PySparkTypeError("withColumns takes one dict of column name -> Column.", "NOT_DICT",
                                    {"arg_name": "colsMap", "arg_type": type(colsMap).__name__})
         mapping = colsMap[0]
-        for name, value in mapping.items():
+        for value in mapping.values():
             if not isinstance(value, Column):
                 raise PySparkTypeError(f"Argument `col` should be a Column, got {type(value).__name__}.",
                                        "NOT_COLUMN", {"arg_name": "col", "arg_type": type(value).__name__})
@@ -290,37 +298,15 @@ class DataFrame:
 
     def orderBy(self, *cols: Any, **kwargs: Any) -> DataFrame:  # noqa: N802 - PySpark's name
         """Sort by the given columns (``ascending=`` a bool or a list of bools)."""
-        return self._new(build_sort(self._plan, self._sort_keys(cols, kwargs.get("ascending")), True,
-                                    self._case_sensitive))
+        keys = sort_keys(_flatten(cols), kwargs.get("ascending"), self._plan.output(), _name_expr)
+        return self._new(build_sort(self._plan, keys, True, self._case_sensitive))
 
     sort = orderBy
 
     def sortWithinPartitions(self, *cols: Any, **kwargs: Any) -> DataFrame:  # noqa: N802 - PySpark's name
         """Sort each partition by the given columns."""
-        return self._new(build_sort(self._plan, self._sort_keys(cols, kwargs.get("ascending")), False,
-                                    self._case_sensitive))
-
-    def _sort_keys(self, cols: Sequence[Any], ascending: Any) -> list[Expression]:
-        cols = _flatten(cols)
-        if not cols:
-            raise PySparkValueError("orderBy needs at least one column.", "CANNOT_BE_EMPTY", {"item": "column"})
-        if ascending is None:
-            flags = [True] * len(cols)
-        elif isinstance(ascending, bool | int):
-            flags = [bool(ascending)] * len(cols)
-        else:
-            flags = [bool(a) for a in ascending]
-            if len(flags) != len(cols):
-                raise PySparkValueError("ascending must have one flag for each column.",
-                                        "LENGTH_SHOULD_BE_THE_SAME", {"arg1": "cols", "arg2": "ascending"})
-        keys: list[Expression] = []
-        for col, asc in zip(cols, flags):
-            expr = _name_expr(col) if not isinstance(col, int) else self._plan.output()[col - 1]
-            if isinstance(expr, SortOrder):
-                keys.append(expr)
-            else:
-                keys.append(SortOrder(expr, asc))
-        return keys
+        keys = sort_keys(_flatten(cols), kwargs.get("ascending"), self._plan.output(), _name_expr)
+        return self._new(build_sort(self._plan, keys, False, self._case_sensitive))
 
     # -- combining ----------------------------------------------------------------------
 
@@ -373,19 +359,13 @@ class DataFrame:
 
     def intersect(self, other: DataFrame) -> DataFrame:
         """Distinct rows present in both."""
-        cond = None
-        for a, b in zip(self._plan.output(), other._plan.output()):
-            eq = EqualNullSafe(a, b)
-            cond = eq if cond is None else And(cond, eq)
+        cond = null_safe_match(self._plan.output(), other._plan.output())
         return self._new(build_join(self._plan, other._plan, None, "left_semi", cond,
                                     self._case_sensitive)).distinct()
 
     def subtract(self, other: DataFrame) -> DataFrame:
         """Distinct rows of this DataFrame not in ``other``."""
-        cond = None
-        for a, b in zip(self._plan.output(), other._plan.output()):
-            eq = EqualNullSafe(a, b)
-            cond = eq if cond is None else And(cond, eq)
+        cond = null_safe_match(self._plan.output(), other._plan.output())
         return self._new(build_join(self._plan, other._plan, None, "left_anti", cond,
                                     self._case_sensitive)).distinct()
 
@@ -523,13 +503,7 @@ class DataFrame:
         except ImportError as exc:
             raise PySparkValueError("toPandas() needs pandas: pip install pandas.", "PACKAGE_NOT_INSTALLED",
                                     {"package_name": "pandas"}) from exc
-        table = self.toArrow()
-        tz = self._session.conf.time_zone()
-        frame = table.to_pandas()
-        for field in table.schema:
-            if pa.types.is_timestamp(field.type) and field.type.tz is not None:
-                frame[field.name] = frame[field.name].dt.tz_convert(tz).dt.tz_localize(None)
-        return frame
+        return to_pandas(self.toArrow(), self._session.conf.time_zone())
 
     def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
         """Print the first ``n`` rows as a table."""

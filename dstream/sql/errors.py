@@ -31,6 +31,7 @@ __all__ = [
     "IllegalArgumentException",
     "NumberFormatException",
     "DateTimeException",
+    "SparkNoSuchElementException",
     "SparkRuntimeException",
     "ArrayIndexOutOfBoundsException",
     "PythonException",
@@ -166,6 +167,13 @@ class ArrayIndexOutOfBoundsException(CapturedException, IndexError):
 
 class PythonException(CapturedException):
     """A user-defined function raised; the message holds its traceback."""
+
+
+class SparkNoSuchElementException(CapturedException, KeyError):
+    """``spark.conf.get`` of a key that has no value and no default."""
+
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return self._render()
 
 
 class PySparkValueError(PySparkException, ValueError):

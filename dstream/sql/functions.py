@@ -47,6 +47,9 @@ from .functions_scalar import *  # noqa: F403 - the scalar functions are part of
 from .functions_scalar import __all__ as _scalar_all
 from .types import DataType, StringType, _parse_datatype_string
 
+#: A UDF's return type when none is given (PySpark's default).
+_DEFAULT_UDF_TYPE = StringType()
+
 __all__ = sorted([
     "abs", "array", "array_contains", "asc", "broadcast", "coalesce", "col", "column", "desc", "element_at",
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
@@ -473,7 +476,7 @@ class UserDefinedFunction:
         Whether the same input gives the same output.
     """
 
-    def __init__(self, func: Callable[..., Any], returnType: DataType | str = StringType(),
+    def __init__(self, func: Callable[..., Any], returnType: DataType | str = _DEFAULT_UDF_TYPE,
                  name: str | None = None, deterministic: bool = True) -> None:
         if not callable(func):
             raise PySparkTypeError(f"[NOT_CALLABLE] Argument `func` should be a callable, got "
@@ -495,7 +498,7 @@ class UserDefinedFunction:
         return self
 
 
-def udf(f: Any = None, returnType: DataType | str = StringType(), *, useArrow: bool | None = None) -> Any:
+def udf(f: Any = None, returnType: DataType | str = _DEFAULT_UDF_TYPE, *, useArrow: bool | None = None) -> Any:
     """A user-defined function: ``udf(f, IntegerType())``, ``@udf``, ``@udf("int")``, ``@udf(returnType=...)``.
 
     Parameters

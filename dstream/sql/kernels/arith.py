@@ -422,6 +422,10 @@ def _round(a: Operand, scale: int, arrow_mode: str, py_mode: str) -> pa.Array:
     scaled = pc.multiply(d, 10.0 ** scale)
     frac = pc.subtract(scaled, pc.floor(scaled))
     near = pc.less(pc.abs(pc.subtract(frac, 0.5)), 1e-6)
+    # Arrow also returns a value unchanged when it is within rounding error of the grid
+    # (1.6384999999999998 at scale 4), where Spark's decimal text still rounds it.
+    off_grid = pc.and_(pc.greater(frac, 0.0), pc.or_(pc.less(frac, 1e-6), pc.greater(frac, 1 - 1e-6)))
+    near = pc.or_(near, off_grid)
     near = pc.and_(pc.fill_null(near, False), pc.is_finite(d))
     if pc.any(near).as_py():
         idx = pc.indices_nonzero(near)

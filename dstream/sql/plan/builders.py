@@ -19,15 +19,16 @@ Invariants
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from ..errors import AnalysisException
+from ..errors import AnalysisException, PySparkValueError
 from ..expressions.aggregate_base import AggregateFunction, SortOrder
 from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
 from ..expressions.cast import Cast
 from ..expressions.extractors import extract_field
 from ..expressions.generators import Generator
-from ..expressions.predicates import And, EqualTo
+from ..expressions.predicates import And, EqualNullSafe, EqualTo
 from ..types import DataType
 from .analysis import Resolver, ensure_named, quote, resolve_star
 from .logical import Aggregate, Generate, Join, LogicalPlan, Project, Sort, Union
@@ -40,7 +41,9 @@ __all__ = [
     "build_sort",
     "build_union",
     "contains_aggregate",
+    "null_safe_match",
     "resolver_for",
+    "sort_keys",
 ]
 
 #: ``df.join(how=...)`` spellings -> the plan's join types.
@@ -291,3 +294,38 @@ def build_union(children: Sequence[LogicalPlan], widen: object) -> LogicalPlan:
 
 def _ordinal(n: int) -> str:
     return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")
+
+
+def sort_keys(cols: Sequence[Any], ascending: Any, output: Sequence[AttributeReference],
+              to_expr: Callable[[Any], Expression]) -> list[Expression]:
+    """``orderBy``'s arguments as :class:`SortOrder` keys.
+
+    ``ascending`` is a bool for every column or one flag per column; an int column
+    argument is a 1-based position; a Column already made with ``asc()``/``desc()`` keeps
+    its own direction.
+    """
+    if not cols:
+        raise PySparkValueError("orderBy needs at least one column.", "CANNOT_BE_EMPTY", {"item": "column"})
+    if ascending is None:
+        flags = [True] * len(cols)
+    elif isinstance(ascending, bool | int):
+        flags = [bool(ascending)] * len(cols)
+    else:
+        flags = [bool(a) for a in ascending]
+        if len(flags) != len(cols):
+            raise PySparkValueError("ascending must have one flag for each column.",
+                                    "LENGTH_SHOULD_BE_THE_SAME", {"arg1": "cols", "arg2": "ascending"})
+    keys: list[Expression] = []
+    for col, asc in zip(cols, flags):
+        expr = output[col - 1] if isinstance(col, int) and not isinstance(col, bool) else to_expr(col)
+        keys.append(expr if isinstance(expr, SortOrder) else SortOrder(expr, asc))
+    return keys
+
+
+def null_safe_match(left: Sequence[AttributeReference], right: Sequence[AttributeReference]) -> Expression | None:
+    """``l1 <=> r1 AND l2 <=> r2 ...``: rows equal column by column, nulls equal (set operations)."""
+    cond: Expression | None = None
+    for a, b in zip(left, right):
+        eq = EqualNullSafe(a, b)
+        cond = eq if cond is None else And(cond, eq)
+    return cond

@@ -468,7 +468,8 @@ class Generate(UnaryPlan):
         return Generate(fn(self.generator), self.outer, self.generator_output, self.child, self.required)
 
     def describe(self) -> str:
-        return f"Generate {_expr_text(self.generator)}, {str(self.outer).lower()}, [{_exprs_text(self.generator_output)}]"
+        outputs = _exprs_text(self.generator_output)
+        return f"Generate {_expr_text(self.generator)}, {str(self.outer).lower()}, [{outputs}]"
 
 
 class SubqueryAlias(UnaryPlan):
