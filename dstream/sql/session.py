@@ -32,6 +32,7 @@ from .local_data import local_relation, range_relation, rdd_relation
 from .readwriter import DataFrameReader
 
 if TYPE_CHECKING:
+    from .plan.logical import LogicalPlan
     from .types import StructType
 
 __all__ = ["Builder", "Catalog", "SparkSession"]
@@ -245,6 +246,7 @@ class SparkSession:
         """
         from rdd import RDD
 
+        plan: LogicalPlan
         if isinstance(data, RDD):
             plan = rdd_relation(data, schema, self.conf.time_zone())
         else:

@@ -30,16 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-try:
-    from ..arrow_convert import to_arrow_type
-except ImportError:  # pragma: no cover - until the conversion module lands on main
-    def to_arrow_type(dtype: Any) -> pa.DataType:
-        """The Arrow type of a simple Spark type (stand-in for ``arrow_convert.to_arrow_type``)."""
-        simple = {"int": pa.int32(), "bigint": pa.int64(), "string": pa.string(), "double": pa.float64(),
-                  "float": pa.float32(), "boolean": pa.bool_(), "tinyint": pa.int8(), "smallint": pa.int16(),
-                  "date": pa.date32(), "timestamp": pa.timestamp("us", tz="UTC"), "binary": pa.binary(),
-                  "void": pa.null(), "timestamp_ntz": pa.timestamp("us")}
-        return simple[dtype.simpleString()]
+from ..arrow_convert import to_arrow_type
 from ..expressions.base import AttributeReference, EvalContext, Expression, column_key
 from ..plan.logical import named_output
 from .arrays import arange, constant

@@ -167,7 +167,7 @@ def build_sort(plan: LogicalPlan, orders: Sequence[Expression], is_global: bool,
     if needed - have and isinstance(plan, Project):
         # Spark adds the missing columns to the projection, sorts, then projects them away.
         missing = [a for a in plan.child.output() if a.expr_id in needed - have]
-        widened = Project(list(plan.exprs) + missing, plan.child)
+        widened = Project([*plan.exprs, *missing], plan.child)
         return Project(list(plan.output()), Sort(keys, is_global, widened))
     return Sort(keys, is_global, plan)
 

@@ -307,10 +307,10 @@ def _prune(plan: LogicalPlan, required: set[int]) -> LogicalPlan:
         return plan.with_children([_prune(plan.child, needed)])
     if isinstance(plan, Generate):
         child_ids = {a.expr_id for a in plan.child.output()}
-        keep = (required & child_ids)
-        needed = keep | plan.generator.references()
+        kept = required & child_ids
+        needed = kept | plan.generator.references()
         return Generate(plan.generator, plan.outer, plan.generator_output, _prune(plan.child, needed),
-                        sorted(keep, key=[a.expr_id for a in plan.child.output()].index))
+                        sorted(kept, key=[a.expr_id for a in plan.child.output()].index))
     if isinstance(plan, Join):
         needed = required | (plan.condition.references() if plan.condition is not None else set())
         needed |= {a.expr_id for pair in plan.using for a in pair}
