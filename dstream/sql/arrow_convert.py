@@ -265,7 +265,7 @@ def _array_values(arr: pa.Array, time_zone: str) -> list[Any]:
 
 
 def _timestamp_values(arr: pa.Array, time_zone: str) -> list[Any]:
-    if arr.type.unit != "us":
+    if arr.type != pa.timestamp("us", tz=arr.type.tz):
         arr = arr.cast(pa.timestamp("us", tz=arr.type.tz), safe=False)
     if arr.type.tz is None or is_utc(time_zone):
         # A naive timestamp is a wall time already; an instant in UTC reads as its UTC wall time.
@@ -282,7 +282,23 @@ def _timestamp_values(arr: pa.Array, time_zone: str) -> list[Any]:
     if pc.any(later).as_py():
         for i in pc.indices_nonzero(later).to_pylist():
             values[i] = values[i].replace(fold=1)
+    # Arrow applies only the explicit transitions of the zone file (to 2037), not the rule that
+    # continues them; Python's zoneinfo (like Java) applies the rule, so it converts instants outside.
+    micros = arr.cast(pa.int64())
+    outside = pc.or_(pc.less(micros, _ZONE_FILE_START_US), pc.greater_equal(micros, _ZONE_FILE_END_US))
+    if pc.any(outside).as_py():
+        tz = zone_of(time_zone)
+        for i in pc.indices_nonzero(outside).to_pylist():
+            instant = _EPOCH + datetime.timedelta(microseconds=micros[i].as_py())
+            values[i] = instant.astimezone(tz).replace(tzinfo=None)
     return values
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_ZONE_FILE_START_US = (datetime.datetime(1902, 1, 1, tzinfo=datetime.timezone.utc) - _EPOCH) // \
+    datetime.timedelta(microseconds=1)
+_ZONE_FILE_END_US = (datetime.datetime(2037, 1, 1, tzinfo=datetime.timezone.utc) - _EPOCH) // \
+    datetime.timedelta(microseconds=1)
 
 
 def _struct_array_values(arr: pa.StructArray, time_zone: str) -> list[Any]:

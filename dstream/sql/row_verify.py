@@ -182,7 +182,12 @@ def _timestamp_converter(zone: datetime.tzinfo) -> Converter:
     def convert(v: datetime.datetime) -> int:
         # A naive value is a wall time in the session zone; fold picks the instant of a repeated
         # hour and a wall time in a gap moves forward by the gap, as Java's ZonedDateTime does.
-        aware = v if v.tzinfo is not None else v.replace(tzinfo=zone)
+        if v.tzinfo is not None:
+            return (v - _EPOCH) // _MICROSECOND
+        aware = v.replace(tzinfo=zone)
+        if v.fold and aware.astimezone(datetime.timezone.utc).astimezone(zone).replace(tzinfo=None) != v:
+            # fold=1 in a gap would move the time back; Java moves every gap time forward.
+            aware = aware.replace(fold=0)
         return (aware - _EPOCH) // _MICROSECOND
 
     return convert

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
 from dstream.sql.errors import AnalysisException, PythonException
 from dstream.sql.expressions.generators import Generator
-from dstream.sql.expressions.windows import TimeWindow, parse_duration
+from dstream.sql.expressions.windows import TimeWindow, duration_us
 from dstream.sql.types import (
     ArrayType,
     DateType,
@@ -179,10 +179,10 @@ def test_tumbling_and_sliding_windows() -> None:
               for v in structs.to_pylist()]
     assert parents.to_pylist() == [0, 0, 1, 1, 2, 2]
     assert [s // dt.timedelta(minutes=1) for s in starts] == [-5, 0, 0, 5, 5, 10]
-    assert parse_duration("1 hour 30 minutes") == 90 * 60 * 10**6
-    assert parse_duration("interval 2 seconds") == 2 * 10**6
+    assert duration_us("1 hour 30 minutes") == 90 * 60 * 10**6
+    assert duration_us("interval 2 seconds") == 2 * 10**6
     with pytest.raises(ValueError):
-        parse_duration("3 fortnights")
+        duration_us("3 fortnights")
     sess = f.eval(F.session_window("t", "5 minutes"))
     assert sess[0] == {"start": base, "end": base + dt.timedelta(minutes=5)} and sess[3] is None
 

@@ -43,7 +43,7 @@ def test_row_class_makes_rows() -> None:
 def test_unknown_field_errors() -> None:
     r = Row(a=1)
     with pytest.raises(AttributeError):
-        r.b
+        _ = r.b
     with pytest.raises(ValueError):
         r["b"]
     with pytest.raises(IndexError):

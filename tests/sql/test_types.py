@@ -96,7 +96,8 @@ def test_nested_reprs_and_simple_strings() -> None:
         "StructField('m', MapType(StringType(), DecimalType(10,2), True), False), "
         "StructField('s', StructType([StructField('x', IntegerType(), True), StructField('y', StringType(), True)]), "
         "True)])")
-    assert schema.simpleString() == "struct<a:bigint,arr:array<int>,m:map<string,decimal(10,2)>,s:struct<x:int,y:string>>"
+    assert schema.simpleString() == \
+        "struct<a:bigint,arr:array<int>,m:map<string,decimal(10,2)>,s:struct<x:int,y:string>>"
     assert StructField("a", LongType()).simpleString() == "a:bigint"
 
 
