@@ -286,9 +286,9 @@ class FromJson(Expression):
         return self if child is self.children[0] else FromJson(child, self.schema, self.options)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
-        from ..kernels import json  # noqa: PLC0415 - kernels load at run time
+        from ..kernels import jsonfn  # noqa: PLC0415 - kernels load at run time
 
-        return json.from_json(self.children[0].eval(batch, ctx), self.schema, self.options)
+        return jsonfn.from_json(self.children[0].eval(batch, ctx), self.schema, self.options)
 
     def _options(self) -> Any:
         return (self.schema.simpleString(), tuple(sorted(self.options.items())))
@@ -317,6 +317,6 @@ class ToJson(Expression):
                            f'Input schema {quoted_type(dt)} must be a struct, an array, a map or a variant')
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
-        from ..kernels import json  # noqa: PLC0415 - kernels load at run time
+        from ..kernels import jsonfn  # noqa: PLC0415 - kernels load at run time
 
-        return json.to_json(self.children[0].eval(batch, ctx), self.children[0].data_type())
+        return jsonfn.to_json(self.children[0].eval(batch, ctx), self.children[0].data_type())

@@ -47,7 +47,7 @@ Run = Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]
 
 
 def _kernels() -> Any:
-    from ..kernels import datetime as dt_kernels  # noqa: PLC0415 - kernels load at run time
+    from ..kernels import datetimes as dt_kernels  # noqa: PLC0415 - kernels load at run time
 
     return dt_kernels
 
