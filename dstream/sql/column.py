@@ -189,6 +189,7 @@ class Column:
     """
 
     __slots__ = ("_expr",)
+    _expr: Expression
 
     def __init__(self, expr: Expression) -> None:
         object.__setattr__(self, "_expr", expr)
@@ -196,7 +197,7 @@ class Column:
     @property
     def expr(self) -> Expression:
         """The expression tree."""
-        return self._expr  # type: ignore[no-any-return]
+        return self._expr
 
     # -- Python protocol --------------------------------------------------------------
 
@@ -259,27 +260,27 @@ class Column:
     def __invert__(self) -> Column:
         return Column(Not(self.expr))
 
-    def eqNullSafe(self, other: Any) -> Column:
+    def eqNullSafe(self, other: Any) -> Column:  # noqa: N802 - PySpark's name
         """Equality that is true for two nulls and never null (``<=>``)."""
         return Column(EqualNullSafe(self.expr, to_expr(other)))
 
-    def bitwiseAND(self, other: Any) -> Column:
+    def bitwiseAND(self, other: Any) -> Column:  # noqa: N802 - PySpark's name
         """Bitwise AND of two integral values."""
         return Column(BitwiseAnd(self.expr, to_expr(other)))
 
-    def bitwiseOR(self, other: Any) -> Column:
+    def bitwiseOR(self, other: Any) -> Column:  # noqa: N802 - PySpark's name
         """Bitwise OR of two integral values."""
         return Column(BitwiseOr(self.expr, to_expr(other)))
 
-    def bitwiseXOR(self, other: Any) -> Column:
+    def bitwiseXOR(self, other: Any) -> Column:  # noqa: N802 - PySpark's name
         """Bitwise XOR of two integral values."""
         return Column(BitwiseXor(self.expr, to_expr(other)))
 
-    def isNull(self) -> Column:
+    def isNull(self) -> Column:  # noqa: N802 - PySpark's name
         """True where the value is null."""
         return Column(IsNull(self.expr))
 
-    def isNotNull(self) -> Column:
+    def isNotNull(self) -> Column:  # noqa: N802 - PySpark's name
         """True where the value is not null."""
         return Column(IsNotNull(self.expr))
 
@@ -289,7 +290,7 @@ class Column:
             cols = tuple(cols[0])
         return Column(In(self.expr, [to_expr(c) for c in cols]))
 
-    def between(self, lowerBound: Any, upperBound: Any) -> Column:
+    def between(self, lowerBound: Any, upperBound: Any) -> Column:  # noqa: N803 - PySpark's name
         """``lowerBound <= value <= upperBound``."""
         return Column(And(GreaterThanOrEqual(self.expr, to_expr(lowerBound)),
                           LessThanOrEqual(self.expr, to_expr(upperBound))))
@@ -320,7 +321,7 @@ class Column:
         """True where the string contains ``other``."""
         return Column(Contains(self.expr, to_expr(other)))
 
-    def substr(self, startPos: int | Column, length: int | Column) -> Column:
+    def substr(self, startPos: int | Column, length: int | Column) -> Column:  # noqa: N803 - PySpark's name
         """The substring from ``startPos`` (1-based) of ``length`` characters."""
         if type(startPos) is not type(length) and not (isinstance(startPos, int) and isinstance(length, int)):
             raise PySparkTypeError(
@@ -331,13 +332,13 @@ class Column:
 
     # -- types and names -----------------------------------------------------------------
 
-    def cast(self, dataType: DataType | str) -> Column:
+    def cast(self, dataType: DataType | str) -> Column:  # noqa: N803 - PySpark's name
         """The value converted to ``dataType`` (a DataType or a DDL string such as ``"int"``)."""
         return Column(Cast(self.expr, _types_of(dataType)))
 
     astype = cast
 
-    def try_cast(self, dataType: DataType | str) -> Column:
+    def try_cast(self, dataType: DataType | str) -> Column:  # noqa: N803 - PySpark's name
         """Like :meth:`cast`, but null where the value does not convert."""
         return Column(TryCast(self.expr, _types_of(dataType)))
 
@@ -408,11 +409,11 @@ class Column:
 
     # -- complex values -------------------------------------------------------------------
 
-    def getItem(self, key: Any) -> Column:
+    def getItem(self, key: Any) -> Column:  # noqa: N802 - PySpark's name
         """Array item (0-based) or map value of ``key``."""
         return Column(ExtractValue(self.expr, to_expr(key)))
 
-    def getField(self, name: Any) -> Column:
+    def getField(self, name: Any) -> Column:  # noqa: N802 - PySpark's name
         """A field of a struct."""
         return Column(ExtractValue(self.expr, to_expr(name), field_only=True))
 

@@ -18,7 +18,6 @@ Invariants
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -39,23 +38,22 @@ from .expressions.conditional import CaseWhen, Coalesce, NullIf, Nvl
 from .expressions.generators import Explode, PosExplode
 from .expressions.operators import Abs, Add, Divide, Multiply, Subtract, TryEval
 from .expressions.predicates import IsNaN, IsNull
-from .expressions.udf import PythonUDF
 from .expressions.windows import SessionWindow, TimeWindow, duration_us
 from .functions_agg import *  # noqa: F403 - the aggregates are part of this module's surface
 from .functions_agg import __all__ as _agg_all
+from .functions_datetime import *  # noqa: F403 - the datetime functions are part of this module's surface
+from .functions_datetime import __all__ as _datetime_all
 from .functions_scalar import *  # noqa: F403 - the scalar functions are part of this module's surface
 from .functions_scalar import __all__ as _scalar_all
-from .types import DataType, StringType, _parse_datatype_string
-
-#: A UDF's return type when none is given (PySpark's default).
-_DEFAULT_UDF_TYPE = StringType()
+from .functions_udf import UserDefinedFunction, udf  # noqa: F401 - re-exported (listed in __all__)
+from .types import DataType, _parse_datatype_string
 
 __all__ = sorted([
     "abs", "array", "array_contains", "asc", "broadcast", "coalesce", "col", "column", "desc", "element_at",
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
-    "try_divide", "try_multiply", "try_subtract", "udf", "when", "window",
-    *_agg_all, *_scalar_all,
+    "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
+    *_agg_all, *_datetime_all, *_scalar_all,
 ])
 
 ColumnOrName = Column | str
@@ -415,8 +413,8 @@ def to_json(col: ColumnOrName, options: dict[str, str] | None = None) -> Column:
     return Column(ToJson(expr_of(col), options))
 
 
-def window(timeColumn: ColumnOrName, windowDuration: str, slideDuration: str | None = None,
-           startTime: str | None = None) -> Column:
+def window(timeColumn: ColumnOrName, windowDuration: str, slideDuration: str | None = None,  # noqa: N803 - PySpark's name
+           startTime: str | None = None) -> Column:  # noqa: N803 - PySpark's name
     """The event-time window(s) of each row: a struct ``window`` of ``start`` and ``end``.
 
     Parameters
@@ -436,7 +434,7 @@ def window(timeColumn: ColumnOrName, windowDuration: str, slideDuration: str | N
     return Column(TimeWindow(expr_of(timeColumn), length, slide, start))
 
 
-def session_window(timeColumn: ColumnOrName, gapDuration: str) -> Column:
+def session_window(timeColumn: ColumnOrName, gapDuration: str) -> Column:  # noqa: N803 - PySpark's name
     """The session window of each row (``[time, time + gap)``, merged by the aggregation).
 
     Parameters
@@ -459,60 +457,3 @@ def broadcast(df: Any) -> Any:
     """
     df._hint_broadcast = True
     return df
-
-
-class UserDefinedFunction:
-    """A Python function callable on columns (what :func:`udf` returns).
-
-    Parameters
-    ----------
-    func : callable
-        The function.
-    returnType : DataType or str
-        The result type (default string).
-    name : str, optional
-        The name in generated column names (default: the function's).
-    deterministic : bool
-        Whether the same input gives the same output.
-    """
-
-    def __init__(self, func: Callable[..., Any], returnType: DataType | str = _DEFAULT_UDF_TYPE,
-                 name: str | None = None, deterministic: bool = True) -> None:
-        if not callable(func):
-            raise PySparkTypeError(f"[NOT_CALLABLE] Argument `func` should be a callable, got "
-                                   f"{type(func).__name__}.", "NOT_CALLABLE",
-                                   {"arg_name": "func", "arg_type": type(func).__name__})
-        self.func = func
-        self.returnType = _parse_datatype_string(returnType) if isinstance(returnType, str) else returnType
-        self._name = name or getattr(func, "__name__", type(func).__name__)
-        self.deterministic = deterministic
-        functools.update_wrapper(self, func)  # type: ignore[arg-type]
-
-    def __call__(self, *cols: ColumnOrName) -> Column:
-        return Column(PythonUDF(self.func, self.returnType, [expr_of(c) for c in cols], self._name,
-                                self.deterministic))
-
-    def asNondeterministic(self) -> UserDefinedFunction:
-        """This UDF marked nondeterministic."""
-        self.deterministic = False
-        return self
-
-
-def udf(f: Any = None, returnType: DataType | str = _DEFAULT_UDF_TYPE, *, useArrow: bool | None = None) -> Any:
-    """A user-defined function: ``udf(f, IntegerType())``, ``@udf``, ``@udf("int")``, ``@udf(returnType=...)``.
-
-    Parameters
-    ----------
-    f : callable or DataType or str, optional
-        The function (or, as a decorator argument, the return type).
-    returnType : DataType or str
-        The result type (default string).
-    useArrow : bool, optional
-        Accepted for compatibility; rows are passed one by one.
-    """
-    if f is None or isinstance(f, (str, DataType)):
-        return_type = returnType if f is None else f
-        return lambda func: UserDefinedFunction(func, return_type)
-    return UserDefinedFunction(f, returnType)
-
-

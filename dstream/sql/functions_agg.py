@@ -83,7 +83,7 @@ def count_distinct(col: Column | str, *cols: Column | str) -> Column:
     return Column(CountDistinct(expr_of(col)))
 
 
-countDistinct = count_distinct
+countDistinct = count_distinct  # noqa: N816 - PySpark's name
 
 
 def approx_count_distinct(col: Column | str, rsd: float | None = None) -> Column:

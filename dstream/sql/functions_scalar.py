@@ -1,10 +1,10 @@
-"""String, math and datetime functions of ``dstream.sql.functions``.
+"""String and math functions of ``dstream.sql.functions``.
 
 What this module owns
 ---------------------
-The public builders of the registry's scalar functions (``lower``, ``regexp_extract``,
-``round``, ``to_timestamp``, ``year``...), with PySpark's names and parameters. Column
-parameters take a ``Column`` or a column name; pattern, format and position parameters
+The public builders of the registry's string and math functions (``lower``,
+``regexp_extract``, ``round``, ``sqrt``...), with PySpark's names and parameters.
+Column parameters take a ``Column`` or a column name; pattern and position parameters
 take Python values, which become literals.
 
 Invariants
@@ -23,12 +23,42 @@ from .expressions.base import Expression
 from .expressions.scalar_functions import ScalarFunction
 
 __all__ = [
-    "bround", "ceil", "concat", "concat_ws", "current_date", "current_timestamp", "date_add", "date_format",
-    "date_sub", "datediff", "dayofmonth", "dayofweek", "dayofyear", "exp", "floor", "from_unixtime", "greatest",
-    "hour", "initcap", "instr", "least", "length", "log", "log10", "log2", "lower", "lpad", "ltrim", "md5",
-    "minute", "month", "pow", "power", "quarter", "regexp_extract", "regexp_replace", "repeat", "reverse", "round",
-    "rpad", "rtrim", "second", "sha1", "sha2", "split", "sqrt", "substring", "to_date", "to_timestamp", "trim",
-    "unix_timestamp", "upper", "weekofyear", "year", "ln", "ceiling",
+    "bround",
+    "ceil",
+    "concat",
+    "concat_ws",
+    "exp",
+    "floor",
+    "greatest",
+    "initcap",
+    "instr",
+    "least",
+    "length",
+    "ln",
+    "log",
+    "log10",
+    "log2",
+    "lower",
+    "lpad",
+    "ltrim",
+    "md5",
+    "pow",
+    "regexp_extract",
+    "regexp_replace",
+    "repeat",
+    "reverse",
+    "round",
+    "rpad",
+    "rtrim",
+    "sha1",
+    "sha2",
+    "split",
+    "sqrt",
+    "substring",
+    "trim",
+    "upper",
+    "ceiling",
+    "power",
 ]
 
 ColumnOrName = Column | str
@@ -304,7 +334,7 @@ def sha1(col: ColumnOrName) -> Column:
     return _call("sha1", expr_of(col))
 
 
-def sha2(col: ColumnOrName, numBits: int) -> Column:
+def sha2(col: ColumnOrName, numBits: int) -> Column:  # noqa: N803 - PySpark's name
     """The SHA-2 digest (224, 256, 384 or 512 bits; 0 means 256) as hex digits.
 
     Parameters
@@ -474,239 +504,3 @@ def least(*cols: ColumnOrName) -> Column:
         At least two columns.
     """
     return _call("least", *[expr_of(c) for c in cols])
-
-
-def _with_format(name: str, col: ColumnOrName, format: str | None) -> Column:
-    if format is None:
-        return _call(name, expr_of(col))
-    return _call(name, expr_of(col), lit_expr(format))
-
-
-def to_timestamp(col: ColumnOrName, format: str | None = None) -> Column:  # noqa: A002 - PySpark's name
-    """The string parsed as a timestamp (Spark's datetime pattern, or its default forms).
-
-    Parameters
-    ----------
-    col : Column or str
-        The strings.
-    format : str, optional
-        The pattern (``"yyyy-MM-dd HH:mm:ss"``...).
-    """
-    return _with_format("to_timestamp", col, format)
-
-
-def to_date(col: ColumnOrName, format: str | None = None) -> Column:  # noqa: A002 - PySpark's name
-    """The string parsed as a date.
-
-    Parameters
-    ----------
-    col : Column or str
-        The strings.
-    format : str, optional
-        The pattern.
-    """
-    return _with_format("to_date", col, format)
-
-
-def current_timestamp() -> Column:
-    """The query's start time."""
-    return _call("current_timestamp")
-
-
-def current_date() -> Column:
-    """The query's start date in the session time zone."""
-    return _call("current_date")
-
-
-def date_format(date: ColumnOrName, format: str) -> Column:  # noqa: A002 - PySpark's name
-    """The timestamp as text in a Spark datetime pattern.
-
-    Parameters
-    ----------
-    date : Column or str
-        The timestamps or dates.
-    format : str
-        The pattern.
-    """
-    return _call("date_format", expr_of(date), lit_expr(format))
-
-
-def unix_timestamp(timestamp: ColumnOrName | None = None,
-                   format: str = "yyyy-MM-dd HH:mm:ss") -> Column:  # noqa: A002 - PySpark's name
-    """Seconds since the epoch of a timestamp or of a string in ``format`` (now without argument).
-
-    Parameters
-    ----------
-    timestamp : Column or str, optional
-        The timestamps or strings.
-    format : str
-        The pattern of strings.
-    """
-    source = current_timestamp().expr if timestamp is None else expr_of(timestamp)
-    return _call("unix_timestamp", source, lit_expr(format))
-
-
-def from_unixtime(timestamp: ColumnOrName, format: str = "yyyy-MM-dd HH:mm:ss") -> Column:  # noqa: A002
-    """Seconds since the epoch as text in ``format`` (session time zone).
-
-    Parameters
-    ----------
-    timestamp : Column or str
-        The seconds.
-    format : str
-        The pattern.
-    """
-    return _call("from_unixtime", expr_of(timestamp), lit_expr(format))
-
-
-def _field(name: str, col: ColumnOrName) -> Column:
-    return _call(name, expr_of(col))
-
-
-def year(col: ColumnOrName) -> Column:
-    """The year of a date or timestamp.
-
-    Parameters
-    ----------
-    col : Column or str
-        The dates or timestamps.
-    """
-    return _field("year", col)
-
-
-def quarter(col: ColumnOrName) -> Column:
-    """The quarter (1-4).
-
-    Parameters
-    ----------
-    col : Column or str
-        The dates or timestamps.
-    """
-    return _field("quarter", col)
-
-
-def month(col: ColumnOrName) -> Column:
-    """The month (1-12).
-
-    Parameters
-    ----------
-    col : Column or str
-        The dates or timestamps.
-    """
-    return _field("month", col)
-
-
-def dayofmonth(col: ColumnOrName) -> Column:
-    """The day of the month.
-
-    Parameters
-    ----------
-    col : Column or str
-        The dates or timestamps.
-    """
-    return _field("dayofmonth", col)
-
-
-def dayofweek(col: ColumnOrName) -> Column:
-    """The day of the week (1 = Sunday ... 7 = Saturday).
-
-    Parameters
-    ----------
-    col : Column or str
-        The dates or timestamps.
-    """
-    return _field("dayofweek", col)
-
-
-def dayofyear(col: ColumnOrName) -> Column:
-    """The day of the year.
-
-    Parameters
-    ----------
-    col : Column or str
-        The dates or timestamps.
-    """
-    return _field("dayofyear", col)
-
-
-def weekofyear(col: ColumnOrName) -> Column:
-    """The ISO week number.
-
-    Parameters
-    ----------
-    col : Column or str
-        The dates or timestamps.
-    """
-    return _field("weekofyear", col)
-
-
-def hour(col: ColumnOrName) -> Column:
-    """The hour in the session time zone.
-
-    Parameters
-    ----------
-    col : Column or str
-        The timestamps.
-    """
-    return _field("hour", col)
-
-
-def minute(col: ColumnOrName) -> Column:
-    """The minute.
-
-    Parameters
-    ----------
-    col : Column or str
-        The timestamps.
-    """
-    return _field("minute", col)
-
-
-def second(col: ColumnOrName) -> Column:
-    """The second.
-
-    Parameters
-    ----------
-    col : Column or str
-        The timestamps.
-    """
-    return _field("second", col)
-
-
-def date_add(start: ColumnOrName, days: Any) -> Column:
-    """The date ``days`` days after ``start``.
-
-    Parameters
-    ----------
-    start : Column or str
-        The dates.
-    days : int or Column
-        The number of days.
-    """
-    return _call("date_add", expr_of(start), _col_or_lit(days))
-
-
-def date_sub(start: ColumnOrName, days: Any) -> Column:
-    """The date ``days`` days before ``start``.
-
-    Parameters
-    ----------
-    start : Column or str
-        The dates.
-    days : int or Column
-        The number of days.
-    """
-    return _call("date_sub", expr_of(start), _col_or_lit(days))
-
-
-def datediff(end: ColumnOrName, start: ColumnOrName) -> Column:
-    """The number of days from ``start`` to ``end``.
-
-    Parameters
-    ----------
-    end : Column or str
-        The later dates.
-    start : Column or str
-        The earlier dates.
-    """
-    return _call("datediff", expr_of(end), expr_of(start))

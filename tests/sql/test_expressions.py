@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dstream.sql import functions as F
+from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
 from dstream.sql.errors import AnalysisException, ArithmeticException
 from dstream.sql.expressions.cast import Cast, can_cast
 from dstream.sql.expressions.coercion import find_common_type, type_sql, wider_numeric
@@ -106,9 +106,9 @@ def test_remainder_has_the_sign_of_the_dividend(rows: list[tuple[int | None, int
 
 
 def test_result_types_of_mixed_operands() -> None:
-    f = Frame(i=(IntegerType(), [1]), lg=(LongType(), [2]), y=(ByteType(), [3]), d=(DecimalType(10, 2), [Decimal(1)]),
+    f = Frame(i=(IntegerType(), [1]), l=(LongType(), [2]), y=(ByteType(), [3]), d=(DecimalType(10, 2), [Decimal(1)]),
               x=(DoubleType(), [1.0]), s=(StringType(), ["4"]), fl=(FloatType(), [1.0]))
-    i, lg, y, d, x, s_, fl = (F.col(n) for n in ("i", "lg", "y", "d", "x", "s", "fl"))
+    i, lg, y, d, x, s_, fl = (F.col(n) for n in ("i", "l", "y", "d", "x", "s", "fl"))
     assert f.resolve(i + lg).data_type() == LongType()
     assert f.resolve(y + y).data_type() == ByteType()
     assert f.resolve(i + d).data_type() == DecimalType(13, 2)

@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..expressions.aggregate_base import AggregateFunction
+from ..expressions.aggregates import LIST_CONCAT, group_aggregate
 from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, column_key, new_expr_id
 from .arrays import arange, concat_batches, constant, table_as_batch
 from .context import QueryContext
@@ -87,9 +88,8 @@ def decode_key(name: str, arrow_type: pa.DataType, grouped: pa.Table) -> pa.Arra
 
 
 def _group(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, str, Any]]) -> pa.Table:
-    ordered = any(fn in ("first", "last", "list", "first_last") for _, fn, _ in aggs)
-    return table.group_by(key_cols, use_threads=not ordered).aggregate(
-        [(col, fn, opts) if opts is not None else (col, fn) for col, fn, opts in aggs])
+    ordered = any(fn in ("first", "last", "list", "first_last", LIST_CONCAT) for _, fn, _ in aggs)
+    return group_aggregate(table, key_cols, aggs, use_threads=not ordered)
 
 
 class AggregateSpec:

@@ -8,7 +8,9 @@ Each function's types, generated name and its three phases under the
 :class:`AggregateFunction` contract (Arrow hash aggregations for *partial* and *merge*,
 then :meth:`finish`). Functions that need every value of a group (distinct counts,
 sets, variances) keep lists: partial ``list``/``distinct`` buffers are merged with
-``list`` (a list of lists per group) and :meth:`finish` flattens them.
+:data:`LIST_CONCAT` (the lists of a group concatenated, by :func:`group_aggregate`,
+since Arrow's hash aggregations take no nested input) and :meth:`finish` works on
+each group's values.
 
 Invariants
 ----------
@@ -36,6 +38,7 @@ from .checks import mismatch, quoted_type
 from .coercion import bounded_decimal, is_integral, is_numeric
 
 __all__ = [
+    "LIST_CONCAT",
     "ApproxCountDistinct",
     "Avg",
     "CollectList",
@@ -49,6 +52,8 @@ __all__ = [
     "StddevSamp",
     "Sum",
     "VarianceSamp",
+    "aggregate_functions",
+    "group_aggregate",
 ]
 
 _VALID = pc.CountOptions(mode="only_valid")
@@ -66,13 +71,44 @@ def _fit(values: pa.Array, dt: DataType) -> pa.Array:
     return values if values.type == target else values.cast(target)
 
 
+#: The merge step of list buffers: the lists of a group concatenated (in row order). Arrow's
+#: hash aggregations take no nested input, so :func:`group_aggregate` implements it.
+LIST_CONCAT = "list_concat"
+
+
+def group_aggregate(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, str, Any]],
+                    use_threads: bool = False) -> pa.Table:
+    """``table.group_by(key_cols).aggregate(aggs)``, also for :data:`LIST_CONCAT` over list columns.
+
+    The result has the key columns and one ``<column>_<fn>`` column per aggregation, as
+    Arrow names them; a ``list_concat`` column holds each group's lists concatenated in
+    row order (a group whose lists are all null gets an empty list).
+    """
+    plain = [(c, fn, o) for c, fn, o in aggs if fn != LIST_CONCAT]
+    lists = [c for c, fn, _ in aggs if fn == LIST_CONCAT]
+    spec = [(c, fn, o) if o is not None else (c, fn) for c, fn, o in plain]
+    if not lists:
+        return table.group_by(key_cols, use_threads=use_threads).aggregate(spec)
+    rows = pa.array(range(table.num_rows), pa.int64())
+    with_rows = table.append_column("__rows", rows)
+    grouped = with_rows.group_by(key_cols, use_threads=False).aggregate(spec + [("__rows", "list")])
+    row_lists = grouped.column("__rows_list").combine_chunks()
+    flat_rows = pc.list_flatten(row_lists)
+    row_offsets = pc.subtract(row_lists.offsets, row_lists.offsets[0]) if len(row_lists) else pa.array([0], pa.int32())
+    for name in lists:
+        column = table.column(name).combine_chunks().take(flat_rows)
+        offsets = column.offsets.take(row_offsets) if len(column) else pa.array([0] * len(row_offsets), pa.int32())
+        merged = pa.ListArray.from_arrays(offsets, column.values) if len(column) else pa.ListArray.from_arrays(
+            offsets, pa.array([], column.type.value_type))
+        grouped = grouped.append_column(f"{name}_{LIST_CONCAT}", merged)
+    return grouped.drop_columns(["__rows_list"])
+
+
 def _flatten_groups(buffer: pa.Array) -> tuple[pa.Array, pa.Array]:
-    """A merged ``list<list<T>>`` buffer as (group index, value) pairs, null values kept."""
-    outer = pc.list_flatten(buffer)
+    """A merged ``list<T>`` buffer as (group index, value) pairs, null values kept."""
+    values = pc.list_flatten(buffer)
     groups = pc.list_parent_indices(buffer)
-    inner_parent = pc.list_parent_indices(outer)
-    values = pc.list_flatten(outer)
-    return groups.take(inner_parent) if len(values) else pa.array([], pa.int64()), values
+    return (groups if len(values) else pa.array([], pa.int64())), values
 
 
 def _per_group(groups: pa.Array, values: pa.Array, n: int, fn: str, opts: Any, out_type: pa.DataType) -> pa.Array:
@@ -83,7 +119,7 @@ def _per_group(groups: pa.Array, values: pa.Array, n: int, fn: str, opts: Any, o
     if agg.num_rows:
         idx = pc.index_in(pa.array(range(n), pa.int64()), value_set=agg.column("g").combine_chunks())
         result = agg.column(f"v_{fn}").combine_chunks().take(idx)
-    return result
+    return result if result.type == out_type else result.cast(out_type)
 
 
 class _Simple(AggregateFunction):
@@ -150,7 +186,7 @@ class _ListBased(AggregateFunction):
         return [(self.partial_fn, _VALID if self.partial_fn == "distinct" else None)]
 
     def merge_aggs(self) -> list[ArrowAgg]:
-        return [("list", None)]
+        return [(LIST_CONCAT, None)]
 
     def groups_and_values(self, buffers: list[pa.Array]) -> tuple[pa.Array, pa.Array, int]:
         """(group index, value) of every non-null collected value, and the number of groups."""
@@ -297,7 +333,7 @@ class Sum(_Simple):
         return [("distinct", _VALID)] if self.distinct else [("sum", _SUM)]
 
     def merge_aggs(self) -> list[ArrowAgg]:
-        return [("list", None)] if self.distinct else [("sum", _SUM)]
+        return [(LIST_CONCAT, None)] if self.distinct else [("sum", _SUM)]
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         if self.distinct:
@@ -381,7 +417,7 @@ class First(_Simple):
         self.ignore_nulls = ignore_nulls
 
     @property
-    def options(self) -> Any:  # type: ignore[override]
+    def options(self) -> Any:
         return pc.ScalarAggregateOptions(skip_nulls=self.ignore_nulls, min_count=0)
 
     def _options(self) -> Any:

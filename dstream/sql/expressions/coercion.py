@@ -55,8 +55,8 @@ __all__ = [
 MAX_PRECISION = 38
 _MIN_ADJUSTED_SCALE = 6
 
-_INTEGRAL_RANK = {ByteType: 0, ShortType: 1, IntegerType: 2, LongType: 3}
-_INTEGRAL_DECIMAL_PRECISION = {ByteType: 3, ShortType: 5, IntegerType: 10, LongType: 20}
+_INTEGRAL_RANK: dict[type, int] = {ByteType: 0, ShortType: 1, IntegerType: 2, LongType: 3}
+_INTEGRAL_DECIMAL_PRECISION: dict[type, int] = {ByteType: 3, ShortType: 5, IntegerType: 10, LongType: 20}
 
 
 def is_integral(dt: DataType) -> bool:

@@ -30,7 +30,7 @@ from .base import Alias, AttributeReference, EvalContext, Expression, Unresolved
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import find_common_type
-from .extractors import list_item, map_lookup
+from .extractors import as_list, list_item, map_lookup
 
 __all__ = ["ArrayContains", "CreateArray", "CreateStruct", "ElementAt", "FromJson", "Size", "ToJson"]
 
@@ -160,7 +160,7 @@ class Size(Expression):
                            f'"{self.children[0].sql()}" has the type {quoted_type(dt)}')
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
-        lengths = pc.list_value_length(self.children[0].eval(batch, ctx)).cast(pa.int32())
+        lengths = pc.list_value_length(as_list(self.children[0].eval(batch, ctx))).cast(pa.int32())
         return lengths if ctx.ansi else pc.fill_null(lengths, -1)
 
 
@@ -286,9 +286,9 @@ class FromJson(Expression):
         return self if child is self.children[0] else FromJson(child, self.schema, self.options)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
-        from ..kernels import json  # noqa: PLC0415 - kernels load at run time
+        from ..kernels import jsonfn  # noqa: PLC0415 - kernels load at run time
 
-        return json.from_json(self.children[0].eval(batch, ctx), self.schema, self.options)
+        return jsonfn.from_json(self.children[0].eval(batch, ctx), self.schema, self.options)
 
     def _options(self) -> Any:
         return (self.schema.simpleString(), tuple(sorted(self.options.items())))
@@ -317,6 +317,6 @@ class ToJson(Expression):
                            f'Input schema {quoted_type(dt)} must be a struct, an array, a map or a variant')
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
-        from ..kernels import json  # noqa: PLC0415 - kernels load at run time
+        from ..kernels import jsonfn  # noqa: PLC0415 - kernels load at run time
 
-        return json.to_json(self.children[0].eval(batch, ctx), self.children[0].data_type())
+        return jsonfn.to_json(self.children[0].eval(batch, ctx), self.children[0].data_type())

@@ -49,8 +49,8 @@ def _condition(node: Expression, cond: Expression) -> Expression:
     if isinstance(dt, NullType):
         return cast_to(cond, BooleanType())
     raise mismatch(node, "UNEXPECTED_INPUT_TYPE",
-                   f'the condition "{cond.sql()}" requires the "BOOLEAN" type, '
-                   f'however it has the type {quoted_type(dt)}')
+                   f'the condition "{cond.sql()}" requires the "BOOLEAN" type, however it has the type '
+                   f"{quoted_type(dt)}")
 
 
 class CaseWhen(Expression):

@@ -47,7 +47,7 @@ Run = Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]
 
 
 def _kernels() -> Any:
-    from ..kernels import datetime as dt_kernels  # noqa: PLC0415 - kernels load at run time
+    from ..kernels import datetimes as dt_kernels  # noqa: PLC0415 - kernels load at run time
 
     return dt_kernels
 
@@ -129,8 +129,13 @@ def _run_from_unixtime(args: list[Any], types: list[DataType], rt: DataType, ctx
     return _kernels().from_unixtime(args[0], fmt, ctx.time_zone)
 
 
-register(FunctionSpec("from_unixtime", 1, 2, lambda ts: [LongType(), StringType()][: len(ts)], _const(StringType()),
-                      _run_from_unixtime, scalar_positions=(1,), display=_show_with_default("from_unixtime")))
+def _seconds_input(types: list[DataType]) -> list[DataType | None]:
+    wanted: list[DataType | None] = [LongType(), StringType()]
+    return wanted[: len(types)]
+
+
+register(FunctionSpec("from_unixtime", 1, 2, _seconds_input, _const(StringType()), _run_from_unixtime,
+                      scalar_positions=(1,), display=_show_with_default("from_unixtime")))
 
 
 def _local(values: pa.Array, src: DataType, ctx: EvalContext) -> pa.Array:
@@ -208,7 +213,11 @@ def _run_datediff(args: list[Any], types: list[DataType], rt: DataType, ctx: Eva
     return pc.subtract(_days(args[0]), _days(args[1])).cast(pa.int32())
 
 
-register(FunctionSpec("datediff", 2, 2, lambda ts: [DateType(), DateType()], _const(IntegerType()), _run_datediff))
+def _two_dates(types: list[DataType]) -> list[DataType | None]:
+    return [DateType(), DateType()]
+
+
+register(FunctionSpec("datediff", 2, 2, _two_dates, _const(IntegerType()), _run_datediff))
 
 
 def _run_now(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:

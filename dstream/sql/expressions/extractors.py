@@ -29,7 +29,7 @@ from .base import EvalContext, Expression, Literal
 from .cast import cast_to
 from .checks import quoted_type
 
-__all__ = ["ExtractValue", "GetArrayItem", "GetMapValue", "GetStructField", "extract_field", "list_item"]
+__all__ = ["ExtractValue", "GetArrayItem", "GetMapValue", "GetStructField", "as_list", "extract_field", "list_item"]
 
 
 def _field_index(node: Expression, struct: StructType, name: str) -> int:
@@ -151,6 +151,17 @@ class GetArrayItem(Expression):
         values = self.children[0].eval(batch, ctx)
         positions = self.children[1].eval(batch, ctx)
         return list_item(values, positions, False, ctx.ansi, "INVALID_ARRAY_INDEX")
+
+
+def as_list(values: pa.Array) -> pa.Array:
+    """A map array as ``list<struct<key, value>>`` (list kernels do not take maps); lists unchanged."""
+    if not pa.types.is_map(values.type):
+        return values
+    offsets = values.offsets
+    base = offsets[0] if len(offsets) else pa.scalar(0, pa.int32())
+    entries = pa.StructArray.from_arrays([values.keys, values.items], names=["key", "value"])
+    mask = values.is_null() if values.null_count else None
+    return pa.ListArray.from_arrays(pc.subtract(offsets, base), entries, mask=mask)
 
 
 def map_lookup(maps: pa.Array, keys: pa.Array) -> pa.Array:

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from ..types import ArrayType, DataType, IntegerType, MapType, StructField, StructType
 from .base import EvalContext, Expression
 from .checks import mismatch, quoted_type
+from .extractors import as_list
 
 __all__ = ["Explode", "Generator", "PosExplode"]
 
@@ -100,10 +101,11 @@ class Explode(Generator):
         return fields
 
     def generate(self, batch: pa.RecordBatch, ctx: EvalContext) -> tuple[pa.Array, list[pa.Array]]:
-        values = self.child.eval(batch, ctx)
+        values = as_list(self.child.eval(batch, ctx))
+        is_map = isinstance(self.child.data_type(), MapType)
         flat = pc.list_flatten(values)
         parents = pc.list_parent_indices(values).cast(pa.int64())
-        generated = [flat.field(0), flat.field(1)] if pa.types.is_map(values.type) else [flat]
+        generated = [flat.field(0), flat.field(1)] if is_map else [flat]
         if self.with_position:
             offsets = values.offsets.cast(pa.int64())
             base = offsets[0] if len(offsets) else pa.scalar(0, pa.int64())

@@ -49,7 +49,7 @@ from .base import EvalContext, Expression
 
 __all__ = ["PythonUDF", "convert_result"]
 
-_INT_RANGES = {ByteType: 7, ShortType: 15, IntegerType: 31, LongType: 63}
+_INT_RANGES: dict[type, int] = {ByteType: 7, ShortType: 15, IntegerType: 31, LongType: 63}
 
 
 def _java_str(value: Any) -> str:
