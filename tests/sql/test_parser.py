@@ -228,6 +228,7 @@ def test_special_forms(text: str, tree: object) -> None:
     ("zip_with(a, b, (x, y) -> x * y)",
      Call("zip_with", (a, b, Lambda(("x", "y"), Binary("*", Name(("x",)), Name(("y",))))))),
     ("f((a), b)", Call("f", (a, b))),
+    ("struct(a AS x, b)", Call("struct", (Alias(a, ("x",)), b))),
 ])
 def test_function_calls(text: str, tree: object) -> None:
     assert p(text) == tree

@@ -211,3 +211,36 @@ def test_parse_errors_and_unknown_functions(spark: SparkSession) -> None:
     with pytest.raises(AnalysisException) as info:
         spark.sql("SELECT no_such_function(k) FROM t")
     assert info.value.getCondition() == "UNRESOLVED_ROUTINE"
+
+
+def test_order_by_a_grouping_key_not_selected_and_an_expression_key(spark: SparkSession) -> None:
+    df = spark.sql("SELECT count(*) AS n FROM t WHERE k IS NOT NULL GROUP BY k ORDER BY k DESC")
+    counts: dict[Any, int] = defaultdict(int)
+    for r in T_ROWS:
+        if r[0] is not None:
+            counts[r[0]] += 1
+    assert rows(df) == [(counts[k],) for k in sorted(counts, reverse=True)]
+    df = spark.sql("SELECT v % 3 AS m, sum(w) FROM t WHERE v IS NOT NULL GROUP BY v % 3 ORDER BY v % 3")
+    sums: dict[int, list[float]] = defaultdict(list)
+    for _, v, w in T_ROWS:
+        if v is not None and w is not None:
+            sums[v % 3].append(w)
+        elif v is not None:
+            sums.setdefault(v % 3, [])
+    assert df.columns == ["m", "sum(w)"]
+    assert rows(df) == [(m, sum(ws) if ws else None) for m, ws in sorted(sums.items())]
+
+
+def test_select_expr_names_and_stars(spark: SparkSession) -> None:
+    df = spark.table("u").selectExpr("k AS key", "x + 1 y", "*", "x * 2")
+    assert df.columns == ["key", "y", "k", "x", "(x * 2)"]
+    assert rows(df) == [(k, x + 1, k, x, x * 2) for k, x in U_ROWS]
+    df = spark.sql("SELECT u.*, t.v FROM t JOIN u ON t.k = u.k WHERE t.v < 3")
+    assert sorted(rows(df), key=repr) == sorted(
+        [(uk, x, v) for k, v, _ in T_ROWS for uk, x in U_ROWS if k is not None and k == uk and v is not None
+         and v < 3], key=repr)
+
+
+def test_struct_fields_and_subquery_alias(spark: SparkSession) -> None:
+    df = spark.sql("SELECT q.s.x AS x FROM (SELECT struct(v AS x, k) AS s FROM t) q WHERE q.s.x > 5")
+    assert rows(df) == [(v,) for _, v, _ in T_ROWS if v is not None and v > 5]

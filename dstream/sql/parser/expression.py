@@ -483,7 +483,10 @@ class ExpressionParser:
             self.expect_op(")")
             self.expect_op("->")
             return Lambda(tuple(params), self.expression())
-        return self.expression()
+        expr = self.expression()
+        if self.accept_word("AS"):  # struct(a AS x): the field's name, as Spark accepts
+            return Alias(expr, (self.identifier(),))
+        return expr
 
     def _lambda_ahead(self) -> bool:
         """Whether ``( a, b ) ->`` starts at the current ``(``."""
