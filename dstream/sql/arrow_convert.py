@@ -265,7 +265,7 @@ def _array_values(arr: pa.Array, time_zone: str) -> list[Any]:
 
 
 def _timestamp_values(arr: pa.Array, time_zone: str) -> list[Any]:
-    if arr.type.unit != "us":
+    if arr.type != pa.timestamp("us", tz=arr.type.tz):
         arr = arr.cast(pa.timestamp("us", tz=arr.type.tz), safe=False)
     if arr.type.tz is None or is_utc(time_zone):
         # A naive timestamp is a wall time already; an instant in UTC reads as its UTC wall time.

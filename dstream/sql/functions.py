@@ -40,7 +40,7 @@ from .expressions.generators import Explode, PosExplode
 from .expressions.operators import Abs, Add, Divide, Multiply, Subtract, TryEval
 from .expressions.predicates import IsNaN, IsNull
 from .expressions.udf import PythonUDF
-from .expressions.windows import SessionWindow, TimeWindow, parse_duration
+from .expressions.windows import SessionWindow, TimeWindow, duration_us
 from .functions_agg import *  # noqa: F403 - the aggregates are part of this module's surface
 from .functions_agg import __all__ as _agg_all
 from .functions_scalar import *  # noqa: F403 - the scalar functions are part of this module's surface
@@ -427,9 +427,9 @@ def window(timeColumn: ColumnOrName, windowDuration: str, slideDuration: str | N
     startTime : str, optional
         The offset of window starts from the epoch.
     """
-    length = parse_duration(windowDuration)
-    slide = length if slideDuration is None else parse_duration(slideDuration)
-    start = 0 if startTime is None else parse_duration(startTime)
+    length = duration_us(windowDuration)
+    slide = length if slideDuration is None else duration_us(slideDuration)
+    start = 0 if startTime is None else duration_us(startTime)
     return Column(TimeWindow(expr_of(timeColumn), length, slide, start))
 
 
@@ -443,7 +443,7 @@ def session_window(timeColumn: ColumnOrName, gapDuration: str) -> Column:
     gapDuration : str
         The inactivity gap closing a session.
     """
-    return Column(SessionWindow(expr_of(timeColumn), parse_duration(gapDuration)))
+    return Column(SessionWindow(expr_of(timeColumn), duration_us(gapDuration)))
 
 
 def broadcast(df: Any) -> Any:

@@ -118,8 +118,8 @@ class Builder:
     def getOrCreate(self) -> SparkSession:  # noqa: N802 - PySpark's name
         """The active session with these settings applied, or a new one."""
         with _lock:
-            session = SparkSession._active
-            if session is not None and not session._stopped:
+            session = SparkSession.getActiveSession()
+            if session is not None:
                 for key, value in self._options.items():
                     if key.startswith("spark.sql."):
                         session.conf.set(key, value)
@@ -195,8 +195,8 @@ class SparkSession:
     @classmethod
     def getActiveSession(cls) -> SparkSession | None:  # noqa: N802 - PySpark's name
         """The active session, or ``None``."""
-        session = cls._active
-        return session if session is not None and not session._stopped else None
+        # stop() clears the active session, so the one recorded is never a stopped one.
+        return cls._active
 
     @classmethod
     def active(cls) -> SparkSession:

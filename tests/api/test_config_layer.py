@@ -30,6 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: The configuration layer itself.
 OWNERS = {"rdd/conf.py", "rdd/conf_parsing.py", "rdd/master.py"}
+#: The SQL text parser reads SQL, not settings: its ``TRUE``/``FALSE`` literals and interval
+#: units (``INTERVAL 10 MINUTES``) are the language's, with Spark SQL's rules.
+SQL_TEXT = "dstream/sql/parser/"
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no"}
 _UNITS = {"us", "ms", "s", "m", "min", "h", "d", "b", "k", "kb", "mb", "g", "gb", "t", "tb",
@@ -108,7 +111,7 @@ def modules() -> list[str]:
 def test_no_module_parses_settings_by_hand() -> None:
     bad = []
     for module in modules():
-        if module in OWNERS:
+        if module in OWNERS or module.startswith(SQL_TEXT):
             continue
         for line, rule in findings(Path(module), (ROOT / module).read_text()):
             bad.append(f"{module}:{line}: {rule}")

@@ -4,7 +4,7 @@ What this module owns
 ---------------------
 :class:`TimeWindow` and :class:`SessionWindow` (both named ``window`` /
 ``session_window`` and typed ``struct<start: timestamp, end: timestamp>``) and
-:func:`parse_duration`, the interval text (``"10 minutes"``, ``"1 hour 30 minutes"``,
+:func:`duration_us`, the interval text (``"10 minutes"``, ``"1 hour 30 minutes"``,
 ``"interval 5 seconds"``) as microseconds.
 
 How the analyzer uses them
@@ -35,7 +35,7 @@ from ..types import DataType, StructField, StructType, TimestampNTZType, Timesta
 from .base import EvalContext, Expression
 from .cast import cast_to
 
-__all__ = ["SessionWindow", "TimeWindow", "parse_duration", "window_type"]
+__all__ = ["SessionWindow", "TimeWindow", "duration_us", "window_type"]
 
 _UNITS = {
     "microsecond": 1, "millisecond": 1000, "second": 1_000_000, "minute": 60_000_000,
@@ -44,7 +44,7 @@ _UNITS = {
 _PART = re.compile(r"\s*(-?\d+)\s*([a-z]+?)s?\b", re.IGNORECASE)
 
 
-def parse_duration(text: str) -> int:
+def duration_us(text: str) -> int:
     """``"10 minutes"`` -> microseconds; months and years are refused (their length varies)."""
     body = text.strip()
     if body.lower().startswith("interval"):

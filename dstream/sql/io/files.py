@@ -32,6 +32,8 @@ from urllib.parse import unquote
 
 import pyarrow as pa
 
+from rdd.engine_api import parse_boolean
+
 from dstream.sql.errors import AnalysisException
 
 __all__ = [
@@ -265,13 +267,9 @@ def option_bool(options: Mapping[str, object], name: str, default: bool = False)
         if key.lower() == name.lower():
             if value is None:
                 return default
-            if isinstance(value, bool):
-                return value
-            text = str(value).strip().lower()
-            if text not in ("true", "false"):
-                raise AnalysisException(f"The value of option {name} must be true or false, got {value!r}.",
-                                        "INVALID_PARAMETER_VALUE", {"option": name, "value": str(value)})
-            return text == "true"
+            # The same rule as boolean settings: true/false in any case, else a ConfigError
+            # naming the option.
+            return parse_boolean(name, value if isinstance(value, bool) else str(value).strip(), default)
     return default
 
 

@@ -100,7 +100,7 @@ def _parse_doubles(strings: pa.Array, type_: pa.DataType, opts: ParseOptions) ->
     return pc.cast(text, type_), _failures(strings, valid)
 
 
-def _parse_booleans(strings: pa.Array) -> tuple[pa.Array, pa.Array | None]:
+def _csv_booleans(strings: pa.Array) -> tuple[pa.Array, pa.Array | None]:
     lower = pc.utf8_lower(strings)
     valid = pc.is_in(lower, pa.array(["true", "false"]))
     result = pc.if_else(valid, pc.equal(lower, "true"), pa.scalar(None, pa.bool_()))
@@ -245,7 +245,7 @@ def parse_column(strings: pa.Array, type_: pa.DataType, opts: ParseOptions) -> t
     if pa.types.is_floating(type_):
         return _parse_doubles(strings, type_, opts)
     if pa.types.is_boolean(type_):
-        return _parse_booleans(strings)
+        return _csv_booleans(strings)
     return _parse_values(strings, type_, opts)
 
 

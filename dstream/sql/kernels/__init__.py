@@ -9,9 +9,12 @@ One pure function per Spark operator or function, taking and returning ``pa.Arra
 * :mod:`.compare` -- comparisons (NaN and null rules), Kleene logic, ``IN``, ``BETWEEN``.
 * :mod:`.cast` -- ``CAST`` in ANSI, legacy and try modes.
 * :mod:`.strings` -- string functions; Java regular expressions run on RE2 or ``re``.
-* :mod:`.datetimes` -- date and timestamp functions, Spark datetime patterns, ``window``.
+* :mod:`.cast_text` -- CAST's string parsing (numbers, booleans, dates, timestamps).
 * :mod:`.hashing` -- stable partition ids for shuffles.
-* :mod:`.jsonfn` -- ``from_json`` / ``to_json``.
+* :mod:`.javafmt` -- Java's text of doubles over whole arrays.
+* :mod:`.conditions` -- Spark's runtime error conditions and their messages.
+* (not yet written: ``datetimes`` -- date/timestamp functions and patterns, ``window``;
+  ``jsonfn`` -- ``from_json`` / ``to_json``.)
 
 Invariants
 ----------
