@@ -75,7 +75,6 @@ def test_case_and_cast(spark: SparkSession) -> None:
 
 
 def test_string_predicates_and_functions(spark: SparkSession) -> None:
-    pytest.importorskip("dstream.sql.kernels.strings")  # the string kernels land on their own branch
     df = spark.table("t").select(
         F.expr("k LIKE 'a%' OR k RLIKE '^[cd]$' AS m"), F.expr("coalesce(k, 'none') || '!' AS kk"),
         F.expr("upper(k) AS up"), F.expr("substring(k, 1, 1) AS s1"))
