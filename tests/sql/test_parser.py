@@ -189,7 +189,7 @@ def test_decimal_literals_keep_value_precision_and_scale(d: Decimal) -> None:
     ("CAST(a AS decimal(5))", Cast(a, "decimal(5,0)")),
     ("CAST(a AS varchar(3))", Cast(a, "string")),
     ("CAST(a AS array<map<string, array<int>>>)", Cast(a, "array<map<string,array<int>>>")),
-    ("CAST(a AS struct<x: int, `y z`: string>)", Cast(a, "struct<x:int,y z:string>")),
+    ("CAST(a AS struct<x: int, `y z`: string>)", Cast(a, "struct<x:int,`y z`:string>")),
     ("TRY_CAST(a AS date)", Cast(a, "date", safe=True)),
     ("a::double + 1", Binary("+", Cast(a, "double"), one(1))),
     ("a IN (1, 2)", In(a, (one(1), one(2)))),
@@ -228,6 +228,7 @@ def test_special_forms(text: str, tree: object) -> None:
     ("zip_with(a, b, (x, y) -> x * y)",
      Call("zip_with", (a, b, Lambda(("x", "y"), Binary("*", Name(("x",)), Name(("y",))))))),
     ("f((a), b)", Call("f", (a, b))),
+    ("struct(a AS x, b)", Call("struct", (Alias(a, ("x",)), b))),
 ])
 def test_function_calls(text: str, tree: object) -> None:
     assert p(text) == tree

@@ -8,17 +8,17 @@ evaluation::
 
     session.table(t).alias(t) [.join(...)] [.where(cond)]
         then, without aggregates:  [.orderBy(sorts)] .select(items) [.distinct()] [.limit(n)]
-        with GROUP BY/aggregates:  .groupBy(keys).agg(items, hidden aggregates)
-                                   .toDF(hidden names) [.where(having)] [.orderBy(sorts)]
+        with GROUP BY/aggregates:  .groupBy(keys).agg(items as hidden names, hidden aggregates)
+                                   [.where(having)] [.orderBy(sorts)]
                                    .select(items renamed back) [.distinct()] [.limit(n)]
 
 Invariants
 ----------
 * Only public calls: ``session.table``, ``session.range``, ``DataFrame.alias/join/crossJoin/
-  where/groupBy/agg/toDF/select/distinct/orderBy/limit/union/columns`` and the Columns of
+  where/groupBy/agg/select/distinct/orderBy/limit/union/columns`` and the Columns of
   :mod:`.columns`. The functions module is passed in, never imported.
-* Output column names are Spark's: the aggregated path reads the names ``agg`` gave each
-  item and renames the hidden columns back to them.
+* Output column names are Spark's: the aggregated path reads the names ``agg`` gives the
+  items (``.columns``, analysis only) and renames the hidden columns back to them.
 * HAVING and ORDER BY of an aggregation may use select aliases, GROUP BY expressions and
   aggregates that are not selected (computed as hidden columns); GROUP BY and ORDER BY
   accept 1-based ordinals and select aliases, as Spark's defaults allow.
@@ -289,12 +289,21 @@ class _QueryBuilder:
             operand = (Name((f"__i{self.items_index(items, n)}",)) if n is not None
                        else _rewrite(item.operand, hidden))
             sorts.append(SortItem(operand, item.ascending, item.nulls_first))
-        grouped = df.groupBy(*[self.column(k) for k in keys])
-        result = grouped.agg(*[self.column(i) for i in items], *[self.column(e) for e in extras])
-        names = result.columns[len(keys):len(keys) + len(items)]
-        hidden_names = ([f"__k{k}" for k in range(len(keys))] + [f"__i{i}" for i in range(len(items))]
-                        + [f"__x{x}" for x in range(len(extras))])
-        result = result.toDF(*hidden_names)
+        key_columns = [self.column(k) for k in keys]
+        # Spark's names of the items: ``agg`` names them on analysis (no job runs).
+        names = df.groupBy(*key_columns).agg(*[self.column(i) for i in items]).columns[len(keys):]
+        # Each item gets a column of its own: ``k`` selected and grouped is one attribute twice otherwise.
+        result = df.groupBy(*key_columns).agg(*[self.column(i).alias(f"__i{n}") for n, i in enumerate(items)],
+                                              *[self.column(e).alias(f"__x{n}") for n, e in enumerate(extras)])
+        # Keys keep the names agg gave them (a rename would hide the aggregate's attributes behind a
+        # projection); HAVING and ORDER BY refer to them by those names.
+        key_names = {f"__k{k}": Name((name,)) for k, name in enumerate(result.columns[:len(keys)])}
+
+        def key_name(sub: Expr) -> Expr | None:
+            return key_names.get(sub.parts[0]) if isinstance(sub, Name) and len(sub.parts) == 1 else None
+
+        having = None if having is None else _rewrite(having, key_name)
+        sorts = [SortItem(_rewrite(s.operand, key_name), s.ascending, s.nulls_first) for s in sorts]
         if having is not None:
             result = result.where(self.column(having))
         outputs = [fns.col(f"__i{i}") for i in range(len(items))]

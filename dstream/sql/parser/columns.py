@@ -145,8 +145,11 @@ class _Builder:
 
     def function(self, name: str) -> Callable[..., Any]:
         """The public function SQL ``name`` calls (lower-case), or UNRESOLVED_ROUTINE."""
+        public = getattr(self.fns, "__all__", None)
         for candidate in (name, _ALIASES.get(name)):
             if candidate is None or candidate.startswith("_") or candidate in _NOT_SQL:
+                continue
+            if public is not None and candidate not in public:
                 continue
             func = getattr(self.fns, candidate, None)
             if func is None or inspect.isclass(func) or not callable(func):

@@ -22,10 +22,10 @@ Invariants
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from dstream.sql.errors import ParseException
-from dstream.sql.parser.lexer import Token, syntax_error, tokenize
+from dstream.sql.parser.cursor import ALIAS_RESERVED, TokenCursor
+from dstream.sql.parser.lexer import Token, syntax_error
+from dstream.sql.parser.literals import number_literal
 from dstream.sql.parser.nodes import (
     Alias,
     Between,
@@ -48,21 +48,8 @@ from dstream.sql.parser.nodes import (
     Unary,
 )
 
-__all__ = ["ExpressionParser", "parse_expression_ast", "number_literal", "EXPRESSION_RESERVED", "ALIAS_RESERVED"]
+__all__ = ["ExpressionParser", "parse_expression_ast"]
 
-#: Words that cannot be a bare column name inside an expression (backquote them).
-EXPRESSION_RESERVED = frozenset({
-    "AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE", "REGEXP", "CASE", "WHEN", "THEN",
-    "ELSE", "END", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "SELECT", "AS", "ON", "JOIN",
-    "UNION", "DISTINCT", "ESCAPE", "ALL",
-})
-
-#: Words that end an expression rather than name it (``SELECT a FROM t``: FROM is no alias).
-ALIAS_RESERVED = EXPRESSION_RESERVED | frozenset({
-    "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "SEMI", "ANTI", "OUTER", "NATURAL", "USING", "ASC", "DESC",
-    "NULLS", "LATERAL", "WINDOW", "OFFSET", "EXCEPT", "INTERSECT", "MINUS", "SORT", "CLUSTER", "DISTRIBUTE",
-    "QUALIFY", "OVER", "FILTER", "TABLESAMPLE", "PIVOT", "UNPIVOT",
-})
 
 # Binary operators of value expressions: token -> (binding power, node operator).
 _BINARY = {
@@ -74,176 +61,19 @@ _BINARY = {
     ">": (1, ">"), ">=": (1, ">="), "<=>": (1, "<=>"),
 }
 
-_INT_RANGES = {"tinyint": 7, "smallint": 15, "int": 31, "bigint": 63}
-
-_TYPE_NAMES = {
-    "int": "int", "integer": "int", "bigint": "bigint", "long": "bigint", "smallint": "smallint",
-    "short": "smallint", "tinyint": "tinyint", "byte": "tinyint", "float": "float", "real": "float",
-    "double": "double", "string": "string", "boolean": "boolean", "binary": "binary", "date": "date",
-    "timestamp": "timestamp", "timestamp_ltz": "timestamp", "timestamp_ntz": "timestamp_ntz", "void": "void",
-    "decimal": "decimal", "dec": "decimal", "numeric": "decimal", "varchar": "string", "char": "string",
-    "character": "string",
-}
 
 # Functions Spark also accepts without parentheses.
 _NILADIC = ("CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER", "CURRENT_TIMEZONE")
 
 
-def _range_error(text: str, type_name: str) -> ParseException:
-    bits = _INT_RANGES[type_name]
-    low, high = -(1 << bits), (1 << bits) - 1
-    return ParseException(
-        f"Numeric literal {text} does not fit in range [{low}, {high}] for type {type_name}.",
-        "INVALID_NUMERIC_LITERAL_RANGE",
-        {"rawStrippedQualifier": text, "minValue": str(low), "maxValue": str(high), "typeName": type_name})
-
-
-def _decimal_literal(value: Decimal, text: str) -> Literal:
-    sign, digits, exponent = value.as_tuple()
-    assert isinstance(exponent, int)  # finite: the lexer only produces digits
-    scale = max(-exponent, 0)
-    precision = len(digits) + max(exponent, 0)
-    precision = max(precision, scale)  # 0.05 is decimal(2,2), as Spark's DecimalType.fromDecimal
-    if precision > 38:
-        raise ParseException(
-            f"Decimal precision {precision} exceeds max precision 38 (literal {text}).",
-            "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", {"precision": str(precision), "maxPrecision": "38"})
-    if exponent > 0:
-        value = value.quantize(Decimal(1))
-    return Literal(value, f"decimal({precision},{scale})")
-
-
-def number_literal(text: str, negative: bool = False) -> Literal:
-    """The literal of number ``text`` (``negative`` when a minus sign preceded it), typed as Spark.
-
-    Parameters
-    ----------
-    text : str
-        A number token: digits, a fraction, an exponent and a suffix.
-    negative : bool
-        Whether the literal is negated (``-2147483648`` is still an ``int``).
-
-    Returns
-    -------
-    Literal
-        ``1`` int (bigint when out of int range, ``decimal(p,0)`` beyond bigint), ``1L`` bigint,
-        ``1S`` smallint, ``1Y`` tinyint, ``1.5`` ``decimal(2,1)``, ``1.5BD`` decimal,
-        ``1e3``/``1.5D`` double, ``1.5F`` float.
-
-    Raises
-    ------
-    ParseException
-        A suffixed integer out of its type's range, or a decimal over 38 digits.
-    """
-    sign = "-" if negative else ""
-    upper = text.upper()
-    if upper.endswith("BD"):
-        return _decimal_literal(Decimal(sign + text[:-2]), sign + text)
-    suffix = upper[-1] if upper[-1] in "LSYDF" else ""
-    body = text[:-1] if suffix else text
-    is_integral = body.isdigit()
-    if suffix in ("D", "F"):
-        return Literal(float(sign + body), "double" if suffix == "D" else "float")
-    if suffix:
-        type_name = {"L": "bigint", "S": "smallint", "Y": "tinyint"}[suffix]
-        if not is_integral:
-            raise syntax_error(Token("NUMBER", text, 0))
-        value = int(sign + body)
-        bits = _INT_RANGES[type_name]
-        if not -(1 << bits) <= value < (1 << bits):
-            raise _range_error(sign + body, type_name)
-        return Literal(value, type_name)
-    if is_integral:
-        value = int(sign + body)
-        for type_name in ("int", "bigint"):
-            bits = _INT_RANGES[type_name]
-            if -(1 << bits) <= value < (1 << bits):
-                return Literal(value, type_name)
-        return _decimal_literal(Decimal(value), sign + body)
-    if "E" in upper:
-        return Literal(float(sign + body), "double")
-    return _decimal_literal(Decimal(sign + body), sign + body)
-
-
-class ExpressionParser:
-    """A cursor over the tokens of one text, with the expression grammar.
+class ExpressionParser(TokenCursor):
+    """The expression grammar over a :class:`~.cursor.TokenCursor`.
 
     Parameters
     ----------
     text : str
         The SQL text; tokenized on construction.
     """
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.tokens = tokenize(text)
-        self.i = 0
-
-    # -- the cursor ------------------------------------------------------------------
-    @property
-    def tok(self) -> Token:
-        """The current token."""
-        return self.tokens[self.i]
-
-    def peek(self, k: int = 1) -> Token:
-        """The token ``k`` places ahead (EOF past the end)."""
-        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
-
-    def advance(self) -> Token:
-        """Consume and return the current token."""
-        token = self.tokens[self.i]
-        if token.kind != "EOF":
-            self.i += 1
-        return token
-
-    def accept_word(self, *words: str) -> bool:
-        """Consume the current token if it is one of the keywords ``words``."""
-        if self.tok.is_word(*words):
-            self.advance()
-            return True
-        return False
-
-    def accept_op(self, *ops: str) -> bool:
-        """Consume the current token if it is one of the operators ``ops``."""
-        if self.tok.is_op(*ops):
-            self.advance()
-            return True
-        return False
-
-    def expect_word(self, *words: str) -> Token:
-        """Consume one of the keywords ``words`` or fail at the current token."""
-        if not self.tok.is_word(*words):
-            raise syntax_error(self.tok)
-        return self.advance()
-
-    def expect_op(self, op: str) -> Token:
-        """Consume the operator ``op`` or fail at the current token."""
-        if not self.tok.is_op(op):
-            raise syntax_error(self.tok)
-        return self.advance()
-
-    def expect_end(self, semicolons: bool = False) -> None:
-        """Fail unless nothing (or, with ``semicolons``, only semicolons) remains: Spark's ``extra input``."""
-        while semicolons and self.accept_op(";"):
-            pass
-        if self.tok.kind != "EOF":
-            raise syntax_error(self.tok, f": extra input {self.tok.describe()}")
-
-    def identifier(self) -> str:
-        """An identifier: a word that is no reserved keyword, or a backquoted name."""
-        token = self.tok
-        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in EXPRESSION_RESERVED):
-            self.advance()
-            return token.value
-        raise syntax_error(token)
-
-    def multipart_identifier(self) -> tuple[str, ...]:
-        """``a.b.c`` as its parts."""
-        parts = [self.identifier()]
-        while self.tok.is_op(".") and self.peek().kind in ("WORD", "QUOTED"):
-            self.advance()
-            parts.append(self.identifier())
-        return tuple(parts)
 
     # -- named expressions -----------------------------------------------------------
     def named_expression(self) -> Expr:
@@ -483,7 +313,10 @@ class ExpressionParser:
             self.expect_op(")")
             self.expect_op("->")
             return Lambda(tuple(params), self.expression())
-        return self.expression()
+        expr = self.expression()
+        if self.accept_word("AS"):  # struct(a AS x): the field's name, as Spark accepts
+            return Alias(expr, (self.identifier(),))
+        return expr
 
     def _lambda_ahead(self) -> bool:
         """Whether ``( a, b ) ->`` starts at the current ``(``."""
@@ -529,62 +362,6 @@ class ExpressionParser:
         otherwise = self.expression() if self.accept_word("ELSE") else None
         self.expect_word("END")
         return Case(operand, tuple(branches), otherwise)
-
-    # -- data types ------------------------------------------------------------------
-    def _close_angle(self) -> None:
-        """Consume one ``>``, splitting ``>>`` (``array<array<int>>``)."""
-        token = self.tok
-        if token.is_op(">"):
-            self.advance()
-        elif token.is_op(">>", ">>>"):
-            self.tokens[self.i] = Token("OP", token.value[1:], token.pos + 1)
-        else:
-            raise syntax_error(token)
-
-    def data_type(self) -> str:
-        """A type as normalised DDL text: ``int``, ``decimal(10,2)``, ``array<string>``, ``struct<a:int>``."""
-        token = self.tok
-        if token.kind != "WORD":
-            raise syntax_error(token)
-        word = self.advance().value.lower()
-        if word in ("array", "map", "struct"):
-            self.expect_op("<")
-            if word == "array":
-                inner = self.data_type()
-                self._close_angle()
-                return f"array<{inner}>"
-            if word == "map":
-                key = self.data_type()
-                self.expect_op(",")
-                value = self.data_type()
-                self._close_angle()
-                return f"map<{key},{value}>"
-            fields: list[str] = []
-            while not self.tok.is_op(">", ">>", ">>>"):
-                if fields:
-                    self.expect_op(",")
-                name = self.identifier()
-                self.accept_op(":")
-                fields.append(f"{name}:{self.data_type()}")
-            self._close_angle()
-            return "struct<" + ",".join(fields) + ">"
-        if word not in _TYPE_NAMES:
-            raise ParseException(f'Unsupported data type "{token.value.upper()}".', "UNSUPPORTED_DATATYPE",
-                                 {"typeName": f'"{token.value.upper()}"'})
-        params: list[int] = []
-        if self.accept_op("("):
-            while True:
-                if self.tok.kind != "NUMBER" or not self.tok.value.isdigit():
-                    raise syntax_error(self.tok)
-                params.append(int(self.advance().value))
-                if not self.accept_op(","):
-                    break
-            self.expect_op(")")
-        name = _TYPE_NAMES[word]
-        if name == "decimal":
-            precision, scale = (params + [0])[:2] if params else (10, 0)
-            return f"decimal({precision},{scale})"
-        return name
 
 
 def parse_expression_ast(text: str) -> Expr:

@@ -23,7 +23,8 @@ Invariants
 
 from __future__ import annotations
 
-from dstream.sql.parser.expression import ALIAS_RESERVED, ExpressionParser
+from dstream.sql.parser.cursor import ALIAS_RESERVED
+from dstream.sql.parser.expression import ExpressionParser
 from dstream.sql.parser.lexer import syntax_error
 from dstream.sql.parser.nodes import Expr, Join, Query, Relation, Select, SetOp, SortItem, SubqueryRef, Table
 

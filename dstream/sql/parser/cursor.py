@@ -1,0 +1,187 @@
+"""The token cursor under the SQL parsers: position, look-ahead, identifiers and data types.
+
+What this module owns
+---------------------
+:class:`TokenCursor`, the moves every grammar rule is made of (``accept``/``expect`` of
+keywords and operators, identifiers, Spark's ``extra input`` check at the end) and the
+data-type rule of ``CAST(x AS type)`` and ``x::type``, which it returns as normalised DDL
+text (``decimal(10,2)``, ``array<string>``) for ``Column.cast``. Also the keyword sets that
+decide where a word is a name and where it ends an expression.
+
+Invariants
+----------
+* The cursor never moves past the final ``EOF`` token.
+* Type names are Spark's, aliases folded (``long`` -> ``bigint``, ``varchar(n)`` -> ``string``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from dstream.sql.errors import ParseException
+from dstream.sql.parser.lexer import Token, syntax_error, tokenize
+
+__all__ = ["TokenCursor", "EXPRESSION_RESERVED", "ALIAS_RESERVED"]
+
+#: Words that cannot be a bare column name inside an expression (backquote them).
+EXPRESSION_RESERVED = frozenset({
+    "AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE", "REGEXP", "CASE", "WHEN", "THEN",
+    "ELSE", "END", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "SELECT", "AS", "ON", "JOIN",
+    "UNION", "DISTINCT", "ESCAPE", "ALL",
+})
+
+#: Words that end an expression rather than name it (``SELECT a FROM t``: FROM is no alias).
+ALIAS_RESERVED = EXPRESSION_RESERVED | frozenset({
+    "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "SEMI", "ANTI", "OUTER", "NATURAL", "USING", "ASC", "DESC",
+    "NULLS", "LATERAL", "WINDOW", "OFFSET", "EXCEPT", "INTERSECT", "MINUS", "SORT", "CLUSTER", "DISTRIBUTE",
+    "QUALIFY", "OVER", "FILTER", "TABLESAMPLE", "PIVOT", "UNPIVOT",
+})
+
+_TYPE_NAMES = {
+    "int": "int", "integer": "int", "bigint": "bigint", "long": "bigint", "smallint": "smallint",
+    "short": "smallint", "tinyint": "tinyint", "byte": "tinyint", "float": "float", "real": "float",
+    "double": "double", "string": "string", "boolean": "boolean", "binary": "binary", "date": "date",
+    "timestamp": "timestamp", "timestamp_ltz": "timestamp", "timestamp_ntz": "timestamp_ntz", "void": "void",
+    "decimal": "decimal", "dec": "decimal", "numeric": "decimal", "varchar": "string", "char": "string",
+    "character": "string",
+}
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class TokenCursor:
+    """A cursor over the tokens of one text.
+
+    Parameters
+    ----------
+    text : str
+        The SQL text; tokenized on construction.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = tokenize(text)
+        self.i = 0
+
+    # -- the cursor ------------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        """The current token."""
+        return self.tokens[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        """The token ``k`` places ahead (EOF past the end)."""
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def advance(self) -> Token:
+        """Consume and return the current token."""
+        token = self.tokens[self.i]
+        if token.kind != "EOF":
+            self.i += 1
+        return token
+
+    def accept_word(self, *words: str) -> bool:
+        """Consume the current token if it is one of the keywords ``words``."""
+        if self.tok.is_word(*words):
+            self.advance()
+            return True
+        return False
+
+    def accept_op(self, *ops: str) -> bool:
+        """Consume the current token if it is one of the operators ``ops``."""
+        if self.tok.is_op(*ops):
+            self.advance()
+            return True
+        return False
+
+    def expect_word(self, *words: str) -> Token:
+        """Consume one of the keywords ``words`` or fail at the current token."""
+        if not self.tok.is_word(*words):
+            raise syntax_error(self.tok)
+        return self.advance()
+
+    def expect_op(self, op: str) -> Token:
+        """Consume the operator ``op`` or fail at the current token."""
+        if not self.tok.is_op(op):
+            raise syntax_error(self.tok)
+        return self.advance()
+
+    def expect_end(self, semicolons: bool = False) -> None:
+        """Fail unless nothing (or, with ``semicolons``, only semicolons) remains: Spark's ``extra input``."""
+        while semicolons and self.accept_op(";"):
+            pass
+        if self.tok.kind != "EOF":
+            raise syntax_error(self.tok, f": extra input {self.tok.describe()}")
+
+    def identifier(self) -> str:
+        """An identifier: a word that is no reserved keyword, or a backquoted name."""
+        token = self.tok
+        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in EXPRESSION_RESERVED):
+            self.advance()
+            return token.value
+        raise syntax_error(token)
+
+    def multipart_identifier(self) -> tuple[str, ...]:
+        """``a.b.c`` as its parts."""
+        parts = [self.identifier()]
+        while self.tok.is_op(".") and self.peek().kind in ("WORD", "QUOTED"):
+            self.advance()
+            parts.append(self.identifier())
+        return tuple(parts)
+
+    # -- data types ------------------------------------------------------------------
+    def _close_angle(self) -> None:
+        """Consume one ``>``, splitting ``>>`` (``array<array<int>>``)."""
+        token = self.tok
+        if token.is_op(">"):
+            self.advance()
+        elif token.is_op(">>", ">>>"):
+            self.tokens[self.i] = Token("OP", token.value[1:], token.pos + 1)
+        else:
+            raise syntax_error(token)
+
+    def data_type(self) -> str:
+        """A type as normalised DDL text: ``int``, ``decimal(10,2)``, ``array<string>``, ``struct<a:int>``."""
+        token = self.tok
+        if token.kind != "WORD":
+            raise syntax_error(token)
+        word = self.advance().value.lower()
+        if word in ("array", "map", "struct"):
+            self.expect_op("<")
+            if word == "array":
+                inner = self.data_type()
+                self._close_angle()
+                return f"array<{inner}>"
+            if word == "map":
+                key = self.data_type()
+                self.expect_op(",")
+                value = self.data_type()
+                self._close_angle()
+                return f"map<{key},{value}>"
+            fields: list[str] = []
+            while not self.tok.is_op(">", ">>", ">>>"):
+                if fields:
+                    self.expect_op(",")
+                name = self.identifier()
+                self.accept_op(":")
+                quoted = name if _PLAIN_NAME.fullmatch(name) else "`" + name.replace("`", "``") + "`"
+                fields.append(f"{quoted}:{self.data_type()}")
+            self._close_angle()
+            return "struct<" + ",".join(fields) + ">"
+        if word not in _TYPE_NAMES:
+            raise ParseException(f'Unsupported data type "{token.value.upper()}".', "UNSUPPORTED_DATATYPE",
+                                 {"typeName": f'"{token.value.upper()}"'})
+        params: list[int] = []
+        if self.accept_op("("):
+            while True:
+                if self.tok.kind != "NUMBER" or not self.tok.value.isdigit():
+                    raise syntax_error(self.tok)
+                params.append(int(self.advance().value))
+                if not self.accept_op(","):
+                    break
+            self.expect_op(")")
+        name = _TYPE_NAMES[word]
+        if name == "decimal":
+            precision, scale = (params + [0])[:2] if params else (10, 0)
+            return f"decimal({precision},{scale})"
+        return name
