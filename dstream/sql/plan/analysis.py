@@ -25,8 +25,9 @@ from collections.abc import Callable, Sequence
 
 from ..errors import AnalysisException
 from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
+from ..expressions.cast import Cast
 
-__all__ = ["Resolver", "quote", "resolve_star"]
+__all__ = ["Resolver", "ensure_named", "quote", "resolve_star", "unique_outputs"]
 
 #: Builds the expression extracting a struct field (supplied by the expressions package).
 FieldExtractor = Callable[[Expression, str], Expression]
@@ -80,8 +81,16 @@ class Resolver:
         return a == b if self.case_sensitive else a.lower() == b.lower()
 
     def resolve(self, expr: Expression) -> Expression:
-        """``expr`` with every name bound, implicit casts added and types checked."""
-        return expr.transform_up(self._resolve_node)
+        """``expr`` with every name bound, implicit casts added and types checked.
+
+        Aliases below the top are removed, as Spark's ``CleanupAliases`` does: only a
+        column's own alias names it.
+        """
+        resolved = expr.transform_up(self._resolve_node)
+        if isinstance(resolved, Alias):
+            inner = _strip_aliases(resolved.child)
+            return resolved if inner is resolved.child else resolved.with_children([inner])
+        return _strip_aliases(resolved)
 
     def _resolve_node(self, node: Expression) -> Expression | None:
         if isinstance(node, UnresolvedAttribute):
@@ -140,7 +149,8 @@ class Resolver:
                 self._unresolved(parts)
             assert self.extract_field is not None
             result = self.extract_field(result, field)
-        return result
+        # ``col("s.x")`` is named ``x``, as in Spark (``col("s")["x"]`` stays ``s.x``).
+        return Alias(result, rest[-1]) if rest else result
 
     def _unresolved(self, parts: Sequence[str]) -> None:
         name = ".".join(quote(p) for p in parts)
@@ -169,8 +179,35 @@ def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], cas
     return cols
 
 
+def _strip_aliases(expr: Expression) -> Expression:
+    return expr.transform_up(lambda e: e.child if isinstance(e, Alias) else None)
+
+
 def ensure_named(expr: Expression) -> Expression:
-    """An attribute or alias: other expressions are named by their Spark text."""
+    """An attribute or alias: other expressions are named by their Spark text.
+
+    A cast of a column at the top keeps the column's name (``col("a").cast("int")`` is
+    ``a``), as Spark names it.
+    """
     if isinstance(expr, AttributeReference | Alias):
         return expr
+    if isinstance(expr, Cast) and isinstance(expr.children[0], AttributeReference):
+        return Alias(expr, expr.children[0].name)
     return Alias(expr, expr.sql())
+
+
+def unique_outputs(exprs: Sequence[Expression]) -> list[Expression]:
+    """Named expressions whose output ids are distinct: a column selected twice gets a new id
+    the second time (operators address columns by id)."""
+    seen: set[int] = set()
+    out: list[Expression] = []
+    for expr in exprs:
+        named = ensure_named(expr)
+        key = named.expr_id if isinstance(named, AttributeReference | Alias) else None
+        if key in seen:
+            named = Alias(named.child if isinstance(named, Alias) else named, named.sql() if not isinstance(
+                named, Alias) else named.name)
+        if isinstance(named, AttributeReference | Alias):
+            seen.add(named.expr_id)
+        out.append(named)
+    return out

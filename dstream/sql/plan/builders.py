@@ -30,8 +30,8 @@ from ..expressions.extractors import extract_field
 from ..expressions.generators import Generator
 from ..expressions.predicates import And, EqualNullSafe, EqualTo
 from ..types import DataType
-from .analysis import Resolver, ensure_named, quote, resolve_star
-from .logical import Aggregate, Generate, Join, LogicalPlan, Project, Sort, Union
+from .analysis import Resolver, ensure_named, quote, resolve_star, unique_outputs
+from .logical import Aggregate, Generate, Join, LogicalPlan, Project, Sort, SubqueryAlias, Union
 
 __all__ = [
     "JOIN_ALIASES",
@@ -97,7 +97,7 @@ def build_select(plan: LogicalPlan, exprs: Sequence[Expression], case_sensitive:
         plan, resolved = _plan_generator(plan, resolved, generators[0])
     if any(contains_aggregate(e) for e in resolved):
         return build_aggregate(plan, [], resolved)
-    return Project(resolved, plan)
+    return Project(unique_outputs(resolved), plan)
 
 
 def _plan_generator(plan: LogicalPlan, resolved: list[Expression],
@@ -138,7 +138,7 @@ def build_aggregate(plan: LogicalPlan, grouping: Sequence[Expression], aggregate
     keys = {g.semantic_key() for g in grouping}
     for expr in aggregates:
         _check_grouped(expr, keys)
-    return Aggregate(list(grouping), [ensure_named(a) for a in aggregates], plan)
+    return Aggregate(list(grouping), unique_outputs(aggregates), plan)
 
 
 def _check_grouped(expr: Expression, keys: set[object]) -> None:
@@ -192,6 +192,9 @@ def _dedup_right(left: LogicalPlan, right: LogicalPlan) -> LogicalPlan:
     clash = {a.expr_id for a in left.output()} & {a.expr_id for a in right.output()}
     if not clash:
         return right
+    if isinstance(right, SubqueryAlias):
+        # Re-number below the alias, so ``alias.col`` still names the right side's columns.
+        return SubqueryAlias(right.alias, _dedup_right(left, right.child))
     return Project([Alias(a, a.name) if a.expr_id in clash else a for a in right.output()], right)
 
 
