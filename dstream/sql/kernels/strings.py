@@ -267,6 +267,9 @@ def split(a: Any, pattern: str, limit: int = -1) -> pa.Array:
     """``split(a, pattern, limit)``: list<string>; empty strings kept; ``limit > 0`` caps the pieces."""
     x = _s(a)
     max_splits = None if limit <= 0 else limit - 1
+    if pattern and re.escape(pattern) == pattern:
+        # A pattern without regex syntax splits on the literal text: no regex engine needed.
+        return pc.split_pattern(x, pattern, max_splits=max_splits)
     return _regex(lambda: pc.split_pattern_regex(x, pattern, max_splits=max_splits),
                   lambda s: re.split(pattern, s, maxsplit=max_splits or 0), x, pa.list_(_STR))
 
