@@ -37,6 +37,9 @@ STREAMING_ARGS = ["--batches", "1", "--batch-interval", "0.2", "--master", "loca
 RUNS = {
     "batch/wordcount.py": ["--lines", "200", "--top", "3", "--master", "local"],
     "kafka_wordcount.py": ["--help"],
+    "sql/wordcount.py": ["--lines", "200", "--top", "3", "--master", "local"],
+    "sql/csv_join.py": ["--customers", "20", "--orders", "100", "--master", "local"],
+    "sql/json_aggregate.py": ["--records", "100", "--master", "local"],
 }
 INSTALL_TIMEOUT_S = 300  # pip fetches setuptools for the isolated build
 
