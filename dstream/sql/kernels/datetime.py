@@ -154,7 +154,10 @@ def _leap(y: pa.Array) -> pa.Array:
 
 def _days(p: _Parsed, year: pa.Array) -> pa.Array:
     found = p.text("ML")
-    month = p.named("ML", MONTHS, 1) if found is not None and found[0].count >= 3 else p.number("ML", 1)[1]
+    if found is not None and found[0].count >= 3:
+        month = p.named("ML", MONTHS if found[0].count == 4 else tuple(m[:3] for m in MONTHS), 1)
+    else:
+        month = p.number("ML", 1)[1]
     p.check(month, 1, 12, "MonthOfYear")
     _, day = p.number("d", 1)
     p.check(day, 1, 31, "DayOfMonth", "1 - 28/31")
