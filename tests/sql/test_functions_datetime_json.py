@@ -38,7 +38,8 @@ def test_parse_and_format_in_session_zone(spark: SparkSession) -> None:
 
 def test_unparseable_timestamp_raises_under_ansi(spark: SparkSession) -> None:
     df = spark.createDataFrame([("nope",)], ["t"])
-    with pytest.raises(DateTimeException, match=r"\[CANNOT_PARSE_TIMESTAMP\] Text 'nope' could not be parsed at index 0"):
+    expected = r"\[CANNOT_PARSE_TIMESTAMP\] Text 'nope' could not be parsed at index 0"
+    with pytest.raises(DateTimeException, match=expected):
         df.select(F.to_timestamp(F.col("t"), "yyyy-MM-dd")).collect()
     spark.conf.set("spark.sql.ansi.enabled", "false")
     try:

@@ -97,8 +97,8 @@ def test_offsets_and_zone_names_in_text() -> None:
     got = to_timestamp(pa.array(texts), "yyyy-MM-dd'T'HH:mm:ss[.SSS]XXX", "Asia/Tokyo", True).to_pylist()
     assert got == [dt.datetime(2020, 1, 2, 2, 4, 5, 100000, tzinfo=UTC), dt.datetime(2020, 1, 2, 3, 4, 5, 123000,
                    tzinfo=UTC), dt.datetime(2020, 1, 2, 11, 4, 5, tzinfo=UTC)]
-    named = to_timestamp(pa.array(["2020-07-01 10:00 PDT", "2020-07-01 10:00 Europe/Paris", "2020-07-01 10:00 Nowhere"]),
-                         "yyyy-MM-dd HH:mm z", "UTC", False).to_pylist()
+    zoned = ["2020-07-01 10:00 PDT", "2020-07-01 10:00 Europe/Paris", "2020-07-01 10:00 Nowhere"]
+    named = to_timestamp(pa.array(zoned), "yyyy-MM-dd HH:mm z", "UTC", False).to_pylist()
     assert named == [dt.datetime(2020, 7, 1, 17, tzinfo=UTC), dt.datetime(2020, 7, 1, 8, tzinfo=UTC), None]
     assert to_timestamp(pa.array(["2020-01-02 0304+0530"]), "yyyy-MM-dd HHmmZ", "UTC", True).to_pylist() == [
         dt.datetime(2020, 1, 1, 21, 34, tzinfo=UTC)]
@@ -127,7 +127,8 @@ def test_parsing_is_strict_but_case_insensitive() -> None:
     ("2020-01-01 10:00:00abc", "yyyy-MM-dd HH:mm:ss", "could not be parsed, unparsed text found at index 19"),
     ("2020-13-01", "yyyy-MM-dd", "could not be parsed: Invalid value for MonthOfYear (valid values 1 - 12): 13"),
     ("2020-02-30", "yyyy-MM-dd", "could not be parsed: Invalid date 'FEBRUARY 30'"),
-    ("2020-01-01 25:00", "yyyy-MM-dd HH:mm", "could not be parsed: Invalid value for HourOfDay (valid values 0 - 23): 25"),
+    ("2020-01-01 25:00", "yyyy-MM-dd HH:mm",
+     "could not be parsed: Invalid value for HourOfDay (valid values 0 - 23): 25"),
 ])
 def test_ansi_cannot_parse_timestamp(text: str, pattern: str, detail: str) -> None:
     with pytest.raises(DateTimeException) as info:

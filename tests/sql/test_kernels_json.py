@@ -76,7 +76,8 @@ def test_from_json_arrays_maps_decimals_and_times() -> None:
     docs = ['{"p": 1.005, "t": "2020-01-02 03:04:05", "u": "2020-01-02"}', '{"p": "12.3", "t": 86400, "u": 5}',
             '{"p": 123456, "t": "x"}']
     rows = from_json(pa.array(docs), schema, {"timeZone": "America/Los_Angeles"}).to_pylist()
-    assert rows == [{"p": Decimal("1.01"), "t": dt.datetime(2020, 1, 2, 11, 4, 5, tzinfo=UTC), "u": dt.date(2020, 1, 2)},
+    assert rows == [{"p": Decimal("1.01"), "t": dt.datetime(2020, 1, 2, 11, 4, 5, tzinfo=UTC),
+                     "u": dt.date(2020, 1, 2)},
                     {"p": Decimal("12.30"), "t": dt.datetime(1970, 1, 2, tzinfo=UTC), "u": None},
                     {"p": None, "t": None, "u": None}]
     formatted = from_json(pa.array(['{"t": "02/01/2020 10:00", "u": "02/01/2020"}']), schema,

@@ -79,7 +79,7 @@ _SPECIAL_FLOATS = {"nan": float("nan"), "infinity": float("inf"), "+infinity": f
                    "-infinity": float("-inf"), "inf": float("inf"), "+inf": float("inf"), "-inf": float("-inf")}
 
 
-class _Bad(Exception):
+class _BadValueError(Exception):
     """A JSON value that does not convert to the requested type."""
 
 
@@ -96,17 +96,17 @@ class _Reader:
             return None
         if isinstance(dt, StructType):
             if not isinstance(value, dict):
-                raise _Bad
+                raise _BadValueError
             return self.struct(value, dt)
         if isinstance(dt, ArrayType):
             if isinstance(value, dict) and isinstance(dt.elementType, StructType):
                 return [self.struct(value, dt.elementType)]
             if not isinstance(value, list):
-                raise _Bad
+                raise _BadValueError
             return [self.convert(v, dt.elementType) for v in value]
         if isinstance(dt, MapType):
             if not isinstance(value, dict):
-                raise _Bad
+                raise _BadValueError
             return [(k, self.convert(v, dt.valueType)) for k, v in value.items()]
         return self.atomic(value, dt)
 
@@ -116,7 +116,7 @@ class _Reader:
             if field.name in value:
                 try:
                     row[field.name] = self.convert(value[field.name], field.dataType)
-                except _Bad:
+                except _BadValueError:
                     row[field.name] = None  # partial results: the other fields stay
         return row
 
@@ -126,12 +126,12 @@ class _Reader:
         if isinstance(dt, BooleanType):
             if isinstance(value, bool):
                 return value
-            raise _Bad
+            raise _BadValueError
         if type(dt) in _INT_RANGES:
             lo, hi = _INT_RANGES[type(dt)]
             if isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi:
                 return value
-            raise _Bad
+            raise _BadValueError
         if isinstance(dt, (DoubleType, FloatType)):
             return _floating(value)
         if isinstance(dt, DecimalType):
@@ -141,17 +141,17 @@ class _Reader:
                 try:
                     return base64.b64decode(value, validate=False)
                 except (binascii.Error, ValueError):
-                    raise _Bad from None
-            raise _Bad
+                    raise _BadValueError from None
+            raise _BadValueError
         if isinstance(dt, (DateType, TimestampType, TimestampNTZType)):
             return self.datetime(value, dt)
-        raise _Bad
+        raise _BadValueError
 
     def datetime(self, value: Any, dt: DataType) -> Any:
         if isinstance(dt, TimestampType) and isinstance(value, int) and not isinstance(value, bool):
             return value * 1_000_000
         if not isinstance(value, str):
-            raise _Bad
+            raise _BadValueError
         from dstream.sql.kernels import datetime as dt_kernels  # noqa: PLC0415 - only for dates in JSON
 
         text = pa.array([value], pa.string())
@@ -164,32 +164,32 @@ class _Reader:
             parsed = parse_string(text, to_arrow_type(dt), "try", self.time_zone)[0]
         result = parsed[0].as_py()
         if result is None:
-            raise _Bad
+            raise _BadValueError
         return result
 
 
 def _floating(value: Any) -> float:
     if isinstance(value, bool):
-        raise _Bad
+        raise _BadValueError
     if isinstance(value, (int, float, Decimal)):
         return float(value)
     if isinstance(value, str) and value.lower() in _SPECIAL_FLOATS:
         return _SPECIAL_FLOATS[value.lower()]
-    raise _Bad
+    raise _BadValueError
 
 
 def _decimal(value: Any, dt: DecimalType) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, (int, Decimal, str)):
-        raise _Bad
+        raise _BadValueError
     try:
         exact = Decimal(value.strip()) if isinstance(value, str) else Decimal(value)
         if not exact.is_finite():
-            raise _Bad
+            raise _BadValueError
         fitted = exact.quantize(Decimal(1).scaleb(-dt.scale), rounding=ROUND_HALF_UP)
     except InvalidOperation:
-        raise _Bad from None
+        raise _BadValueError from None
     if len(fitted.as_tuple().digits) > dt.precision and fitted != 0:
-        raise _Bad
+        raise _BadValueError
     return fitted
 
 
@@ -254,6 +254,6 @@ def from_json(values: Any, schema: DataType, options: dict[str, str] | None = No
             continue
         try:
             out.append(reader.convert(doc, schema))
-        except _Bad:
+        except _BadValueError:
             out.append({} if is_struct else None)
     return pa.array(out, type=to_arrow_type(schema))
