@@ -288,7 +288,8 @@ class FromJson(Expression):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..kernels import jsonfn  # noqa: PLC0415 - kernels load at run time
 
-        return jsonfn.from_json(self.children[0].eval(batch, ctx), self.schema, self.options)
+        options = {"timeZone": ctx.time_zone, **self.options}
+        return jsonfn.from_json(self.children[0].eval(batch, ctx), self.schema, options)
 
     def _options(self) -> Any:
         return (self.schema.simpleString(), tuple(sorted(self.options.items())))
@@ -319,4 +320,5 @@ class ToJson(Expression):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..kernels import jsonfn  # noqa: PLC0415 - kernels load at run time
 
-        return jsonfn.to_json(self.children[0].eval(batch, ctx), self.children[0].data_type())
+        return jsonfn.to_json(self.children[0].eval(batch, ctx), self.children[0].data_type(), self.options,
+                              ctx.time_zone)

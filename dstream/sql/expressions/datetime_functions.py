@@ -5,7 +5,7 @@ What this module owns
 The specs of the datetime functions: their types (strings are cast to timestamps or
 dates as Spark does), generated names (``to_timestamp(a, yyyy-MM-dd)``,
 ``unix_timestamp(a, yyyy-MM-dd HH:mm:ss)``, ``current_timestamp()``), and evaluation:
-parsing and formatting with Spark's patterns go to ``kernels.datetime``; field
+parsing and formatting with Spark's patterns go to ``kernels.datetimes``; field
 extraction and day arithmetic are plain Arrow compute in the session time zone.
 
 Invariants
@@ -77,7 +77,7 @@ def _run_to_date(args: list[Any], types: list[DataType], rt: DataType, ctx: Eval
     values = args[0]
     if isinstance(types[0], StringType):
         fmt = args[1] if len(args) > 1 else None
-        return _kernels().to_date(values, fmt, ctx.ansi)
+        return _kernels().to_date(values, fmt, ctx.ansi, ctx.time_zone)
     return _cast(values, types[0], DateType(), ctx)
 
 
@@ -111,7 +111,7 @@ def _run_unix_timestamp(args: list[Any], types: list[DataType], rt: DataType, ct
     fmt = args[1] if len(args) > 1 else DEFAULT_FORMAT
     values = args[0]
     if isinstance(types[0], StringType):
-        return _kernels().unix_timestamp(values, fmt, ctx.time_zone)
+        return _kernels().unix_timestamp(values, fmt, ctx.time_zone, ctx.ansi)
     micros = _cast(values, types[0], TimestampType(), ctx).cast(pa.int64())
     return pc.floor(pc.divide(micros.cast(pa.float64()), 1e6)).cast(pa.int64())
 

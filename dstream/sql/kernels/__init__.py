@@ -13,8 +13,10 @@ One pure function per Spark operator or function, taking and returning ``pa.Arra
 * :mod:`.hashing` -- stable partition ids for shuffles.
 * :mod:`.javafmt` -- Java's text of doubles over whole arrays.
 * :mod:`.conditions` -- Spark's runtime error conditions and their messages.
-* (not yet written: ``datetimes`` -- date/timestamp functions and patterns, ``window``;
-  ``jsonfn`` -- ``from_json`` / ``to_json``.)
+* :mod:`.datetimes` -- ``to_timestamp``, ``to_date``, ``date_format``, ``unix_timestamp``,
+  ``from_unixtime`` with Spark's datetime patterns (:mod:`.datetime_pattern` parses patterns,
+  :mod:`.datetime_format` prints them).
+* :mod:`.jsonfn` -- ``from_json`` (PERMISSIVE) and ``to_json`` (:mod:`.json_write`).
 
 Invariants
 ----------
