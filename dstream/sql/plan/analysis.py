@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from ..errors import AnalysisException
 from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
 from ..expressions.cast import Cast
+from ..expressions.collection_functions import CreateStruct
 
 __all__ = ["Resolver", "ensure_named", "quote", "resolve_star", "unique_outputs"]
 
@@ -180,7 +181,18 @@ def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], cas
 
 
 def _strip_aliases(expr: Expression) -> Expression:
-    return expr.transform_up(lambda e: e.child if isinstance(e, Alias) else None)
+    """``expr`` without aliases, except those naming the fields of a ``struct(...)``."""
+    if isinstance(expr, Alias):
+        return _strip_aliases(expr.child)
+    if isinstance(expr, CreateStruct):
+        # struct(a.alias("x")) is a struct with a field x: the alias is the field's name.
+        kids = [c.with_children([_strip_aliases(c.child)]) if isinstance(c, Alias) else _strip_aliases(c)
+                for c in expr.children]
+    else:
+        kids = [_strip_aliases(c) for c in expr.children]
+    if all(k is c for k, c in zip(kids, expr.children)):
+        return expr
+    return expr.with_children(kids)
 
 
 def ensure_named(expr: Expression) -> Expression:
