@@ -30,7 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import ArrayType, DataType, DecimalType, DoubleType, LongType, NullType, StringType
+from ..types import ArrayType, DataType, DecimalType, DoubleType, FloatType, LongType, NullType, StringType
 from .aggregate_base import AggregateFunction, ArrowAgg
 from .base import EvalContext, Expression
 from .cast import cast_to
@@ -400,10 +400,29 @@ class Min(_Simple):
 
 
 class Max(_Simple):
-    """``max(v)``: keeps the input type."""
+    """``max(v)``: keeps the input type; NaN is above every double, so any NaN makes the max NaN."""
 
     name = "max"
     arrow_fn = "max"
+
+    def _floating(self) -> bool:
+        return isinstance(self.child.data_type(), (DoubleType, FloatType))
+
+    def partial_aggs(self) -> list[ArrowAgg]:
+        # Arrow's max skips NaN: a second buffer remembers whether a group saw one.
+        return [("max", None), ("max", None)] if self._floating() else super().partial_aggs()
+
+    def merge_aggs(self) -> list[ArrowAgg]:
+        return self.partial_aggs()
+
+    def partial_input(self, j: int, values: pa.Array) -> pa.Array:
+        return pc.is_nan(values) if j == 1 else values
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        if not self._floating():
+            return super().finish(buffers, ctx)
+        best = _fit(buffers[0], self.data_type())
+        return pc.if_else(pc.fill_null(buffers[1], False), pa.scalar(float("nan"), best.type), best)
 
 
 class First(_Simple):
