@@ -7,6 +7,8 @@ Asia/Tokyo: a naive datetime is wall time there, an aware one (03:04:05.12 UTC) 
 12:04:05.12.
 '''
 
+# ruff: noqa: E501 - the expected tables are written out literally, as PySpark prints them
+
 from __future__ import annotations
 
 import datetime as dt
@@ -41,41 +43,39 @@ def df(spark: SparkSession) -> DataFrame:
     return spark.createDataFrame(ROWS, SCHEMA)
 
 
+TRUNCATED = """\
++----+--------------------+------------+-----+--------------------+----------+------------+------------+-----------+
+|   i|                   s|           d|    b|                   t|       day|           a|          st|          m|
++----+--------------------+------------+-----+--------------------+----------+------------+------------+-----------+
+|   1|                   a|1.23456789E7| true| 2024-01-15 12:00:00|2024-01-15|[1, 2, NULL]|      {1, p}|   {k -> 1}|
+|NULL|                    |      1.0E-4|false|2024-01-15 12:04:...|1999-12-31|          []|{NULL, NULL}|{k -> NULL}|
+|  -7|the quick brown f...|        -0.0| NULL|                NULL|      NULL|        NULL|        NULL|       NULL|
+|NULL|                NULL|        NULL| NULL|                NULL|      NULL|        NULL|        NULL|       NULL|
++----+--------------------+------------+-----+--------------------+----------+------------+------------+-----------+
+
+"""
+
+FULL = """\
++----+-------------------------+------------+-----+----------------------+----------+------------+------------+-----------+
+|i   |s                        |d           |b    |t                     |day       |a           |st          |m          |
++----+-------------------------+------------+-----+----------------------+----------+------------+------------+-----------+
+|1   |a                        |1.23456789E7|true |2024-01-15 12:00:00   |2024-01-15|[1, 2, NULL]|{1, p}      |{k -> 1}   |
+|NULL|                         |1.0E-4      |false|2024-01-15 12:04:05.12|1999-12-31|[]          |{NULL, NULL}|{k -> NULL}|
+|-7  |the quick brown fox jumps|-0.0        |NULL |NULL                  |NULL      |NULL        |NULL        |NULL       |
+|NULL|NULL                     |NULL        |NULL |NULL                  |NULL      |NULL        |NULL        |NULL       |
++----+-------------------------+------------+-----+----------------------+----------+------------+------------+-----------+
+
+"""
+
+
 def test_show_truncates_and_right_aligns_by_default(df: DataFrame, capsys: pytest.CaptureFixture[str]) -> None:
     df.show()
-    assert capsys.readouterr().out == (
-        "+----+--------------------+------------+-----+--------------------+----------+------------+------------+-----------+\n"
-        "|   i|                   s|           d|    b|                   t|       day|           a|          st|          m|\n"
-        "+----+--------------------+------------+-----+--------------------+----------+------------+------------+-----------+\n"
-        "|   1|                   a|1.23456789E7| true| 2024-01-15 12:00:00|2024-01-15|[1, 2, NULL]|      {1, p}|   {k -> 1}|\n"
-        "|NULL|                    |      1.0E-4|false|2024-01-15 12:04:...|1999-12-31|          []|{NULL, NULL}|{k -> NULL}|\n"
-        "|  -7|the quick brown f...|        -0.0| NULL|                NULL|      NULL|        NULL|        NULL|       NULL|\n"
-        "|NULL|                NULL|        NULL| NULL|                NULL|      NULL|        NULL|        NULL|       NULL|\n"
-        "+----+--------------------+------------+-----+--------------------+----------+------------+------------+-----------+\n"
-        "\n"
-    )
+    assert capsys.readouterr().out == TRUNCATED
 
 
 def test_show_without_truncation_left_aligns(df: DataFrame, capsys: pytest.CaptureFixture[str]) -> None:
     df.show(truncate=False)
-    border = "+----+-------------------------+------------+-----+----------------------+----------+------------+" \
-             "------------+-----------+\n"
-    assert capsys.readouterr().out == (
-        border
-        + "|i   |s                        |d           |b    |t                     |day       |a           |st          "
-          "|m          |\n"
-        + border
-        + "|1   |a                        |1.23456789E7|true |2024-01-15 12:00:00   |2024-01-15|[1, 2, NULL]|{1, p}      "
-          "|{k -> 1}   |\n"
-          "|NULL|                         |1.0E-4      |false|2024-01-15 12:04:05.12|1999-12-31|[]          |{NULL, NULL}"
-          "|{k -> NULL}|\n"
-          "|-7  |the quick brown fox jumps|-0.0        |NULL |NULL                  |NULL      |NULL        |NULL        "
-          "|NULL       |\n"
-          "|NULL|NULL                     |NULL        |NULL |NULL                  |NULL      |NULL        |NULL        "
-          "|NULL       |\n"
-        + border
-        + "\n"
-    )
+    assert capsys.readouterr().out == FULL
 
 
 def test_show_two_rows_prints_the_footer_and_no_blank_line(df: DataFrame, capsys: pytest.CaptureFixture[str]) -> None:
