@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
@@ -40,3 +43,20 @@ def test_count_distinct_treats_zeros_and_nans_as_one_value(spark: SparkSession) 
     df = spark.createDataFrame([(1, v) for v in [0.0, -0.0, NAN, NAN, None]], "k int, d double")
     assert df.agg(F.countDistinct("d")).collect()[0][0] == 2
     assert df.groupBy("k").agg(F.countDistinct("d")).collect()[0][1] == 2
+
+
+@pytest.mark.parametrize(("value", "expected"), [(1753.6299999999999, 1753.63), (1499.1100000000001, 1499.11),
+                                                 (2.675, 2.68), (-2.5, -2.5)])
+def test_round_of_a_double_scaled_exactly_onto_the_grid(spark: SparkSession, value: float, expected: float) -> None:
+    # 1753.6299999999999 * 100 is exactly 175363.0: Arrow kept the value, Spark rounds its text.
+    df = spark.createDataFrame([(value,)], "d double")
+    assert df.select(F.round("d", 2), F.bround("d", 2)).collect()[0] == (expected, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=20),
+       scale=st.integers(0, 4))
+def test_round_is_half_up_of_the_shortest_text(spark: SparkSession, values: list[float], scale: int) -> None:
+    df = spark.createDataFrame([(v,) for v in values], "d double")
+    got = [r[0] for r in df.select(F.round("d", scale)).collect()]
+    assert got == [float(Decimal(repr(v)).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)) for v in values]

@@ -1,11 +1,11 @@
-'''``DataFrame.show()`` prints exactly what PySpark 4 prints, for a table of mixed types.
+"""``DataFrame.show()`` prints exactly what PySpark 4 prints, for a table of mixed types.
 
 The expected text is written out literally (Spark's layout: right-aligned cells truncated
 to 20 characters by default, left-aligned and full with ``truncate=False``; a blank line
 after the table, none after "only showing top n rows"). The session time zone is
 Asia/Tokyo: a naive datetime is wall time there, an aware one (03:04:05.12 UTC) shows as
 12:04:05.12.
-'''
+"""
 
 # ruff: noqa: E501 - the expected tables are written out literally, as PySpark prints them
 
