@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
+from dstream.sql.errors import ArithmeticException
 
 NAN = float("nan")
 
@@ -60,3 +61,28 @@ def test_round_is_half_up_of_the_shortest_text(spark: SparkSession, values: list
     df = spark.createDataFrame([(v,) for v in values], "d double")
     got = [r[0] for r in df.select(F.round("d", scale)).collect()]
     assert got == [float(Decimal(repr(v)).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)) for v in values]
+
+
+def test_sum_of_bigint_overflow_raises_under_ansi(spark: SparkSession) -> None:
+    # Arrow's int64 sum wraps silently; Spark 4 (ANSI) raises ARITHMETIC_OVERFLOW.
+    df = spark.createDataFrame([(1, 2**63 - 1), (1, 1), (2, -(2**63)), (2, 5)], "k int, v bigint")
+    with pytest.raises(ArithmeticException) as info:
+        df.where(F.col("k") == 1).agg(F.sum("v")).collect()
+    assert info.value.getCondition() == "ARITHMETIC_OVERFLOW" and "try_sum" in str(info.value)
+    with pytest.raises(ArithmeticException):
+        df.groupBy("k").agg(F.sum("v")).collect()
+    assert df.where(F.col("k") == 2).agg(F.sum("v")).collect()[0][0] == -(2**63) + 5
+
+
+def test_sum_of_bigint_overflow_wraps_with_ansi_off(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(2**63 - 1,), (1,), (None,)], "v bigint")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        assert df.agg(F.sum("v")).collect()[0][0] == -(2**63)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+def test_sum_of_ints_beyond_int_range_is_exact(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(2**31 - 1,)] * 3 + [(None,)], "v int")
+    assert df.agg(F.sum("v")).collect()[0][0] == 3 * (2**31 - 1)
