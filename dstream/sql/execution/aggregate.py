@@ -130,8 +130,11 @@ class AggregateSpec:
         aggs: list[tuple[str, str, Any]] = []
         for fi, f in enumerate(self.functions):
             first = as_array(f.children[0].eval(batch, ctx), rows) if f.children else constant(rows, 1, pa.int8())
+            if f.distinct:
+                # Spark normalizes distinct inputs as it does grouping keys: 0.0 and -0.0, and all NaNs, are one value.
+                first = normalize_floats(first)
             for j, (fn, opts) in enumerate(f.partial_aggs()):
-                cols[f"a{fi}_{j}"] = first
+                cols[f"a{fi}_{j}"] = f.partial_input(j, first)
                 aggs.append((f"a{fi}_{j}", fn, opts))
         grouped = _group(pa.table(cols), key_cols, aggs)
         out: dict[str, pa.Array] = {}

@@ -87,6 +87,14 @@ class AggregateFunction(Expression):
         """
         raise NotImplementedError
 
+    def partial_input(self, j: int, values: pa.Array) -> pa.Array:
+        """The column partial aggregation ``j`` reads: the first child's ``values`` unless overridden.
+
+        Lets one function derive several buffers from its input (``max`` of doubles also
+        records whether a NaN was seen: Arrow's ``max`` skips NaN, Spark's does not).
+        """
+        return values
+
     def merge_aggs(self) -> list[ArrowAgg]:
         """How each buffer column combines across partitions (same length as partial)."""
         raise NotImplementedError

@@ -30,7 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import ArrayType, DataType, DecimalType, DoubleType, LongType, NullType, StringType
+from ..types import ArrayType, DataType, DecimalType, DoubleType, FloatType, LongType, NullType, StringType
 from .aggregate_base import AggregateFunction, ArrowAgg
 from .base import EvalContext, Expression
 from .cast import cast_to
@@ -335,7 +335,16 @@ class Sum(_Simple):
     def merge_aggs(self) -> list[ArrowAgg]:
         return [(LIST_CONCAT, None)] if self.distinct else [("sum", _SUM)]
 
+    def _exact(self) -> bool:
+        """Integral sums run in decimal(38, 0): Arrow's int64 sum wraps, Spark's overflow is an error."""
+        return not self.distinct and type(self) is Sum and is_integral(self.child.data_type())
+
+    def partial_input(self, j: int, values: pa.Array) -> pa.Array:
+        return values.cast(_EXACT) if self._exact() else values
+
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        if self._exact():
+            return _long_sums(buffers[0], ctx.ansi)
         if self.distinct:
             groups, values = _flatten_groups(buffers[0])
             keep = pc.is_valid(values)
@@ -346,6 +355,24 @@ class Sum(_Simple):
                               _arrow(self.data_type()))
             return _fit(sums, self.data_type())
         return _fit(buffers[0], self.data_type())
+
+
+_EXACT = pa.decimal128(38, 0)
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _long_sums(sums: pa.Array, ansi: bool) -> pa.Array:
+    """Exact integral sums as bigint: out of range raises ``ARITHMETIC_OVERFLOW`` (ANSI) or wraps as Java's."""
+    sums = sums.cast(_EXACT)
+    out = pc.or_(pc.greater(sums, pa.scalar(_LONG_MAX, _EXACT)), pc.less(sums, pa.scalar(_LONG_MIN, _EXACT)))
+    if not pc.any(out).as_py():
+        return sums.cast(pa.int64())
+    if ansi:
+        from ..kernels.conditions import arithmetic_overflow  # noqa: PLC0415 - only on the error path
+
+        raise arithmetic_overflow("long overflow", "try_sum")
+    wrapped = [None if v is None else (int(v) - _LONG_MIN) % 2**64 + _LONG_MIN for v in sums.to_pylist()]
+    return pa.array(wrapped, pa.int64())
 
 
 class Avg(Sum):
@@ -400,10 +427,29 @@ class Min(_Simple):
 
 
 class Max(_Simple):
-    """``max(v)``: keeps the input type."""
+    """``max(v)``: keeps the input type; NaN is above every double, so any NaN makes the max NaN."""
 
     name = "max"
     arrow_fn = "max"
+
+    def _floating(self) -> bool:
+        return isinstance(self.child.data_type(), (DoubleType, FloatType))
+
+    def partial_aggs(self) -> list[ArrowAgg]:
+        # Arrow's max skips NaN: a second buffer remembers whether a group saw one.
+        return [("max", None), ("max", None)] if self._floating() else super().partial_aggs()
+
+    def merge_aggs(self) -> list[ArrowAgg]:
+        return self.partial_aggs()
+
+    def partial_input(self, j: int, values: pa.Array) -> pa.Array:
+        return pc.is_nan(values) if j == 1 else values
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        if not self._floating():
+            return super().finish(buffers, ctx)
+        best = _fit(buffers[0], self.data_type())
+        return pc.if_else(pc.fill_null(buffers[1], False), pa.scalar(float("nan"), best.type), best)
 
 
 class First(_Simple):

@@ -425,7 +425,10 @@ def _round(a: Operand, scale: int, arrow_mode: str, py_mode: str) -> pa.Array:
     # Arrow also returns a value unchanged when it is within rounding error of the grid
     # (1.6384999999999998 at scale 4), where Spark's decimal text still rounds it.
     off_grid = pc.and_(pc.greater(frac, 0.0), pc.or_(pc.less(frac, 1e-6), pc.greater(frac, 1 - 1e-6)))
-    near = pc.or_(near, off_grid)
+    # The scaling itself can land exactly on the grid (1753.6299999999999 * 100 is 175363.0)
+    # while the value is off it: Arrow then keeps the value, Spark rounds it to 1753.63.
+    landed = pc.and_(pc.equal(frac, 0.0), pc.not_equal(pc.divide(scaled, 10.0 ** scale), d))
+    near = pc.or_(pc.or_(near, off_grid), landed)
     near = pc.and_(pc.fill_null(near, False), pc.is_finite(d))
     if pc.any(near).as_py():
         idx = pc.indices_nonzero(near)

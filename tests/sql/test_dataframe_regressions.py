@@ -1,0 +1,88 @@
+"""Regressions found by the DataFrame acceptance tests, one test per bug."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dstream.sql import SparkSession
+from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
+from dstream.sql.errors import ArithmeticException
+
+NAN = float("nan")
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    session = SparkSession.builder.master("local").appName("dataframe-regressions").getOrCreate()
+    yield session
+    session.stop()
+
+
+@pytest.mark.parametrize("values", [[NAN, -0.0], [1.0, NAN, None], [-0.0, NAN, 1e300]])
+def test_max_of_doubles_is_nan_when_any_value_is_nan(spark: SparkSession, values: list[float | None]) -> None:
+    # Arrow's max skips NaN; Spark orders NaN above every double.
+    df = spark.createDataFrame([(1, v) for v in values], "k int, d double")
+    (whole,) = df.agg(F.max("d"), F.min("d")).collect()
+    (grouped,) = df.groupBy("k").agg(F.max("d")).collect()
+    assert math.isnan(whole[0]) and math.isnan(grouped[1])
+    assert whole[1] == min(v for v in values if v is not None and not math.isnan(v))
+
+
+def test_max_of_doubles_without_nan_is_unchanged(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(v,) for v in [1.5, None, -3.0]], "d double")
+    assert df.agg(F.max("d")).collect()[0][0] == 1.5
+
+
+def test_count_distinct_treats_zeros_and_nans_as_one_value(spark: SparkSession) -> None:
+    # Spark normalizes distinct aggregate inputs as it does grouping keys.
+    df = spark.createDataFrame([(1, v) for v in [0.0, -0.0, NAN, NAN, None]], "k int, d double")
+    assert df.agg(F.countDistinct("d")).collect()[0][0] == 2
+    assert df.groupBy("k").agg(F.countDistinct("d")).collect()[0][1] == 2
+
+
+@pytest.mark.parametrize(("value", "expected"), [(1753.6299999999999, 1753.63), (1499.1100000000001, 1499.11),
+                                                 (2.675, 2.68), (-2.5, -2.5)])
+def test_round_of_a_double_scaled_exactly_onto_the_grid(spark: SparkSession, value: float, expected: float) -> None:
+    # 1753.6299999999999 * 100 is exactly 175363.0: Arrow kept the value, Spark rounds its text.
+    df = spark.createDataFrame([(value,)], "d double")
+    assert df.select(F.round("d", 2), F.bround("d", 2)).collect()[0] == (expected, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=20),
+       scale=st.integers(0, 4))
+def test_round_is_half_up_of_the_shortest_text(spark: SparkSession, values: list[float], scale: int) -> None:
+    df = spark.createDataFrame([(v,) for v in values], "d double")
+    got = [r[0] for r in df.select(F.round("d", scale)).collect()]
+    assert got == [float(Decimal(repr(v)).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)) for v in values]
+
+
+def test_sum_of_bigint_overflow_raises_under_ansi(spark: SparkSession) -> None:
+    # Arrow's int64 sum wraps silently; Spark 4 (ANSI) raises ARITHMETIC_OVERFLOW.
+    df = spark.createDataFrame([(1, 2**63 - 1), (1, 1), (2, -(2**63)), (2, 5)], "k int, v bigint")
+    with pytest.raises(ArithmeticException) as info:
+        df.where(F.col("k") == 1).agg(F.sum("v")).collect()
+    assert info.value.getCondition() == "ARITHMETIC_OVERFLOW" and "try_sum" in str(info.value)
+    with pytest.raises(ArithmeticException):
+        df.groupBy("k").agg(F.sum("v")).collect()
+    assert df.where(F.col("k") == 2).agg(F.sum("v")).collect()[0][0] == -(2**63) + 5
+
+
+def test_sum_of_bigint_overflow_wraps_with_ansi_off(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(2**63 - 1,), (1,), (None,)], "v bigint")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        assert df.agg(F.sum("v")).collect()[0][0] == -(2**63)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+def test_sum_of_ints_beyond_int_range_is_exact(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(2**31 - 1,)] * 3 + [(None,)], "v int")
+    assert df.agg(F.sum("v")).collect()[0][0] == 3 * (2**31 - 1)
