@@ -7,8 +7,8 @@ hold ``window(...)`` or ``session_window(...)`` into plain columns computed by a
 below the aggregation (Spark's ``TimeWindowing`` and ``SessionWindowing`` rules), and
 :class:`SessionWindowAssign`, the logical node that gives every row its merged session.
 
-* A *tumbling* window is one window per row: the key stays the window expression and a
-  ``Filter (time IS NOT NULL)`` goes below the aggregation.
+* A *tumbling* window is one window per row: a ``Project`` adds the window column over
+  a ``Filter (time IS NOT NULL)``, and the key becomes that column.
 * A *sliding* window puts a row in several windows: a :class:`~.logical.Generate` of the
   :class:`~dstream.sql.expressions.windows.TimeWindow` produces one row per window (rows
   without a time produce none), and the key becomes the generated ``window`` column.
@@ -35,7 +35,7 @@ from ..errors import AnalysisException
 from ..expressions.base import Alias, AttributeReference, Expression
 from ..expressions.predicates import IsNotNull
 from ..expressions.windows import SessionWindow, TimeWindow
-from .logical import Filter, Generate, LogicalPlan, UnaryPlan
+from .logical import Filter, Generate, LogicalPlan, Project, UnaryPlan
 
 __all__ = ["SessionWindowAssign", "rewrite_window_grouping"]
 
@@ -147,12 +147,13 @@ def rewrite_window_grouping(plan: LogicalPlan, keys: Sequence[Expression]) -> tu
     alias = next((name for name in (_window_of(k)[1] for k in keys) if name is not None), None)
     name = alias or window.sql()
     time_expr = window.children[0]
-    if isinstance(window, TimeWindow) and not window.is_sliding:
-        # One window per row: the key stays an expression; Spark still drops rows without a time.
-        return Filter(IsNotNull(time_expr), plan), list(keys)
     attr = AttributeReference(name, window.data_type(), False)
-    if isinstance(window, TimeWindow):
-        child: LogicalPlan = Generate(window, False, [attr], plan)
+    if isinstance(window, TimeWindow) and not window.is_sliding:
+        # One window per row, computed by a projection; Spark still drops rows without a time.
+        window_column = Alias(window, name, attr.expr_id)
+        child: LogicalPlan = Project(plan.output() + [window_column], Filter(IsNotNull(time_expr), plan))
+    elif isinstance(window, TimeWindow):
+        child = Generate(window, False, [attr], plan)
     else:
         assert isinstance(window, SessionWindow)
         others = [k.child if isinstance(k, Alias) else k for k in keys
