@@ -24,6 +24,7 @@ from .errors import AnalysisException, PySparkTypeError
 from .expressions.base import Alias, Expression
 from .plan.analysis import ensure_named
 from .plan.builders import build_aggregate, contains_aggregate, resolver_for
+from .plan.windowing import rewrite_window_grouping
 from .types import NumericType
 
 if TYPE_CHECKING:
@@ -75,8 +76,9 @@ class GroupedData:
             if not contains_aggregate(expr) and expr.semantic_key() not in {k.semantic_key() for k in self._keys}:
                 # A plain column in agg() must be grouped (checked below by the builder).
                 pass
-        keys_named = [ensure_named(k) for k in self._keys]
-        plan = build_aggregate(df._plan, self._keys, keys_named + resolved)
+        child, keys = rewrite_window_grouping(df._plan, self._keys)
+        keys_named = [ensure_named(k) for k in keys]
+        plan = build_aggregate(child, keys, keys_named + resolved)
         return df._new(plan)
 
     def count(self) -> DataFrame:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from ..plan import logical as L  # noqa: N812 - the plan's node classes, as Spark's L prefix
 from ..plan.cached import CachedRelation
+from ..plan.windowing import SessionWindowAssign
 from .aggregate import AggregateSpec, DeduplicateExec, FinalAggregateExec, PartialAggregateExec, collect_aggregates
 from .context import QueryContext
 from .exchange import ShuffleExchangeExec
@@ -40,6 +41,7 @@ from .physical import (
     key_names,
 )
 from .scans import CachedScanExec, FileScanExec, LocalTableScanExec, RangeExec, RDDScanExec
+from .session_window import SessionWindowExec
 from .sort import SortExec, TakeOrderedExec
 
 __all__ = ["plan_physical"]
@@ -165,6 +167,17 @@ def _generate(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
                         plan_physical(plan.child, qctx))
 
 
+def _session_window(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
+    assert isinstance(plan, SessionWindowAssign)
+    child = plan_physical(plan.child, qctx)
+    # Every row of a key must meet in one partition before its sessions can be merged.
+    if plan.partition_keys:
+        child = ShuffleExchangeExec("hash", plan.partition_keys, qctx.shuffle_partitions, child)
+    else:
+        child = ShuffleExchangeExec("single", [], 1, child)
+    return SessionWindowExec(plan.time_expr, plan.gap_us, plan.partition_keys, plan.output_attr, child)
+
+
 def _within(size: int, threshold: int) -> bool:
     return threshold >= 0 and size <= threshold
 
@@ -223,4 +236,5 @@ _PLANNERS: dict[type, Callable[[L.LogicalPlan, QueryContext], PhysicalPlan]] = {
     L.Sample: _sample,
     L.Generate: _generate,
     L.Join: _join,
+    SessionWindowAssign: _session_window,
 }

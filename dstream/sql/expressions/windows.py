@@ -123,11 +123,15 @@ class TimeWindow(Expression):
         return [("window", self.data_type(), False)]
 
     def _last_start(self, micros: pa.Array) -> pa.Array:
+        # Integer floor-modulo: a float quotient misplaces times just below a window edge once
+        # timestamps exceed 2**52 microseconds.
         shifted = pc.subtract(micros, self.start_us)
-        remainder = pc.subtract(shifted, pc.multiply(pc.floor(pc.divide(shifted.cast(pa.float64()),
-                                                                         float(self.slide_us))).cast(pa.int64()),
-                                                     self.slide_us))
+        remainder = pc.subtract(shifted, pc.multiply(pc.divide(shifted, self.slide_us), self.slide_us))
+        remainder = pc.if_else(pc.less(remainder, 0), pc.add(remainder, self.slide_us), remainder)
         return pc.subtract(micros, remainder)
+
+    def __repr__(self) -> str:
+        return f"window({self.children[0]!r}, {self.window_us}, {self.slide_us}, {self.start_us})"
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         values = self.children[0].eval(batch, ctx)
@@ -187,6 +191,9 @@ class SessionWindow(Expression):
 
     def sql(self) -> str:
         return "session_window"
+
+    def __repr__(self) -> str:
+        return f"session_window({self.children[0]!r}, {self.gap_us})"
 
     def coerce(self) -> Expression:
         dt = self.children[0].data_type()
