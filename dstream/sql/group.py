@@ -23,7 +23,7 @@ from .column import Column, expr_of
 from .errors import AnalysisException, PySparkTypeError
 from .expressions.base import Alias, Expression
 from .plan.analysis import ensure_named
-from .plan.builders import build_aggregate, contains_aggregate, resolver_for
+from .plan.builders import build_aggregate, resolver_for
 from .plan.windowing import rewrite_window_grouping
 from .types import NumericType
 
@@ -72,13 +72,12 @@ class GroupedData:
         df = self._df
         resolver = resolver_for(df._plan, df._case_sensitive)
         resolved = [resolver.resolve(e) for e in aggregates]
-        for expr in resolved:
-            if not contains_aggregate(expr) and expr.semantic_key() not in {k.semantic_key() for k in self._keys}:
-                # A plain column in agg() must be grouped (checked below by the builder).
-                pass
         child, keys = rewrite_window_grouping(df._plan, self._keys)
+        # The result names a key by its alias (groupBy(expr.alias("x"))); the grouping is on
+        # the expression itself, so aggregates may refer to it as written.
         keys_named = [ensure_named(k) for k in keys]
-        plan = build_aggregate(child, keys, keys_named + resolved)
+        grouping = [k.child if isinstance(k, Alias) else k for k in keys]
+        plan = build_aggregate(child, grouping, keys_named + resolved)
         return df._new(plan)
 
     def count(self) -> DataFrame:

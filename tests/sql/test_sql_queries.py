@@ -150,7 +150,6 @@ def test_having_on_an_aggregate_not_selected_and_group_by_alias(spark: SparkSess
     assert expected and rows(df) == sorted(expected, reverse=True)
 
 
-@pytest.mark.xfail(reason="count_distinct: Arrow has no hash_list kernel for list<string> (engine, not parser)")
 def test_count_distinct(spark: SparkSession) -> None:
     df = spark.sql("SELECT count(DISTINCT k) AS n, sum(DISTINCT v % 2) AS s FROM t")
     assert rows(df) == [(len({r[0] for r in T_ROWS if r[0] is not None}),
