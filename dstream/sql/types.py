@@ -504,7 +504,9 @@ class StructType(DataType):
         return StructType([StructField.fromJson(f) for f in json["fields"]])
 
     def treeString(self, level: int | None = None) -> str:  # noqa: N802 - PySpark's name
-        """printSchema's text: ``root``, then a ``|-- name: type (nullable = true)`` line per field, nested types indented.
+        """printSchema's text: ``root``, then a ``|-- name: type (nullable = true)`` line per field.
+
+        Nested types are indented under their field.
 
         Parameters
         ----------
