@@ -37,13 +37,18 @@ def write_sample(directory: Path, customers: int, orders: int, seed: int = 7) ->
             out.writerow([i, rng.randrange(int(customers * 1.05)), round(rng.uniform(1, 500), 2)])
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The example's command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", nargs="?", help="directory holding customers.csv and orders.csv")
     parser.add_argument("--master", default="local[2]", help="local, local[N] or local[*]")
     parser.add_argument("--customers", type=int, default=200, help="customers in the generated sample")
     parser.add_argument("--orders", type=int, default=2000, help="orders in the generated sample")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     spark = SparkSession.builder.master(args.master).appName("PythonCSVJoin").getOrCreate()
     with tempfile.TemporaryDirectory() as scratch:

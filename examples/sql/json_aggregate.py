@@ -32,12 +32,17 @@ def write_sample(path: Path, records: int, seed: int = 7) -> Path:
     return path
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The example's command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", nargs="?", help="JSON Lines file with sensor, ts and value fields")
     parser.add_argument("--master", default="local[2]", help="local, local[N] or local[*]")
     parser.add_argument("--records", type=int, default=5000, help="records in the generated sample")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     spark = SparkSession.builder.master(args.master).appName("PythonJSONAggregate").getOrCreate()
     with tempfile.TemporaryDirectory() as scratch:

@@ -21,13 +21,18 @@ from dstream.sql import SparkSession  # noqa: E402
 from dstream.sql import functions as F  # noqa: E402, N812 - PySpark's idiom
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The example's command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", nargs="?", help="text file to count (default: a generated sample)")
     parser.add_argument("--master", default="local[2]", help="local, local[N] or local[*]")
     parser.add_argument("--lines", type=int, default=10_000, help="lines of the generated sample")
     parser.add_argument("--top", type=int, default=10, help="how many of the most frequent words to show")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     spark = SparkSession.builder.master(args.master).appName("PythonSQLWordCount").getOrCreate()
     with tempfile.TemporaryDirectory() as scratch:

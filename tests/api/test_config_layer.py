@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: The configuration layer itself.
 OWNERS = {"rdd/conf.py", "rdd/conf_parsing.py", "rdd/master.py"}
-#: The SQL text parser reads SQL, not settings: its ``TRUE``/``FALSE`` literals and interval
-#: units (``INTERVAL 10 MINUTES``) are the language's, with Spark SQL's rules.
-SQL_TEXT = "dstream/sql/parser/"
+#: Modules that read or write SQL text and data, not settings: the SQL parser (its
+#: ``TRUE``/``FALSE`` literals and ``INTERVAL`` units), Spark's datetime patterns (the
+#: letters ``s``, ``m``, ``h``, ``d`` are pattern fields) and JSON's ``true``/``false``.
+SQL_TEXT = ("dstream/sql/parser/", "dstream/sql/kernels/datetime_", "dstream/sql/kernels/json_write.py")
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no"}
 _UNITS = {"us", "ms", "s", "m", "min", "h", "d", "b", "k", "kb", "mb", "g", "gb", "t", "tb",
