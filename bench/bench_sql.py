@@ -110,8 +110,11 @@ def loop_group(data: dict[str, list[Any]]) -> dict[int, tuple[int, float, int]]:
 
 
 def _measured(fn: Any, repeat: int, tree: bool) -> tuple[Any, int]:
+    """The timing of ``fn``, then its peak PSS in one more run: sampling /proc costs CPU, so it
+    must not run while the timed runs do."""
+    timing = time_call(fn, repeat=repeat)
     with PeakSampler(tree=tree) as sampler:
-        timing = time_call(fn, repeat=repeat)
+        fn()
     return timing, sampler.peak
 
 

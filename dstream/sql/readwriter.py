@@ -108,6 +108,8 @@ class DataFrameReader:
         options_now = dict(self._options)
         options_now.setdefault("maxpartitionbytes", str(self._session.conf.max_partition_bytes()))
         options_now.setdefault("timezone", self._session.conf.time_zone())
+        # Splits small enough that every core gets one (Spark's bytes-per-core rule).
+        options_now.setdefault("minpartitionnum", str(self._session.sparkContext.defaultParallelism))
         if len(paths) == 1 and os.path.isdir(paths[0]):
             # Partition columns are discovered below the directory read, never above it.
             options_now.setdefault("basepath", paths[0])

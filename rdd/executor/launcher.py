@@ -7,7 +7,8 @@ re-runs the user's ``__main__`` (unlike multiprocessing's spawn and forkserver),
 replacing a dead worker while driver threads run is safe. It gets the driver's
 ``sys.path`` through ``PYTHONPATH`` so functions pickled by reference resolve, and a
 pinned ``PYTHONHASHSEED`` (the driver's, else ``0``) so every worker of every run hashes
-keys alike.
+keys alike, and ``OMP_NUM_THREADS=1`` unless set (one task per worker per core: native
+thread pools such as Arrow's would otherwise oversubscribe the cores).
 
 ``fork``: ``multiprocessing``'s fork, fastest to start, sharing the driver's heap
 copy-on-write (so a driver holding a large dataset when the workers start ends up with
@@ -58,6 +59,10 @@ class ExecWorker:
         # Every worker, and every run's workers, must hash keys alike (rdd/partitioner.py).
         env["PYTHONHASHSEED"] = worker_hash_seed(env_vars.get("PYTHONHASHSEED"))
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        # A worker runs one task at a time on one core: native thread pools (Arrow's compute
+        # pool, BLAS) must not start a thread per core in every worker and fight over the
+        # cores. PySpark sets the same for its workers unless the user chose a value.
+        env.setdefault("OMP_NUM_THREADS", "1")
         command = ["/bin/sh", "-c", _IGNORE_SIGNALS_AND_EXEC, sys.executable, "-m",
                    "rdd.executor.worker_entry", str(theirs.fileno()), executor_id, local_dir,
                    str(os.getpid())]

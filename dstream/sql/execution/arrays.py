@@ -15,11 +15,11 @@ Invariants
 
 from __future__ import annotations
 
-import array
 from collections.abc import Iterable
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = ["arange", "concat_batches", "constant", "row_count_table", "table_as_batch", "table_to_batches"]
 
@@ -28,8 +28,15 @@ def arange(start: int, stop: int | None = None, step: int = 1) -> pa.Array:
     """``range(start, stop, step)`` as an int64 Arrow array, built without Python objects per value."""
     if stop is None:
         start, stop = 0, start
-    values = array.array("q", range(start, stop, step))
-    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+    count = len(range(start, stop, step))
+    if count == 0:
+        return pa.array([], pa.int64())
+    # A running sum of ones is 1..n, computed in Arrow (a Python range would box every value).
+    ones = pa.nulls(count, pa.int64()).fill_null(1)
+    positions = pc.subtract(pc.cumulative_sum(ones), 1)
+    if step != 1:
+        positions = pc.multiply(positions, step)
+    return pc.add(positions, start) if start else positions
 
 
 def constant(length: int, value: Any, arrow_type: pa.DataType) -> pa.Array:

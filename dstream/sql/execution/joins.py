@@ -117,6 +117,35 @@ def _common_key_types(left: pa.Array, right: pa.Array) -> tuple[pa.Array, pa.Arr
     return left, right.cast(left.type)
 
 
+def _dense_lookup(probe: pa.Array, build: pa.Array) -> tuple[pa.Array, pa.Array] | None:
+    """Matches against integer keys that are exactly ``lo..hi`` each once, by arithmetic.
+
+    A surrogate key (a dimension table keyed ``0..n-1`` or ``1..n``) needs no hash table:
+    a probe key ``k`` matches build row ``position[k - lo]`` when ``lo <= k <= hi`` (a
+    "perfect hash" join). ``None`` when the build keys are not such a dense unique run.
+    """
+    if not pa.types.is_integer(build.type) or build.null_count or len(build) == 0:
+        return None
+    bounds = pc.min_max(build)
+    lo, hi = bounds["min"].as_py(), bounds["max"].as_py()
+    if hi - lo + 1 != len(build):
+        return None
+    increasing = len(build) == 1 or pc.all(pc.greater(pc.pairwise_diff(build).slice(1), 0)).as_py()
+    if increasing:
+        order = None
+    else:
+        # Dense bounds alone allow duplicates; sorted, the keys must be exactly lo..hi.
+        order = pc.sort_indices(build)
+        steps = pc.pairwise_diff(build.take(order)).slice(1)
+        if not pc.all(pc.equal(steps, 1)).as_py():
+            return None
+    hit = pc.fill_null(pc.and_(pc.greater_equal(probe, lo), pc.less_equal(probe, hi)), False)
+    probe_idx = pc.indices_nonzero(hit).cast(pa.int64())
+    offsets = pc.subtract(probe.filter(hit).cast(pa.int64()), lo)
+    build_idx = offsets if order is None else order.take(offsets).cast(pa.int64())
+    return probe_idx, build_idx
+
+
 def _null_filled(arr: pa.Array) -> pa.Array:
     """``arr`` with nulls replaced by a fixed value of its type (a ``<=>`` key's is_null flag keeps them apart)."""
     if not arr.null_count:
@@ -172,9 +201,45 @@ class JoinSpec:
         rcols["__ri"] = arange(right.num_rows)
         return pa.table(lcols), pa.table(rcols)
 
+    def _unique_key_pairs(self, left: pa.Table, right: pa.Table,
+                          ctx: EvalContext) -> tuple[pa.Array, pa.Array] | None:
+        """The matching pairs by a hash lookup, when one key column of one side is unique.
+
+        A dimension table joined on its primary key is the common case: looking each row's
+        key up in the unique side's keys (``index_in``) finds its one partner without a
+        general hash join. Floating keys are left to the join (NaN and -0.0 need their
+        normalised encoding); ``None`` means this shortcut does not apply.
+        """
+        if len(self.left_keys) != 1 or self.null_safe[0]:
+            return None
+        lb, rb = table_as_batch(left), table_as_batch(right)
+        la, ra = _common_key_types(as_array(self.left_keys[0].eval(lb, ctx), lb.num_rows),
+                                   as_array(self.right_keys[0].eval(rb, ctx), rb.num_rows))
+        t = la.type
+        if not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+                or pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_boolean(t)):
+            return None
+        for probe, build, build_is_right in ((la, ra, True), (ra, la, False)):
+            dense = _dense_lookup(probe, build)
+            if dense is not None:
+                probe_idx, build_idx = dense
+                return (probe_idx, build_idx) if build_is_right else (build_idx, probe_idx)
+            valid = len(build) - build.null_count
+            if pc.count_distinct(build, mode="only_valid").as_py() != valid:
+                continue
+            found = pc.index_in(probe, value_set=build, skip_nulls=True)
+            hit = found.is_valid()
+            probe_idx = pc.indices_nonzero(hit).cast(pa.int64())
+            build_idx = found.filter(hit).cast(pa.int64())
+            return (probe_idx, build_idx) if build_is_right else (build_idx, probe_idx)
+        return None
+
     def matching_pairs(self, left: pa.Table, right: pa.Table, ctx: EvalContext) -> tuple[pa.Array, pa.Array]:
         """The (left index, right index) of every pair satisfying the whole condition."""
-        if self.left_keys:
+        fast = self._unique_key_pairs(left, right, ctx) if self.left_keys else None
+        if fast is not None:
+            li, ri = fast
+        elif self.left_keys:
             lt, rt = self._key_tables(left, right, ctx)
             lnames = [n for n in lt.column_names if n != "__li"]
             rnames = ["r" + n[1:] for n in lnames]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..expressions.base import AttributeReference
 from ..plan import logical as L  # noqa: N812 - the plan's node classes, as Spark's L prefix
 from ..plan.cached import CachedRelation
 from ..plan.windowing import SessionWindowAssign
@@ -188,8 +189,11 @@ def _join(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     left_ids = {a.expr_id for a in left.output}
     right_ids = {a.expr_id for a in right.output}
     lkeys, rkeys, null_safe, residual = split_join_condition(plan.condition, left_ids, right_ids)
+    have = {(k.expr_id, r.expr_id) for k, r in zip(lkeys, rkeys)
+            if isinstance(k, AttributeReference) and isinstance(r, AttributeReference)}
     for l_attr, r_attr in plan.using:
-        if l_attr.expr_id in left_ids and r_attr.expr_id in right_ids:
+        # A USING join's condition already names its keys; add only the ones it lacks.
+        if l_attr.expr_id in left_ids and r_attr.expr_id in right_ids and (l_attr.expr_id, r_attr.expr_id) not in have:
             lkeys.append(l_attr)
             rkeys.append(r_attr)
             null_safe.append(False)

@@ -25,6 +25,7 @@ Invariants
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pyarrow as pa
@@ -330,21 +331,29 @@ class Sum(_Simple):
         return DoubleType()
 
     def partial_aggs(self) -> list[ArrowAgg]:
-        return [("distinct", _VALID)] if self.distinct else [("sum", _SUM)]
+        if self.distinct:
+            return [("distinct", _VALID)]
+        return [("sum", _SUM), ("sum", _SUM)] if self._exact() else [("sum", _SUM)]
 
     def merge_aggs(self) -> list[ArrowAgg]:
-        return [(LIST_CONCAT, None)] if self.distinct else [("sum", _SUM)]
+        if self.distinct:
+            return [(LIST_CONCAT, None)]
+        return [("sum", _SUM), ("sum", _SUM)] if self._exact() else [("sum", _SUM)]
 
     def _exact(self) -> bool:
-        """Integral sums run in decimal(38, 0): Arrow's int64 sum wraps, Spark's overflow is an error."""
+        """Integral sums are checked: Arrow's int64 sum wraps, Spark's overflow is an error.
+
+        Two buffers: the int64 sum (exact modulo 2**64) and a float64 sum beside it, which
+        tells whether the true sum left bigint's range (see :func:`_long_sums`).
+        """
         return not self.distinct and type(self) is Sum and is_integral(self.child.data_type())
 
     def partial_input(self, j: int, values: pa.Array) -> pa.Array:
-        return values.cast(_EXACT) if self._exact() else values
+        return values.cast(pa.float64(), safe=False) if j == 1 and self._exact() else values
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         if self._exact():
-            return _long_sums(buffers[0], ctx.ansi)
+            return _long_sums(buffers[0], buffers[1], ctx.ansi)
         if self.distinct:
             groups, values = _flatten_groups(buffers[0])
             keep = pc.is_valid(values)
@@ -361,18 +370,26 @@ _EXACT = pa.decimal128(38, 0)
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
-def _long_sums(sums: pa.Array, ansi: bool) -> pa.Array:
-    """Exact integral sums as bigint: out of range raises ``ARITHMETIC_OVERFLOW`` (ANSI) or wraps as Java's."""
-    sums = sums.cast(_EXACT)
-    out = pc.or_(pc.greater(sums, pa.scalar(_LONG_MAX, _EXACT)), pc.less(sums, pa.scalar(_LONG_MIN, _EXACT)))
-    if not pc.any(out).as_py():
-        return sums.cast(pa.int64())
-    if ansi:
-        from ..kernels.conditions import arithmetic_overflow  # noqa: PLC0415 - only on the error path
+def _long_sums(sums: pa.Array, approx: pa.Array, ansi: bool) -> pa.Array:
+    """Integral sums as bigint: out of range raises ``ARITHMETIC_OVERFLOW`` (ANSI) or wraps as Java's.
 
-        raise arithmetic_overflow("long overflow", "try_sum")
-    wrapped = [None if v is None else (int(v) - _LONG_MIN) % 2**64 + _LONG_MIN for v in sums.to_pylist()]
-    return pa.array(wrapped, pa.int64())
+    ``sums`` are int64 sums, wrapped modulo 2**64 (so exact whenever the true sum fits);
+    ``approx`` are the float64 sums of the same values. A true sum far inside the range has
+    a float sum far inside it too; only groups whose float sum nears 2**62 are checked
+    exactly: the true sum is the wrapped one plus the multiple of 2**64 closest to the float.
+    """
+    sums = sums.cast(pa.int64())
+    near = pc.fill_null(pc.greater_equal(pc.abs(approx.cast(pa.float64())), float(2**62)), False)
+    if not pc.any(near).as_py():
+        return sums
+    for wrapped, estimate in zip(sums.filter(near).to_pylist(), approx.filter(near).to_pylist()):
+        true = wrapped + round((Fraction(estimate) - wrapped) / 2**64) * 2**64
+        if not _LONG_MIN <= true <= _LONG_MAX and ansi:
+            from ..kernels.conditions import arithmetic_overflow  # noqa: PLC0415 - only on the error path
+
+            raise arithmetic_overflow("long overflow", "try_sum")
+    # Out of range without ANSI: the wrapped int64 sum is what Java's long arithmetic gives.
+    return sums
 
 
 class Avg(Sum):

@@ -333,8 +333,8 @@ def literal_array(value: Any, dtype: DataType, length: int) -> pa.Array:
     arrow_type = to_arrow_type(dtype)
     if isinstance(dtype, NullType) or value is None:
         return pa.nulls(length, arrow_type)
-    scalar = pa.scalar(value, arrow_type)
-    return pa.repeat(scalar, length) if hasattr(pa, "repeat") else pa.array([value] * length, arrow_type)
+    # Filling an all-null array is one C loop; pa.repeat builds the values one by one.
+    return pa.nulls(length, arrow_type).fill_null(pa.scalar(value, arrow_type))
 
 
 class Alias(Expression):

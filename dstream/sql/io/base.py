@@ -18,6 +18,7 @@ Invariants
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,23 @@ def _partition_array(value: str | None, type_: pa.DataType, length: int) -> pa.A
         return pa.nulls(length, type_)
     scalar = pa.array([value], pa.string()).cast(type_)
     return pa.repeat(scalar[0], length)
+
+
+#: Spark's ``spark.sql.files.openCostInBytes``: what opening a file costs, in bytes read.
+OPEN_COST_BYTES = 4 * 1024 * 1024
+
+
+def split_bytes(files: Sequence[str], options: Mapping[str, Any]) -> int:
+    """The split size Spark's file scans use: ``min(maxPartitionBytes, max(openCost, bytes per core))``.
+
+    ``bytes per core`` is the read's total size (each file counted with the open cost) divided
+    by ``minPartitionNum`` (the reader passes the SparkContext's ``defaultParallelism``), so a
+    47 MB file read on two cores becomes two splits, not one 128 MB-capped split.
+    """
+    cap = max_partition_bytes(options)
+    cores = int(option(options, "minPartitionNum") or 1)
+    total = sum(os.path.getsize(f) + OPEN_COST_BYTES for f in files if os.path.exists(f))
+    return max(1, min(cap, max(OPEN_COST_BYTES, total // max(cores, 1))))
 
 
 class FileFormat:
@@ -124,9 +142,14 @@ class FileFormat:
         files : sequence of str
             The files of the read.
         options : mapping
-            The reader's options (``maxPartitionBytes`` sets the split size).
+            The reader's options (``maxPartitionBytes`` caps the split size; ``minPartitionNum``,
+            the cores, makes splits small enough that every core gets one, see
+            :func:`split_bytes`).
         """
         base = option(options, "basePath")
+        size = str(split_bytes(files, options))
+        options = {k: v for k, v in options.items() if k.lower() != "maxpartitionbytes"}
+        options["maxPartitionBytes"] = size
         out: list[FileSplit] = []
         for path in files:
             out.extend(self._split_file(path, options, partition_values(path, base)))

@@ -263,11 +263,15 @@ def regexp_replace(a: Any, pattern: str, replacement: str) -> pa.Array:
                   lambda s: re.sub(pattern, _py_replacement(replacement), s), x, _STR)
 
 
+#: Characters with a meaning in a Java regular expression; a pattern without any is literal text.
+_REGEX_SYNTAX = frozenset("\\^$.|?*+()[]{}")
+
+
 def split(a: Any, pattern: str, limit: int = -1) -> pa.Array:
     """``split(a, pattern, limit)``: list<string>; empty strings kept; ``limit > 0`` caps the pieces."""
     x = _s(a)
     max_splits = None if limit <= 0 else limit - 1
-    if pattern and re.escape(pattern) == pattern:
+    if pattern and not any(ch in _REGEX_SYNTAX for ch in pattern):
         # A pattern without regex syntax splits on the literal text: no regex engine needed.
         return pc.split_pattern(x, pattern, max_splits=max_splits)
     return _regex(lambda: pc.split_pattern_regex(x, pattern, max_splits=max_splits),
