@@ -65,7 +65,7 @@ def _partition_array(value: str | None, type_: pa.DataType, length: int) -> pa.A
     if value is None:
         return pa.nulls(length, type_)
     scalar = pa.array([value], pa.string()).cast(type_)
-    return pa.repeat(scalar[0], length)
+    return pa.nulls(length, type_).fill_null(scalar[0])
 
 
 #: Spark's ``spark.sql.files.openCostInBytes``: what opening a file costs, in bytes read.
