@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.bench_rdd import count_file
 from bench.corpus import ensure_corpus
-from bench.harness import BENCH_DIR, Benchmark, Options, Result, Target, time_call
+from bench.harness import BENCH_DIR, Benchmark, Options, Result, Target, time_interleaved
 from bench.memory import PeakSampler
 
 if TYPE_CHECKING:
@@ -109,13 +109,11 @@ def loop_group(data: dict[str, list[Any]]) -> dict[int, tuple[int, float, int]]:
     return {g: (sums[g], sums[g] / counts[g], counts[g]) for g in sums}
 
 
-def _measured(fn: Any, repeat: int, tree: bool) -> tuple[Any, int]:
-    """The timing of ``fn``, then its peak PSS in one more run: sampling /proc costs CPU, so it
-    must not run while the timed runs do."""
-    timing = time_call(fn, repeat=repeat)
+def _peak(fn: Any, tree: bool) -> int:
+    """The peak PSS of one more run of ``fn`` (sampling /proc costs CPU: never while timing)."""
     with PeakSampler(tree=tree) as sampler:
         fn()
-    return timing, sampler.peak
+    return sampler.peak
 
 
 def _mb(n: int) -> str:
@@ -133,7 +131,7 @@ def run_cases(spark: SparkSession, options: Options) -> list[Benchmark]:
     def word_count() -> dict[str, int]:
         lines = spark.read.text(str(corpus))
         words = lines.select(F.explode(F.split("value", " ")).alias("word")).where(F.col("word") != "")
-        return {r[0]: r[1] for r in words.groupBy("word").count().collect()}
+        return dict(words.groupBy("word").count().collect())
 
     expected_words = count_file(corpus)
     if word_count() != expected_words:
@@ -157,7 +155,7 @@ def run_cases(spark: SparkSession, options: Options) -> list[Benchmark]:
     def group_by() -> dict[int, tuple[int, float, int]]:
         df = spark.read.parquet(str(group_path))
         rows = df.groupBy("g").agg(F.sum("v"), F.avg("v"), F.count("*")).collect()
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+        return {g: (s, a, c) for g, s, a, c in rows}
 
     if group_by() != loop_group(group):
         raise AssertionError("(c) the DataFrame group-by differs from the Python loop's")
@@ -205,8 +203,12 @@ def run_cases(spark: SparkSession, options: Options) -> list[Benchmark]:
          f"{sizes['scan']:,} rows; row groups read: {len(read_groups)} of {total_groups}", scan, scan_baseline,
          None),
     ):
-        engine, engine_peak = _measured(engine_fn, options.repeat, tree=True)
-        baseline, baseline_peak = _measured(baseline_fn, options.repeat, tree=False)
+        # The cases of a few tens of milliseconds take more samples: their medians move with
+        # every scheduling hiccup of a two-core machine.
+        repeat = options.repeat if title.startswith("(a)") else max(options.repeat, 21)
+        # Taking turns, so a drift of the shared machine's speed moves both sides alike.
+        engine, baseline = time_interleaved([engine_fn, baseline_fn], repeat=repeat)
+        engine_peak, baseline_peak = _peak(engine_fn, tree=True), _peak(baseline_fn, tree=False)
         case = f"{label}; peak PSS: engine {_mb(engine_peak)}, baseline {_mb(baseline_peak)}"
         result = Result(case=case, engine=engine, baseline=baseline,
                         target=Target(min_ratio=target) if target else Target())

@@ -81,6 +81,8 @@ class Row(tuple):
         return _create_row(list(self), args)
 
     def __getitem__(self, item: Any) -> Any:
+        if type(item) is int:  # the common case first: row[0] on every collected row
+            return tuple.__getitem__(self, item)
         if isinstance(item, (int, slice)):
             return super().__getitem__(item)
         try:

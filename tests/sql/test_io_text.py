@@ -29,3 +29,7 @@ def test_default_separators_match_the_model(parts: list[str]) -> None:
 def test_custom_separator_splits_only_there() -> None:
     assert split_lines(b"a|b\r\nc|", "|").to_pylist() == ["a", "b\r\nc"]
     assert split_lines(b"", "|").to_pylist() == []
+
+
+def test_invalid_utf8_is_replaced_not_fatal() -> None:
+    assert split_lines(b"ok\n\xff\xfebad\n").to_pylist() == ["ok", "\ufffd\ufffdbad"]

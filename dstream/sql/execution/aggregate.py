@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from ..expressions.aggregate_base import AggregateFunction
 from ..expressions.aggregates import LIST_CONCAT, group_aggregate
-from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, column_key, new_expr_id
+from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, Literal, column_key, new_expr_id
 from .arrays import arange, concat_batches, constant, table_as_batch
 from .context import QueryContext
 from .partitioning import normalize_floats
@@ -92,6 +92,12 @@ def _group(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, str, Any]
     return group_aggregate(table, key_cols, aggs, use_threads=not ordered)
 
 
+
+def _counts_rows(f: AggregateFunction) -> bool:
+    """Whether ``f`` is ``count(*)`` (a count of a non-null constant): every row counts."""
+    return (type(f).__name__ == "Count" and not f.distinct and len(f.children) == 1
+            and isinstance(f.children[0], Literal) and f.children[0].value is not None)
+
 class AggregateSpec:
     """What both phases of one aggregation need, small enough to ship in every task.
 
@@ -128,7 +134,12 @@ class AggregateSpec:
             cols[_GLOBAL_KEY] = constant(rows, 0, pa.int8())
         key_cols = list(cols)
         aggs: list[tuple[str, str, Any]] = []
+        counted: dict[str, str] = {}
         for fi, f in enumerate(self.functions):
+            if _counts_rows(f):
+                # count(*): Arrow counts each group's rows without a column of ones to count.
+                counted[f"b{fi}_0"] = "count_all"
+                continue
             first = as_array(f.children[0].eval(batch, ctx), rows) if f.children else constant(rows, 1, pa.int8())
             if f.distinct:
                 # Spark normalizes distinct inputs as it does grouping keys: 0.0 and -0.0, and all NaNs, are one value.
@@ -136,12 +147,17 @@ class AggregateSpec:
             for j, (fn, opts) in enumerate(f.partial_aggs()):
                 cols[f"a{fi}_{j}"] = f.partial_input(j, first)
                 aggs.append((f"a{fi}_{j}", fn, opts))
+        if counted:
+            aggs.append(("", "count_all", None))
         grouped = _group(pa.table(cols), key_cols, aggs)
         out: dict[str, pa.Array] = {}
         for i, arrow_type in enumerate(key_types):
             out[column_key(self.key_attrs[i].expr_id)] = decode_key(f"k{i}", arrow_type, grouped)
-        for col, fn, _ in aggs:
-            out["b" + col[1:]] = grouped.column(f"{col}_{fn}")
+        buffers = {"b" + col[1:]: grouped.column(f"{col}_{fn}") for col, fn, _ in aggs if col}
+        buffers.update({name: grouped.column("count_all") for name in counted})
+        for fi, f in enumerate(self.functions):
+            for j in range(len(f.partial_aggs())):
+                out[f"b{fi}_{j}"] = buffers[f"b{fi}_{j}"]
         return pa.table(out) if out else grouped.select([])
 
     def final(self, table: pa.Table | None, ctx: EvalContext) -> pa.Table | None:

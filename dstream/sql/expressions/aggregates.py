@@ -87,7 +87,8 @@ def group_aggregate(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, 
     """
     plain = [(c, fn, o) for c, fn, o in aggs if fn != LIST_CONCAT]
     lists = [c for c, fn, _ in aggs if fn == LIST_CONCAT]
-    spec = [(c, fn, o) if o is not None else (c, fn) for c, fn, o in plain]
+    # An empty column name is an aggregation of no column (``count_all``: the group's rows).
+    spec = [([] if not c else c, fn, o) if o is not None else ([] if not c else c, fn) for c, fn, o in plain]
     if not lists:
         return table.group_by(key_cols, use_threads=use_threads).aggregate(spec)
     rows = pa.array(range(table.num_rows), pa.int64())

@@ -33,10 +33,15 @@ def split_lines(data: bytes, line_sep: str | None = None) -> pa.Array:
         # Spark's default separators are \n, \r\n and \r: make them all \n, then split on a
         # literal (a regex split of a whole file is several times slower).
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    text = data.decode("utf-8", errors="replace")
     sep = line_sep or "\n"
-    lines = pc.split_pattern(pa.array([text]), sep)
-    ends = text.endswith(sep)
+    try:
+        # Arrow validates the UTF-8 in C; building the array from a decoded str would
+        # encode the whole text again, one Python object at a time.
+        whole = pa.array([data], pa.binary()).cast(pa.string())
+    except pa.ArrowInvalid:
+        whole = pa.array([data.decode("utf-8", errors="replace")], pa.string())
+    lines = pc.split_pattern(whole, sep)
+    ends = data.endswith(sep.encode("utf-8"))
     flat = lines.flatten()
     return flat.slice(0, len(flat) - 1) if ends else flat
 
