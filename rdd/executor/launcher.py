@@ -19,9 +19,10 @@ Signals: a worker ignores SIGINT, SIGTERM and SIGHUP from its first instruction.
 Ctrl-C or a SIGTERM sent to the driver's process group (a terminal, a supervisor) is
 the driver's to handle: it may still need its workers to finish a graceful stop, and a
 worker dying of it mid-import would print a traceback and look like a failure. An
-``exec`` worker is started through ``/bin/sh``, which sets the three to ignored and
-execs Python: an ignored signal stays ignored across ``exec`` and Python keeps it so,
-with no window while the interpreter starts. A forked worker ignores them first thing
+``exec`` worker is started in a session (and so a process group) of its own, which
+signals sent to the driver's group never reach, and through ``/bin/sh``, which sets the
+three to ignored and execs Python: an ignored signal stays ignored across ``exec`` and
+Python keeps it so. A forked worker ignores them first thing
 in ``worker_main``. Workers still end when told to, when their pipe closes, when the
 driver is gone, or on SIGKILL.
 
@@ -67,8 +68,11 @@ class ExecWorker:
                    "rdd.executor.worker_entry", str(theirs.fileno()), executor_id, local_dir,
                    str(os.getpid())]
         try:
+            # A session of its own: a signal sent to the driver's process group (Ctrl-C in a
+            # terminal) never reaches the worker, not even in the instant before the shell
+            # has set its traps (setsid runs in the child before exec, in C).
             self._popen = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=env,
-                                           stdin=subprocess.DEVNULL, close_fds=True)
+                                           stdin=subprocess.DEVNULL, close_fds=True, start_new_session=True)
         finally:
             theirs.close()
         self.conn = Connection(ours.detach())
