@@ -4,7 +4,7 @@
 #                 (test, lint and docs tools; only when pyproject.toml or setup.cfg changed)
 #   make test     run the whole test suite     (PYTEST_ARGS='-k window -x' to pass options)
 #   make test-fast  the tests that start no process (no workers, broker, driver) and no
-#                 soak test, with few Hypothesis examples: the inner loop, about 30 s
+#                 soak test, with few Hypothesis examples: the inner loop, about 45 s
 #   make lint     ruff (style, imports, naming, bugbear, pyupgrade) and mypy
 #   make docs     build the documentation into docs/_build/html (warnings are errors)
 #   make run      run the network word count    (HOST=localhost PORT=9999 for `nc -lk 9999`;
