@@ -99,6 +99,12 @@ def _arrow_schema(schema: Any) -> pa.Schema:
     return to_arrow_schema(schema)
 
 
+def _conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """``batch`` under ``schema``: same columns by position, cast where a type differs."""
+    columns = [c if c.type == f.type else c.cast(f.type) for c, f in zip(batch.columns, schema)]
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
 def _format(fmt: FileFormat | str) -> FileFormat:
     if isinstance(fmt, FileFormat):
         return fmt
@@ -170,9 +176,11 @@ def write_task(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schema
     partition_by : sequence of str
         Columns whose values become ``k=v`` directories.
     """
-    arrow_schema = _arrow_schema(schema)
+    # Files carry every column as nullable (as Spark writes them); a batch's own nullability
+    # flags (spark.range's id is not null) must not make it a different schema.
+    arrow_schema = pa.schema([f.with_nullable(True) for f in _arrow_schema(schema)])
     fmt = _format(fmt)
-    table = pa.Table.from_batches(list(batches), schema=arrow_schema)
+    table = pa.Table.from_batches([_conform(b, arrow_schema) for b in batches], schema=arrow_schema)
     temp = os.path.join(_local(path), "_temporary", job_id)
     name = f"part-{task_id:05d}-{job_id}.{fmt.extension}"
     if not partition_by:
