@@ -39,10 +39,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -53,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.corpus import ensure_corpus, read_lines
 from bench.harness import Benchmark, Options, Result, Target, Timing, time_calls, time_interleaved
+from bench.memory import PeakSampler
 
 if TYPE_CHECKING:  # the engines are imported when the benchmark runs, not when listed
     from rdd import SparkContext
@@ -287,61 +286,14 @@ def word_count_benchmark(options: Options, memory_mb: float, held_memory_mb: flo
 # ------------------------------------------------------------------ process-tree memory
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as f:
-                found.extend(int(c) for c in f.read().split())
-    except OSError:
-        pass
-    return found
-
-
-def _tree(pid: int) -> list[int]:
-    pids, stack = [], [pid]
-    while stack:
-        current = stack.pop()
-        pids.append(current)
-        stack.extend(_children(current))
-    return pids
-
-
-def _pss_kb(pid: int) -> int:
-    """Proportional set size (shared pages split among sharers), else RSS, in kB."""
-    for path, field in ((f"/proc/{pid}/smaps_rollup", "Pss:"), (f"/proc/{pid}/status", "VmRSS:")):
-        try:
-            with open(path, encoding="ascii") as f:
-                for line in f:
-                    if line.startswith(field):
-                        return int(line.split()[1])
-        except OSError:
-            continue
-    return 0
-
-
 def peak_tree_memory_mb(argv: list[str], interval: float = 0.01) -> tuple[float, str]:
     """Run ``argv`` and return the peak summed PSS of its process tree (MB) and its stdout."""
     proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, text=True)
-    peak = 0
-    stop = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not stop.is_set():
-            peak = max(peak, sum(_pss_kb(pid) for pid in _tree(proc.pid)))
-            stop.wait(interval)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    try:
+    with PeakSampler(interval, pid=proc.pid) as sampler:
         out, _ = proc.communicate(timeout=1800)
-    finally:
-        stop.set()
-        sampler.join()
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}")
-    return peak / 1024, out
+    return sampler.peak / 1024**2, out
 
 
 # -------------------------------------------------------------------------- (3) start-up

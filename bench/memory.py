@@ -53,16 +53,18 @@ def tree_pss_bytes(pid: int | None = None) -> int:
 
 
 class PeakSampler:
-    """Samples the PSS of this process tree every ``interval`` seconds; ``peak`` is the maximum.
+    """Samples the PSS of a process tree every ``interval`` seconds; ``peak`` is the maximum.
 
-    Use as ``with PeakSampler() as s: work()`` then read ``s.peak`` (bytes). With
-    ``tree=False`` only this process is measured (a baseline that starts no process
+    Use as ``with PeakSampler() as s: work()`` then read ``s.peak`` (bytes). The tree is
+    this process's, or ``pid``'s (a child running the measured program). With
+    ``tree=False`` only the process itself is measured (a baseline that starts no process
     should not be billed for the idle workers of an engine started earlier).
     """
 
-    def __init__(self, interval: float = 0.02, tree: bool = True) -> None:
+    def __init__(self, interval: float = 0.02, tree: bool = True, pid: int | None = None) -> None:
         self.interval = interval
-        self._measure = tree_pss_bytes if tree else (lambda: pss_bytes(os.getpid()))
+        root = os.getpid() if pid is None else pid
+        self._measure = (lambda: tree_pss_bytes(root)) if tree else (lambda: pss_bytes(root))
         self.peak = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="pss-sampler", daemon=True)

@@ -46,8 +46,9 @@ Runtime:
 
 Settings: read them with ``SparkConf``'s typed getters (``sc.getConf().getInt``,
 ``getBoolean``, ``getTimeAsMs``...). For values that come from elsewhere with the same
-rules (Kafka's ``kafkaParams``): :func:`parse_boolean` (``true``/``false`` in any case,
-else ``ConfigError`` naming the key).
+rules (Kafka's ``kafkaParams``, the SQL readers' options): :func:`parse_boolean`
+(``true``/``false`` in any case, else ``ConfigError`` naming the key) and
+:func:`parse_size` (``"128m"``, ``"4k"``, a bare number in the given unit).
 
 Aggregation helpers recognised by the shuffle fast paths (same function objects, so
 the fast paths still see them): :func:`singleton_list`, :func:`append_to_list`,
@@ -64,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 from .aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
 from .checkpoint import lineage_depth, process_is_alive, verify_checkpoint_dir
-from .conf_parsing import parse_boolean
+from .conf_parsing import parse_boolean, parse_size
 from .logs import install_default_handler
 from .nodes.base import LineageNode, Partition
 from .nodes.narrow import ZipPartitionsNode
@@ -94,6 +95,7 @@ __all__ = [
     "lineage_depth",
     "lineage_of",
     "parse_boolean",
+    "parse_size",
     "process_is_alive",
     "rdd_of",
     "set_checkpoint_run_dir",

@@ -19,31 +19,14 @@ Invariants
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 from rdd import SparkConf
 
 from .errors import SparkNoSuchElementException
+from .timezones import session_time_zone_default
 
-__all__ = ["RuntimeConfig", "SQL_DEFAULTS", "local_time_zone"]
-
-
-def local_time_zone() -> str:
-    """The machine's IANA time zone (Spark's default session zone is the JVM's), else ``UTC``."""
-    env = os.environ.get("TZ")
-    if env:
-        return env.lstrip(":")
-    try:
-        target = Path("/etc/localtime").resolve()
-    except OSError:
-        return "UTC"
-    parts = target.parts
-    if "zoneinfo" in parts:
-        name = "/".join(parts[parts.index("zoneinfo") + 1:])
-        return name or "UTC"
-    return "UTC"
+__all__ = ["RuntimeConfig", "SQL_DEFAULTS"]
 
 
 #: Spark 4's defaults of the settings dstream.sql reads, as ``spark.conf.get`` shows them.
@@ -73,7 +56,7 @@ class RuntimeConfig:
 
     def __init__(self, initial: Any = ()) -> None:
         self._settings = SparkConf(loadDefaults=False)
-        self._settings.set("spark.sql.session.timeZone", local_time_zone())
+        self._settings.set("spark.sql.session.timeZone", session_time_zone_default())
         for key, value in SQL_DEFAULTS.items():
             self._settings.set(key, value)
         for key, value in initial:
@@ -107,7 +90,7 @@ class RuntimeConfig:
         if key in SQL_DEFAULTS:
             self._settings.set(key, SQL_DEFAULTS[key])
         if key == "spark.sql.session.timeZone":
-            self._settings.set(key, local_time_zone())
+            self._settings.set(key, session_time_zone_default())
 
     def getAll(self) -> dict[str, str]:  # noqa: N802 - PySpark's name
         """Every setting, as a dict."""

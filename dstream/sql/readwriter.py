@@ -213,13 +213,11 @@ class DataFrameWriter:
         options = dict(self._options)
         options.setdefault("timezone", df._session.conf.time_zone())
         job_id = uuid.uuid4().hex[:12]
-        names = df.columns
         partition_by = list(self._partition_by)
 
         def task(index: int, batches: Iterator[pa.RecordBatch]) -> Iterator[list[str]]:
-            renamed = (b.rename_columns(names) if hasattr(b, "rename_columns")
-                       else pa.RecordBatch.from_arrays(b.columns, names=names) for b in batches)
-            yield write_task(renamed, schema, fmt, options, path, index, job_id, partition_by)
+            # write_task takes the columns by position under the schema's names.
+            yield write_task(batches, schema, fmt, options, path, index, job_id, partition_by)
 
         rdd = df._execution().to_rdd()
         try:

@@ -40,7 +40,10 @@ def arange(start: int, stop: int | None = None, step: int = 1) -> pa.Array:
 
 
 def constant(length: int, value: Any, arrow_type: pa.DataType) -> pa.Array:
-    """``length`` copies of ``value`` (``None`` gives nulls)."""
+    """``length`` copies of ``value`` (``None`` gives nulls).
+
+    Filling an all-null array is one C loop; ``pa.repeat`` builds the values one by one.
+    """
     nulls = pa.nulls(length, arrow_type)
     return nulls if value is None else nulls.fill_null(pa.scalar(value, arrow_type))
 

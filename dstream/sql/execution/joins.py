@@ -181,12 +181,17 @@ class JoinSpec:
         self.sources = list(sources)
         self.output_names = list(output_names)
 
-    def _key_tables(self, left: pa.Table, right: pa.Table, ctx: EvalContext) -> tuple[pa.Table, pa.Table]:
+    def _key_arrays(self, left: pa.Table, right: pa.Table, ctx: EvalContext) -> list[tuple[pa.Array, pa.Array]]:
+        """Each equi-key's values on both sides, cast to one type (evaluated once per join)."""
         lb, rb = table_as_batch(left), table_as_batch(right)
+        return [_common_key_types(as_array(lk.eval(lb, ctx), lb.num_rows), as_array(rk.eval(rb, ctx), rb.num_rows))
+                for lk, rk in zip(self.left_keys, self.right_keys)]
+
+    def _key_tables(self, left: pa.Table, right: pa.Table,
+                    keys: list[tuple[pa.Array, pa.Array]]) -> tuple[pa.Table, pa.Table]:
         lcols: dict[str, pa.Array] = {}
         rcols: dict[str, pa.Array] = {}
-        for i, (lk, rk) in enumerate(zip(self.left_keys, self.right_keys)):
-            la, ra = _common_key_types(as_array(lk.eval(lb, ctx), lb.num_rows), as_array(rk.eval(rb, ctx), rb.num_rows))
+        for i, (la, ra) in enumerate(keys):
             lenc: dict[str, pa.Array] = {}
             renc: dict[str, pa.Array] = {}
             encode_key(f"k{i}", la, lenc)
@@ -201,8 +206,7 @@ class JoinSpec:
         rcols["__ri"] = arange(right.num_rows)
         return pa.table(lcols), pa.table(rcols)
 
-    def _unique_key_pairs(self, left: pa.Table, right: pa.Table,
-                          ctx: EvalContext) -> tuple[pa.Array, pa.Array] | None:
+    def _unique_key_pairs(self, keys: list[tuple[pa.Array, pa.Array]]) -> tuple[pa.Array, pa.Array] | None:
         """The matching pairs by a hash lookup, when one key column of one side is unique.
 
         A dimension table joined on its primary key is the common case: looking each row's
@@ -210,11 +214,9 @@ class JoinSpec:
         general hash join. Floating keys are left to the join (NaN and -0.0 need their
         normalised encoding); ``None`` means this shortcut does not apply.
         """
-        if len(self.left_keys) != 1 or self.null_safe[0]:
+        if len(keys) != 1 or self.null_safe[0]:
             return None
-        lb, rb = table_as_batch(left), table_as_batch(right)
-        la, ra = _common_key_types(as_array(self.left_keys[0].eval(lb, ctx), lb.num_rows),
-                                   as_array(self.right_keys[0].eval(rb, ctx), rb.num_rows))
+        la, ra = keys[0]
         t = la.type
         if not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
                 or pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_boolean(t)):
@@ -236,11 +238,12 @@ class JoinSpec:
 
     def matching_pairs(self, left: pa.Table, right: pa.Table, ctx: EvalContext) -> tuple[pa.Array, pa.Array]:
         """The (left index, right index) of every pair satisfying the whole condition."""
-        fast = self._unique_key_pairs(left, right, ctx) if self.left_keys else None
+        keys = self._key_arrays(left, right, ctx) if self.left_keys else []
+        fast = self._unique_key_pairs(keys) if keys else None
         if fast is not None:
             li, ri = fast
-        elif self.left_keys:
-            lt, rt = self._key_tables(left, right, ctx)
+        elif keys:
+            lt, rt = self._key_tables(left, right, keys)
             lnames = [n for n in lt.column_names if n != "__li"]
             rnames = ["r" + n[1:] for n in lnames]
             joined = lt.join(rt, keys=lnames, right_keys=rnames, join_type="inner", coalesce_keys=False)

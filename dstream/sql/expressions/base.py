@@ -329,12 +329,9 @@ class Literal(LeafExpression):
 def literal_array(value: Any, dtype: DataType, length: int) -> pa.Array:
     """``length`` copies of a Python value as an Arrow array of ``dtype``."""
     from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - keep the import light
+    from ..execution.arrays import constant  # noqa: PLC0415 - the one "n copies" primitive
 
-    arrow_type = to_arrow_type(dtype)
-    if isinstance(dtype, NullType) or value is None:
-        return pa.nulls(length, arrow_type)
-    # Filling an all-null array is one C loop; pa.repeat builds the values one by one.
-    return pa.nulls(length, arrow_type).fill_null(pa.scalar(value, arrow_type))
+    return constant(length, None if isinstance(dtype, NullType) else value, to_arrow_type(dtype))
 
 
 class Alias(Expression):

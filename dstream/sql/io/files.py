@@ -32,7 +32,7 @@ from urllib.parse import unquote
 
 import pyarrow as pa
 
-from rdd.engine_api import parse_boolean
+from rdd.engine_api import parse_boolean, parse_size
 
 from dstream.sql.errors import AnalysisException
 
@@ -286,11 +286,12 @@ def max_partition_bytes(options: Mapping[str, object]) -> int:
     text = option(options, "maxPartitionBytes") or option(options, "spark.sql.files.maxPartitionBytes")
     if text is None:
         return DEFAULT_MAX_PARTITION_BYTES
-    match = re.fullmatch(r"\s*([0-9]+)\s*([kmgt]?)b?\s*", text.lower())
-    if not match or int(match.group(1)) <= 0:
+    # The same size rule as the spark.sql.files.maxPartitionBytes setting (a bare number is bytes).
+    size = parse_size("maxPartitionBytes", text, "b")
+    if size <= 0:
         raise AnalysisException(f"maxPartitionBytes must be a positive size such as 134217728 or 128m, got {text!r}.",
                                 "INVALID_PARAMETER_VALUE", {"option": "maxPartitionBytes", "value": text})
-    return int(match.group(1)) * 1024 ** " kmgt".index(match.group(2) or " ")
+    return size
 
 
 def byte_ranges(path: str, split_bytes: int, partition: tuple[tuple[str, str | None], ...] = ()) -> list[FileSplit]:

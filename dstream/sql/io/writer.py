@@ -162,7 +162,7 @@ def write_task(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schema
     Parameters
     ----------
     batches : iterator of pyarrow.RecordBatch
-        The task's rows.
+        The task's rows, their columns in the schema's order (names are taken from the schema).
     schema : StructType or pyarrow.Schema
         The rows' schema.
     fmt : FileFormat or str

@@ -195,7 +195,7 @@ def _strip_aliases(expr: Expression) -> Expression:
     return expr.with_children(kids)
 
 
-def ensure_named(expr: Expression) -> Expression:
+def ensure_named(expr: Expression) -> AttributeReference | Alias:
     """An attribute or alias: other expressions are named by their Spark text.
 
     A cast of a column at the top keeps the column's name (``col("a").cast("int")`` is
@@ -215,11 +215,8 @@ def unique_outputs(exprs: Sequence[Expression]) -> list[Expression]:
     out: list[Expression] = []
     for expr in exprs:
         named = ensure_named(expr)
-        key = named.expr_id if isinstance(named, AttributeReference | Alias) else None
-        if key in seen:
-            named = Alias(named.child if isinstance(named, Alias) else named, named.sql() if not isinstance(
-                named, Alias) else named.name)
-        if isinstance(named, AttributeReference | Alias):
-            seen.add(named.expr_id)
+        if named.expr_id in seen:
+            named = Alias(named.child if isinstance(named, Alias) else named, named.name)
+        seen.add(named.expr_id)
         out.append(named)
     return out
