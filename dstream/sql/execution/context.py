@@ -40,6 +40,9 @@ class QueryContext:
         size is at most this is broadcast; ``-1`` disables broadcasting.
     conf : dict
         The session's SQL settings, by key (read-only here).
+    streaming : object or None
+        In a Structured Streaming micro-batch, what plans its stateful operators (an
+        object with ``plan(logical, qctx)`` returning a physical plan or ``None``).
     """
 
     sc: Any
@@ -47,6 +50,7 @@ class QueryContext:
     shuffle_partitions: int = 4
     broadcast_threshold: int = 10 * 1024 * 1024
     conf: dict[str, str] = field(default_factory=dict)
+    streaming: Any = None
 
     def __post_init__(self) -> None:
         if self.shuffle_partitions < 1:

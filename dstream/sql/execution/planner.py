@@ -45,11 +45,21 @@ from .scans import CachedScanExec, FileScanExec, LocalTableScanExec, RangeExec, 
 from .session_window import SessionWindowExec
 from .sort import SortExec, TakeOrderedExec
 
-__all__ = ["plan_physical"]
+__all__ = ["plan_physical", "register_planner"]
+
+
+def register_planner(node_type: type, fn: Callable[[L.LogicalPlan, QueryContext], PhysicalPlan]) -> None:
+    """Plan logical nodes of ``node_type`` (defined by a layer above, such as streaming) with ``fn``."""
+    _PLANNERS[node_type] = fn
 
 
 def plan_physical(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     """The physical plan computing the (optimized) logical ``plan``."""
+    if qctx.streaming is not None:
+        # A micro-batch plans its stateful operators itself (state stores, watermarks).
+        chosen = qctx.streaming.plan(plan, qctx)
+        if chosen is not None:
+            return chosen
     planner = _PLANNERS.get(type(plan))
     if planner is None:
         for cls, fn in _PLANNERS.items():

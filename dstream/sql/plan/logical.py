@@ -211,9 +211,11 @@ class FileRelation(LeafPlan):
     def with_scan(self, pushed_filters: Sequence[Any] | None = None,
                   required: Sequence[int] | None = None) -> FileRelation:
         """This scan with other pushed filters or columns."""
-        return FileRelation(self._output, self.format_name, self.files, self.options, self.schema,
+        scan = FileRelation(self._output, self.format_name, self.files, self.options, self.schema,
                             self.pushed_filters if pushed_filters is None else pushed_filters,
                             self.required if required is None else required)
+        scan.is_streaming = self.is_streaming
+        return scan
 
     def describe(self) -> str:
         text = f"Relation [{_exprs_text(self.output())}] {self.format_name}"

@@ -1,0 +1,1 @@
+"""Structured Streaming: ``spark.readStream`` / ``df.writeStream`` queries on the micro-batch engine."""

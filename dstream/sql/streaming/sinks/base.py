@@ -1,0 +1,76 @@
+"""What a streaming sink is: where each micro-batch's rows go, once per batch id.
+
+What this module owns
+---------------------
+:class:`Sink` and :class:`SinkProvider`, and the registry of providers by format
+name (:func:`register_sink`, :func:`sink_provider`).
+
+Invariants
+----------
+* ``add_batch(batch_id, df)`` is idempotent per batch id: a restart re-runs the last
+  batch that has no commit, and the sink skips a batch id it has already made
+  visible (the file sink's manifest, the memory sink's batch list).
+* ``df`` is a batch DataFrame: an action on it runs the micro-batch's job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...dataframe import DataFrame
+    from ...session import SparkSession
+
+__all__ = ["Sink", "SinkProvider", "register_sink", "sink_provider"]
+
+
+class Sink:
+    """A started sink of one streaming query."""
+
+    #: What progress reports show as the sink's ``description``.
+    description: str = "Sink"
+
+    def add_batch(self, batch_id: int, df: DataFrame) -> int:
+        """Write batch ``batch_id``; the rows written, or -1 when the sink cannot count them."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Release what the sink holds."""
+
+
+class SinkProvider:
+    """A format of ``df.writeStream.format(name)``."""
+
+    #: Whether a query writing here needs a ``checkpointLocation`` (no temporary one).
+    needs_checkpoint: bool = False
+
+    def create(self, session: SparkSession, options: dict[str, str], output_mode: str, partition_by: list[str],
+               query_name: str | None) -> Sink:
+        """A sink for one run of a query."""
+        raise NotImplementedError
+
+
+_PROVIDERS: dict[str, Callable[[], SinkProvider]] = {}
+
+
+def register_sink(name: str, factory: Callable[[], SinkProvider]) -> None:
+    """Make ``df.writeStream.format(name)`` use the providers ``factory`` makes."""
+    _PROVIDERS[name.lower()] = factory
+
+
+def sink_provider(name: str) -> SinkProvider:
+    """The provider of format ``name``; an ``AnalysisException`` naming the known ones if none."""
+    from ...errors import AnalysisException
+
+    _load_builtin()
+    factory = _PROVIDERS.get(name.lower())
+    if factory is None:
+        raise AnalysisException(
+            f"[DATA_SOURCE_NOT_FOUND] Failed to find the data source: {name}. Streaming sinks available: "
+            f"{', '.join(sorted(_PROVIDERS))}.")
+    return factory()
+
+
+def _load_builtin() -> None:
+    from . import builtin  # noqa: F401
