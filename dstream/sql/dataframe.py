@@ -102,7 +102,27 @@ class DataFrame:
         return self._session.conf.case_sensitive()
 
     def _execution(self) -> QueryExecution:
+        if self.isStreaming:
+            raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();")
         return QueryExecution(self._session, self._plan)
+
+    @property
+    def isStreaming(self) -> bool:  # noqa: N802 - PySpark's name
+        """Whether this DataFrame reads a stream (run it with ``writeStream.start()``)."""
+        return any(node.is_streaming for node in self._plan.walk())
+
+    @property
+    def writeStream(self) -> Any:  # noqa: N802 - PySpark's name
+        """Start a streaming query writing this streaming DataFrame (``DataStreamWriter``)."""
+        from .streaming.readwriter import DataStreamWriter
+
+        return DataStreamWriter(self)
+
+    def withWatermark(self, eventTime: str, delayThreshold: str) -> DataFrame:  # noqa: N802,N803 - PySpark's names
+        """Mark ``eventTime`` (a timestamp column) as event time, late by at most ``delayThreshold``."""
+        from .streaming.stateful_api import with_watermark
+
+        return with_watermark(self, eventTime, delayThreshold)
 
     def _resolve(self, col: Any) -> Expression:
         return resolver_for(self._plan, self._case_sensitive).resolve(_name_expr(col))

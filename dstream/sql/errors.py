@@ -35,6 +35,7 @@ __all__ = [
     "SparkRuntimeException",
     "ArrayIndexOutOfBoundsException",
     "PythonException",
+    "StreamingQueryException",
     "PySparkValueError",
     "PySparkTypeError",
     "PySparkNotImplementedError",
@@ -174,6 +175,10 @@ class SparkNoSuchElementException(CapturedException, KeyError):
 
     def __str__(self) -> str:  # KeyError would print the message in quotes
         return self._render()
+
+
+class StreamingQueryException(CapturedException):
+    """A streaming query stopped because of an error (``query.exception()``, ``awaitTermination``)."""
 
 
 class PySparkValueError(PySparkException, ValueError):

@@ -213,7 +213,10 @@ class SparkSession:
         return SparkSession(self._sc, [(k, v) for k, v in self.conf.getAll().items()])
 
     def stop(self) -> None:
-        """Stop the session and its SparkContext."""
+        """Stop the session (its streaming queries first) and its SparkContext."""
+        streams = getattr(self, "_streams", None)
+        if streams is not None:
+            streams._stop_all()
         with _lock:
             self._stopped = True
             if SparkSession._active is self:
@@ -259,6 +262,20 @@ class SparkSession:
         if end is None:
             start, end = 0, start
         return DataFrame(range_relation(start, end, step, numPartitions), self)
+
+    @property
+    def readStream(self) -> Any:  # noqa: N802 - PySpark's name
+        """Read a stream into a streaming DataFrame (``spark.readStream.format("rate").load()``)."""
+        from .streaming.readwriter import DataStreamReader
+
+        return DataStreamReader(self)
+
+    @property
+    def streams(self) -> Any:
+        """The session's streaming queries and query listeners (a ``StreamingQueryManager``)."""
+        from .streaming.query import streams_of
+
+        return streams_of(self)
 
     @property
     def read(self) -> DataFrameReader:

@@ -166,6 +166,14 @@ class AggregateSpec:
             if self.grouping:
                 return None
             table = self.partial(self.input_schema.empty_table(), ctx)
+        return self.finish(self.merge(table), ctx)
+
+    def merge(self, table: pa.Table) -> pa.Table:
+        """Partial buffers merged into one row per group, in the partial layout (keys, ``b<f>_<j>``).
+
+        Merging is associative, so merged buffers can be merged again (a streaming
+        aggregation merges each batch's buffers into the ones its state holds).
+        """
         cols: dict[str, pa.Array] = {}
         key_types = []
         for i, a in enumerate(self.key_attrs):
@@ -188,9 +196,20 @@ class AggregateSpec:
         for i, arrow_type in enumerate(key_types):
             out[column_key(self.key_attrs[i].expr_id)] = decode_key(f"k{i}", arrow_type, grouped)
         for fi, f in enumerate(self.functions):
-            buffers = [grouped.column(f"b{fi}_{j}_{fn}").combine_chunks() for j, (fn, _) in enumerate(f.merge_aggs())]
-            out[column_key(self.agg_attrs[fi].expr_id)] = as_array(f.finish(buffers, ctx), grouped.num_rows)
+            for j, (fn, _) in enumerate(f.merge_aggs()):
+                out[f"b{fi}_{j}"] = grouped.column(f"b{fi}_{j}_{fn}").combine_chunks()
         return pa.table(out) if out else grouped.select([])
+
+    def finish(self, merged: pa.Table, ctx: EvalContext) -> pa.Table:
+        """Final values of merged buffers: key columns then one column per function (by attribute)."""
+        out: dict[str, pa.Array] = {}
+        for a in self.key_attrs:
+            name = column_key(a.expr_id)
+            out[name] = merged.column(name).combine_chunks()
+        for fi, f in enumerate(self.functions):
+            buffers = [merged.column(f"b{fi}_{j}").combine_chunks() for j in range(len(f.merge_aggs()))]
+            out[column_key(self.agg_attrs[fi].expr_id)] = as_array(f.finish(buffers, ctx), merged.num_rows)
+        return pa.table(out) if out else merged.select([])
 
     def rewrite(self, expr: Expression) -> Expression:
         """``expr`` (a result expression) reading the final columns instead of computing aggregates."""

@@ -77,6 +77,9 @@ class LogicalPlan:
     children: tuple[LogicalPlan, ...] = ()
     #: Structured Streaming marks the plans of streaming DataFrames.
     is_streaming: bool = False
+    #: A unary node whose output is its child's rows and columns (a marker or a measure):
+    #: the optimizer prunes columns through it as through a filter.
+    passes_rows_through: bool = False
 
     def output(self) -> list[AttributeReference]:
         """The columns this node produces, in order."""
@@ -211,11 +214,9 @@ class FileRelation(LeafPlan):
     def with_scan(self, pushed_filters: Sequence[Any] | None = None,
                   required: Sequence[int] | None = None) -> FileRelation:
         """This scan with other pushed filters or columns."""
-        scan = FileRelation(self._output, self.format_name, self.files, self.options, self.schema,
+        return FileRelation(self._output, self.format_name, self.files, self.options, self.schema,
                             self.pushed_filters if pushed_filters is None else pushed_filters,
                             self.required if required is None else required)
-        scan.is_streaming = self.is_streaming
-        return scan
 
     def describe(self) -> str:
         text = f"Relation [{_exprs_text(self.output())}] {self.format_name}"

@@ -315,7 +315,7 @@ def _prune(plan: LogicalPlan, required: set[int]) -> LogicalPlan:
         needed = required | (plan.condition.references() if plan.condition is not None else set())
         needed |= {a.expr_id for pair in plan.using for a in pair}
         return plan.with_children([_prune(plan.left, needed), _prune(plan.right, needed)])
-    if isinstance(plan, Filter | Sort | Repartition):
+    if isinstance(plan, Filter | Sort | Repartition) or plan.passes_rows_through:
         needed = required | set().union(*(e.references() for e in plan.expressions()))
         return plan.with_children([_prune(plan.child, needed)])
     if isinstance(plan, Limit | Sample | SubqueryAlias):

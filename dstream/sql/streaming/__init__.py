@@ -1,1 +1,36 @@
-"""Structured Streaming: ``spark.readStream`` / ``df.writeStream`` queries on the micro-batch engine."""
+"""Structured Streaming: ``spark.readStream`` / ``df.writeStream`` queries on the micro-batch engine.
+
+PySpark's ``pyspark.sql.streaming`` names (``DataStreamReader``, ``DataStreamWriter``,
+``StreamingQuery``, ``StreamingQueryManager``, ``StreamingQueryListener``) plus
+dstreams' additions: ``MemoryStream`` (a source fed by the program, for tests) and the
+Scala API's ``GroupState``/``GroupStateTimeout`` for ``mapGroupsWithState``.
+"""
+
+from __future__ import annotations
+
+from .listener import (
+    QueryIdleEvent,
+    QueryProgressEvent,
+    QueryStartedEvent,
+    QueryTerminatedEvent,
+    StreamingQueryListener,
+)
+from .progress import StreamingQueryProgress, StreamingQueryStatus
+from .query import StreamingQuery, StreamingQueryManager
+from .readwriter import DataStreamReader, DataStreamWriter
+from .sources.memory import MemoryStream
+
+__all__ = [
+    "DataStreamReader",
+    "DataStreamWriter",
+    "MemoryStream",
+    "QueryIdleEvent",
+    "QueryProgressEvent",
+    "QueryStartedEvent",
+    "QueryTerminatedEvent",
+    "StreamingQuery",
+    "StreamingQueryListener",
+    "StreamingQueryManager",
+    "StreamingQueryProgress",
+    "StreamingQueryStatus",
+]

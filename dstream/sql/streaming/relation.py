@@ -14,34 +14,39 @@ What this module owns
 
 Invariants
 ----------
-* A leaf substituted for a streaming relation in a micro-batch keeps the relation's
-  output attributes and is marked ``is_streaming``, so the planner knows which
-  operators are stateful (those reading a stream) and which read static data.
+* In a micro-batch each streaming relation is replaced by a :class:`MicroBatchSource`
+  over the source's rows for the batch, with the relation's output attributes, so the
+  planner knows which operators are stateful (those reading a stream) and which read
+  static data.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..execution.context import QueryContext
 from ..execution.physical import PhysicalPlan
 from ..execution.planner import plan_physical, register_planner
-from ..expressions.base import AttributeReference, Expression
+from ..expressions.base import AttributeReference, Expression, new_expr_id
 from ..plan.logical import LeafPlan, LogicalPlan, UnaryPlan
 from ..types import StructType
 
-__all__ = ["ArrowRDDRelation", "EventTimeWatermark", "SourceSpec", "StreamingRelation", "reads_stream",
-           "streaming_relations"]
+__all__ = ["ArrowRDDRelation", "EventTimeWatermark", "MicroBatchSource", "SourceSpec", "StreamingRelation",
+           "reads_stream", "streaming_relations"]
 
 
 class SourceSpec:
-    """What ``readStream`` was told: the format, its options (lower-cased keys) and the schema."""
+    """What ``readStream`` was told: the format, its options (lower-cased keys) and the schema.
 
-    def __init__(self, format_name: str, options: dict[str, str], schema: StructType) -> None:
+    ``provider`` makes the source when a query starts (a ``MemoryStream`` is its own).
+    """
+
+    def __init__(self, format_name: str, options: dict[str, str], schema: StructType, provider: Any) -> None:
         self.format_name = format_name
         self.options = dict(options)
         self.schema = schema
+        self.provider = provider
 
 
 class StreamingRelation(LeafPlan):
@@ -74,16 +79,21 @@ class ArrowRDDRelation(LeafPlan):
 class EventTimeWatermark(UnaryPlan):
     """``withWatermark``: rows pass through; ``event_time`` is watermarked with ``delay_ms``."""
 
-    def __init__(self, event_time: AttributeReference, delay_ms: int, child: LogicalPlan) -> None:
+    passes_rows_through = True
+
+    def __init__(self, event_time: AttributeReference, delay_ms: int, child: LogicalPlan,
+                 watermark_id: int | None = None) -> None:
         super().__init__(child)
         self.event_time = event_time
         self.delay_ms = delay_ms
+        #: Identifies this watermark across the batches of a query (plans are rebuilt per batch).
+        self.watermark_id = new_expr_id() if watermark_id is None else watermark_id
 
     def expressions(self) -> list[Expression]:
         return [self.event_time]
 
     def with_children(self, children: Sequence[LogicalPlan]) -> LogicalPlan:
-        return EventTimeWatermark(self.event_time, self.delay_ms, children[0])
+        return EventTimeWatermark(self.event_time, self.delay_ms, children[0], self.watermark_id)
 
     def map_expressions(self, fn: Callable[[Expression], Expression]) -> LogicalPlan:
         return self
@@ -92,9 +102,30 @@ class EventTimeWatermark(UnaryPlan):
         return f"EventTimeWatermark {self.event_time!r}: {self.delay_ms} milliseconds"
 
 
+class MicroBatchSource(UnaryPlan):
+    """In a micro-batch, the rows a source gave for the batch's offset range (``child``).
+
+    It marks what reads the stream (the planner makes the operators above it stateful)
+    and counts the rows into ``counter`` (an accumulator) for progress' ``numInputRows``.
+    """
+
+    passes_rows_through = True
+
+    def __init__(self, child: LogicalPlan, source_index: int, counter: Any) -> None:
+        super().__init__(child)
+        self.source_index = source_index
+        self.counter = counter
+
+    def with_children(self, children: Sequence[LogicalPlan]) -> LogicalPlan:
+        return MicroBatchSource(children[0], self.source_index, self.counter)
+
+    def describe(self) -> str:
+        return f"MicroBatchSource {self.source_index}"
+
+
 def reads_stream(plan: LogicalPlan) -> bool:
-    """Whether ``plan`` has a streaming leaf (a relation, or its data in a micro-batch)."""
-    return any(node.is_streaming for node in plan.walk())
+    """Whether ``plan`` reads a stream (an unstarted relation, or a micro-batch's source rows)."""
+    return any(node.is_streaming or isinstance(node, MicroBatchSource) for node in plan.walk())
 
 
 def streaming_relations(plan: LogicalPlan) -> list[StreamingRelation]:
@@ -133,6 +164,34 @@ class _PassThroughExec(PhysicalPlan):
         return self.node.describe()
 
 
+class MicroBatchSourceExec(PhysicalPlan):
+    """Counts the rows of a micro-batch's source into its accumulator; rows pass through."""
+
+    def __init__(self, node: MicroBatchSource, child: PhysicalPlan) -> None:
+        self.node = node
+        self.children = (child,)
+        self.output = child.output
+
+    def execute(self, qctx: QueryContext) -> Any:
+        counter = self.node.counter
+
+        def count(batches: Iterator[Any]) -> Iterator[Any]:
+            rows = 0
+            for batch in batches:
+                rows += batch.num_rows
+                yield batch
+            counter.add(rows)
+        return self.child.execute(qctx).mapPartitions(count)
+
+    def describe(self) -> str:
+        return self.node.describe()
+
+
+def _plan_micro_batch_source(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
+    assert isinstance(plan, MicroBatchSource)
+    return MicroBatchSourceExec(plan, plan_physical(plan.child, qctx))
+
+
 def _plan_arrow_rdd(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, ArrowRDDRelation)
     return ArrowRDDScanExec(plan)
@@ -153,3 +212,4 @@ def _plan_streaming_relation(plan: LogicalPlan, qctx: QueryContext) -> PhysicalP
 register_planner(ArrowRDDRelation, _plan_arrow_rdd)
 register_planner(EventTimeWatermark, _plan_watermark)
 register_planner(StreamingRelation, _plan_streaming_relation)
+register_planner(MicroBatchSource, _plan_micro_batch_source)

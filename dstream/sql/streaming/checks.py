@@ -1,0 +1,103 @@
+"""What a streaming query may not do: Spark's ``UnsupportedOperationChecker``, at ``start()``.
+
+What this module owns
+---------------------
+:func:`check_streaming_query`: raises ``AnalysisException`` with Spark's reason for
+the plans a micro-batch engine cannot run with the chosen output mode:
+
+* complete mode without an aggregation;
+* append mode on an aggregation without a watermark on a grouping column;
+* sorting a stream that is not aggregated (or not in complete mode);
+* a stateful operator after an aggregation in update or complete mode;
+* operations Spark never allows on streams: ``distinct`` aggregates, ``limit`` with
+  an offset, ``sample`` is fine but ``intersect``/``except`` with a stream are not,
+  full outer stream-static joins, and outer joins with the stream on the outer-null
+  side; stream-stream joins outside append mode.
+"""
+
+from __future__ import annotations
+
+from ..errors import AnalysisException
+from ..expressions.aggregate_base import AggregateFunction
+from ..expressions.base import AttributeReference
+from ..plan.logical import Aggregate, Deduplicate, Join, Limit, LogicalPlan, Sort
+from .relation import reads_stream
+from .watermark import event_time_columns
+
+__all__ = ["check_streaming_query"]
+
+
+def _fail(reason: str) -> None:
+    raise AnalysisException(reason, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION" if "output mode" in reason
+                            else None)
+
+
+def _aggregates(plan: LogicalPlan) -> list[Aggregate]:
+    return [n for n in plan.walk() if isinstance(n, Aggregate) and reads_stream(n.child)]
+
+
+def _has_watermarked_key(agg: Aggregate) -> bool:
+    columns = event_time_columns(agg.child)
+    return any(isinstance(g, AttributeReference) and g.expr_id in columns for g in agg.grouping)
+
+
+def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
+    """Refuse, with Spark's reason, a streaming plan that cannot run in ``output_mode``."""
+    aggs = _aggregates(plan)
+    for agg in aggs:
+        for e in agg.aggregates:
+            if any(isinstance(n, AggregateFunction) and getattr(n, "distinct", False) for n in e.walk()):
+                _fail("Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using "
+                      "approx_count_distinct() instead.")
+    if output_mode == "complete" and not aggs:
+        _fail("Complete output mode not supported when there are no streaming aggregations on streaming "
+              "DataFrames/Datasets")
+    if output_mode == "append":
+        for agg in aggs:
+            if not _has_watermarked_key(agg):
+                _fail("Append output mode not supported when there are streaming aggregations on streaming "
+                      "DataFrames/DataSets without watermark; add withWatermark on the event-time column and "
+                      "group by it (or a window over it), or use update/complete output mode.")
+    for node in plan.walk():
+        if isinstance(node, Sort) and reads_stream(node.child):
+            below_agg = any(isinstance(n, Aggregate) for n in node.child.walk())
+            if not (below_agg and output_mode == "complete"):
+                _fail("Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
+                      "DataFrame/Dataset in Complete output mode")
+        if isinstance(node, Limit) and reads_stream(node.child) and node.offset:
+            _fail("Offset is not supported on streaming DataFrames/Datasets.")
+        if isinstance(node, Join):
+            _check_join(node, output_mode)
+    if output_mode in ("update", "complete"):
+        for agg in aggs:
+            above = [n for n in plan.walk() if n is not agg and agg in list(n.walk())]
+            if any(isinstance(n, Aggregate | Deduplicate) or (isinstance(n, Join) and reads_stream(n.left)
+                                                               and reads_stream(n.right)) for n in above):
+                _fail(f"Multiple streaming aggregations are not supported with {output_mode} output mode: a "
+                      "stateful operator after an aggregation needs append mode and a watermark.")
+
+
+def _check_join(join: Join, output_mode: str) -> None:
+    left, right = reads_stream(join.left), reads_stream(join.right)
+    how = join.how
+    if left and right:
+        if output_mode != "append":
+            _fail(f"Join between two streaming DataFrames/Datasets is not supported in {output_mode.capitalize()} "
+                  "output mode, only in Append output mode")
+        return
+    if not (left or right):
+        return
+    if how == "full_outer":
+        _fail("FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on "
+              "the right is not supported" if left else "FullOuter joins with a static DataFrame/Dataset on the "
+              "left and a streaming DataFrame/Dataset on the right is not supported")
+    if right and how in ("left_outer", "left_semi", "left_anti"):
+        _fail(f"{_join_name(how)} joins with a static DataFrame/Dataset on the left and a streaming "
+              "DataFrame/Dataset on the right are not supported")
+    if left and how == "right_outer":
+        _fail("RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/Dataset on "
+              "the right not supported")
+
+
+def _join_name(how: str) -> str:
+    return {"left_outer": "LeftOuter", "left_semi": "LeftSemi", "left_anti": "LeftAnti"}.get(how, how)

@@ -1,0 +1,427 @@
+"""The micro-batch engine: one thread per started query, one batch at a time.
+
+What this module owns
+---------------------
+:class:`MicroBatchExecution`, the loop behind a :class:`~.query.StreamingQuery`. Each
+iteration is a *trigger*, which constructs and runs one micro-batch or finds nothing
+to do:
+
+1. ask every source for the end offset of the next batch ("latestOffset");
+2. run a batch if a source has new data, or, with no new data, if the last batch's
+   stateful operators would do work at the new watermark (the *no-data batch* that
+   emits append-mode windows and evicts state);
+3. write ``offsets/N`` (the batch's end offsets, its watermark and timestamp, the
+   pinned settings) *before* running it ("walCommit"), then let the sources discard
+   what batch N-1 read;
+4. build the batch's plan, every streaming relation replaced by its source's rows of
+   ``(start, end]`` ("getBatch", "queryPlanning"), and hand it to the sink, which runs
+   it ("addBatch"); stateful operators read state version N and write N+1;
+5. advance the watermark from the batch's event times and write ``commits/N``
+   ("commitOffsets"); report progress.
+
+Recovery (on start): the latest ``offsets/L`` and ``commits/C``. If ``C == L`` the next
+batch is ``L + 1``; otherwise batch ``L`` is run again with exactly its logged offsets,
+watermark and timestamp, so a sink that skips batch ids it has (file, memory) or
+writes idempotently by batch id (``foreachBatch``) sees every row once.
+
+Invariants
+----------
+* Never more than one batch in flight; offsets are logged before the batch runs and
+  the commit is written after the sink returned.
+* The number of state partitions is pinned at the first batch (in ``offsets/N``'s
+  conf) and read back on restart, so a key's state stays in its partition.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import threading
+import uuid
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AnalysisException, StreamingQueryException
+from ..plan.logical import LocalRelation, LogicalPlan
+from . import operators as _operators  # noqa: F401 - registers the stateful operators
+from .clock import streaming_clock
+from .incremental import MicroBatchDataFrame, MicroBatchInfo
+from .logs import CommitLog, OffsetSeq, OffsetSeqLog
+from .progress import ProgressRecorder, StreamingQueryProgress, build_progress, iso_time, state_operator_progress
+from .relation import MicroBatchSource, StreamingRelation, streaming_relations
+from .sinks.base import Sink
+from .sources.base import Source
+from .triggers import Trigger
+from .watermark import EMPTY_STATS, WatermarkTracker, merge_stats, watermark_nodes
+
+if TYPE_CHECKING:
+    from ..session import SparkSession
+
+__all__ = ["MicroBatchExecution"]
+
+_log = logging.getLogger("dstream.sql.streaming")
+
+#: Settings a checkpoint pins at its first batch (a restart uses the logged values).
+PINNED = ("spark.sql.shuffle.partitions", "spark.sql.streaming.multipleWatermarkPolicy",
+          "spark.sql.streaming.stateStore.providerClass")
+
+
+class MicroBatchExecution:
+    """The engine of one run of a streaming query (see the module docstring)."""
+
+    def __init__(self, *, session: SparkSession, plan: LogicalPlan, sink: Sink, trigger: Trigger, output_mode: str,
+                 checkpoint: str, temporary_checkpoint: bool, name: str | None,
+                 on_event: Callable[[Any], None], on_terminated: Callable[[MicroBatchExecution], None]) -> None:
+        self.session = session
+        self.sc = session.sparkContext
+        self.plan = plan
+        self.sink = sink
+        self.trigger = trigger
+        self.output_mode = output_mode
+        self.checkpoint = checkpoint
+        self.temporary_checkpoint = temporary_checkpoint
+        self.name = name
+        self.clock = streaming_clock(session)
+        self.conf = session.conf.getAll()
+        self.relations = streaming_relations(plan)
+        self.id = self._query_id()
+        self.run_id = str(uuid.uuid4())
+        self.offset_log = OffsetSeqLog(os.path.join(checkpoint, "offsets"))
+        self.commit_log = CommitLog(os.path.join(checkpoint, "commits"))
+        nodes = watermark_nodes(plan)
+        self.tracker = WatermarkTracker({n.watermark_id: n.delay_ms for n in nodes},
+                                        self.conf.get("spark.sql.streaming.multipleWatermarkPolicy", "min").lower())
+        self.sources: list[Source] = []
+        self.committed: list[Any] = [None] * len(self.relations)
+        self.batch_id = 0
+        self.pending: OffsetSeq | None = None
+        self.previous_watermark_ms = 0
+        self.last_info: MicroBatchInfo | None = None
+        self.last_execution: Any = None
+        self.state_partitions = 1
+        self._on_event = on_event
+        self._on_terminated = on_terminated
+        self._stop = threading.Event()
+        self._cond = threading.Condition()
+        self._triggers_started = 0
+        self._last_idle_trigger = -1
+        self._last_progress_ms: int | None = None
+        self._previous_trigger_start: int | None = None
+        keep = int(self.conf.get("spark.sql.streaming.numRecentProgressUpdates", "100"))
+        self.recent: deque[StreamingQueryProgress] = deque(maxlen=max(1, keep - 1))
+        self.status = {"message": "Initializing sources", "isDataAvailable": False, "isTriggerActive": False}
+        self.exception: StreamingQueryException | None = None
+        self.active = True
+        self._thread = threading.Thread(target=self._run, name=f"stream execution thread for {name or self.id}",
+                                        daemon=True)
+
+    # -- life -------------------------------------------------------------------------
+
+    def _query_id(self) -> str:
+        os.makedirs(self.checkpoint, exist_ok=True)
+        path = os.path.join(self.checkpoint, "metadata")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                return str(json.loads(f.read() or "{}")["id"])
+        qid = str(uuid.uuid4())
+        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"id": qid}))
+        os.replace(tmp, path)
+        return qid
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop after the current phase: the running batch's jobs are cancelled."""
+        self._stop.set()
+        self.clock.interrupt()
+        if threading.current_thread() is not self._thread:
+            self.sc.cancelJobGroup(self.run_id)
+            self._thread.join(timeout)
+
+    def await_termination(self, timeout: float | None) -> bool:
+        with self._cond:
+            self._cond.wait_for(lambda: not self.active, timeout)
+            return not self.active
+
+    def process_all_available(self, timeout: float | None) -> None:
+        with self._cond:
+            target = self._triggers_started
+            done = self._cond.wait_for(lambda: not self.active or self._last_idle_trigger > target, timeout)
+        if self.exception is not None:
+            raise self.exception
+        if not done:
+            raise TimeoutError(f"processAllAvailable: the query {self.name or self.id} still had data to process "
+                               f"after {timeout} s.")
+
+    def _run(self) -> None:
+        failure: BaseException | None = None
+        try:
+            self.sc.setJobGroup(self.run_id, f"streaming query {self.name or self.id}", True)
+            self._set_status("Initializing sources", False, True)
+            self.sources = [rel.spec.provider.create(self.session, rel.spec.options, rel.spec.schema,
+                                                     os.path.join(self.checkpoint, "sources", str(i)))
+                            for i, rel in enumerate(self.relations)]
+            self._recover()
+            if self.trigger.kind == "available_now":
+                for source in self.sources:
+                    source.prepare_for_available_now()
+            while not self._stop.is_set():
+                start_ms = self.clock.now_ms()
+                ran = self._trigger(start_ms)
+                if self.trigger.kind == "once" or (self.trigger.kind == "available_now" and not ran):
+                    break
+                self._wait_next(start_ms, ran)
+        except BaseException as exc:  # the query's death cause: reported, never lost
+            if not self._stop.is_set():
+                failure = exc
+        finally:
+            self._terminate(failure)
+
+    def _terminate(self, failure: BaseException | None) -> None:
+        for part in [*self.sources, self.sink]:
+            try:
+                part.stop()
+            except Exception:
+                _log.exception("stopping %s failed", part)
+        if failure is not None:
+            self.exception = StreamingQueryException(
+                f"Query {self.name or ''} [id = {self.id}, runId = {self.run_id}] terminated with exception: "
+                f"{type(failure).__name__}: {failure}", "STREAM_FAILED",
+                {"id": self.id, "runId": self.run_id})
+            self.exception.__cause__ = failure
+            _log.error("Query %s terminated with error", self.name or self.id, exc_info=failure)
+        self._set_status("Stopped", False, False)
+        if self.temporary_checkpoint and failure is None:
+            shutil.rmtree(self.checkpoint, ignore_errors=True)
+        with self._cond:
+            self.active = False
+            self._cond.notify_all()
+        from .listener import QueryTerminatedEvent
+
+        self._on_event(QueryTerminatedEvent(self.id, self.run_id, None if failure is None else str(self.exception),
+                                            None if failure is None else "STREAM_FAILED"))
+        self._on_terminated(self)
+
+    def _wait_next(self, start_ms: int, ran: bool) -> None:
+        if self.trigger.kind == "processing_time" and self.trigger.interval_ms > 0:
+            interval = self.trigger.interval_ms
+            elapsed = self.clock.now_ms() - start_ms
+            if elapsed > interval:
+                _log.warning("Current batch is falling behind. The trigger interval is %d milliseconds, but spent "
+                             "%d milliseconds", interval, elapsed)
+            self.clock.wait_till_time(start_ms // interval * interval + interval, self._stop)
+        elif not ran:
+            delay = int(self.conf.get("spark.sql.streaming.pollingDelay", "10").rstrip("ms") or 10)
+            self._stop.wait(delay / 1000.0)
+
+    def _set_status(self, message: str, data: bool, active: bool) -> None:
+        self.status = {"message": message, "isDataAvailable": data, "isTriggerActive": active}
+
+    # -- recovery ---------------------------------------------------------------------
+
+    def _recover(self) -> None:
+        latest = self.offset_log.latest_offsets()
+        self.state_partitions = self._pin_partitions(None if latest is None else latest[1])
+        if latest is None:
+            return
+        last, seq = latest
+        if len(seq.offsets) != len(self.sources):
+            raise AnalysisException(
+                f"The checkpoint {self.checkpoint} was written by a query with {len(seq.offsets)} sources, but this "
+                f"query has {len(self.sources)}. Sources cannot be added or removed across restarts: use a new "
+                f"checkpointLocation.")
+        done = self.commit_log.latest_id()
+        if done is not None and done >= last:
+            self.committed = list(seq.offsets)
+            self.batch_id = last + 1
+            self.previous_watermark_ms = seq.batch_watermark_ms
+            self.tracker.set_current(max(seq.batch_watermark_ms, self.commit_log.next_watermark(last) or 0))
+            return
+        previous = self.offset_log.get_offsets(last - 1) if last > 0 else None
+        if last > 0 and previous is None:
+            raise AnalysisException(f"batch {last - 1} doesn't exist in {self.offset_log.path}: the checkpoint is "
+                                    f"incomplete; restore it or start from a new checkpointLocation.")
+        self.committed = list(previous.offsets) if previous is not None else [None] * len(self.sources)
+        self.previous_watermark_ms = previous.batch_watermark_ms if previous is not None else 0
+        self.tracker.set_current(seq.batch_watermark_ms)
+        self.batch_id = last
+        self.pending = seq
+
+    def _pin_partitions(self, seq: OffsetSeq | None) -> int:
+        if seq is not None and "spark.sql.shuffle.partitions" in seq.conf:
+            return max(1, int(seq.conf["spark.sql.shuffle.partitions"]))
+        text = self.conf.get("spark.sql.shuffle.partitions", "200")
+        if text == "200":
+            # Spark's default, sized for clusters: use the cores, as batch queries here do.
+            return max(1, self.sc.defaultParallelism)
+        return max(1, int(text))
+
+    # -- one trigger ------------------------------------------------------------------
+
+    def _trigger(self, start_ms: int) -> bool:
+        with self._cond:
+            self._triggers_started += 1
+            trigger_number = self._triggers_started
+        recorder = ProgressRecorder(start_ms)
+        self._set_status("Getting offsets from " + ", ".join(s.description for s in self.sources), False, True)
+        if self.pending is None and not self._construct(recorder):
+            self._set_status("Waiting for data to arrive", False, False)
+            self._idle_progress(start_ms)
+            with self._cond:
+                self._last_idle_trigger = trigger_number
+                self._cond.notify_all()
+            return False
+        self._run_batch(recorder)
+        self._previous_trigger_start = start_ms
+        if self.trigger.kind == "processing_time":
+            self._set_status("Waiting for next trigger", True, False)
+        return True
+
+    def _construct(self, recorder: ProgressRecorder) -> bool:
+        limited = self.trigger.kind != "once"
+        with recorder.phase("latestOffset"):
+            ends = [s.latest_offset(start, limited) for s, start in zip(self.sources, self.committed)]
+        ends = [start if end is None else end for end, start in zip(ends, self.committed)]
+        new_data = any(end != start for end, start in zip(ends, self.committed))
+        if not new_data and not self._no_data_batch_needed():
+            return False
+        conf = {k: self.conf[k] for k in PINNED if k in self.conf}
+        conf["spark.sql.shuffle.partitions"] = str(self.state_partitions)
+        seq = OffsetSeq(ends, self.tracker.current_ms, self.clock.now_ms(), conf)
+        self._set_status("Writing offsets to log", new_data, True)
+        with recorder.phase("walCommit"):
+            if not self.offset_log.add_offsets(self.batch_id, seq):
+                raise AnalysisException(
+                    f"Concurrent update to the log: batch {self.batch_id} already exists in {self.offset_log.path}. "
+                    f"Multiple streaming queries are concurrently using {self.checkpoint}.")
+            for source, end in zip(self.sources, self.committed):
+                if end is not None:
+                    source.commit(end)
+            keep = int(self.conf.get("spark.sql.streaming.minBatchesToRetain", "100"))
+            self.offset_log.purge(self.batch_id - keep)
+            self.commit_log.purge(self.batch_id - keep)
+        self.pending = seq
+        return True
+
+    def _no_data_batch_needed(self) -> bool:
+        if self.conf.get("spark.sql.streaming.noDataMicroBatches.enabled", "true").lower() == "false":
+            return False
+        info = self.last_info
+        if info is None:
+            return False
+        return any(op.needs_batch(self.tracker.current_ms) for op in info.operators.values())
+
+    def _run_batch(self, recorder: ProgressRecorder) -> None:
+        seq = self.pending
+        assert seq is not None
+        batch_id = self.batch_id
+        starts, ends = self.committed, seq.offsets
+        has_data = any(e != s for e, s in zip(ends, starts))
+        info = MicroBatchInfo(
+            sc=self.sc, batch_id=batch_id, run_id=self.run_id, state_root=os.path.join(self.checkpoint, "state"),
+            state_partitions=self.state_partitions, output_mode=self.output_mode,
+            batch_timestamp_ms=seq.batch_timestamp_ms, has_watermark=bool(self.tracker.delays),
+            watermark_for_late_ms=self.previous_watermark_ms, watermark_for_eviction_ms=seq.batch_watermark_ms,
+            conf=self.conf, query_id=self.id)
+        self._set_status("Processing new data" if has_data else "No new data but cleaning up state", has_data, True)
+        counters = [self.sc.accumulator(0) for _ in self.relations]
+        with recorder.phase("getBatch"):
+            plan = self._batch_plan(starts, ends, counters)
+        with recorder.phase("queryPlanning"):
+            df = MicroBatchDataFrame(plan, self.session, info)
+        with recorder.phase("addBatch"):
+            output_rows = self.sink.add_batch(batch_id, df)
+        stats = {wid: acc.value for wid, acc in info.watermark_stats.items()}
+        next_watermark = self.tracker.update(stats)
+        with recorder.phase("commitOffsets"):
+            self.commit_log.add_commit(batch_id, next_watermark)
+        self.committed = list(ends)
+        self.previous_watermark_ms = seq.batch_watermark_ms
+        self.last_info = info
+        self.last_execution = df
+        self.pending = None
+        self.batch_id = batch_id + 1
+        sources = []
+        for i, source in enumerate(self.sources):
+            latest = source.reports_latest_offset()
+            sources.append({"description": source.description, "startOffset": starts[i], "endOffset": ends[i],
+                            "latestOffset": ends[i] if latest is None else latest,
+                            "numInputRows": int(counters[i].value), "inputRowsPerSecond": 0.0,
+                            "processedRowsPerSecond": 0.0, "metrics": {}})
+        event_time = self._event_time(stats, seq.batch_watermark_ms)
+        operators = [state_operator_progress(op.name, op.accumulator.value, op.partitions)
+                     for _, op in sorted(info.operators.items())]
+        progress = build_progress(
+            query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=batch_id,
+            previous_start_ms=self._previous_trigger_start, sources=sources,
+            sink={"description": self.sink.description, "numOutputRows": output_rows, "metrics": {}},
+            event_time=event_time, state_operators=operators)
+        self._report(progress, idle=False)
+
+    def _batch_plan(self, starts: list[Any], ends: list[Any], counters: list[Any]) -> LogicalPlan:
+        replacements: dict[int, LogicalPlan] = {}
+        for i, rel in enumerate(self.relations):
+            output = rel.output()
+            if ends[i] is not None and ends[i] != starts[i]:
+                leaf = self.sources[i].get_batch(starts[i], ends[i], output)
+            else:
+                from ..execution.physical import arrow_schema
+
+                leaf = LocalRelation(output, arrow_schema(output).empty_table())
+            replacements[id(rel)] = MicroBatchSource(leaf, i, counters[i])
+        return self.plan.transform_up(
+            lambda node: replacements.get(id(node)) if isinstance(node, StreamingRelation) else None)
+
+    def _event_time(self, stats: dict[int, Any], watermark_ms: int) -> dict[str, str]:
+        if not self.tracker.delays:
+            return {}
+        merged = EMPTY_STATS
+        for st in stats.values():
+            merged = merge_stats(merged, st)
+        out = {"watermark": iso_time(watermark_ms)}
+        if merged[3] > 0:
+            out.update({"max": iso_time(merged[0]), "min": iso_time(merged[1]),
+                        "avg": iso_time(merged[2] // merged[3])})
+        return out
+
+    # -- progress ---------------------------------------------------------------------
+
+    def _idle_progress(self, start_ms: int) -> None:
+        interval = int(self.conf.get("spark.sql.streaming.noDataProgressEventInterval", "10000").rstrip("ms"))
+        if self._last_progress_ms is not None and start_ms - self._last_progress_ms < interval:
+            return
+        recorder = ProgressRecorder(start_ms)
+        sources = [{"description": s.description, "startOffset": c, "endOffset": c, "latestOffset": c,
+                    "numInputRows": 0, "inputRowsPerSecond": 0.0, "processedRowsPerSecond": 0.0, "metrics": {}}
+                   for s, c in zip(self.sources, self.committed)]
+        operators = []
+        if self.last_info is not None:
+            for _, op in sorted(self.last_info.operators.items()):
+                total = {"numRowsTotal": op.accumulator.value.get("numRowsTotal", 0),
+                         "memoryUsedBytes": op.accumulator.value.get("memoryUsedBytes", 0)}
+                operators.append(state_operator_progress(op.name, total, op.partitions))
+        event_time = {"watermark": iso_time(self.tracker.current_ms)} if self.tracker.delays else {}
+        progress = build_progress(
+            query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=self.batch_id,
+            previous_start_ms=self._previous_trigger_start, sources=sources,
+            sink={"description": self.sink.description, "numOutputRows": 0, "metrics": {}},
+            event_time=event_time, state_operators=operators, clock_elapsed_ms=0)
+        self._report(progress, idle=True)
+
+    def _report(self, progress: StreamingQueryProgress, idle: bool) -> None:
+        from .listener import QueryIdleEvent, QueryProgressEvent
+
+        self._last_progress_ms = self.clock.now_ms()
+        with self._cond:
+            self.recent.append(progress)
+            self._cond.notify_all()
+        if idle:
+            self._on_event(QueryIdleEvent(self.id, self.run_id, progress["timestamp"]))
+        else:
+            self._on_event(QueryProgressEvent(progress))

@@ -1,0 +1,272 @@
+"""``spark.readStream`` and ``df.writeStream``: PySpark's DataStreamReader and DataStreamWriter.
+
+What this module owns
+---------------------
+* :class:`DataStreamReader`: ``format``/``option``/``schema``/``load`` and the
+  shortcuts ``text``/``csv``/``json``/``parquet``; ``load`` asks the format's provider
+  for the schema and returns a streaming DataFrame over a
+  :class:`~.relation.StreamingRelation`. Nothing is read until a query starts.
+* :class:`DataStreamWriter`: ``outputMode``, ``format``, ``option``, ``partitionBy``,
+  ``queryName``, ``trigger``, ``foreach``, ``foreachBatch`` and ``start``, which checks
+  the query (output mode, unsupported operations), resolves the checkpoint location
+  and starts a :class:`~.microbatch.MicroBatchExecution`.
+
+Invariants
+----------
+* Option names are case-insensitive; values are kept as strings.
+* Where no ``checkpointLocation`` is given, ``spark.sql.streaming.checkpointLocation``
+  (plus the query name or a new id) is used; failing that a temporary directory,
+  allowed only for the memory, console, foreach and foreachBatch sinks, and removed
+  when the query stops without error.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AnalysisException, PySparkTypeError, PySparkValueError
+from ..local_data import attributes_of, schema_argument
+from ..types import StructType
+from .checks import check_streaming_query
+from .relation import SourceSpec, StreamingRelation
+from .sinks.base import Sink, sink_provider
+from .sources.base import source_provider
+from .triggers import Trigger, trigger_from_args
+
+if TYPE_CHECKING:
+    from ..dataframe import DataFrame
+    from ..session import SparkSession
+    from .query import StreamingQuery
+
+__all__ = ["DataStreamReader", "DataStreamWriter"]
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class DataStreamReader:
+    """Reads a stream into a streaming DataFrame (``spark.readStream``)."""
+
+    def __init__(self, session: SparkSession) -> None:
+        self._session = session
+        self._format: str | None = None
+        self._options: dict[str, str] = {}
+        self._schema: StructType | None = None
+
+    def format(self, source: str) -> DataStreamReader:
+        """The source: ``rate``, ``socket``, ``kafka``, ``text``, ``csv``, ``json``, ``parquet``..."""
+        self._format = source
+        return self
+
+    def option(self, key: str, value: Any) -> DataStreamReader:
+        """One source option."""
+        self._options[key.lower()] = _option_text(value)
+        return self
+
+    def options(self, **options: Any) -> DataStreamReader:
+        """Several source options."""
+        for key, value in options.items():
+            if value is not None:
+                self.option(key, value)
+        return self
+
+    def schema(self, schema: StructType | str) -> DataStreamReader:
+        """The rows' schema: a StructType or a DDL string."""
+        parsed = schema_argument(schema)
+        if not isinstance(parsed, StructType):
+            raise PySparkTypeError("schema should be StructType or string", "NOT_STR_OR_STRUCT",
+                                   {"arg_name": "schema", "arg_type": type(schema).__name__})
+        self._schema = parsed
+        return self
+
+    def load(self, path: str | None = None, format: str | None = None,  # noqa: A002 - PySpark's name
+             schema: StructType | str | None = None, **options: Any) -> DataFrame:
+        """A streaming DataFrame over the source (``path`` for file sources)."""
+        if format is not None:
+            self.format(format)
+        if schema is not None:
+            self.schema(schema)
+        self.options(**options)
+        if path is not None:
+            if not isinstance(path, str) or not path.strip():
+                raise PySparkValueError(f"If the path is provided for stream, it needs to be a non-empty string. "
+                                        f"Got {path!r}", "VALUE_NOT_NON_EMPTY_STR",
+                                        {"arg_name": "path", "arg_value": str(path)})
+            self._options["path"] = path
+        name = self._format or self._session.conf.get("spark.sql.sources.default", "parquet") or "parquet"
+        provider = source_provider(name)
+        schema_now = provider.schema(self._session, dict(self._options), self._schema)
+        spec = SourceSpec(name.lower(), dict(self._options), schema_now, provider)
+        return self._session._new_dataframe(StreamingRelation(attributes_of(schema_now), spec))
+
+    def text(self, path: str, wholetext: bool = False, lineSep: str | None = None,  # noqa: N803
+             **options: Any) -> DataFrame:
+        """A stream of the lines of new text files in ``path``."""
+        return self.format("text").load(path, wholetext=wholetext, lineSep=lineSep, **options)
+
+    def csv(self, path: str, schema: StructType | str | None = None, **options: Any) -> DataFrame:
+        """A stream of the rows of new CSV files in ``path``."""
+        return self.format("csv").load(path, schema=schema, **options)
+
+    def json(self, path: str, schema: StructType | str | None = None, **options: Any) -> DataFrame:
+        """A stream of the rows of new JSON Lines files in ``path``."""
+        return self.format("json").load(path, schema=schema, **options)
+
+    def parquet(self, path: str, **options: Any) -> DataFrame:
+        """A stream of the rows of new Parquet files in ``path``."""
+        return self.format("parquet").load(path, **options)
+
+
+_MODES = ("append", "complete", "update")
+
+
+class DataStreamWriter:
+    """Starts a streaming query writing a streaming DataFrame (``df.writeStream``)."""
+
+    def __init__(self, df: DataFrame) -> None:
+        self._df = df
+        self._format = "console"
+        self._mode = "append"
+        self._options: dict[str, str] = {}
+        self._partition_by: list[str] = []
+        self._name: str | None = None
+        self._trigger = Trigger()
+        self._sink: Sink | None = None
+
+    def outputMode(self, outputMode: str) -> DataStreamWriter:  # noqa: N802,N803 - PySpark's names
+        """``append`` (default), ``complete`` or ``update``."""
+        if not isinstance(outputMode, str) or not outputMode.strip():
+            raise PySparkValueError(f"Value for outputMode must be a non empty string. Got: {outputMode!r}",
+                                    "VALUE_NOT_NON_EMPTY_STR", {"arg_name": "outputMode"})
+        mode = outputMode.strip().lower()
+        if mode not in _MODES:
+            raise PySparkValueError(
+                f"Unknown output mode {outputMode}. Accepted output modes are 'append', 'complete', 'update'.",
+                "UNKNOWN_OUTPUT_MODE", {"mode": outputMode})
+        self._mode = mode
+        return self
+
+    def format(self, source: str) -> DataStreamWriter:
+        """The sink: ``console``, ``memory``, ``parquet``, ``csv``, ``json``, ``text``, ``kafka``..."""
+        self._format = source
+        self._sink = None
+        return self
+
+    def option(self, key: str, value: Any) -> DataStreamWriter:
+        """One sink option (``checkpointLocation``, ``path``, ``numRows``...)."""
+        self._options[key.lower()] = _option_text(value)
+        return self
+
+    def options(self, **options: Any) -> DataStreamWriter:
+        """Several sink options."""
+        for key, value in options.items():
+            if value is not None:
+                self.option(key, value)
+        return self
+
+    def partitionBy(self, *cols: str | list[str]) -> DataStreamWriter:  # noqa: N802 - PySpark's name
+        """Partition the output files by these columns (file sinks)."""
+        flat: list[str] = []
+        for c in cols:
+            flat.extend(c if isinstance(c, list | tuple) else [c])
+        self._partition_by = [str(c) for c in flat]
+        return self
+
+    def queryName(self, queryName: str) -> DataStreamWriter:  # noqa: N802,N803 - PySpark's names
+        """The query's name (the memory sink's table name)."""
+        if not isinstance(queryName, str) or not queryName.strip():
+            raise PySparkValueError(f"Value for queryName must be a non empty string. Got: {queryName!r}",
+                                    "VALUE_NOT_NON_EMPTY_STR", {"arg_name": "queryName"})
+        self._name = queryName.strip()
+        return self
+
+    def trigger(self, processingTime: str | None = None, once: bool | None = None,  # noqa: N803
+                continuous: str | None = None, availableNow: bool | None = None) -> DataStreamWriter:  # noqa: N803
+        """When batches run: ``processingTime="10 seconds"``, ``once=True`` or ``availableNow=True``."""
+        self._trigger = trigger_from_args(processingTime, once, continuous, availableNow)
+        return self
+
+    def foreach(self, f: Any) -> DataStreamWriter:
+        """Run ``f`` on every row in the tasks (a function, or an object with open/process/close)."""
+        from .sinks.foreach import ForeachSink, check_foreach_writer
+
+        check_foreach_writer(f)
+        self._format = "foreach"
+        self._sink = ForeachSink(f, self._df.sparkSession.conf.time_zone())
+        return self
+
+    def foreachBatch(self, func: Callable[[Any, int], Any]) -> DataStreamWriter:  # noqa: N802 - PySpark's name
+        """Call ``func(batch_df, batch_id)`` on the driver for every micro-batch."""
+        from .sinks.foreach import ForeachBatchSink
+
+        if not callable(func):
+            raise PySparkTypeError(f"Argument `func` should be a function, got {type(func).__name__}.",
+                                   "NOT_CALLABLE", {"arg_name": "func", "arg_type": type(func).__name__})
+        self._format = "foreachBatch"
+        self._sink = ForeachBatchSink(func)
+        return self
+
+    def toTable(self, tableName: str, **options: Any) -> StreamingQuery:  # noqa: N802,N803 - PySpark's name
+        """Not supported: dstreams has no table catalog; write files or use the memory sink."""
+        raise AnalysisException(
+            f"toTable({tableName!r}) needs a table catalog, which dstreams does not have: use "
+            f".format('parquet').option('path', dir).start(), or .format('memory').queryName(name).start().")
+
+    def start(self, path: str | None = None, format: str | None = None,  # noqa: A002 - PySpark's name
+              outputMode: str | None = None, partitionBy: str | list[str] | None = None,  # noqa: N803
+              queryName: str | None = None, **options: Any) -> StreamingQuery:  # noqa: N803
+        """Start the query; returns its :class:`~.query.StreamingQuery` handle."""
+        from .microbatch import MicroBatchExecution
+        from .query import streams_of
+
+        self.options(**options)
+        if outputMode is not None:
+            self.outputMode(outputMode)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
+        if queryName is not None:
+            self.queryName(queryName)
+        if format is not None:
+            self.format(format)
+        if path is not None:
+            self._options["path"] = path
+        df = self._df
+        if not df.isStreaming:
+            raise AnalysisException("'writeStream' can be called only on streaming Dataset/DataFrame")
+        session = df.sparkSession
+        plan = df._plan
+        check_streaming_query(plan, self._mode)
+        sink = self._sink
+        needs_checkpoint = False
+        if sink is None:
+            provider = sink_provider(self._format)
+            needs_checkpoint = provider.needs_checkpoint
+        checkpoint, temporary = self._checkpoint(session, needs_checkpoint)
+        if sink is None:
+            sink = provider.create(session, dict(self._options), self._mode, list(self._partition_by), self._name)
+        manager = streams_of(session)
+        execution = MicroBatchExecution(session=session, plan=plan, sink=sink, trigger=self._trigger,
+                                        output_mode=self._mode, checkpoint=checkpoint, temporary_checkpoint=temporary,
+                                        name=self._name, on_event=manager._post,
+                                        on_terminated=manager._terminated_run)
+        return manager._start(execution)
+
+    def _checkpoint(self, session: SparkSession, needs_checkpoint: bool) -> tuple[str, bool]:
+        given = self._options.get("checkpointlocation")
+        if given:
+            return os.path.abspath(given), False
+        root = session.conf.get("spark.sql.streaming.checkpointLocation", None)
+        if root:
+            return os.path.abspath(os.path.join(root, self._name or str(uuid.uuid4()))), False
+        if needs_checkpoint:
+            raise AnalysisException(
+                "checkpointLocation must be specified either through option(\"checkpointLocation\", ...) or "
+                "SparkSession.conf.set(\"spark.sql.streaming.checkpointLocation\", ...)")
+        return tempfile.mkdtemp(prefix="temporary-"), True

@@ -1,0 +1,278 @@
+"""The micro-batch engine end to end: MemoryStream in, memory/console/foreachBatch out."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dstream.sql import SparkSession
+from dstream.sql import functions as F
+from dstream.sql.errors import AnalysisException, PySparkNotImplementedError, StreamingQueryException
+from dstream.sql.streaming import MemoryStream, StreamingQueryListener
+
+DEADLINE = 30.0
+
+
+def wait_for_batch(query: Any, batch_id: int) -> None:
+    """Wait (with a deadline) until the query reported the progress of ``batch_id``."""
+    deadline = time.monotonic() + DEADLINE
+    while not any(p["batchId"] == batch_id and p["numInputRows"] for p in query.recentProgress):
+        assert query.isActive, query.exception()
+        assert time.monotonic() < deadline, f"batch {batch_id} never ran: {query.recentProgress}"
+        time.sleep(0.01)
+
+
+def rows(spark: SparkSession, name: str) -> list[tuple[Any, ...]]:
+    return sorted(tuple(r) for r in spark.table(name).collect())
+
+
+def test_stateless_query_appends_each_batch_and_logs_offsets_then_commits(spark: SparkSession,
+                                                                          tmp_path: Path) -> None:
+    stream = MemoryStream("value string", spark)
+    ckpt = tmp_path / "ckpt"
+    query = (stream.toDF().select(F.upper("value").alias("u")).writeStream.format("memory").queryName("upper")
+             .option("checkpointLocation", str(ckpt)).start())
+    stream.addData(["a", "b"])
+    query.processAllAvailable(timeout=DEADLINE)
+    stream.addData(["c"])
+    query.processAllAvailable(timeout=DEADLINE)
+    assert rows(spark, "upper") == [("A",), ("B",), ("C",)]
+    query.stop()
+    assert not query.isActive and query.exception() is None
+    offsets = (ckpt / "offsets" / "1").read_text().split("\n")
+    assert offsets[0] == "v1"
+    meta = json.loads(offsets[1])
+    assert set(meta) == {"batchWatermarkMs", "batchTimestampMs", "conf"}
+    assert offsets[2] == "1"
+    assert (ckpt / "commits" / "1").read_text() == 'v1\n{"nextBatchWatermarkMs":0}'
+    assert json.loads((ckpt / "metadata").read_text())["id"] == query.id
+
+
+def test_restart_on_the_same_checkpoint_keeps_the_id_and_continues_the_batch_ids(spark: SparkSession,
+                                                                                 tmp_path: Path) -> None:
+    stream = MemoryStream("int", spark)
+    ckpt = str(tmp_path / "ckpt")
+    batches: list[tuple[int, list[int]]] = []
+
+    def record(df: Any, batch_id: int) -> None:
+        batches.append((batch_id, sorted(r.value for r in df.collect())))
+
+    first = stream.toDF().writeStream.foreachBatch(record).option("checkpointLocation", ckpt).start()
+    stream.addData([1, 2])
+    first.processAllAvailable(timeout=DEADLINE)
+    first.stop()
+    stream.addData([3])
+    second = stream.toDF().writeStream.foreachBatch(record).option("checkpointLocation", ckpt).start()
+    second.processAllAvailable(timeout=DEADLINE)
+    second.stop()
+    assert second.id == first.id and second.runId != first.runId
+    assert batches == [(0, [1, 2]), (1, [3])]
+
+
+def test_a_batch_logged_but_not_committed_is_run_again_with_the_same_offsets(spark: SparkSession,
+                                                                            tmp_path: Path) -> None:
+    stream = MemoryStream("int", spark)
+    ckpt = tmp_path / "ckpt"
+    seen: list[tuple[int, list[int]]] = []
+
+    def record(df: Any, batch_id: int) -> None:
+        seen.append((batch_id, sorted(r.value for r in df.collect())))
+
+    query = stream.toDF().writeStream.foreachBatch(record).option("checkpointLocation", str(ckpt)).start()
+    stream.addData([1])
+    query.processAllAvailable(timeout=DEADLINE)
+    stream.addData([2])
+    query.processAllAvailable(timeout=DEADLINE)
+    query.stop()
+    # A crash between the sink and the commit of batch 1: the commit file never made it.
+    os.unlink(ckpt / "commits" / "1")
+    stream.addData([3])
+    again = stream.toDF().writeStream.foreachBatch(record).option("checkpointLocation", str(ckpt)).start()
+    again.processAllAvailable(timeout=DEADLINE)
+    again.stop()
+    assert seen == [(0, [1]), (1, [2]), (1, [2]), (2, [3])]
+
+
+def test_complete_mode_word_count(spark: SparkSession) -> None:
+    stream = MemoryStream("value string", spark)
+    words = stream.toDF().select(F.explode(F.split("value", " ")).alias("word"))
+    query = words.groupBy("word").count().writeStream.outputMode("complete").format("memory") \
+        .queryName("wc").start()
+    stream.addData(["a b a"])
+    query.processAllAvailable(timeout=DEADLINE)
+    assert rows(spark, "wc") == [("a", 2), ("b", 1)]
+    stream.addData(["b c"])
+    query.processAllAvailable(timeout=DEADLINE)
+    assert rows(spark, "wc") == [("a", 2), ("b", 2), ("c", 1)]
+    ops = query.lastProgress["stateOperators"]
+    assert ops[0]["operatorName"] == "stateStoreSave" and ops[0]["numRowsTotal"] == 3
+    assert ops[0]["numRowsUpdated"] == 2
+
+
+def test_update_mode_emits_only_the_keys_a_batch_changed(spark: SparkSession) -> None:
+    stream = MemoryStream("k string, v long", spark)
+    out: list[tuple[int, list[tuple[Any, ...]]]] = []
+    query = (stream.toDF().groupBy("k").agg(F.sum("v").alias("s"), F.avg("v").alias("a")).writeStream
+             .outputMode("update").foreachBatch(lambda df, i: out.append((i, sorted(map(tuple, df.collect())))))
+             .start())
+    stream.addData([("x", 1), ("y", 2)])
+    query.processAllAvailable(timeout=DEADLINE)
+    stream.addData([("x", 3)])
+    query.processAllAvailable(timeout=DEADLINE)
+    assert out == [(0, [("x", 1, 1.0), ("y", 2, 2.0)]), (1, [("x", 4, 2.0)])]
+
+
+def test_global_aggregation_in_complete_mode(spark: SparkSession) -> None:
+    stream = MemoryStream("int", spark)
+    query = stream.toDF().agg(F.count("*").alias("n"), F.max("value").alias("m")).writeStream \
+        .outputMode("complete").format("memory").queryName("glob").start()
+    stream.addData([1, 5])
+    query.processAllAvailable(timeout=DEADLINE)
+    stream.addData([3])
+    query.processAllAvailable(timeout=DEADLINE)
+    assert rows(spark, "glob") == [(3, 5)]
+
+
+def test_trigger_once_runs_one_batch_and_stops(spark: SparkSession) -> None:
+    stream = MemoryStream("int", spark)
+    stream.addData([1])
+    stream.addData([2])
+    query = stream.toDF().writeStream.format("memory").queryName("once").trigger(once=True).start()
+    assert query.awaitTermination(DEADLINE) is True
+    assert rows(spark, "once") == [(1,), (2,)]
+    assert [p["batchId"] for p in query.recentProgress] == [0]
+
+
+def test_processing_time_trigger_runs_on_the_manual_clock(spark: SparkSession) -> None:
+    from dstream.sql.streaming.clock import streaming_clock
+
+    spark.conf.set("spark.sql.streaming.clock", "manual")
+    try:
+        clock = streaming_clock(spark)
+        stream = MemoryStream("int", spark)
+        query = stream.toDF().writeStream.format("memory").queryName("pt").trigger(processingTime="1 second").start()
+        stream.addData([7])
+        clock.advance(1000)
+        wait_for_batch(query, 0)
+        assert rows(spark, "pt") == [(7,)]
+        stream.addData([8])
+        clock.advance(1000)
+        wait_for_batch(query, 1)
+        assert rows(spark, "pt") == [(7,), (8,)]
+        assert query.lastProgress["timestamp"].startswith("1970-01-01T00:00:0")
+    finally:
+        for q in spark.streams.active:
+            q.stop()
+        spark.conf.set("spark.sql.streaming.clock", "system")
+
+
+def test_an_idle_query_reports_progress_before_any_data(spark: SparkSession) -> None:
+    stream = MemoryStream("int", spark)
+    query = stream.toDF().writeStream.format("memory").queryName("idle").start()
+    query.processAllAvailable(timeout=DEADLINE)
+    progress = query.lastProgress
+    assert progress is not None and progress["numInputRows"] == 0 and progress["batchId"] == 0
+    assert query.status["message"] == "Waiting for data to arrive"
+
+
+def test_refused_at_start_with_sparks_reasons(spark: SparkSession) -> None:
+    stream = MemoryStream("k string, t timestamp", spark)
+    df = stream.toDF()
+    with pytest.raises(AnalysisException, match="Complete output mode not supported"):
+        df.writeStream.outputMode("complete").format("memory").queryName("x").start()
+    with pytest.raises(AnalysisException, match="Append output mode not supported"):
+        df.groupBy("k").count().writeStream.format("memory").queryName("x").start()
+    with pytest.raises(AnalysisException, match="Sorting is not supported"):
+        df.orderBy("k").writeStream.format("memory").queryName("x").start()
+    with pytest.raises(AnalysisException, match="writeStream.start"):
+        df.count()
+    with pytest.raises(PySparkNotImplementedError, match="not supported"):
+        df.writeStream.trigger(continuous="1 second")
+    first = df.writeStream.format("memory").queryName("dup").start()
+    with pytest.raises(Exception, match="already active"):
+        df.writeStream.format("memory").queryName("dup").start()
+    first.stop()
+
+
+def test_a_failing_batch_stops_the_query_with_the_cause(spark: SparkSession) -> None:
+    stream = MemoryStream("int", spark)
+
+    def boom(df: Any, batch_id: int) -> None:
+        raise ValueError("bad batch")
+
+    query = stream.toDF().writeStream.foreachBatch(boom).start()
+    stream.addData([1])
+    with pytest.raises(StreamingQueryException, match="bad batch"):
+        query.awaitTermination(DEADLINE)
+    assert not query.isActive and "bad batch" in str(query.exception())
+
+
+def test_listener_gets_started_progress_and_terminated_events(spark: SparkSession) -> None:
+    events: list[str] = []
+    done = threading.Event()
+
+    class Listener(StreamingQueryListener):
+        def onQueryStarted(self, event: Any) -> None:  # noqa: N802
+            events.append(f"started {event.name}")
+
+        def onQueryProgress(self, event: Any) -> None:  # noqa: N802
+            events.append(f"progress {event.progress['batchId']}")
+
+        def onQueryIdle(self, event: Any) -> None:  # noqa: N802
+            events.append("idle")
+
+        def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
+            events.append(f"terminated {event.exception}")
+            done.set()
+
+    listener = Listener()
+    spark.streams.addListener(listener)
+    try:
+        stream = MemoryStream("int", spark)
+        query = stream.toDF().writeStream.format("memory").queryName("events").start()
+        stream.addData([1])
+        query.processAllAvailable(timeout=DEADLINE)
+        query.stop()
+        assert done.wait(DEADLINE)
+    finally:
+        spark.streams.removeListener(listener)
+    assert events[0] == "started events" and events[-1] == "terminated None"
+    assert "progress 0" in events
+
+
+def test_console_sink_prints_batches_as_pyspark(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    stream = MemoryStream("value string", spark)
+    query = stream.toDF().writeStream.format("console").start()
+    stream.addData(["hello"])
+    query.processAllAvailable(timeout=DEADLINE)
+    query.stop()
+    out = capsys.readouterr().out
+    assert ("-------------------------------------------\nBatch: 0\n-------------------------------------------\n"
+            "+-----+\n|value|\n+-----+\n|hello|\n+-----+\n") in out
+
+
+def test_foreach_sink_calls_open_process_close_in_the_tasks(spark: SparkSession, tmp_path: Path) -> None:
+    class Writer:
+        def open(self, partition_id: int, epoch_id: int) -> bool:
+            self.file = open(tmp_path / f"p{partition_id}-e{epoch_id}", "w")  # noqa: SIM115
+            return True
+
+        def process(self, row: Any) -> None:
+            self.file.write(f"{row.value}\n")
+
+        def close(self, error: Any) -> None:
+            self.file.close()
+
+    stream = MemoryStream("int", spark)
+    query = stream.toDF().writeStream.foreach(Writer()).start()
+    stream.addData([4, 5])
+    query.processAllAvailable(timeout=DEADLINE)
+    query.stop()
+    written = sorted(line for f in tmp_path.iterdir() for line in f.read_text().split())
+    assert written == ["4", "5"]
