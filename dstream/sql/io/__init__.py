@@ -4,7 +4,8 @@ What this package owns
 ----------------------
 :func:`get_format` (the picklable :class:`~dstream.sql.io.base.FileFormat` of a name),
 the file listing (:func:`list_input_files`) and the write protocol (:func:`prepare_output`,
-:func:`write_task`, :func:`commit_output`, :func:`abort_output`).
+:func:`write_task`, :func:`commit_output`, :func:`abort_output`; :func:`write_files` for a
+streaming sink's tasks).
 
 Invariants
 ----------
@@ -20,7 +21,7 @@ from dstream.sql.io.formats import get_format
 from dstream.sql.io.jsonfmt import JsonFormat
 from dstream.sql.io.parquet import ParquetFormat
 from dstream.sql.io.text import TextFormat
-from dstream.sql.io.writer import abort_output, commit_output, prepare_output, write_task
+from dstream.sql.io.writer import abort_output, commit_output, prepare_output, write_files, write_task
 
 __all__ = ["get_format", "FileFormat", "FileSplit", "Filter", "list_input_files", "prepare_output", "write_task",
-           "commit_output", "abort_output", "CsvFormat", "JsonFormat", "ParquetFormat", "TextFormat"]
+           "write_files", "commit_output", "abort_output", "CsvFormat", "JsonFormat", "ParquetFormat", "TextFormat"]

@@ -5,7 +5,8 @@ What this module owns
 * Which files a read sees (:func:`list_input_files`): plain files, directories (their
   visible files, and the files of their ``k=v`` partition directories), globs. Names
   starting with ``_`` or ``.`` are hidden, as Spark's file index hides them
-  (``_SUCCESS``, ``_temporary``, ``.crc`` files).
+  (``_SUCCESS``, ``_temporary``, ``.crc`` files). A directory written by a streaming
+  file sink (it has ``_spark_metadata``) contributes only the files of its manifest.
 * Partition discovery (:func:`partition_values`, :func:`partition_schema`): the trailing
   ``k=v`` directories of each file, value types inferred int -> bigint -> double -> date ->
   string and widened across files; ``__HIVE_DEFAULT_PARTITION__`` is null.
@@ -35,6 +36,7 @@ import pyarrow as pa
 from rdd.engine_api import parse_boolean, parse_size
 
 from dstream.sql.errors import AnalysisException
+from dstream.sql.io.manifest import has_manifest, manifest_files
 
 __all__ = [
     "FileSplit",
@@ -135,7 +137,8 @@ def list_input_files(paths: Iterable[str]) -> list[str]:
     -------
     list of str
         Absolute file paths; a directory contributes its visible files and those of its
-        ``k=v`` subdirectories.
+        ``k=v`` subdirectories, or, when a streaming file sink writes it, the files its
+        ``_spark_metadata`` manifest lists (a part file of a failed attempt is not there).
 
     Raises
     ------
@@ -146,12 +149,16 @@ def list_input_files(paths: Iterable[str]) -> list[str]:
     for raw in paths:
         path = raw[len("file:"):] if raw.startswith("file:") else raw
         path = os.path.expanduser(path)
-        matches = sorted(_expand_glob(path)) if _GLOB_CHARS.search(path) else [path]
+        globbed = bool(_GLOB_CHARS.search(path))
+        matches = sorted(_expand_glob(path)) if globbed else [path]
         matches = [m for m in matches if os.path.exists(m)]
         if not matches:
             raise _not_found(path)
         for match in matches:
-            if os.path.isdir(match):
+            if not globbed and has_manifest(match):
+                # As Spark, only a directory named literally is read through its manifest.
+                out.extend(manifest_files(match))
+            elif os.path.isdir(match):
                 _list_dir(match, out)
             else:
                 out.append(match)

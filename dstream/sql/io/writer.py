@@ -6,6 +6,8 @@ The protocol of a write: :func:`prepare_output` on the driver applies the save m
 :func:`write_task` in each task writes ``path/_temporary/<job_id>/[k=v/]part-<task>-<job>.<ext>``,
 :func:`commit_output` on the driver moves the parts into place, writes ``_SUCCESS`` and
 removes ``_temporary``; :func:`abort_output` removes the temporary directory.
+:func:`write_files` is the task's writing itself (one file per partition directory), which
+the streaming file sink also uses, straight into its output directory.
 
 Invariants
 ----------
@@ -37,7 +39,7 @@ from dstream.sql.io.formats import get_format
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
 
-__all__ = ["prepare_output", "write_task", "commit_output", "abort_output"]
+__all__ = ["prepare_output", "write_task", "write_files", "commit_output", "abort_output"]
 
 _MODES = {"error": "error", "errorifexists": "error", "default": "error", "overwrite": "overwrite",
           "append": "append", "ignore": "ignore"}
@@ -176,17 +178,45 @@ def write_task(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schema
     partition_by : sequence of str
         Columns whose values become ``k=v`` directories.
     """
+    name = f"part-{task_id:05d}-{job_id}.{_format(fmt).extension}"
+    # Task 0 writes a file even without rows, so that an empty result still has a schema on disk.
+    return write_files(batches, schema, fmt, options, os.path.join(_local(path), "_temporary", job_id), name,
+                       partition_by, empty_file=task_id == 0)
+
+
+def write_files(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schema, fmt: FileFormat | str,
+                options: Mapping[str, Any], directory: str, name: str, partition_by: Sequence[str] = (),
+                empty_file: bool = False) -> list[str]:
+    """Write one task's rows as ``directory/[k=v/]name``; return the written paths relative to ``directory``.
+
+    Parameters
+    ----------
+    batches : iterator of pyarrow.RecordBatch
+        The task's rows, their columns in the schema's order (names are taken from the schema).
+    schema : StructType or pyarrow.Schema
+        The rows' schema.
+    fmt : FileFormat or str
+        The output format.
+    options : mapping
+        The writer's options.
+    directory : str
+        Where the files go (the job's temporary directory, or a streaming sink's output).
+    name : str
+        The file name, the same in every partition directory.
+    partition_by : sequence of str
+        Columns whose values become ``k=v`` directories.
+    empty_file : bool
+        Whether a task without rows writes an (empty) unpartitioned file.
+    """
     # Files carry every column as nullable (as Spark writes them); a batch's own nullability
     # flags (spark.range's id is not null) must not make it a different schema.
     arrow_schema = pa.schema([f.with_nullable(True) for f in _arrow_schema(schema)])
     fmt = _format(fmt)
     table = pa.Table.from_batches([_conform(b, arrow_schema) for b in batches], schema=arrow_schema)
-    temp = os.path.join(_local(path), "_temporary", job_id)
-    name = f"part-{task_id:05d}-{job_id}.{fmt.extension}"
     if not partition_by:
-        if table.num_rows == 0 and task_id != 0:
+        if table.num_rows == 0 and not empty_file:
             return []
-        _write_file(table, fmt, options, os.path.join(temp, name))
+        _write_file(table, fmt, options, os.path.join(directory, name))
         return [name]
     data_names = [n for n in arrow_schema.names if n not in partition_by]
     keys = table.select(list(partition_by))
@@ -200,9 +230,9 @@ def write_task(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schema
             test = pc.is_null(table.column(column)) if value is None else pc.equal(table.column(column), value)
             mask = test if mask is None else pc.and_(mask, test)
         part = table.filter(mask).select(data_names)
-        directory = "/".join(f"{quote(k, safe='')}={_escape_partition(combo[k])}" for k in partition_by)
-        relative = f"{directory}/{name}"
-        _write_file(part, fmt, options, os.path.join(temp, relative))
+        partition_dir = "/".join(f"{quote(k, safe='')}={_escape_partition(combo[k])}" for k in partition_by)
+        relative = f"{partition_dir}/{name}"
+        _write_file(part, fmt, options, os.path.join(directory, relative))
         written.append(relative)
     return written
 
