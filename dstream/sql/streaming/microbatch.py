@@ -105,6 +105,8 @@ class MicroBatchExecution:
         self._on_event = on_event
         self._on_terminated = on_terminated
         self._stop = threading.Event()
+        #: Set to make an idle query look for data now instead of at its next poll.
+        self._wake = threading.Event()
         self._cond = threading.Condition()
         self._triggers_started = 0
         self._last_idle_trigger = -1
@@ -139,6 +141,7 @@ class MicroBatchExecution:
     def stop(self, timeout: float | None = None) -> None:
         """Stop after the current phase: the running batch's jobs are cancelled."""
         self._stop.set()
+        self._wake.set()
         self.clock.interrupt()
         if threading.current_thread() is not self._thread:
             self.sc.cancelJobGroup(self.run_id)
@@ -150,6 +153,7 @@ class MicroBatchExecution:
             return not self.active
 
     def process_all_available(self, timeout: float | None) -> None:
+        self._wake.set()
         with self._cond:
             target = self._triggers_started
             done = self._cond.wait_for(lambda: not self.active or self._last_idle_trigger > target, timeout)
@@ -218,7 +222,8 @@ class MicroBatchExecution:
             self.clock.wait_till_time(start_ms // interval * interval + interval, self._stop)
         elif not ran:
             delay = int(self.conf.get("spark.sql.streaming.pollingDelay", "10").rstrip("ms") or 10)
-            self._stop.wait(delay / 1000.0)
+            self._wake.wait(delay / 1000.0)
+            self._wake.clear()
 
     def _set_status(self, message: str, data: bool, active: bool) -> None:
         self.status = {"message": message, "isDataAvailable": data, "isTriggerActive": active}

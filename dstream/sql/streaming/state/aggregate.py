@@ -45,6 +45,7 @@ from ...execution.physical import PhysicalPlan, arrow_schema, as_array, expr_tex
 from ...execution.planner import plan_physical
 from ...expressions.base import AttributeReference, Expression
 from ...plan.logical import Aggregate, LogicalPlan
+from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
@@ -209,6 +210,10 @@ def _plan_aggregate(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPl
     assert isinstance(plan, Aggregate)
     if not reads_stream(plan.child):
         return None
+    if isinstance(plan.child, SessionWindowAssign):
+        from .session_window import plan_session_aggregate
+
+        return plan_session_aggregate(plan, qctx, planner)
     operator_id = planner.next_operator_id()
     child = plan_physical(plan.child, qctx)
     spec = AggregateSpec(plan.grouping, collect_aggregates(plan.aggregates), arrow_schema(child.output))
