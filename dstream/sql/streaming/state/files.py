@@ -5,7 +5,7 @@ What this module owns
 The on-disk format of one store directory (``<root>/<op>/<part>[/<name>]``): the names of
 its files (:func:`delta_name`, :func:`snapshot_name`, :func:`list_store_dir`), writing a
 file so that it appears complete or not at all (:func:`write_atomic`), reading one into
-a dict (:func:`read_into`), removing what a crashed writer left (:func:`remove_crashed_temps`)
+a dict (:func:`read_snapshot`, :func:`apply_delta`), removing what a crashed writer left (:func:`remove_crashed_temps`)
 and choosing the files retention no longer needs (:func:`obsolete_files`).
 :mod:`~dstream.sql.streaming.state.store` decides *when* to do each of these.
 
@@ -43,17 +43,17 @@ import contextlib
 import os
 import re
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgpack
 
 from ...errors import SparkRuntimeException
 
-__all__ = ["DELTA", "SNAPSHOT", "StoreFiles", "delta_name", "from_disk", "fsync_dir", "list_store_dir",
-           "obsolete_files", "read_into", "remove_crashed_temps", "remove_files", "snapshot_name",
-           "write_atomic"]
+__all__ = ["DELTA", "SNAPSHOT", "StoreFiles", "apply_delta", "delta_name", "from_disk", "fsync_dir",
+           "list_store_dir", "obsolete_files", "read_snapshot", "remove_crashed_temps", "remove_files",
+           "snapshot_name", "write_atomic"]
 
 DELTA = "delta"
 SNAPSHOT = "snapshot"
@@ -231,38 +231,62 @@ def _corrupted(path: str, rule: str) -> SparkRuntimeException:
         messageParameters={"fileToRead": path})
 
 
-def _records(path: str) -> Iterator[Any]:
+def _unpacker(f: BinaryIO) -> msgpack.Unpacker:
+    return msgpack.Unpacker(f, use_list=False, raw=False, strict_map_key=False, read_size=_READ_SIZE,
+                            max_buffer_size=0)
+
+
+def _check_end(path: str, unpacker: msgpack.Unpacker) -> None:
+    # The iteration also stops when the file ends inside a record: the unpacker then
+    # holds the partial record and refuses to hand out raw bytes.
+    try:
+        trailing = unpacker.read_bytes(1)
+    except ValueError as exc:
+        raise _corrupted(path, "it ends inside a record") from exc
+    if trailing:
+        raise _corrupted(path, "it has bytes after its last record")
+
+
+def _bad_key(path: str, record: Any) -> SparkRuntimeException:
+    return _corrupted(path, f"its record {record!r} does not start with a key (an array)")
+
+
+def read_snapshot(path: str) -> dict[Any, Any]:
+    """The entries of a snapshot file."""
+    data: dict[Any, Any] = {}
     with open(path, "rb") as f:
-        unpacker = msgpack.Unpacker(f, use_list=False, raw=False, strict_map_key=False, read_size=_READ_SIZE,
-                                    max_buffer_size=0)
+        unpacker = _unpacker(f)
         try:
-            yield from unpacker
-            # The iteration also stops when the file ends inside a record: the unpacker then
-            # holds the partial record and refuses to hand out raw bytes.
-            trailing = unpacker.read_bytes(1)
-        except ValueError as exc:  # msgpack's format and "incomplete object" errors are ValueErrors
-            raise _corrupted(path, f"it ends inside a record or is not msgpack ({exc})") from exc
-        if trailing:
-            raise _corrupted(path, "it has bytes after its last record")
+            # dict.update walks the records in C: the restore's hot loop has no Python step
+            # per record; the records' shape is checked by it (pairs) and below (keys).
+            data.update(unpacker)
+        except (ValueError, TypeError) as exc:  # not msgpack, or a record that is not a pair
+            raise _corrupted(path, f"it holds something other than [key, value] records ({exc})") from exc
+        _check_end(path, unpacker)
+    for key, value in data.items():
+        if type(value) in _CONTAINERS:
+            data[key] = from_disk(value)
+        if type(key) is not tuple:
+            raise _bad_key(path, (key, value))
+    return data
 
 
-def read_into(path: str, data: dict[Any, Any], removals: bool) -> None:
-    """Apply the records of ``path`` to ``data``: puts, and removals when ``removals`` (a delta)."""
+def apply_delta(path: str, data: dict[Any, Any]) -> None:
+    """Apply the puts and removals of a delta file to ``data``."""
     pop = data.pop
-    for record in _records(path):
-        if type(record) is tuple and len(record) == 2:
-            key, value = record
-            if type(value) in _CONTAINERS:
-                value = from_disk(value)
-            try:
-                data[key] = value
-            except TypeError:  # a map where a key should be: unhashable
-                raise _corrupted(path, f"its record {record!r} has a key that is not an array") from None
-        elif removals and type(record) is tuple and len(record) == 1:
-            try:
-                pop(record[0], None)
-            except TypeError:
-                raise _corrupted(path, f"its record {record!r} has a key that is not an array") from None
-        else:
-            expected = "[key, value] or [key]" if removals else "[key, value]"
-            raise _corrupted(path, f"it holds the record {record!r} where {expected} was expected")
+    with open(path, "rb") as f:
+        unpacker = _unpacker(f)
+        try:
+            for record in unpacker:
+                if type(record) is not tuple or type(record[0]) is not tuple:
+                    raise _bad_key(path, record)
+                if len(record) == 2:
+                    value = record[1]
+                    data[record[0]] = from_disk(value) if type(value) in _CONTAINERS else value
+                elif len(record) == 1:
+                    pop(record[0], None)
+                else:
+                    raise _corrupted(path, f"it holds the record {record!r} where [key, value] or [key] was expected")
+        except (ValueError, IndexError, TypeError) as exc:  # not msgpack, an empty array, a map in a key
+            raise _corrupted(path, f"it holds something other than [key, value] and [key] records ({exc})") from exc
+        _check_end(path, unpacker)

@@ -218,9 +218,8 @@ def _missing_delta(store_id: StateStoreId, version: int, missing: int, base: int
 
 def _rebuild(store_id: StateStoreId, version: int) -> dict[Any, Any]:
     """Version ``version`` read from disk: the newest snapshot at or below it, then the deltas after it."""
-    data: dict[Any, Any] = {}
     if version == 0:
-        return data
+        return {}
     directory = store_id.path()
     found = files.list_store_dir(directory)
     base = found.newest_snapshot(version)
@@ -229,10 +228,9 @@ def _rebuild(store_id: StateStoreId, version: int) -> dict[Any, Any]:
             raise _missing_delta(store_id, version, missing, base)
     current = base
     try:
-        if base:
-            files.read_into(os.path.join(directory, files.snapshot_name(base)), data, removals=False)
+        data = files.read_snapshot(os.path.join(directory, files.snapshot_name(base))) if base else {}
         for current in range(base + 1, version + 1):
-            files.read_into(os.path.join(directory, files.delta_name(current)), data, removals=True)
+            files.apply_delta(os.path.join(directory, files.delta_name(current)), data)
     except FileNotFoundError:  # removed by a cleanup between the listing and the read
         raise _missing_delta(store_id, version, current, base) from None
     return data
