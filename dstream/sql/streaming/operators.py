@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-for _name in ("state.aggregate", "state.dedup", "state.join", "state.group_state_exec"):
+for _name in ("state.aggregate", "state.dedup", "state.join", "state.group_state_exec", "state.limit"):
     try:
         importlib.import_module(f"{__package__}.{_name}")
     except ModuleNotFoundError as exc:  # an operator module not written yet

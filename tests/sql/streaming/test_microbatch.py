@@ -276,3 +276,45 @@ def test_foreach_sink_calls_open_process_close_in_the_tasks(spark: SparkSession,
     query.stop()
     written = sorted(line for f in tmp_path.iterdir() for line in f.read_text().split())
     assert written == ["4", "5"]
+
+
+def test_limit_counts_rows_across_batches_in_append_mode(spark: SparkSession) -> None:
+    stream = MemoryStream("int", spark)
+    query = stream.toDF().limit(3).writeStream.format("memory").queryName("lim").start()
+    stream.addData([1, 2])
+    query.processAllAvailable(timeout=DEADLINE)
+    stream.addData([3, 4])
+    query.processAllAvailable(timeout=DEADLINE)
+    stream.addData([5])
+    query.processAllAvailable(timeout=DEADLINE)
+    assert rows(spark, "lim") == [(1,), (2,), (3,)]
+
+
+def test_a_compatible_change_restarts_from_the_checkpoint(spark: SparkSession, tmp_path: Path) -> None:
+    stream = MemoryStream("k string", spark)
+    ckpt = str(tmp_path / "ckpt")
+    out: list[list[tuple[Any, ...]]] = []
+
+    def start(df: Any) -> Any:
+        return (df.groupBy("k").count().writeStream.outputMode("update").option("checkpointLocation", ckpt)
+                .foreachBatch(lambda b, i: out.append(sorted(map(tuple, b.collect())))).start())
+
+    query = start(stream.toDF())
+    stream.addData(["a", "b", "a"])
+    query.processAllAvailable(timeout=DEADLINE)
+    query.stop()
+    # The new code adds a filter before the aggregation: the state is still the aggregation's.
+    query = start(stream.toDF().where("k != 'z'"))
+    stream.addData(["a", "z"])
+    query.processAllAvailable(timeout=DEADLINE)
+    query.stop()
+    assert out == [[("a", 2), ("b", 1)], [("a", 3)]]
+
+
+def test_starting_on_the_checkpoint_of_an_active_run_stops_that_run(spark: SparkSession, tmp_path: Path) -> None:
+    stream = MemoryStream("int", spark)
+    ckpt = str(tmp_path / "ckpt")
+    first = stream.toDF().writeStream.format("console").option("checkpointLocation", ckpt).start()
+    second = stream.toDF().writeStream.format("console").option("checkpointLocation", ckpt).start()
+    assert not first.isActive and second.isActive and second.id == first.id
+    second.stop()
