@@ -165,7 +165,7 @@ class Strategy:
         if self.kind == "assign":
             return f"Assign[{', '.join(f'{tp.topic}-{tp.partition}' for tp in self.assigned)}]"
         if self.kind == "subscribe":
-            return f"Subscribe[{','.join(self.topics)}]"
+            return f"Subscribe[{', '.join(self.topics)}]"
         return f"SubscribePattern[{self.pattern}]"
 
 
