@@ -26,6 +26,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -91,26 +92,25 @@ class EventTimeWatermarkExec(PhysicalPlan):
 
     def execute(self, qctx: QueryContext) -> Any:
         name = column_key(self.node.event_time.expr_id)
-        acc = self.accumulator
-
-        def measure(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            stats = EMPTY_STATS
-            for batch in batches:
-                if batch.num_rows:
-                    us = event_time_us(batch.column(batch.schema.get_field_index(name)))
-                    valid = us.drop_null()
-                    if len(valid):
-                        ms = pc.floor(pc.divide(valid.cast(pa.float64()), 1000.0)).cast(pa.int64())
-                        mm = pc.min_max(ms)
-                        stats = merge_stats(stats, (mm["max"].as_py(), mm["min"].as_py(),
-                                                    pc.sum(ms).as_py(), len(ms)))
-                yield batch
-            if stats[3]:
-                acc.add(stats)
-        return self.child.execute(qctx).mapPartitions(measure)
+        return self.child.execute(qctx).mapPartitions(functools.partial(_measure, name, self.accumulator))
 
     def describe(self) -> str:
         return self.node.describe()
+
+
+def _measure(name: str, acc: Any, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    stats = EMPTY_STATS
+    for batch in batches:
+        if batch.num_rows:
+            us = event_time_us(batch.column(batch.schema.get_field_index(name)))
+            valid = us.drop_null()
+            if len(valid):
+                ms = pc.floor(pc.divide(valid.cast(pa.float64()), 1000.0)).cast(pa.int64())
+                mm = pc.min_max(ms)
+                stats = merge_stats(stats, (mm["max"].as_py(), mm["min"].as_py(), pc.sum(ms).as_py(), len(ms)))
+        yield batch
+    if stats[3]:
+        acc.add(stats)
 
 
 class WatermarkTracker:

@@ -30,6 +30,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -175,6 +176,18 @@ class _Operator:
         return schema, keys, values
 
 
+def run_and_finish(operator: Any, exprs: Sequence[Expression], names: Sequence[str], ctx: Any, split: int,
+                   batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """One partition of a state operator, then the final projection of the groups it emits."""
+    merged = operator.run(split, batches, ctx)
+    if merged is None or merged.num_rows == 0:
+        return
+    spec = operator.spec
+    batch = table_as_batch(spec.finish(merged, ctx))
+    arrays = [as_array(e.eval(batch, ctx), batch.num_rows) for e in exprs]
+    yield pa.RecordBatch.from_arrays(arrays, names=list(names)) if arrays else batch.select([])
+
+
 class StatefulAggregateExec(PhysicalPlan):
     """The state operator of a streaming aggregation, with the final projection of its results."""
 
@@ -186,18 +199,8 @@ class StatefulAggregateExec(PhysicalPlan):
         self.children = (child,)
 
     def execute(self, qctx: QueryContext) -> Any:
-        operator, ctx = self.operator, qctx.eval_ctx
-        spec = operator.spec
-        exprs = [spec.rewrite(e) for e in self.result]
-        names = key_names(self.output)
-
-        def run(split: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            merged = operator.run(split, batches, ctx)
-            if merged is None or merged.num_rows == 0:
-                return
-            batch = table_as_batch(spec.finish(merged, ctx))
-            arrays = [as_array(e.eval(batch, ctx), batch.num_rows) for e in exprs]
-            yield pa.RecordBatch.from_arrays(arrays, names=names) if arrays else batch.select([])
+        exprs = [self.operator.spec.rewrite(e) for e in self.result]
+        run = functools.partial(run_and_finish, self.operator, exprs, key_names(self.output), qctx.eval_ctx)
         return self.child.execute(qctx).mapPartitionsWithIndex(run)
 
     def describe(self) -> str:
