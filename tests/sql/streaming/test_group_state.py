@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -424,6 +425,71 @@ def test_counts_match_a_plain_python_model(spark: SparkSession, batches: list[li
     finally:
         query.stop()
     assert [got[i] for i in sorted(got)] == capped_model(batches)
+
+
+def closing_after_quiet(key: tuple[Any, ...], rows: Iterator[Row], state: GroupState) -> Iterator[tuple[Any, ...]]:
+    """A key's events counted; closed (emitted, removed) once the watermark passes its newest event + 3 s."""
+    if state.hasTimedOut:
+        yield (key[0], state.get.n)
+        state.remove()
+        return
+    seen = [int((r.t - EPOCH).total_seconds() * 1000) for r in rows]
+    newest = max(seen + ([state.get.newest] if state.exists else []))
+    state.update((len(seen) + (state.get.n if state.exists else 0), newest))
+    state.setTimeoutTimestamp(max(newest + 3000, state.getCurrentWatermarkMs()))
+
+
+def closing_model(batches: list[list[tuple[str, int]]]) -> tuple[Counter[tuple[str, int]], int]:
+    """Spark's rules: late rows (<= the previous batch's watermark) dropped; timeouts fire when
+    ``timeout < `` the batch's watermark, also in the no-data batch a grown watermark triggers."""
+    state: dict[str, tuple[int, int, int]] = {}  # key -> (count, newest ms, timeout ms)
+    emitted: Counter[tuple[str, int]] = Counter()
+    watermark = previous = dropped = 0
+
+    def expire(current: int, touched: set[str]) -> None:
+        for key in [k for k, (_, _, timeout) in state.items() if timeout < current and k not in touched]:
+            emitted[(key, state.pop(key)[0])] += 1
+
+    for events in batches:
+        current = watermark
+        kept = [(k, t * 1000) for k, t in events if t * 1000 > previous]
+        dropped += len(events) - len(kept)
+        for key in sorted({k for k, _ in kept}):
+            times = [t for k, t in kept if k == key]
+            count, newest, _ = state.get(key, (0, 0, 0))
+            newest = max(times + [newest])
+            state[key] = (count + len(times), newest, max(newest + 3000, current))
+        expire(current, {k for k, _ in kept})
+        previous = current
+        watermark = max(watermark, max(t for _, t in events) * 1000 - 5000)
+        if watermark > current:  # the no-data batch
+            expire(watermark, set())
+            previous = watermark
+    return emitted, dropped
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 60)), min_size=1, max_size=6),
+                min_size=1, max_size=6))
+def test_event_time_timeouts_match_a_plain_python_model(spark: SparkSession,
+                                                        batches: list[list[tuple[str, int]]]) -> None:
+    stream = MemoryStream("k string, t timestamp", spark)
+    got: Counter[tuple[str, int]] = Counter()
+    query = (stream.toDF().withWatermark("t", "5 seconds").groupBy("k")
+             .flatMapGroupsWithState(closing_after_quiet, "k string, n long", "n long, newest long", "append",
+                                     GroupStateTimeout.EventTimeTimeout)
+             .writeStream.outputMode("append")
+             .foreachBatch(lambda df, i: got.update(tuple(r) for r in df.collect())).start())
+    try:
+        for events in batches:
+            stream.addData([(k, ts(t)) for k, t in events])
+            query.processAllAvailable(timeout=DEADLINE)
+    finally:
+        query.stop()
+    expected, dropped = closing_model(batches)
+    assert got == expected
+    assert sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
+               if "addBatch" in p["durationMs"]) == dropped
 
 
 # ------------------------------------------------------------------ local[2]: real worker processes
