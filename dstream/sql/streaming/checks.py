@@ -12,7 +12,9 @@ the plans a micro-batch engine cannot run with the chosen output mode:
 * operations Spark never allows on streams: ``distinct`` aggregates, ``limit`` with
   an offset, ``sample`` is fine but ``intersect``/``except`` with a stream are not,
   full outer stream-static joins, and outer joins with the stream on the outer-null
-  side; stream-stream joins outside append mode.
+  side; stream-stream joins outside append mode;
+* ``*GroupsWithState`` in a mode or without a watermark Spark refuses
+  (:func:`.groups_with_state.check_groups_with_state`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..errors import AnalysisException
 from ..expressions.aggregate_base import AggregateFunction
 from ..expressions.base import AttributeReference
 from ..plan.logical import Aggregate, Deduplicate, Join, Limit, LogicalPlan, Sort
+from .groups_with_state import check_groups_with_state
 from .relation import reads_stream
 from .watermark import event_time_columns
 
@@ -75,6 +78,7 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
                                                                and reads_stream(n.right)) for n in above):
                 _fail(f"Multiple streaming aggregations are not supported with {output_mode} output mode: a "
                       "stateful operator after an aggregation needs append mode and a watermark.")
+    check_groups_with_state(plan, output_mode)
 
 
 def _check_join(join: Join, output_mode: str) -> None:
