@@ -340,7 +340,7 @@ def _debug_lines(root: LineageNode) -> list[str]:
 
 
 class _PartitionFunction:
-    def __init__(self, f: Callable[[Iterator[Any]], Iterable[Any]]) -> None:
+    def __init__(self, f: Callable[..., Any]) -> None:
         self.f = f
 
     def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:

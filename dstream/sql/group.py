@@ -148,10 +148,9 @@ class GroupedData:
         DataFrame
             The returned rows, with ``outputStructType``'s columns.
         """
-        from .streaming.groups_with_state import groups_with_state
-
-        return groups_with_state(self._df, self._keys, func, outputStructType, stateStructType, "update",
-                                 timeoutConf, is_map=True)
+        return self._df.sparkSession._streaming().groups_with_state(
+            self._df, self._keys, func, outputStructType, stateStructType, "update",
+            timeoutConf, is_map=True)
 
     def flatMapGroupsWithState(self, func: Any, outputStructType: Any, stateStructType: Any,  # noqa: N802, N803
                                outputMode: str, timeoutConf: str = "NoTimeout") -> DataFrame:  # noqa: N803
@@ -167,7 +166,6 @@ class GroupedData:
         DataFrame
             The returned rows, with ``outputStructType``'s columns.
         """
-        from .streaming.groups_with_state import groups_with_state
-
-        return groups_with_state(self._df, self._keys, func, outputStructType, stateStructType, outputMode,
-                                 timeoutConf, is_map=False)
+        return self._df.sparkSession._streaming().groups_with_state(
+            self._df, self._keys, func, outputStructType, stateStructType, outputMode,
+            timeoutConf, is_map=False)

@@ -140,8 +140,6 @@ def groups_with_state(df: DataFrame, keys: Sequence[Expression], func: Any, outp
     PySparkValueError
         An output mode other than append/update, or an unknown timeout.
     """
-    from .state import group_state_exec  # noqa: F401 - registers the physical planners of the node
-
     operation = "mapGroupsWithState" if is_map else "flatMapGroupsWithState"
     if not callable(func):
         raise PySparkTypeError(f"Argument `func` of {operation} should be a function (key, rows, state) -> rows, got "

@@ -69,15 +69,7 @@ def event_time_us(arr: pa.Array) -> pa.Array:
     if pa.types.is_struct(arr.type):
         arr = pc.struct_field(arr, [arr.type.get_field_index("end")])
     if pa.types.is_timestamp(arr.type):
-        unit = arr.type.unit
-        ints = arr.cast(pa.int64())
-        if unit == "s":
-            return pc.multiply(ints, 1_000_000)
-        if unit == "ms":
-            return pc.multiply(ints, 1000)
-        if unit == "ns":
-            return pc.divide(ints, 1000)
-        return ints
+        return arr.cast(pa.timestamp("us", arr.type.tz)).cast(pa.int64())
     return arr.cast(pa.int64())
 
 
@@ -145,7 +137,7 @@ class WatermarkTracker:
         if not self.delays or not self.per_node:
             return self.current_ms
         values = [self.per_node.get(n, 0) for n in self.delays]
-        chosen = min(values) if self.policy == "min" else max(self.per_node.values())
+        chosen = max(self.per_node.values()) if self.policy == "max" else min(values)
         self.current_ms = max(self.current_ms, chosen)
         return self.current_ms
 

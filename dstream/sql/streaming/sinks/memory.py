@@ -93,7 +93,7 @@ class _SinkRelation(LocalRelation):
         LeafPlan.__init__(self, output)
         self._sink = sink
 
-    @property  # type: ignore[override]
+    @property
     def table(self) -> pa.Table:
         return self._sink.current([column_key(a.expr_id) for a in self._output])
 

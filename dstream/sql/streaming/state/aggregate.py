@@ -39,10 +39,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...execution.aggregate import AggregateSpec, PartialAggregateExec, collect_aggregates
-from ...execution.arrays import concat_batches, table_as_batch
+from ...execution.arrays import concat_batches
 from ...execution.context import QueryContext
 from ...execution.exchange import ShuffleExchangeExec
-from ...execution.physical import PhysicalPlan, arrow_schema, as_array, expr_text, key_names
+from ...execution.physical import PhysicalPlan, arrow_schema, expr_text, key_names
 from ...execution.planner import plan_physical
 from ...expressions.base import AttributeReference, Expression
 from ...plan.logical import Aggregate, LogicalPlan
@@ -50,7 +50,9 @@ from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
+from .finish import run_and_finish
 from .rows import RowCodec
+from .session_window import plan_session_aggregate
 from .store import StateStoreConf, StateStoreId, get_store
 
 __all__ = ["StatefulAggregateExec", "key_time_us"]
@@ -176,18 +178,6 @@ class _Operator:
         return schema, keys, values
 
 
-def run_and_finish(operator: Any, exprs: Sequence[Expression], names: Sequence[str], ctx: Any, split: int,
-                   batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """One partition of a state operator, then the final projection of the groups it emits."""
-    merged = operator.run(split, batches, ctx)
-    if merged is None or merged.num_rows == 0:
-        return
-    spec = operator.spec
-    batch = table_as_batch(spec.finish(merged, ctx))
-    arrays = [as_array(e.eval(batch, ctx), batch.num_rows) for e in exprs]
-    yield pa.RecordBatch.from_arrays(arrays, names=list(names)) if arrays else batch.select([])
-
-
 class StatefulAggregateExec(PhysicalPlan):
     """The state operator of a streaming aggregation, with the final projection of its results."""
 
@@ -214,8 +204,6 @@ def _plan_aggregate(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPl
     if not reads_stream(plan.child):
         return None
     if isinstance(plan.child, SessionWindowAssign):
-        from .session_window import plan_session_aggregate
-
         return plan_session_aggregate(plan, qctx, planner)
     operator_id = planner.next_operator_id()
     child = plan_physical(plan.child, qctx)

@@ -48,7 +48,7 @@ from ...plan.logical import Aggregate
 from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner
 from ..watermark import event_time_columns
-from .aggregate import run_and_finish
+from .finish import run_and_finish
 from .rows import RowCodec
 from .store import StateStoreConf, StateStoreId, get_store
 
