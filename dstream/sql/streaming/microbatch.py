@@ -48,7 +48,7 @@ from ..errors import AnalysisException, StreamingQueryException
 from ..plan.logical import LocalRelation, LogicalPlan
 from . import operators as _operators  # noqa: F401 - registers the stateful operators
 from .clock import streaming_clock
-from .incremental import MicroBatchDataFrame, MicroBatchInfo
+from .incremental import IncrementalExecution, MicroBatchInfo, micro_batch_dataframe
 from .logs import CommitLog, OffsetSeq, OffsetSeqLog
 from .progress import ProgressRecorder, StreamingQueryProgress, build_progress, iso_time, state_operator_progress
 from .relation import MicroBatchSource, StreamingRelation, streaming_relations
@@ -287,6 +287,15 @@ class MicroBatchExecution:
                 self._last_idle_trigger = trigger_number
                 self._cond.notify_all()
             return False
+        seq = self.pending
+        assert seq is not None
+        if seq.offsets == self.committed and seq.batch_watermark_ms == self.previous_watermark_ms:
+            # A batch without data at an unchanged watermark only polls time-outs
+            # (processing-time GroupState timeouts ask for one every trigger): there is
+            # nothing left to process for processAllAvailable to wait for.
+            with self._cond:
+                self._last_idle_trigger = trigger_number
+                self._cond.notify_all()
         self._run_batch(recorder)
         self._previous_trigger_start = start_ms
         if self.trigger.kind == "processing_time":
@@ -343,7 +352,8 @@ class MicroBatchExecution:
         with recorder.phase("getBatch"):
             plan = self._batch_plan(starts, ends, counters)
         with recorder.phase("queryPlanning"):
-            df = MicroBatchDataFrame(plan, self.session, info)
+            execution = IncrementalExecution(self.session, plan, info)
+            df = micro_batch_dataframe(self.session, execution)
         with recorder.phase("addBatch"):
             output_rows = self.sink.add_batch(batch_id, df)
         stats = {wid: acc.value for wid, acc in info.watermark_stats.items()}
@@ -353,7 +363,7 @@ class MicroBatchExecution:
         self.committed = list(ends)
         self.previous_watermark_ms = seq.batch_watermark_ms
         self.last_info = info
-        self.last_execution = df
+        self.last_execution = execution
         self.pending = None
         self.batch_id = batch_id + 1
         sources = []

@@ -34,8 +34,11 @@ class ConsoleSink(Sink):
         self.description = f"org.apache.spark.sql.execution.streaming.ConsoleTable$@{id(self):x}"
 
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
-        rows = df.toArrow().num_rows
-        text = df._show_string(self.num_rows, self.truncate)
+        # Computed once, then shown from the driver (as Spark's console sink does).
+        table = df.toArrow()
+        shown = df.sparkSession.createDataFrame(table, df.schema)
+        text = shown._show_string(self.num_rows, self.truncate)
+        rows = table.num_rows
         sys.stdout.write(f"{_BANNER}\nBatch: {batch_id}\n{_BANNER}\n{text}\n")
         sys.stdout.flush()
         return rows
