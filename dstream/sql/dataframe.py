@@ -295,6 +295,12 @@ class DataFrame:
 
     drop_duplicates = dropDuplicates
 
+    def dropDuplicatesWithinWatermark(self, subset: list[str] | None = None) -> DataFrame:  # noqa: N802
+        """``dropDuplicates`` on a stream whose state of a key expires with the watermark (streams only)."""
+        from .streaming.stateful_api import drop_duplicates_within_watermark
+
+        return drop_duplicates_within_watermark(self, subset)
+
     def limit(self, num: int) -> DataFrame:
         """The first ``num`` rows."""
         return self._new(Limit(int(num), self._plan))
