@@ -334,3 +334,34 @@ def test_joins_with_watermarks_and_time_ranges_match_sparks_rules(
     assert sum(op["numRowsDroppedByWatermark"] for op in ops) == late
     assert [operator(p)["numRowsTotal"] for p in query.recentProgress if p["numInputRows"]] == sizes
     assert ops[-1]["numRowsTotal"] == size
+
+
+# ------------------------------------------------------------------ local[2]: real worker processes
+
+
+def test_dedup_then_join_in_worker_processes_over_two_state_partitions(spark: SparkSession, tmp_path: Path) -> None:
+    # One SparkContext per process: the module's `local` session steps aside (the module's last test).
+    spark.stop()
+    workers = SparkSession.builder.master("local[2]").appName("test-stream-joins-workers").getOrCreate()
+    workers.conf.set("spark.sql.session.timeZone", "UTC")
+    try:
+        ls, rs = MemoryStream("k string, a int", workers), MemoryStream("k string, b int", workers)
+        joined = ls.toDF().dropDuplicates(["k"]).join(rs.toDF(), "k")
+        query, out = collecting(joined, str(tmp_path / "ckpt"))
+        keys = [f"k{i}" for i in range(12)]
+        run(query, ls, [(k, i) for i, k in enumerate(keys)] + [(k, 100) for k in keys])
+        run(query, rs, [(k, 1000 + i) for i, k in enumerate(keys)])
+        run(query, ls, [(k, 200) for k in keys])  # duplicates: dropped by the dedup, nothing new joins
+        run(query, rs, [(k, 2000 + i) for i, k in enumerate(keys[:3])])
+        query.stop()
+        got = sorted(r for rows in out for r in rows)
+        expected = sorted([(k, i, 1000 + i) for i, k in enumerate(keys)] + [(k, i, 2000 + i) for i, k in
+                                                                           enumerate(keys[:3])])
+        assert got == expected
+        ops = query.lastProgress["stateOperators"]
+        assert [op["operatorName"] for op in ops] == ["symmetricHashJoin", "dedupe"]  # ids top-down: the join is 0
+        assert [op["numShufflePartitions"] for op in ops] == [2, 2]
+        state = tmp_path / "ckpt" / "state"
+        assert sorted(os.listdir(state)) == ["0", "1"] and sorted(os.listdir(state / "0")) == ["0", "1"]
+    finally:
+        workers.stop()

@@ -97,11 +97,15 @@ def _has_float(t: pa.DataType) -> bool:
     return False
 
 
+def _same(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return row
+
+
 def state_key(types: Sequence[pa.DataType]) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     """The function making a row of values of ``types`` a state key (identity without floats)."""
     if any(_has_float(t) for t in types):
         return _normal
-    return lambda row: row
+    return _same
 
 
 class _Operator:
