@@ -298,7 +298,6 @@ class DataFrame:
     def dropDuplicatesWithinWatermark(self, subset: list[str] | None = None) -> DataFrame:  # noqa: N802
         """``dropDuplicates`` on a stream whose state of a key expires with the watermark (streams only)."""
         from .streaming.stateful_api import drop_duplicates_within_watermark
-
         return drop_duplicates_within_watermark(self, subset)
 
     def limit(self, num: int) -> DataFrame:

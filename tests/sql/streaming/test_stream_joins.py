@@ -228,6 +228,25 @@ def test_restart_from_the_checkpoint_joins_new_rows_with_the_stored_ones(spark: 
     assert operator(second.lastProgress)["numRowsTotal"] == 5
 
 
+
+def test_a_batch_run_again_after_a_crash_reads_the_state_version_it_read_before(spark: SparkSession,
+                                                                               tmp_path: Path) -> None:
+    ls, rs = MemoryStream("k string, a int", spark), MemoryStream("k string, b int", spark)
+    ckpt = tmp_path / "ckpt"
+    joined = ls.toDF().join(rs.toDF(), "k")
+    first, out1 = collecting(joined, str(ckpt))
+    run(first, ls, [("x", 1)])
+    run(first, rs, [("x", 10)])
+    first.stop()
+    os.unlink(ckpt / "commits" / "1")  # a crash after the sink, before the commit of batch 1
+    second, out2 = collecting(joined, str(ckpt))
+    second.processAllAvailable(timeout=DEADLINE)
+    run(second, ls, [("x", 2)])
+    second.stop()
+    assert out1 == [[], [("x", 1, 10)]]
+    assert out2 == [[("x", 1, 10)], [("x", 2, 10)]]
+    assert operator(second.lastProgress)["numRowsTotal"] == 3  # the re-run stored x/10 once
+
 # -- Spark's rules as a plain-Python model ----------------------------------------------
 
 #: (lower, upper) offsets in seconds: rt + lower <(=) lt <(=) rt + upper.
