@@ -66,6 +66,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.kafka.fixtures import kafka, kafka_bootstrap, report_lines
+
 if TYPE_CHECKING:  # the engine is imported lazily: conftest must load even if it is broken
     from rdd import SparkContext
 
@@ -386,3 +388,12 @@ class FileMaker:
 def files(tmp_path: Path) -> FileMaker:
     """Make unique files and directories under this test's ``tmp_path``."""
     return FileMaker(tmp_path)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how the session's Kafka broker was started and stopped (when a test used it)."""
+    for line in report_lines():
+        terminalreporter.write_line(line)
+
+
+__all__ = ["kafka", "kafka_bootstrap"]

@@ -29,6 +29,7 @@ if _typing.TYPE_CHECKING:
         PySparkException,
         PythonException,
         SparkRuntimeException,
+        StreamingQueryException,
     )
     from .group import GroupedData
     from .na import DataFrameNaFunctions
@@ -56,6 +57,7 @@ _WHERE = {
     "RuntimeConfig": ".conf",
     "SparkRuntimeException": ".errors",
     "SparkSession": ".session",
+    "StreamingQueryException": ".errors",
 }
 
 __all__ = sorted(_WHERE)

@@ -50,9 +50,9 @@ def _option_text(value: Any) -> str:
 
 def _check_format(name: str) -> str:
     key = name.lower()
-    if key not in _FORMATS:
+    if key not in _FORMATS and key != "kafka":
         raise AnalysisException(
-            f"Failed to find the data source: {name}. Supported here: {', '.join(_FORMATS)}.",
+            f"Failed to find the data source: {name}. Supported here: {', '.join(_FORMATS)}, kafka.",
             "DATA_SOURCE_NOT_FOUND", {"provider": name})
     return key
 
@@ -67,7 +67,7 @@ class DataFrameReader:
         self._schema: StructType | None = None
 
     def format(self, source: str) -> DataFrameReader:
-        """The file format: ``text``, ``csv``, ``json`` or ``parquet``."""
+        """The format: ``text``, ``csv``, ``json``, ``parquet``, or ``kafka`` (records of an offset range)."""
         self._format = _check_format(source)
         return self
 
@@ -100,6 +100,10 @@ class DataFrameReader:
         if schema is not None:
             self.schema(schema)
         self.options(**options)
+        if self._format == "kafka":  # offsets, not paths: the Kafka source builds the plan
+            from .streaming.sources.kafka import kafka_relation
+
+            return self._session._new_dataframe(kafka_relation(self._session, dict(self._options), self._schema))
         if path is None:
             raise PySparkValueError("load() needs a path.", "CANNOT_BE_NONE", {"arg_name": "path"})
         paths = [path] if isinstance(path, str) else list(path)
@@ -162,7 +166,7 @@ class DataFrameWriter:
         return self
 
     def format(self, source: str) -> DataFrameWriter:
-        """The file format: ``text``, ``csv``, ``json`` or ``parquet``."""
+        """The format: ``text``, ``csv``, ``json``, ``parquet``, or ``kafka`` (records sent to topics)."""
         self._format = _check_format(source)
         return self
 
@@ -195,6 +199,11 @@ class DataFrameWriter:
         if partitionBy is not None:
             self.partitionBy(partitionBy)
         self.options(**options)
+        if self._format == "kafka":  # records go to topics, not files
+            from .streaming.sinks.kafka import save_kafka
+
+            save_kafka(self._df, dict(self._options), self._mode)
+            return
         if path is None:
             raise PySparkValueError("save() needs a path.", "CANNOT_BE_NONE", {"arg_name": "path"})
         self._write(path)

@@ -14,7 +14,9 @@ the plans a micro-batch engine cannot run with the chosen output mode:
   full outer stream-static joins, and outer joins with the stream on the outer-null
   side; stream-stream joins outside append mode, without an equi-join key, left anti,
   and outer/semi ones whose state no watermark bounds;
-* ``dropDuplicatesWithinWatermark`` on an input without a watermarked column.
+* ``dropDuplicatesWithinWatermark`` on an input without a watermarked column;
+* ``*GroupsWithState`` in a mode or without a watermark Spark refuses
+  (:func:`.groups_with_state.check_groups_with_state`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..errors import AnalysisException
 from ..expressions.aggregate_base import AggregateFunction
 from ..expressions.base import AttributeReference
 from ..plan.logical import Aggregate, Deduplicate, Join, Limit, LogicalPlan, Sort
+from .groups_with_state import check_groups_with_state
 from .relation import reads_stream
 from .state.dedup import DeduplicateWithinWatermark
 from .state.join_bounds import join_parts, state_value_watermark, watermark_in_join_keys, watermarked_columns
@@ -81,6 +84,7 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
                                                                and reads_stream(n.right)) for n in above):
                 _fail(f"Multiple streaming aggregations are not supported with {output_mode} output mode: a "
                       "stateful operator after an aggregation needs append mode and a watermark.")
+    check_groups_with_state(plan, output_mode)
 
 
 def _check_join(join: Join, output_mode: str) -> None:

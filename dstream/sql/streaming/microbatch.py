@@ -112,7 +112,12 @@ class MicroBatchExecution:
         self._last_idle_trigger = -1
         self._last_progress_ms: int | None = None
         self._previous_trigger_start: int | None = None
-        keep = int(self.conf.get("spark.sql.streaming.numRecentProgressUpdates", "100"))
+        settings = session.conf
+        self.polling_delay_ms = settings.get_time_ms("spark.sql.streaming.pollingDelay", "10ms")
+        self.idle_progress_ms = settings.get_time_ms("spark.sql.streaming.noDataProgressEventInterval", "10000ms")
+        self.no_data_batches = settings.get_boolean("spark.sql.streaming.noDataMicroBatches.enabled", True)
+        self.batches_to_retain = settings.get_int("spark.sql.streaming.minBatchesToRetain", 100)
+        keep = settings.get_int("spark.sql.streaming.numRecentProgressUpdates", 100)
         self.recent: deque[StreamingQueryProgress] = deque(maxlen=max(1, keep - 1))
         self.status = {"message": "Initializing sources", "isDataAvailable": False, "isTriggerActive": False}
         self.exception: StreamingQueryException | None = None
@@ -188,7 +193,8 @@ class MicroBatchExecution:
             self._terminate(failure)
 
     def _terminate(self, failure: BaseException | None) -> None:
-        for part in [*self.sources, self.sink]:
+        parts: list[Source | Sink] = [*self.sources, self.sink]
+        for part in parts:
             try:
                 part.stop()
             except Exception:
@@ -221,8 +227,7 @@ class MicroBatchExecution:
                              "%d milliseconds", interval, elapsed)
             self.clock.wait_till_time(start_ms // interval * interval + interval, self._stop)
         elif not ran:
-            delay = int(self.conf.get("spark.sql.streaming.pollingDelay", "10").rstrip("ms") or 10)
-            self._wake.wait(delay / 1000.0)
+            self._wake.wait(self.polling_delay_ms / 1000.0)
             self._wake.clear()
 
     def _set_status(self, message: str, data: bool, active: bool) -> None:
@@ -308,14 +313,13 @@ class MicroBatchExecution:
             for source, end in zip(self.sources, self.committed):
                 if end is not None:
                     source.commit(end)
-            keep = int(self.conf.get("spark.sql.streaming.minBatchesToRetain", "100"))
-            self.offset_log.purge(self.batch_id - keep)
-            self.commit_log.purge(self.batch_id - keep)
+            self.offset_log.purge(self.batch_id - self.batches_to_retain)
+            self.commit_log.purge(self.batch_id - self.batches_to_retain)
         self.pending = seq
         return True
 
     def _no_data_batch_needed(self) -> bool:
-        if self.conf.get("spark.sql.streaming.noDataMicroBatches.enabled", "true").lower() == "false":
+        if not self.no_data_batches:
             return False
         info = self.last_info
         if info is None:
@@ -400,8 +404,7 @@ class MicroBatchExecution:
     # -- progress ---------------------------------------------------------------------
 
     def _idle_progress(self, start_ms: int) -> None:
-        interval = int(self.conf.get("spark.sql.streaming.noDataProgressEventInterval", "10000").rstrip("ms"))
-        if self._last_progress_ms is not None and start_ms - self._last_progress_ms < interval:
+        if self._last_progress_ms is not None and start_ms - self._last_progress_ms < self.idle_progress_ms:
             return
         recorder = ProgressRecorder(start_ms)
         sources = [{"description": s.description, "startOffset": c, "endOffset": c, "latestOffset": c,

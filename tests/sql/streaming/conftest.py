@@ -1,4 +1,8 @@
-"""Fixtures of the Structured Streaming tests: a session with the manual streaming clock."""
+"""Fixtures of the Structured Streaming tests: a session (local, UTC), and no query left running.
+
+The Kafka broker fixtures (``kafka_bootstrap``, ``kafka``) come from ``tests/conftest.py``,
+shared with ``tests/kafka``: one broker per test session.
+"""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ...errors import IllegalArgumentException
+from ..sources.options import SourceOptions
 from .base import Sink, SinkProvider, register_sink
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class _Provider(SinkProvider):
                 f".option(\"numRows\", 20).") from None
         if num_rows <= 0:
             raise IllegalArgumentException(f"Invalid value '{text}' for option 'numRows': it must be positive.")
-        truncate = options.get("truncate", "true").strip().lower() != "false"
+        truncate = SourceOptions(options).get_boolean("truncate", True)
         return ConsoleSink(num_rows, truncate)
 
 
