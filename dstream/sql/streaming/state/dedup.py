@@ -34,6 +34,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -197,6 +198,14 @@ class _Operator:
         return len(gone)
 
 
+def _run_partition(operator: _Operator, ctx: Any, split: int,
+                   batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    # Module-level: a task pickles it by reference, not by value in every batch.
+    out = operator.run(split, batches, ctx)
+    if out is not None and out.num_rows:
+        yield from out.combine_chunks().to_batches()
+
+
 class StreamingDeduplicateExec(PhysicalPlan):
     """The state operator of a streaming deduplication (its input hash-exchanged on the keys)."""
 
@@ -207,12 +216,7 @@ class StreamingDeduplicateExec(PhysicalPlan):
         self.output = child.output
 
     def execute(self, qctx: QueryContext) -> Any:
-        operator, ctx = self.operator, qctx.eval_ctx
-
-        def run(split: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            out = operator.run(split, batches, ctx)
-            if out is not None and out.num_rows:
-                yield from out.combine_chunks().to_batches()
+        run = functools.partial(_run_partition, self.operator, qctx.eval_ctx)
         return self.child.execute(qctx).mapPartitionsWithIndex(run)
 
     def describe(self) -> str:

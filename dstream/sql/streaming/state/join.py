@@ -45,6 +45,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -354,6 +355,16 @@ class _JoinTask:
         return [b for b in out if b.num_rows]
 
 
+def _run_partition(task: _JoinTask, ctx: EvalContext, left: Iterator[pa.RecordBatch],
+                   right: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    # Module-level: a task pickles it by reference, not by value in every batch.
+    context = TaskContext.get()
+    if context is None:
+        raise RuntimeError("a stream-stream join task runs without a TaskContext: its partition (and so its state) "
+                           "is unknown")
+    yield from task.run(context.partitionId(), left, right, ctx)
+
+
 class StreamingSymmetricHashJoinExec(PhysicalPlan):
     """The join of two streams (children hash-exchanged alike on the keys)."""
 
@@ -364,15 +375,8 @@ class StreamingSymmetricHashJoinExec(PhysicalPlan):
         self.output = list(output)
 
     def execute(self, qctx: QueryContext) -> Any:
-        task, ctx = self.task, qctx.eval_ctx
-
-        def run(left: Iterator[pa.RecordBatch], right: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            context = TaskContext.get()
-            if context is None:
-                raise RuntimeError("a stream-stream join task runs without a TaskContext: its partition (and so its "
-                                   "state) is unknown")
-            yield from task.run(context.partitionId(), left, right, ctx)
         lhs, rhs = self.children
+        run = functools.partial(_run_partition, self.task, qctx.eval_ctx)
         return lhs.execute(qctx).zipPartitions(rhs.execute(qctx), f=run)
 
     def describe(self) -> str:
