@@ -156,7 +156,7 @@ def _literal_micros(lit: Literal) -> float | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(lit.dtype, TimestampType | TimestampNTZType) and isinstance(value, dt.datetime):
-        epoch = dt.datetime(1970, 1, 1, tzinfo=value.tzinfo) if value.tzinfo else dt.datetime(1970, 1, 1)
+        epoch = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) if value.tzinfo else dt.datetime(1970, 1, 1)
         return (value - epoch) / dt.timedelta(microseconds=1)
     if isinstance(lit.dtype, NumericType):
         return float(value) * _MICROS_PER_SECOND  # a number next to a time means seconds
