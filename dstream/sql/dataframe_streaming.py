@@ -40,3 +40,10 @@ class StreamingMethods:
     def withWatermark(self, eventTime: str, delayThreshold: str) -> DataFrame:  # noqa: N802,N803 - PySpark's names
         """Mark ``eventTime`` (a timestamp column) as event time, late by at most ``delayThreshold``."""
         return self._session._streaming().with_watermark(self, eventTime, delayThreshold)
+
+    def dropDuplicatesWithinWatermark(self, subset: list[str] | None = None) -> DataFrame:  # noqa: N802
+        """``dropDuplicates`` on a stream, each key kept until the watermark passes its event time plus the delay.
+
+        Streams only: a batch DataFrame refuses it when it runs, as Spark does.
+        """
+        return self._session._streaming().drop_duplicates_within_watermark(self, subset)

@@ -374,7 +374,9 @@ class MicroBatchExecution:
                             "numInputRows": int(counters[i].value), "inputRowsPerSecond": 0.0,
                             "processedRowsPerSecond": 0.0, "metrics": {}})
         event_time = self._event_time(stats, seq.batch_watermark_ms)
-        operators = [state_operator_progress(op.name, op.accumulator.value, op.partitions)
+        operators = [state_operator_progress(op.name, op.accumulator.value, op.partitions,
+                                             {n: op.accumulator.value.get("customMetrics", {}).get(n, 0)
+                                              for n in op.custom_metrics})
                      for _, op in sorted(info.operators.items())]
         progress = build_progress(
             query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=batch_id,
