@@ -11,10 +11,17 @@ from collections.abc import Iterator
 import pytest
 
 from dstream.sql import SparkSession
+from tests.conftest import ContextPool, stop_active_context
 
 
 @pytest.fixture(scope="module")
-def spark() -> Iterator[SparkSession]:
+def spark(context_pool: ContextPool) -> Iterator[SparkSession]:
+    # A fresh `local` context: not the suite's shared one, whatever master that has now.
+    context_pool.evict(reason="the streaming tests start a session of their own")
+    leftover = SparkSession.getActiveSession()
+    if leftover is not None:
+        leftover.stop()
+    stop_active_context()
     session = SparkSession.builder.master("local").appName("test-structured-streaming").getOrCreate()
     session.conf.set("spark.sql.session.timeZone", "UTC")
     yield session

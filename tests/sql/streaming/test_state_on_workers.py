@@ -12,13 +12,19 @@ import pytest
 
 from dstream.sql import SparkSession
 from dstream.sql.streaming import MemoryStream
+from tests.conftest import ContextPool, stop_active_context
 from tests.rdd.processes import identify, is_running, worker_pids
 
 DEADLINE = 60.0
 
 
 @pytest.fixture(scope="module")
-def spark2() -> Iterator[SparkSession]:
+def spark2(context_pool: ContextPool) -> Iterator[SparkSession]:
+    context_pool.evict(reason="this module starts a local[2] session of its own")
+    leftover = SparkSession.getActiveSession()
+    if leftover is not None:
+        leftover.stop()
+    stop_active_context()
     session = SparkSession.builder.master("local[2]").appName("test-state-on-workers").getOrCreate()
     yield session
     for query in session.streams.active:
