@@ -132,8 +132,8 @@ class FileStreamSink(Sink):
             # The batch is re-run after a crash between the manifest and commits/N. Its plan
             # still runs, because the engine takes the next watermark from the batch's event
             # times and the no-data batch from its stateful operators: skipped (as Spark does),
-            # the windows this batch closes would never be emitted. The state it rewrites is
-            # the same (same offsets, same state version).
+            # the windows this batch closes would wait for more data, for ever at the end of the
+            # input. The state it rewrites is the same (same offsets, same state version).
             df._execution().to_rdd().foreach(_discard)
             return 0
         schema = df.schema
