@@ -16,7 +16,10 @@ Invariants
   manifest (``spark.read`` of the directory, a file stream source on it) see each batch once.
   Part files of an attempt that failed, or of a batch re-run after a crash, stay in the
   directory but are in no manifest.
-* ``add_batch`` is idempotent: a batch id at or below the manifest's latest is skipped.
+* ``add_batch`` is idempotent: a batch id at or below the manifest's latest writes nothing.
+  It still runs, its rows discarded, so that a batch re-run after a crash advances the
+  watermark and leaves the stateful operators as the first run did (Spark skips it, and
+  the windows that batch closes are not emitted until more data arrives).
 * No ``_temporary`` directory and no ``_SUCCESS`` file: the manifest is the commit.
 """
 
@@ -125,7 +128,13 @@ class FileStreamSink(Sink):
         """Write batch ``batch_id`` and list its files in the manifest; the rows written (0 if skipped)."""
         latest = self.latest_batch_id()
         if latest is not None and batch_id <= latest:
-            _LOG.info("Skipping already committed batch %d", batch_id)
+            _LOG.info("Skipping already committed batch %d (run again, its rows discarded)", batch_id)
+            # The batch is re-run after a crash between the manifest and commits/N. Its plan
+            # still runs, because the engine takes the next watermark from the batch's event
+            # times and the no-data batch from its stateful operators: skipped (as Spark does),
+            # the windows this batch closes would wait for more data, for ever at the end of the
+            # input. The state it rewrites is the same (same offsets, same state version).
+            df._execution().to_rdd().foreach(_discard)
             return 0
         schema = df.schema
         partition_by = self._partition_columns(schema.names)
@@ -159,6 +168,10 @@ class FileStreamSink(Sink):
                 f"Race while writing batch {batch_id} to {self._log.path}: another query wrote it first. Two queries "
                 "write to this directory; give each its own output path.")
         return sum(rows for rows, _ in results)
+
+
+def _discard(_batch: pa.RecordBatch) -> None:
+    """Drop a record batch of a re-run batch the manifest already holds."""
 
 
 for _name in FORMATS:
