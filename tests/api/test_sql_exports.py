@@ -79,3 +79,22 @@ def test_functions_offers_pysparks_functions() -> None:
 def test_types_offers_pysparks_type_names() -> None:
     assert sorted(set(TYPES) - set(dstream.sql.types.__all__)) == []
     assert all(isinstance(getattr(dstream.sql.types, name), type) for name in TYPES)
+
+
+STREAMING_CLASSES = {"DataStreamReader", "DataStreamWriter", "StreamingQuery", "StreamingQueryManager",
+                     "StreamingQueryListener", "StreamingQueryProgress", "StreamingQueryStatus", "GroupState",
+                     "GroupStateTimeout", "MemoryStream"}
+
+
+def test_structured_streaming_names_are_where_pyspark_programs_import_them() -> None:
+    import dstream.sql.streaming as streaming
+    import dstream.sql.streaming.state as state
+
+    assert list(streaming.__all__) == sorted(streaming.__all__)
+    assert STREAMING_CLASSES <= set(streaming.__all__)
+    assert all(hasattr(streaming, name) for name in streaming.__all__)
+    assert {"GroupState", "GroupStateTimeout"} <= set(state.__all__)
+    assert hasattr(dstream.sql, "StreamingQueryException")
+    assert {"readStream", "streams"} <= set(dir(dstream.sql.SparkSession))
+    assert {"writeStream", "withWatermark", "isStreaming", "dropDuplicatesWithinWatermark"} <= set(
+        dir(dstream.sql.DataFrame))
