@@ -28,6 +28,10 @@ Invariants
 ----------
 * Never more than one batch in flight; offsets are logged before the batch runs and
   the commit is written after the sink returned.
+* A batch not yet handed to the sink when ``stop()`` is called never reaches it: the
+  engine checks for a stop before getting the batch and before adding it to the sink
+  (jobs already running are cancelled), so no batch starts writing after ``stop()``.
+  Such a batch stays logged but uncommitted; a restart runs it again.
 * The number of state partitions is pinned at the first batch (in ``offsets/N``'s
   conf) and read back on restart, so a key's state stays in its partition.
 """
@@ -67,6 +71,10 @@ _log = logging.getLogger("dstream.sql.streaming")
 #: Settings a checkpoint pins at its first batch (a restart uses the logged values).
 PINNED = ("spark.sql.shuffle.partitions", "spark.sql.streaming.multipleWatermarkPolicy",
           "spark.sql.streaming.stateStore.providerClass")
+
+
+class _Stopped(Exception):
+    """Ends the loop when ``stop()`` came while a batch was being prepared."""
 
 
 class MicroBatchExecution:
@@ -336,10 +344,12 @@ class MicroBatchExecution:
             conf=self.conf, query_id=self.id)
         self._set_status("Processing new data" if has_data else "No new data but cleaning up state", has_data, True)
         counters = [self.sc.accumulator(0) for _ in self.relations]
+        self._abandon_if_stopped(batch_id)
         with recorder.phase("getBatch"):
             plan = self._batch_plan(starts, ends, counters)
         with recorder.phase("queryPlanning"):
             df = MicroBatchDataFrame(plan, self.session, info)
+        self._abandon_if_stopped(batch_id)
         with recorder.phase("addBatch"):
             output_rows = self.sink.add_batch(batch_id, df)
         stats = {wid: acc.value for wid, acc in info.watermark_stats.items()}
@@ -368,6 +378,11 @@ class MicroBatchExecution:
             sink={"description": self.sink.description, "numOutputRows": output_rows, "metrics": {}},
             event_time=event_time, state_operators=operators)
         self._report(progress, idle=False)
+
+    def _abandon_if_stopped(self, batch_id: int) -> None:
+        # A job submitted after stop() cancelled the group would still run: check first.
+        if self._stop.is_set():
+            raise _Stopped(f"batch {batch_id} abandoned: the query was stopped")
 
     def _batch_plan(self, starts: list[Any], ends: list[Any], counters: list[Any]) -> LogicalPlan:
         replacements: dict[int, LogicalPlan] = {}

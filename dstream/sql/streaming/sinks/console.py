@@ -5,6 +5,12 @@ What this module owns
 :class:`ConsoleSink`: a dashed banner with ``Batch: N``, then the batch's rows as
 ``show(numRows, truncate)`` prints them (options ``numRows``, 20, and ``truncate``,
 true).
+
+Invariants
+----------
+* One job per batch: the rows are collected once and the table is drawn from them
+  (running the batch DataFrame twice would read the sources twice and update the
+  state twice, doubling ``numInputRows`` and the state operators' metrics).
 """
 
 from __future__ import annotations
@@ -12,7 +18,9 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from ...arrow_convert import arrow_to_rows
 from ...errors import IllegalArgumentException
+from ...show import show_string
 from .base import Sink, SinkProvider, register_sink
 
 if TYPE_CHECKING:
@@ -33,11 +41,14 @@ class ConsoleSink(Sink):
         self.description = f"org.apache.spark.sql.execution.streaming.ConsoleTable$@{id(self):x}"
 
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
-        rows = df.toArrow().num_rows
-        text = df._show_string(self.num_rows, self.truncate)
+        table = df.toArrow()
+        time_zone = df.sparkSession.conf.time_zone()
+        shown = arrow_to_rows(table.slice(0, self.num_rows + 1), time_zone)
+        text = show_string([tuple(r) for r in shown], df.schema, self.num_rows, 20 if self.truncate else 0,
+                           False, time_zone)
         sys.stdout.write(f"{_BANNER}\nBatch: {batch_id}\n{_BANNER}\n{text}\n")
         sys.stdout.flush()
-        return rows
+        return table.num_rows
 
 
 class _Provider(SinkProvider):

@@ -1,0 +1,102 @@
+"""Two engine fixes the Structured Streaming examples revealed.
+
+* The console sink ran each micro-batch twice (``toArrow()`` for the row count, then
+  ``show``'s own ``collect()``): the sources were read twice and stateful operators
+  updated twice, so progress reported twice the input rows and twice the state rows.
+* ``query.stop()`` while a batch was being prepared (its source read, its plan built)
+  let that batch run to the sink after ``stop()`` was called: cancelling the job group
+  cancels the running jobs only, not those submitted later. ``--batches N`` of the
+  examples then printed a batch N+1.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from dstream.sql import SparkSession
+from dstream.sql.streaming import MemoryStream
+from dstream.sql.streaming.sources.base import Source, SourceProvider, register_source
+from dstream.sql.streaming.sources.rows import local_rows
+from dstream.sql.types import LongType, StructField, StructType
+
+DEADLINE = 30.0
+
+
+def test_the_console_sink_runs_each_batch_once(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    stream = MemoryStream("word string", spark)
+    query = stream.toDF().groupBy("word").count().writeStream.outputMode("complete").format("console").start()
+    try:
+        stream.addData(["a", "b", "a"])
+        query.processAllAvailable(timeout=DEADLINE)
+        progress = query.lastProgress
+    finally:
+        query.stop()
+    assert progress is not None and progress["numInputRows"] == 3
+    state = progress["stateOperators"][0]
+    assert (state["numRowsTotal"], state["numRowsUpdated"]) == (2, 2)
+    assert progress["sink"]["numOutputRows"] == 2
+    out = capsys.readouterr().out
+    assert "|   a|    2|\n" in out and "|   b|    1|\n" in out
+
+
+def test_the_console_sink_shows_num_rows_of_the_batch_as_show_does(
+        spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    stream = MemoryStream("n int", spark)
+    query = stream.toDF().writeStream.format("console").option("numRows", 2).start()
+    try:
+        stream.addData([1, 2, 3])
+        query.processAllAvailable(timeout=DEADLINE)
+    finally:
+        query.stop()
+    out = capsys.readouterr().out
+    assert "+---+\n|  n|\n+---+\n|  1|\n|  2|\n+---+\nonly showing top 2 rows\n" in out
+
+
+class _StopWhileReading(Source):
+    """One row at offset 1; reading it stops every active query, as a stop() from another
+    thread would if it came while the batch's rows were being read."""
+
+    description = "StopWhileReading"
+
+    def __init__(self, session: SparkSession) -> None:
+        self.session = session
+
+    def latest_offset(self, start: Any, limited: bool) -> Any:
+        return 1
+
+    def get_batch(self, start: Any, end: Any, output: list[Any]) -> Any:
+        for query in self.session.streams.active:
+            query.stop()  # on the query's own thread: only asks the loop to stop
+        return local_rows(output, [pa.array([7], pa.int64())])
+
+
+class _StopWhileReadingProvider(SourceProvider):
+    def schema(self, session: SparkSession, options: dict[str, str], user_schema: StructType | None) -> StructType:
+        return StructType([StructField("n", LongType(), True)])
+
+    def create(self, session: SparkSession, options: dict[str, str], schema: StructType,
+               metadata_path: str) -> Source:
+        return _StopWhileReading(session)
+
+
+register_source("test-stop-while-reading", _StopWhileReadingProvider)
+
+
+def test_a_batch_being_prepared_when_stop_is_called_never_reaches_the_sink(spark: SparkSession,
+                                                                           tmp_path: Path) -> None:
+    seen: list[int] = []
+    checkpoint = tmp_path / "checkpoint"
+    query = (spark.readStream.format("test-stop-while-reading").load().writeStream
+             .foreachBatch(lambda df, batch_id: seen.append(batch_id))
+             .option("checkpointLocation", str(checkpoint)).start())
+    assert query.awaitTermination(DEADLINE), "the query did not stop"
+    assert query.exception() is None
+    assert seen == []
+    # Logged before it ran, never committed: a restart would run it again.
+    assert os.listdir(checkpoint / "offsets") == ["0"]
+    assert not (checkpoint / "commits").exists() or os.listdir(checkpoint / "commits") == []
