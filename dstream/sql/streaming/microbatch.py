@@ -73,7 +73,7 @@ PINNED = ("spark.sql.shuffle.partitions", "spark.sql.streaming.multipleWatermark
           "spark.sql.streaming.stateStore.providerClass")
 
 
-class _Stopped(Exception):
+class _StoppedError(Exception):
     """Ends the loop when ``stop()`` came while a batch was being prepared."""
 
 
@@ -196,7 +196,8 @@ class MicroBatchExecution:
             self._terminate(failure)
 
     def _terminate(self, failure: BaseException | None) -> None:
-        for part in [*self.sources, self.sink]:
+        parts: list[Source | Sink] = [*self.sources, self.sink]
+        for part in parts:
             try:
                 part.stop()
             except Exception:
@@ -382,7 +383,7 @@ class MicroBatchExecution:
     def _abandon_if_stopped(self, batch_id: int) -> None:
         # A job submitted after stop() cancelled the group would still run: check first.
         if self._stop.is_set():
-            raise _Stopped(f"batch {batch_id} abandoned: the query was stopped")
+            raise _StoppedError(f"batch {batch_id} abandoned: the query was stopped")
 
     def _batch_plan(self, starts: list[Any], ends: list[Any], counters: list[Any]) -> LogicalPlan:
         replacements: dict[int, LogicalPlan] = {}

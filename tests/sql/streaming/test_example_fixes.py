@@ -1,4 +1,4 @@
-"""Two engine fixes the Structured Streaming examples revealed.
+"""Engine fixes the Structured Streaming examples (``examples/sql/streaming``) revealed.
 
 * The console sink ran each micro-batch twice (``toArrow()`` for the row count, then
   ``show``'s own ``collect()``): the sources were read twice and stateful operators
@@ -7,6 +7,8 @@
   let that batch run to the sink after ``stop()`` was called: cancelling the job group
   cancels the running jobs only, not those submitted later. ``--batches N`` of the
   examples then printed a batch N+1.
+* The expression parser refused a keyword after a dot: Spark's sessionization example
+  selects ``CAST(session.end AS LONG)``, a syntax error at ``end``.
 """
 
 from __future__ import annotations
@@ -100,3 +102,10 @@ def test_a_batch_being_prepared_when_stop_is_called_never_reaches_the_sink(spark
     # Logged before it ran, never committed: a restart would run it again.
     assert os.listdir(checkpoint / "offsets") == ["0"]
     assert not (checkpoint / "commits").exists() or os.listdir(checkpoint / "commits") == []
+
+
+def test_a_keyword_after_a_dot_names_a_field(spark: SparkSession) -> None:
+    df = spark.createDataFrame([((1, 5),)], "session struct<start: int, end: int>")
+    row = df.selectExpr("session.end", "session.end - session.start AS duration", "CAST(session.END AS LONG)").first()
+    assert row is not None and tuple(row) == (5, 4, 5)
+    assert df.selectExpr("session.end").columns == ["end"]
