@@ -21,9 +21,9 @@ runs with no setup, takes the same options and stops cleanly:
 
 An example imports this module before the engine, and the import installs the Ctrl-C
 and SIGTERM handlers (:func:`install_stop_handlers`) when the program running is a
-script of this directory or of a folder below it: a signal that comes while the example is still starting stops
-it the same quiet way. Imported by anything else (tests), it changes no handler until
-:func:`run`.
+script of this directory or of a folder below it: a signal that comes while the example
+is still starting stops it the same quiet way. Imported by anything else (tests), it
+changes no handler until :func:`run` or :func:`run_query`.
 """
 
 from __future__ import annotations

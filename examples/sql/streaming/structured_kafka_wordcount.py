@@ -111,7 +111,7 @@ def write_sample_lines(spark: SparkSession, bootstrap: str, subscribe_type: str,
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    bootstrapServers, subscribeType, topics = args.bootstrap, args.subscribe_type, args.topics  # noqa: N806
+    bootstrapServers, subscribeType, topics = args.bootstrap, args.subscribe_type, args.topics
 
     spark = SparkSession\
         .builder\
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {written} sample lines to {topics}", file=sys.stderr)
     # The sample was written before the query starts: from the latest offsets it would
     # not be counted at all.
-    startingOffsets = "earliest" if args.from_beginning or args.sample_lines > 0 else "latest"  # noqa: N806
+    startingOffsets = "earliest" if args.from_beginning or args.sample_lines > 0 else "latest"
 
     # Create DataSet representing the stream of input lines from kafka
     lines = spark\
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     # Generate running word count
-    wordCounts = words.groupBy('word').count()  # noqa: N806 - Spark's name
+    wordCounts = words.groupBy('word').count()
 
     # Start running the query that prints the running counts to the console
     query = wordCounts\

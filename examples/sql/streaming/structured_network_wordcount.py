@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     # Generate running word count
-    wordCounts = words.groupBy('word').count()  # noqa: N806 - Spark's name
+    wordCounts = words.groupBy('word').count()
 
     # Start running the query that prints the running counts to the console
     query = wordCounts\

@@ -86,8 +86,8 @@ def _integer(parser: argparse.ArgumentParser, name: str, text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser, args = parse_args(argv)
     host, port, server = server_address(parser, args)
-    windowDuration = '{} seconds'.format(args.window_size)  # noqa: N806, UP032 - Spark's code
-    slideDuration = '{} seconds'.format(args.slide_size)  # noqa: N806, UP032 - Spark's code
+    windowDuration = '{} seconds'.format(args.window_size)  # noqa: UP032 - Spark's code
+    slideDuration = '{} seconds'.format(args.slide_size)  # noqa: UP032 - Spark's code
 
     spark = SparkSession\
         .builder\
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     # Group the data by window and word and compute the count of each group
-    windowedCounts = words.groupBy(  # noqa: N806 - Spark's name
+    windowedCounts = words.groupBy(
         window(words.timestamp, windowDuration, slideDuration),
         words.word
     ).count().orderBy('window')

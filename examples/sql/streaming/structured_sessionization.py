@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         .agg(count("*").alias("numEvents")) \
         .selectExpr("sessionId", "CAST(session.start AS LONG)", "CAST(session.end AS LONG)",
                     "CAST(session.end AS LONG) - CAST(session.start AS LONG) AS durationMs",
-                    "numEvents")  # noqa: N806 - Spark's name
+                    "numEvents")
 
     # Start running the query that prints the session updates to the console
     query = windowedCounts\
