@@ -187,7 +187,7 @@ class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
 
     def mapPartitions(self, f: Callable[[Iterator[T_co]], Iterable[U]], preservesPartitioning: bool = False) -> RDD[U]:
         """Apply ``f(iterator)`` to each partition."""
-        return self.mapPartitionsWithIndex(lambda _, it: f(it), preservesPartitioning)
+        return self.mapPartitionsWithIndex(_PartitionFunction(f), preservesPartitioning)
 
     def mapPartitionsWithSplit(self, f: Callable[[int, Iterator[T_co]], Iterable[U]],
                                preservesPartitioning: bool = False) -> RDD[U]:
@@ -202,7 +202,7 @@ class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
         >>> sorted(sc.parallelize(["b", "a", "c"]).map(lambda x: (x, 1)).collect())
         [('a', 1), ('b', 1), ('c', 1)]
         """
-        mapped = self.mapPartitionsWithIndex(lambda _, it: map(f, it), preservesPartitioning)
+        mapped = self.mapPartitionsWithIndex(_MapFunction(f), preservesPartitioning)
         mapped._node.element_fn = f  # lets the shuffle planner recognise map(lambda x: (x, c))
         return mapped
 
@@ -214,7 +214,7 @@ class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
         >>> sorted(sc.parallelize([2, 3, 4]).flatMap(lambda x: range(1, x)).collect())
         [1, 1, 1, 2, 2, 3]
         """
-        return self.mapPartitionsWithIndex(lambda _, it: itertools.chain.from_iterable(map(f, it)),
+        return self.mapPartitionsWithIndex(_FlatMapFunction(f),
                                            preservesPartitioning)
 
     def filter(self, f: Callable[[T_co], bool]) -> RDD[T_co]:
@@ -225,7 +225,7 @@ class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
         >>> sc.parallelize([1, 2, 3, 4, 5]).filter(lambda x: x % 2 == 0).collect()
         [2, 4]
         """
-        return self.mapPartitionsWithIndex(lambda _, it: filter(f, it), True)
+        return self.mapPartitionsWithIndex(_FilterFunction(f), True)
 
     def glom(self) -> RDD[list[T_co]]:
         """Coalesce the elements of each partition into a list.
@@ -332,3 +332,31 @@ def _debug_lines(root: LineageNode) -> list[str]:
             lines.append(f"{indent} |  {_label(parent)}")
         stack.extend((d, indent) for d in reversed(parent.dependencies))
     return lines
+
+
+# The per-partition adapters of mapPartitions/map/flatMap/filter are classes of this module,
+# not lambdas: a job's closure is pickled once per job, and a module-level class pickles by
+# reference where a lambda's code would be pickled by value every time.
+
+
+class _PartitionFunction:
+    def __init__(self, f: Callable[..., Any]) -> None:
+        self.f = f
+
+    def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:
+        return self.f(iterator)
+
+
+class _MapFunction(_PartitionFunction):
+    def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:
+        return map(self.f, iterator)
+
+
+class _FlatMapFunction(_PartitionFunction):
+    def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:
+        return itertools.chain.from_iterable(map(self.f, iterator))
+
+
+class _FilterFunction(_PartitionFunction):
+    def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:
+        return filter(self.f, iterator)

@@ -130,6 +130,18 @@ class RuntimeConfig:
             return -1
         return self._settings.getSizeAsBytes("spark.sql.autoBroadcastJoinThreshold", "10485760b")
 
+    def get_boolean(self, key: str, default: bool) -> bool:
+        """A boolean setting (``true``/``false``), with the engine's rules and errors."""
+        return self._settings.getBoolean(key, default)
+
+    def get_int(self, key: str, default: int) -> int:
+        """An integer setting."""
+        return self._settings.getInt(key, default)
+
+    def get_time_ms(self, key: str, default: str) -> int:
+        """A duration setting in milliseconds (``"10s"``; a bare number is milliseconds)."""
+        return self._settings.getTimeAsMs(key, default)
+
     def max_partition_bytes(self) -> int:
         """``spark.sql.files.maxPartitionBytes``."""
         return self._settings.getSizeAsBytes("spark.sql.files.maxPartitionBytes", "134217728b")

@@ -27,6 +27,7 @@ from rdd import StorageLevel
 
 from .arrow_convert import to_pandas
 from .column import Column, expr_of, lit_expr
+from .dataframe_streaming import StreamingMethods
 from .errors import AnalysisException, PySparkTypeError, PySparkValueError
 from .expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
 from .expressions.coercion import find_common_type
@@ -83,7 +84,7 @@ def _name_expr(col: Any) -> Expression:
         "NOT_COLUMN_OR_STR", {"arg_name": "col", "arg_type": type(col).__name__})
 
 
-class DataFrame:
+class DataFrame(StreamingMethods):
     """A distributed collection of rows with named columns (``pyspark.sql.DataFrame``)."""
 
     def __init__(self, plan: LogicalPlan, session: SparkSession) -> None:
@@ -105,24 +106,6 @@ class DataFrame:
         if self.isStreaming:
             raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();")
         return QueryExecution(self._session, self._plan)
-
-    @property
-    def isStreaming(self) -> bool:  # noqa: N802 - PySpark's name
-        """Whether this DataFrame reads a stream (run it with ``writeStream.start()``)."""
-        return any(node.is_streaming for node in self._plan.walk())
-
-    @property
-    def writeStream(self) -> Any:  # noqa: N802 - PySpark's name
-        """Start a streaming query writing this streaming DataFrame (``DataStreamWriter``)."""
-        from .streaming.readwriter import DataStreamWriter
-
-        return DataStreamWriter(self)
-
-    def withWatermark(self, eventTime: str, delayThreshold: str) -> DataFrame:  # noqa: N802,N803 - PySpark's names
-        """Mark ``eventTime`` (a timestamp column) as event time, late by at most ``delayThreshold``."""
-        from .streaming.stateful_api import with_watermark
-
-        return with_watermark(self, eventTime, delayThreshold)
 
     def _resolve(self, col: Any) -> Expression:
         return resolver_for(self._plan, self._case_sensitive).resolve(_name_expr(col))

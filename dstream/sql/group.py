@@ -3,7 +3,9 @@
 What this module owns
 ---------------------
 The aggregation methods of a grouping: ``agg`` (Columns, or a dict of column ->
-function name), ``count``, ``sum``, ``avg``/``mean``, ``min``, ``max``. Results have
+function name), ``count``, ``sum``, ``avg``/``mean``, ``min``, ``max``; and the
+Scala API's arbitrary stateful processing, ``mapGroupsWithState`` and
+``flatMapGroupsWithState`` (built in ``streaming/groups_with_state.py``). Results have
 the grouping columns first, then one column per aggregate, named as Spark names them
 (``count``, ``sum(v)``, ``avg(v)``).
 
@@ -122,3 +124,48 @@ class GroupedData:
     def max(self, *cols: str) -> DataFrame:
         """The maximum of each numeric column (or of ``cols``) per group."""
         return self._numeric("max", cols)
+
+    def mapGroupsWithState(self, func: Any, outputStructType: Any, stateStructType: Any,  # noqa: N802, N803
+                           timeoutConf: str = "NoTimeout") -> DataFrame:  # noqa: N803 - Spark's names
+        """Call ``func(key, rows, state)`` for each group with its ``GroupState``; it returns one row.
+
+        dstreams' addition beside PySpark's ``applyInPandasWithState`` (Spark's Scala
+        ``mapGroupsWithState``, with rows instead of pandas). A streaming query using it
+        runs in update mode; on a batch DataFrame each group is called once with an empty
+        state.
+
+        Parameters
+        ----------
+        func : callable
+            ``func(key: tuple, rows: Iterator[Row], state: GroupState) -> Row | tuple | dict``.
+        outputStructType, stateStructType : StructType or str
+            The schema of the returned rows and of the state value (DDL strings accepted).
+        timeoutConf : str, default GroupStateTimeout.NoTimeout
+            ``GroupStateTimeout.NoTimeout``, ``ProcessingTimeTimeout`` or ``EventTimeTimeout``.
+
+        Returns
+        -------
+        DataFrame
+            The returned rows, with ``outputStructType``'s columns.
+        """
+        return self._df.sparkSession._streaming().groups_with_state(
+            self._df, self._keys, func, outputStructType, stateStructType, "update",
+            timeoutConf, is_map=True)
+
+    def flatMapGroupsWithState(self, func: Any, outputStructType: Any, stateStructType: Any,  # noqa: N802, N803
+                               outputMode: str, timeoutConf: str = "NoTimeout") -> DataFrame:  # noqa: N803
+        """Call ``func(key, rows, state)`` for each group with its ``GroupState``; it returns rows.
+
+        As :meth:`mapGroupsWithState`, but ``func`` returns an iterable of rows (any
+        number), and ``outputMode`` (``"append"`` or ``"update"``) declares how its rows
+        relate to earlier ones; a streaming query must run in that mode (in append mode
+        when an aggregation follows).
+
+        Returns
+        -------
+        DataFrame
+            The returned rows, with ``outputStructType``'s columns.
+        """
+        return self._df.sparkSession._streaming().groups_with_state(
+            self._df, self._keys, func, outputStructType, stateStructType, outputMode,
+            timeoutConf, is_map=False)

@@ -266,16 +266,18 @@ class SparkSession:
     @property
     def readStream(self) -> Any:  # noqa: N802 - PySpark's name
         """Read a stream into a streaming DataFrame (``spark.readStream.format("rate").load()``)."""
-        from .streaming.readwriter import DataStreamReader
-
-        return DataStreamReader(self)
+        return self._streaming().DataStreamReader(self)
 
     @property
     def streams(self) -> Any:
         """The session's streaming queries and query listeners (a ``StreamingQueryManager``)."""
-        from .streaming.query import streams_of
+        return self._streaming().streams_of(self)
 
-        return streams_of(self)
+    def _streaming(self) -> Any:
+        """The Structured Streaming facade (imported on first use: batch programs never load it)."""
+        from .streaming import facade
+
+        return facade
 
     @property
     def read(self) -> DataFrameReader:

@@ -23,6 +23,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -87,9 +88,13 @@ def decode_key(name: str, arrow_type: pa.DataType, grouped: pa.Table) -> pa.Arra
     return col if col.type == arrow_type else col.cast(arrow_type)
 
 
+#: Below this many rows Arrow's threaded grouping costs more (starting its threads) than it saves.
+_THREADED_ROWS = 65_536
+
+
 def _group(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, str, Any]]) -> pa.Table:
     ordered = any(fn in ("first", "last", "list", "first_last", LIST_CONCAT) for _, fn, _ in aggs)
-    return group_aggregate(table, key_cols, aggs, use_threads=not ordered)
+    return group_aggregate(table, key_cols, aggs, use_threads=not ordered and table.num_rows >= _THREADED_ROWS)
 
 
 
@@ -234,21 +239,22 @@ class PartialAggregateExec(PhysicalPlan):
         self.output = list(spec.key_attrs)
 
     def execute(self, qctx: QueryContext) -> Any:
-        spec, ctx = self.spec, qctx.eval_ctx
-
-        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            table = concat_batches(batches)
-            if table is None:
-                if spec.grouping:
-                    return
-                table = spec.input_schema.empty_table()
-            yield from _batches(spec.partial(table, ctx))
-        return self.child.execute(qctx).mapPartitions(run)
+        return self.child.execute(qctx).mapPartitions(functools.partial(_partial_aggregate, self.spec, qctx.eval_ctx))
 
     def describe(self) -> str:
         keys = ", ".join(expr_text(g) for g in self.spec.grouping)
         funcs = ", ".join(f"partial_{f.sql()}" for f in self.spec.functions)
         return f"HashAggregate(keys=[{keys}], functions=[{funcs}])"
+
+
+def _partial_aggregate(spec: AggregateSpec, ctx: EvalContext,
+                       batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    table = concat_batches(batches)
+    if table is None:
+        if spec.grouping:
+            return
+        table = spec.input_schema.empty_table()
+    yield from _batches(spec.partial(table, ctx))
 
 
 def _batches(table: pa.Table) -> list[pa.RecordBatch]:

@@ -121,7 +121,8 @@ class ShuffleExchangeExec(PhysicalPlan):
         rdd = self.child.execute(qctx)
         ctx = qctx.eval_ctx
         if self.kind == "single" or self.n == 1:
-            return shuffle_batches(rdd, 1, None)
+            # One partition already holds every row where they must go: nothing to move.
+            return rdd if rdd.getNumPartitions() == 1 else shuffle_batches(rdd, 1, None)
         if self.kind == "hash":
             return shuffle_batches(rdd, self.n, hash_partition_fn(self.keys, self.n, ctx))
         if self.kind == "roundrobin":

@@ -23,6 +23,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -131,14 +132,19 @@ class PhysicalPlan:
         return self.tree_string()
 
 
+def _each_batch(fn: Callable[[pa.RecordBatch], pa.RecordBatch | None],
+                batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    for batch in batches:
+        out = fn(batch)
+        if out is not None:
+            yield out
+
+
 def map_batches(rdd: Any, fn: Callable[[pa.RecordBatch], pa.RecordBatch | None]) -> Any:
     """``rdd`` with ``fn`` applied to every batch (``None`` results dropped)."""
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            out = fn(batch)
-            if out is not None:
-                yield out
-    return rdd.mapPartitions(run)
+    # Partials of module-level functions, not closures: a task's functions are pickled for
+    # every job, and a module-level function pickles by reference.
+    return rdd.mapPartitions(functools.partial(_each_batch, fn))
 
 
 def project_batch(batch: pa.RecordBatch, exprs: Sequence[Expression], names: Sequence[str],
@@ -148,6 +154,16 @@ def project_batch(batch: pa.RecordBatch, exprs: Sequence[Expression], names: Seq
         return batch.select([])
     arrays = [as_array(e.eval(batch, ctx), batch.num_rows) for e in exprs]
     return pa.RecordBatch.from_arrays(arrays, names=list(names))
+
+
+def _project(exprs: Sequence[Expression], names: Sequence[str], ctx: EvalContext,
+             batch: pa.RecordBatch) -> pa.RecordBatch:
+    return project_batch(batch, exprs, names, ctx)
+
+
+def _filter(condition: Expression, ctx: EvalContext, batch: pa.RecordBatch) -> pa.RecordBatch | None:
+    out = filter_batch(batch, condition, ctx)
+    return out if out.num_rows else None
 
 
 def filter_batch(batch: pa.RecordBatch, condition: Expression, ctx: EvalContext) -> pa.RecordBatch:
@@ -168,7 +184,7 @@ class ProjectExec(PhysicalPlan):
 
     def execute(self, qctx: QueryContext) -> Any:
         exprs, names, ctx = self.exprs, key_names(self.output), qctx.eval_ctx
-        return map_batches(self.child.execute(qctx), lambda b: project_batch(b, exprs, names, ctx))
+        return map_batches(self.child.execute(qctx), functools.partial(_project, exprs, names, ctx))
 
     def describe(self) -> str:
         return f"Project [{', '.join(expr_text(e) for e in self.exprs)}]"
@@ -183,12 +199,7 @@ class FilterExec(PhysicalPlan):
         self.output = child.output
 
     def execute(self, qctx: QueryContext) -> Any:
-        cond, ctx = self.condition, qctx.eval_ctx
-
-        def run(batch: pa.RecordBatch) -> pa.RecordBatch | None:
-            out = filter_batch(batch, cond, ctx)
-            return out if out.num_rows else None
-        return map_batches(self.child.execute(qctx), run)
+        return map_batches(self.child.execute(qctx), functools.partial(_filter, self.condition, qctx.eval_ctx))
 
     def describe(self) -> str:
         return f"Filter {expr_text(self.condition)}"

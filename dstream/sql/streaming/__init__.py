@@ -8,6 +8,7 @@ Scala API's ``GroupState``/``GroupStateTimeout`` for ``mapGroupsWithState``.
 
 from __future__ import annotations
 
+from .group_state import GroupState, GroupStateTimeout
 from .listener import (
     QueryIdleEvent,
     QueryProgressEvent,
@@ -23,6 +24,8 @@ from .sources.memory import MemoryStream
 __all__ = [
     "DataStreamReader",
     "DataStreamWriter",
+    "GroupState",
+    "GroupStateTimeout",
     "MemoryStream",
     "QueryIdleEvent",
     "QueryProgressEvent",

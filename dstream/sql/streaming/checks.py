@@ -12,7 +12,11 @@ the plans a micro-batch engine cannot run with the chosen output mode:
 * operations Spark never allows on streams: ``distinct`` aggregates, ``limit`` with
   an offset, ``sample`` is fine but ``intersect``/``except`` with a stream are not,
   full outer stream-static joins, and outer joins with the stream on the outer-null
-  side; stream-stream joins outside append mode.
+  side; stream-stream joins outside append mode, without an equi-join key, left anti,
+  and outer/semi ones whose state no watermark bounds;
+* ``dropDuplicatesWithinWatermark`` on an input without a watermarked column;
+* ``*GroupsWithState`` in a mode or without a watermark Spark refuses
+  (:func:`.groups_with_state.check_groups_with_state`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ from ..errors import AnalysisException
 from ..expressions.aggregate_base import AggregateFunction
 from ..expressions.base import AttributeReference
 from ..plan.logical import Aggregate, Deduplicate, Join, Limit, LogicalPlan, Sort
+from .groups_with_state import check_groups_with_state
 from .relation import reads_stream
+from .state.dedup import DeduplicateWithinWatermark
+from .state.join_bounds import join_parts, state_value_watermark, watermark_in_join_keys, watermarked_columns
 from .watermark import event_time_columns
 
 __all__ = ["check_streaming_query"]
@@ -68,6 +75,8 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
             _fail("Offset is not supported on streaming DataFrames/Datasets.")
         if isinstance(node, Join):
             _check_join(node, output_mode)
+        if isinstance(node, DeduplicateWithinWatermark) and reads_stream(node) and not watermarked_columns(node.child):
+            _fail("dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark")
     if output_mode in ("update", "complete"):
         for agg in aggs:
             above = [n for n in plan.walk() if n is not agg and agg in list(n.walk())]
@@ -75,6 +84,7 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
                                                                and reads_stream(n.right)) for n in above):
                 _fail(f"Multiple streaming aggregations are not supported with {output_mode} output mode: a "
                       "stateful operator after an aggregation needs append mode and a watermark.")
+    check_groups_with_state(plan, output_mode)
 
 
 def _check_join(join: Join, output_mode: str) -> None:
@@ -84,6 +94,7 @@ def _check_join(join: Join, output_mode: str) -> None:
         if output_mode != "append":
             _fail(f"Join between two streaming DataFrames/Datasets is not supported in {output_mode.capitalize()} "
                   "output mode, only in Append output mode")
+        _check_stream_stream_join(join)
         return
     if not (left or right):
         return
@@ -100,4 +111,28 @@ def _check_join(join: Join, output_mode: str) -> None:
 
 
 def _join_name(how: str) -> str:
-    return {"left_outer": "LeftOuter", "left_semi": "LeftSemi", "left_anti": "LeftAnti"}.get(how, how)
+    return {"left_outer": "LeftOuter", "left_semi": "LeftSemi", "left_anti": "LeftAnti", "right_outer": "RightOuter",
+            "full_outer": "FullOuter"}.get(how, how)
+
+
+def _check_stream_stream_join(join: Join) -> None:
+    how = join.how
+    if how == "left_anti":
+        _fail("LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported")
+    if how in ("left_outer", "left_semi", "right_outer", "full_outer"):
+        left, right = join.left.output(), join.right.output()
+        lw = {a.expr_id for a in watermarked_columns(join.left)}
+        rw = {a.expr_id for a in watermarked_columns(join.right)}
+        # A bound on the preserved side's state, from the watermark of the nullable side.
+        bounded = {"left_outer": [(left, right, rw)], "left_semi": [(left, right, rw)],
+                   "right_outer": [(right, left, lw)],
+                   "full_outer": [(left, right, rw), (right, left, lw)]}[how]
+        ranged = any(state_value_watermark(this, other, marks, join.condition, 1_000_000) is not None
+                     for this, other, marks in bounded)
+        if not watermark_in_join_keys(join) and not ranged:
+            _fail(f"Stream-stream {_join_name(how)} join between two streaming DataFrame/Datasets is not supported "
+                  "without a watermark in the join keys, or a watermark on the nullable side and an appropriate "
+                  "range condition")
+    if not join_parts(join).left_keys:
+        _fail("Stream-stream join without equality predicate is not supported: join the two streams on at least "
+              "one column equal on both sides (a key, or a time window of both).")

@@ -12,10 +12,14 @@ What this module owns
   ``*GroupsWithState`` functions) with the stateful physical operator registered for
   it; operator ids are given in the order planning meets them, top-down, so the same
   plan gets the same ids in every batch and after a restart.
-* :class:`IncrementalExecution` and :class:`MicroBatchDataFrame`: the batch DataFrame a
-  sink receives. Actions on it (and on DataFrames derived from it in ``foreachBatch``)
-  plan with the hook; ``current_timestamp()`` is the batch timestamp; exchanges use the
-  pinned number of state partitions.
+* :class:`IncrementalExecution`: the execution of the batch's plan with the hook;
+  ``current_timestamp()`` is the batch timestamp; exchanges use the pinned number of
+  state partitions.
+* :func:`micro_batch_dataframe`: what a sink receives, as Spark's sinks do: a batch
+  DataFrame over the RDD of the micro-batch's result. What a ``foreachBatch`` function
+  does with it (``limit``, ``groupBy``, a join) is batch work on those rows, never
+  another stateful step of the stream; each action on it computes the batch again,
+  which the state operators make idempotent (version N is read, N+1 rewritten).
 
 Invariants
 ----------
@@ -30,20 +34,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..dataframe import DataFrame
 from ..execution.context import QueryContext
 from ..execution.physical import PhysicalPlan
 from ..execution.planner import plan_physical
 from ..expressions.base import EvalContext
 from ..plan.logical import LogicalPlan
 from ..query import QueryExecution
-from .relation import EventTimeWatermark
+from .relation import ArrowRDDRelation, EventTimeWatermark
 from .watermark import EventTimeWatermarkExec, StatsParam
 
 if TYPE_CHECKING:
+    from ..dataframe import DataFrame
     from ..session import SparkSession
 
-__all__ = ["IncrementalExecution", "MicroBatchDataFrame", "MicroBatchInfo", "MicroBatchPlanner",
+__all__ = ["IncrementalExecution", "MicroBatchInfo", "MicroBatchPlanner", "micro_batch_dataframe",
            "StatefulOperatorInfo", "register_stateful"]
 
 
@@ -165,15 +169,7 @@ class IncrementalExecution(QueryExecution):
                             streaming=MicroBatchPlanner(self.info))
 
 
-class MicroBatchDataFrame(DataFrame):
-    """The DataFrame of one micro-batch (what ``foreachBatch`` and the sinks receive)."""
-
-    def __init__(self, plan: LogicalPlan, session: SparkSession, info: MicroBatchInfo) -> None:
-        super().__init__(plan, session)
-        self._info = info
-
-    def _new(self, plan: LogicalPlan) -> DataFrame:
-        return MicroBatchDataFrame(plan, self._session, self._info)
-
-    def _execution(self) -> QueryExecution:
-        return IncrementalExecution(self._session, self._plan, self._info)
+def micro_batch_dataframe(session: SparkSession, execution: IncrementalExecution) -> DataFrame:
+    """The batch DataFrame of a micro-batch's result rows (planned once, computed by each action)."""
+    rdd = execution.to_rdd()
+    return session._new_dataframe(ArrowRDDRelation(execution.analyzed.output(), rdd, "MicroBatch"))

@@ -25,6 +25,7 @@ Invariants
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -64,6 +65,8 @@ class MetadataLog:
     def __init__(self, path: str) -> None:
         self.path = path
         os.makedirs(path, exist_ok=True)
+        #: Every batch below this id is known to be purged (a full listing happens once).
+        self._purged_below: int | None = None
 
     def _file(self, batch_id: int) -> str:
         return os.path.join(self.path, str(batch_id))
@@ -132,10 +135,19 @@ class MetadataLog:
 
     def purge(self, threshold: int) -> None:
         """Delete the files of batches below ``threshold``."""
-        for name in os.listdir(self.path):
-            m = _NAME.match(name)
-            if m and int(m.group(1)) < threshold and not m.group(2):
-                os.unlink(os.path.join(self.path, name))
+        if threshold <= 0:
+            return
+        if self._purged_below is None:
+            for name in os.listdir(self.path):
+                m = _NAME.match(name)
+                if m and int(m.group(1)) < threshold and not m.group(2):
+                    os.unlink(os.path.join(self.path, name))
+        else:
+            # Called once a batch: only the ids that fell below the threshold since.
+            for batch_id in range(self._purged_below, threshold):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(self.path, str(batch_id)))
+        self._purged_below = max(threshold, self._purged_below or 0)
 
 
 @dataclass

@@ -52,7 +52,7 @@ from ..errors import AnalysisException, StreamingQueryException
 from ..plan.logical import LocalRelation, LogicalPlan
 from . import operators as _operators  # noqa: F401 - registers the stateful operators
 from .clock import streaming_clock
-from .incremental import MicroBatchDataFrame, MicroBatchInfo
+from .incremental import IncrementalExecution, MicroBatchInfo, micro_batch_dataframe
 from .logs import CommitLog, OffsetSeq, OffsetSeqLog
 from .progress import ProgressRecorder, StreamingQueryProgress, build_progress, iso_time, state_operator_progress
 from .relation import MicroBatchSource, StreamingRelation, streaming_relations
@@ -120,7 +120,12 @@ class MicroBatchExecution:
         self._last_idle_trigger = -1
         self._last_progress_ms: int | None = None
         self._previous_trigger_start: int | None = None
-        keep = int(self.conf.get("spark.sql.streaming.numRecentProgressUpdates", "100"))
+        settings = session.conf
+        self.polling_delay_ms = settings.get_time_ms("spark.sql.streaming.pollingDelay", "10ms")
+        self.idle_progress_ms = settings.get_time_ms("spark.sql.streaming.noDataProgressEventInterval", "10000ms")
+        self.no_data_batches = settings.get_boolean("spark.sql.streaming.noDataMicroBatches.enabled", True)
+        self.batches_to_retain = settings.get_int("spark.sql.streaming.minBatchesToRetain", 100)
+        keep = settings.get_int("spark.sql.streaming.numRecentProgressUpdates", 100)
         self.recent: deque[StreamingQueryProgress] = deque(maxlen=max(1, keep - 1))
         self.status = {"message": "Initializing sources", "isDataAvailable": False, "isTriggerActive": False}
         self.exception: StreamingQueryException | None = None
@@ -230,8 +235,7 @@ class MicroBatchExecution:
                              "%d milliseconds", interval, elapsed)
             self.clock.wait_till_time(start_ms // interval * interval + interval, self._stop)
         elif not ran:
-            delay = int(self.conf.get("spark.sql.streaming.pollingDelay", "10").rstrip("ms") or 10)
-            self._wake.wait(delay / 1000.0)
+            self._wake.wait(self.polling_delay_ms / 1000.0)
             self._wake.clear()
 
     def _set_status(self, message: str, data: bool, active: bool) -> None:
@@ -291,6 +295,15 @@ class MicroBatchExecution:
                 self._last_idle_trigger = trigger_number
                 self._cond.notify_all()
             return False
+        seq = self.pending
+        assert seq is not None
+        if seq.offsets == self.committed and seq.batch_watermark_ms == self.previous_watermark_ms:
+            # A batch without data at an unchanged watermark only polls time-outs
+            # (processing-time GroupState timeouts ask for one every trigger): there is
+            # nothing left to process for processAllAvailable to wait for.
+            with self._cond:
+                self._last_idle_trigger = trigger_number
+                self._cond.notify_all()
         self._run_batch(recorder)
         self._previous_trigger_start = start_ms
         if self.trigger.kind == "processing_time":
@@ -317,14 +330,13 @@ class MicroBatchExecution:
             for source, end in zip(self.sources, self.committed):
                 if end is not None:
                     source.commit(end)
-            keep = int(self.conf.get("spark.sql.streaming.minBatchesToRetain", "100"))
-            self.offset_log.purge(self.batch_id - keep)
-            self.commit_log.purge(self.batch_id - keep)
+            self.offset_log.purge(self.batch_id - self.batches_to_retain)
+            self.commit_log.purge(self.batch_id - self.batches_to_retain)
         self.pending = seq
         return True
 
     def _no_data_batch_needed(self) -> bool:
-        if self.conf.get("spark.sql.streaming.noDataMicroBatches.enabled", "true").lower() == "false":
+        if not self.no_data_batches:
             return False
         info = self.last_info
         if info is None:
@@ -349,7 +361,8 @@ class MicroBatchExecution:
         with recorder.phase("getBatch"):
             plan = self._batch_plan(starts, ends, counters)
         with recorder.phase("queryPlanning"):
-            df = MicroBatchDataFrame(plan, self.session, info)
+            execution = IncrementalExecution(self.session, plan, info)
+            df = micro_batch_dataframe(self.session, execution)
         self._abandon_if_stopped(batch_id)
         with recorder.phase("addBatch"):
             output_rows = self.sink.add_batch(batch_id, df)
@@ -360,7 +373,7 @@ class MicroBatchExecution:
         self.committed = list(ends)
         self.previous_watermark_ms = seq.batch_watermark_ms
         self.last_info = info
-        self.last_execution = df
+        self.last_execution = execution
         self.pending = None
         self.batch_id = batch_id + 1
         sources = []
@@ -371,7 +384,9 @@ class MicroBatchExecution:
                             "numInputRows": int(counters[i].value), "inputRowsPerSecond": 0.0,
                             "processedRowsPerSecond": 0.0, "metrics": {}})
         event_time = self._event_time(stats, seq.batch_watermark_ms)
-        operators = [state_operator_progress(op.name, op.accumulator.value, op.partitions)
+        operators = [state_operator_progress(op.name, op.accumulator.value, op.partitions,
+                                             {n: op.accumulator.value.get("customMetrics", {}).get(n, 0)
+                                              for n in op.custom_metrics})
                      for _, op in sorted(info.operators.items())]
         progress = build_progress(
             query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=batch_id,
@@ -414,8 +429,7 @@ class MicroBatchExecution:
     # -- progress ---------------------------------------------------------------------
 
     def _idle_progress(self, start_ms: int) -> None:
-        interval = int(self.conf.get("spark.sql.streaming.noDataProgressEventInterval", "10000").rstrip("ms"))
-        if self._last_progress_ms is not None and start_ms - self._last_progress_ms < interval:
+        if self._last_progress_ms is not None and start_ms - self._last_progress_ms < self.idle_progress_ms:
             return
         recorder = ProgressRecorder(start_ms)
         sources = [{"description": s.description, "startOffset": c, "endOffset": c, "latestOffset": c,

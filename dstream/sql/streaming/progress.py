@@ -41,7 +41,7 @@ def _rate(rows: int, seconds: float) -> float:
     return float(round(rows / seconds, 1))
 
 
-class _JsonDict(dict):  # type: ignore[type-arg]
+class _JsonDict(dict[str, Any]):
     """A dict whose keys read as attributes too, with PySpark's ``json``/``prettyJson``."""
 
     def __getattr__(self, name: str) -> Any:

@@ -111,12 +111,12 @@ class StreamingQuery:
         return self._execution.exception
 
     def explain(self, extended: bool = False) -> None:
-        """Print the plan of the latest batch."""
-        df = self._execution.last_execution
-        if df is None:
+        """Print the plan of the latest batch (with the logical plans too when ``extended``)."""
+        execution = self._execution.last_execution
+        if execution is None:
             print("No physical plan. Waiting for data.")
             return
-        df.explain(extended)
+        print(execution.explain_text("extended" if extended else "simple"))
 
     def __repr__(self) -> str:
         return f"<StreamingQuery id={self.id} runId={self.runId} name={self.name}>"

@@ -22,6 +22,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -173,18 +174,18 @@ class MicroBatchSourceExec(PhysicalPlan):
         self.output = child.output
 
     def execute(self, qctx: QueryContext) -> Any:
-        counter = self.node.counter
-
-        def count(batches: Iterator[Any]) -> Iterator[Any]:
-            rows = 0
-            for batch in batches:
-                rows += batch.num_rows
-                yield batch
-            counter.add(rows)
-        return self.child.execute(qctx).mapPartitions(count)
+        return self.child.execute(qctx).mapPartitions(functools.partial(_count_rows, self.node.counter))
 
     def describe(self) -> str:
         return self.node.describe()
+
+
+def _count_rows(counter: Any, batches: Iterator[Any]) -> Iterator[Any]:
+    rows = 0
+    for batch in batches:
+        rows += batch.num_rows
+        yield batch
+    counter.add(rows)
 
 
 def _plan_micro_batch_source(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:

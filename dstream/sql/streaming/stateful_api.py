@@ -2,8 +2,9 @@
 
 What this module owns
 ---------------------
-The argument checks and plan building behind ``DataFrame.withWatermark`` (kept out of
-the DataFrame facade so that batch code does not import the streaming engine).
+The argument checks and plan building behind ``DataFrame.withWatermark`` and
+``DataFrame.dropDuplicatesWithinWatermark`` (kept out of the DataFrame facade so that
+batch code does not import the streaming engine).
 
 Invariants
 ----------
@@ -24,7 +25,7 @@ from .triggers import interval_ms
 if TYPE_CHECKING:
     from ..dataframe import DataFrame
 
-__all__ = ["with_watermark"]
+__all__ = ["drop_duplicates_within_watermark", "with_watermark"]
 
 
 def with_watermark(df: DataFrame, event_time: str, delay: str) -> DataFrame:
@@ -50,3 +51,20 @@ def with_watermark(df: DataFrame, event_time: str, delay: str) -> DataFrame:
     if delay_ms < 0:
         raise AnalysisException(f"delayThreshold should not be negative, got {delay!r}.")
     return df._new(EventTimeWatermark(column, delay_ms, df._plan))
+
+
+def drop_duplicates_within_watermark(df: DataFrame, subset: list[str] | None) -> DataFrame:
+    """``df.dropDuplicatesWithinWatermark(subset)``: the plan; a batch DataFrame refuses it when it runs."""
+    from .state.dedup import DeduplicateWithinWatermark
+
+    if subset is not None and (isinstance(subset, str) or not isinstance(subset, list | tuple)):
+        raise PySparkTypeError(f"Argument `subset` should be a list or tuple, got {type(subset).__name__}.",
+                               "NOT_LIST_OR_TUPLE", {"arg_name": "subset", "arg_type": type(subset).__name__})
+    keys = []
+    for name in subset or []:
+        column = df._resolve(name)
+        if not isinstance(column, AttributeReference):
+            raise AnalysisException(f"dropDuplicatesWithinWatermark needs column names of the DataFrame, got "
+                                    f"{name!r}: add the expression as a column first (withColumn).")
+        keys.append(column)
+    return df._new(DeduplicateWithinWatermark(keys or df._plan.output(), df._plan))

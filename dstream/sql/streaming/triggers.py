@@ -71,6 +71,10 @@ def trigger_from_args(processingTime: str | None = None, once: bool | None = Non
         "NOT_IMPLEMENTED", {"feature": "continuous trigger"})
 
 
+#: Interval words counted in months (a month of delay is 31 days, as Spark's).
+_MONTHS = {"month": 1, "months": 1, "year": 12, "years": 12}
+
+
 def interval_ms(text: str, what: str) -> int:
     """``"10 seconds"`` -> milliseconds; a month counts as 31 days (Spark's rule for delays)."""
     parts = text.lower().replace("interval", " ").split()
@@ -78,8 +82,9 @@ def interval_ms(text: str, what: str) -> int:
     kept: list[str] = []
     i = 0
     while i < len(parts):
-        if i + 1 < len(parts) and parts[i + 1].rstrip("s") in ("month", "year") and parts[i].lstrip("-").isdigit():
-            months += int(parts[i]) * (12 if parts[i + 1].startswith("year") else 1)
+        unit = _MONTHS.get(parts[i + 1]) if i + 1 < len(parts) else None
+        if unit is not None and parts[i].lstrip("-").isdigit():
+            months += int(parts[i]) * unit
             i += 2
             continue
         kept.append(parts[i])

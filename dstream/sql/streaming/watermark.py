@@ -26,6 +26,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -68,15 +69,7 @@ def event_time_us(arr: pa.Array) -> pa.Array:
     if pa.types.is_struct(arr.type):
         arr = pc.struct_field(arr, [arr.type.get_field_index("end")])
     if pa.types.is_timestamp(arr.type):
-        unit = arr.type.unit
-        ints = arr.cast(pa.int64())
-        if unit == "s":
-            return pc.multiply(ints, 1_000_000)
-        if unit == "ms":
-            return pc.multiply(ints, 1000)
-        if unit == "ns":
-            return pc.divide(ints, 1000)
-        return ints
+        return arr.cast(pa.timestamp("us", arr.type.tz)).cast(pa.int64())
     return arr.cast(pa.int64())
 
 
@@ -91,26 +84,25 @@ class EventTimeWatermarkExec(PhysicalPlan):
 
     def execute(self, qctx: QueryContext) -> Any:
         name = column_key(self.node.event_time.expr_id)
-        acc = self.accumulator
-
-        def measure(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            stats = EMPTY_STATS
-            for batch in batches:
-                if batch.num_rows:
-                    us = event_time_us(batch.column(batch.schema.get_field_index(name)))
-                    valid = us.drop_null()
-                    if len(valid):
-                        ms = pc.floor(pc.divide(valid.cast(pa.float64()), 1000.0)).cast(pa.int64())
-                        mm = pc.min_max(ms)
-                        stats = merge_stats(stats, (mm["max"].as_py(), mm["min"].as_py(),
-                                                    pc.sum(ms).as_py(), len(ms)))
-                yield batch
-            if stats[3]:
-                acc.add(stats)
-        return self.child.execute(qctx).mapPartitions(measure)
+        return self.child.execute(qctx).mapPartitions(functools.partial(_measure, name, self.accumulator))
 
     def describe(self) -> str:
         return self.node.describe()
+
+
+def _measure(name: str, acc: Any, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    stats = EMPTY_STATS
+    for batch in batches:
+        if batch.num_rows:
+            us = event_time_us(batch.column(batch.schema.get_field_index(name)))
+            valid = us.drop_null()
+            if len(valid):
+                ms = pc.floor(pc.divide(valid.cast(pa.float64()), 1000.0)).cast(pa.int64())
+                mm = pc.min_max(ms)
+                stats = merge_stats(stats, (mm["max"].as_py(), mm["min"].as_py(), pc.sum(ms).as_py(), len(ms)))
+        yield batch
+    if stats[3]:
+        acc.add(stats)
 
 
 class WatermarkTracker:
@@ -145,7 +137,7 @@ class WatermarkTracker:
         if not self.delays or not self.per_node:
             return self.current_ms
         values = [self.per_node.get(n, 0) for n in self.delays]
-        chosen = min(values) if self.policy == "min" else max(self.per_node.values())
+        chosen = max(self.per_node.values()) if self.policy == "max" else min(values)
         self.current_ms = max(self.current_ms, chosen)
         return self.current_ms
 

@@ -304,8 +304,8 @@ def test_bad_option_values_name_the_option(spark: SparkSession, tmp_path: Path) 
     with pytest.raises(IllegalArgumentException, match="Invalid value '0' for option 'maxFilesPerTrigger', must be "
                                                        "a positive integer"):
         make_source(spark, src, tmp_path / "meta", maxFilesPerTrigger="0")
-    with pytest.raises(IllegalArgumentException, match="Invalid value 'yes' for option 'latestFirst', must be true "
-                                                       "or false"):
+    with pytest.raises(IllegalArgumentException,
+                       match="The value of option 'latestFirst' must be true or false, got 'yes'"):
         make_source(spark, src, tmp_path / "meta", latestFirst="yes")
     with pytest.raises(IllegalArgumentException, match="Invalid value 'soon' for option 'maxFileAge'"):
         make_source(spark, src, tmp_path / "meta", maxFileAge="soon")

@@ -25,22 +25,22 @@ from dstream.sql.streaming.state.store import StateStoreConf, StateStoreId, get_
 
 DEADLINE_S = 60
 
-# A writer that blocks, before the rename, in the fsync of the temporary file whose name
-# holds argv[2]: the parent kills it there with SIGKILL, the worst moment for a commit.
+# A writer that blocks just before renaming the complete temporary file whose name holds
+# argv[2] into place: the parent kills it there with SIGKILL, the worst moment for a commit.
 WRITER = textwrap.dedent("""
     import os, sys, time
     from dstream.sql.streaming.state.store import StateStoreConf, StateStoreId, get_store
 
     root, block_at = sys.argv[1], sys.argv[2]
-    real_fsync = os.fsync
+    real_replace = os.replace
 
-    def fsync(fd):
-        if block_at in os.readlink(f"/proc/self/fd/{fd}"):
+    def replace(src, dst):
+        if block_at in os.path.basename(src):
             print("blocked", flush=True)
             time.sleep(600)
-        real_fsync(fd)
+        real_replace(src, dst)
 
-    os.fsync = fsync
+    os.replace = replace
     store = get_store(StateStoreId(root, 0, 0), 3, "run-2", StateStoreConf(min_deltas_for_snapshot=2))
     for i in range(1000):
         store.put((i,), ["run-2", i])

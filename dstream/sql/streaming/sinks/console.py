@@ -5,12 +5,6 @@ What this module owns
 :class:`ConsoleSink`: a dashed banner with ``Batch: N``, then the batch's rows as
 ``show(numRows, truncate)`` prints them (options ``numRows``, 20, and ``truncate``,
 true).
-
-Invariants
-----------
-* One job per batch: the rows are collected once and the table is drawn from them
-  (running the batch DataFrame twice would read the sources twice and update the
-  state twice, doubling ``numInputRows`` and the state operators' metrics).
 """
 
 from __future__ import annotations
@@ -18,9 +12,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from ...arrow_convert import arrow_to_rows
 from ...errors import IllegalArgumentException
-from ...show import show_string
+from ..sources.options import SourceOptions
 from .base import Sink, SinkProvider, register_sink
 
 if TYPE_CHECKING:
@@ -41,14 +34,14 @@ class ConsoleSink(Sink):
         self.description = f"org.apache.spark.sql.execution.streaming.ConsoleTable$@{id(self):x}"
 
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
+        # Computed once, then shown from the driver (as Spark's console sink does).
         table = df.toArrow()
-        time_zone = df.sparkSession.conf.time_zone()
-        shown = arrow_to_rows(table.slice(0, self.num_rows + 1), time_zone)
-        text = show_string([tuple(r) for r in shown], df.schema, self.num_rows, 20 if self.truncate else 0,
-                           False, time_zone)
+        shown = df.sparkSession.createDataFrame(table, df.schema)
+        text = shown._show_string(self.num_rows, self.truncate)
+        rows = table.num_rows
         sys.stdout.write(f"{_BANNER}\nBatch: {batch_id}\n{_BANNER}\n{text}\n")
         sys.stdout.flush()
-        return table.num_rows
+        return rows
 
 
 class _Provider(SinkProvider):
@@ -63,7 +56,7 @@ class _Provider(SinkProvider):
                 f".option(\"numRows\", 20).") from None
         if num_rows <= 0:
             raise IllegalArgumentException(f"Invalid value '{text}' for option 'numRows': it must be positive.")
-        truncate = options.get("truncate", "true").strip().lower() != "false"
+        truncate = SourceOptions(options).get_boolean("truncate", True)
         return ConsoleSink(num_rows, truncate)
 
 

@@ -10,6 +10,8 @@ batch's rows; complete mode replaces them.
 Invariants
 ----------
 * A batch id already added is skipped (a restarted query re-runs its last batch).
+* The view is registered once and reads the rows held when a query on it runs, so
+  adding a batch costs the batch, not everything held so far.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ...errors import AnalysisException
+from ...expressions.base import AttributeReference, column_key
+from ...local_data import attributes_of
+from ...plan.logical import LeafPlan, LocalRelation
 from .base import Sink, SinkProvider, register_sink
 
 if TYPE_CHECKING:
@@ -41,6 +46,7 @@ class MemorySink(Sink):
         self._lock = threading.Lock()
         self._tables: list[pa.Table] = []
         self._schema: Any = None
+        self._combined: pa.Table | None = None
         self.latest_batch_id: int | None = None
 
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
@@ -53,21 +59,46 @@ class MemorySink(Sink):
                 self._tables = [table]
             else:
                 self._tables.append(table)
-            self._schema = df.schema
+            self._combined = None
             self.latest_batch_id = batch_id
-            self._register()
+            first = self._schema is None
+            self._schema = df.schema
+        if first:
+            relation = _SinkRelation(attributes_of(self._schema), self)
+            self.session._register_view(self.name, self.session._new_dataframe(relation), True)
         return table.num_rows
 
-    def _register(self) -> None:
-        table = pa.concat_tables(self._tables) if self._tables else None
-        if table is None:
-            return
-        view = self.session.createDataFrame(table, self._schema)
-        self.session._register_view(self.name, view, True)
+    def current(self, names: list[str]) -> pa.Table:
+        """Every row held now, columns named ``names``."""
+        with self._lock:
+            if self._combined is None:
+                tables = [t.rename_columns(names) for t in self._tables]
+                self._combined = pa.concat_tables(tables).combine_chunks() if tables else None
+            combined = self._combined
+        if combined is None:
+            from ...execution.physical import arrow_schema
+
+            return arrow_schema([]).empty_table()
+        return combined
 
     def all_rows(self) -> list[Any]:
         """Every row the sink holds (``collect()`` of the view)."""
         return self.session.table(self.name).collect()
+
+
+class _SinkRelation(LocalRelation):
+    """The view of a memory sink: a local relation over the rows the sink holds when it runs."""
+
+    def __init__(self, output: list[AttributeReference], sink: MemorySink) -> None:
+        LeafPlan.__init__(self, output)
+        self._sink = sink
+
+    @property
+    def table(self) -> pa.Table:
+        return self._sink.current([column_key(a.expr_id) for a in self._output])
+
+    def describe(self) -> str:
+        return f"MemorySink {self._sink.name} [{', '.join(repr(a) for a in self._output)}]"
 
 
 class _Provider(SinkProvider):

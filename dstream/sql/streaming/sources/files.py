@@ -46,6 +46,7 @@ from ...plan.logical import FileRelation
 from ...types import StringType, StructField, StructType
 from ..logs import CompactibleFileLog, ConcurrentUpdateError
 from .base import Offset, Source, SourceProvider, register_source
+from .options import SourceOptions
 
 if TYPE_CHECKING:
     from ...expressions.base import AttributeReference
@@ -86,6 +87,7 @@ class FileStreamOptions:
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> FileStreamOptions:
         """Read and check the options (keys lower-cased); ``IllegalArgumentException`` names a bad one."""
+        typed = SourceOptions(options)
         max_files = options.get("maxfilespertrigger")
         clean = (options.get("cleansource") or "off").lower()
         if clean not in _CLEAN_MODES:
@@ -107,9 +109,9 @@ class FileStreamOptions:
                                            "must be a number between 0 and 1")
         return cls(
             None if max_files is None else _positive_int("maxFilesPerTrigger", max_files),
-            _boolean("latestFirst", options.get("latestfirst", "false")),
-            _time_ms("maxFileAge", options.get("maxfileage", "7d")),
-            _boolean("fileNameOnly", options.get("filenameonly", "false")),
+            typed.get_boolean("latestFirst", False),
+            _max_file_age(options.get("maxfileage", "7d")),
+            typed.get_boolean("fileNameOnly", False),
             clean, archive,
             _positive_int("maxCachedFiles", options.get("maxcachedfiles", "10000"), allow_zero=True),
             ratio)
@@ -126,14 +128,8 @@ def _positive_int(name: str, text: str, allow_zero: bool = False) -> int:
     return value
 
 
-def _boolean(name: str, text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered not in ("true", "false"):
-        raise IllegalArgumentException(f"Invalid value '{text}' for option '{name}', must be true or false")
-    return lowered == "true"
-
-
-def _time_ms(name: str, text: str) -> int:
+def _max_file_age(text: str) -> int:
+    name = "maxFileAge"
     try:
         return SparkConf(loadDefaults=False).set(name, text).getTimeAsMs(name)
     except ConfigError:
@@ -198,7 +194,7 @@ class FileStreamSourceProvider(SourceProvider):
             return user_schema
         if self.format_name == "text":
             return StructType([StructField("value", StringType(), True)])
-        inference = (session.conf.get("spark.sql.streaming.schemaInference", "false") or "").strip().lower() == "true"
+        inference = session.conf.get_boolean("spark.sql.streaming.schemaInference", False)
         files = _list_files(path)
         if not inference and (self.format_name != "parquet" or not files):
             raise AnalysisException(SCHEMA_REQUIRED)

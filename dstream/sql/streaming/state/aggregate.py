@@ -30,6 +30,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -38,10 +39,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...execution.aggregate import AggregateSpec, PartialAggregateExec, collect_aggregates
-from ...execution.arrays import concat_batches, table_as_batch
+from ...execution.arrays import concat_batches
 from ...execution.context import QueryContext
 from ...execution.exchange import ShuffleExchangeExec
-from ...execution.physical import PhysicalPlan, arrow_schema, as_array, expr_text, key_names
+from ...execution.physical import PhysicalPlan, arrow_schema, expr_text, key_names
 from ...execution.planner import plan_physical
 from ...expressions.base import AttributeReference, Expression
 from ...plan.logical import Aggregate, LogicalPlan
@@ -49,7 +50,9 @@ from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
+from .finish import run_and_finish
 from .rows import RowCodec
+from .session_window import plan_session_aggregate
 from .store import StateStoreConf, StateStoreId, get_store
 
 __all__ = ["StatefulAggregateExec", "key_time_us"]
@@ -186,18 +189,8 @@ class StatefulAggregateExec(PhysicalPlan):
         self.children = (child,)
 
     def execute(self, qctx: QueryContext) -> Any:
-        operator, ctx = self.operator, qctx.eval_ctx
-        spec = operator.spec
-        exprs = [spec.rewrite(e) for e in self.result]
-        names = key_names(self.output)
-
-        def run(split: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            merged = operator.run(split, batches, ctx)
-            if merged is None or merged.num_rows == 0:
-                return
-            batch = table_as_batch(spec.finish(merged, ctx))
-            arrays = [as_array(e.eval(batch, ctx), batch.num_rows) for e in exprs]
-            yield pa.RecordBatch.from_arrays(arrays, names=names) if arrays else batch.select([])
+        exprs = [self.operator.spec.rewrite(e) for e in self.result]
+        run = functools.partial(run_and_finish, self.operator, exprs, key_names(self.output), qctx.eval_ctx)
         return self.child.execute(qctx).mapPartitionsWithIndex(run)
 
     def describe(self) -> str:
@@ -211,8 +204,6 @@ def _plan_aggregate(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPl
     if not reads_stream(plan.child):
         return None
     if isinstance(plan.child, SessionWindowAssign):
-        from .session_window import plan_session_aggregate
-
         return plan_session_aggregate(plan, qctx, planner)
     operator_id = planner.next_operator_id()
     child = plan_physical(plan.child, qctx)

@@ -27,9 +27,11 @@ reads the same from the in-memory cache and from disk.
 Invariants
 ----------
 * A file is written under a temporary name ``.<final>.<pid>.<hex>.tmp`` in its own
-  directory, flushed, fsynced, then moved into place with ``os.replace`` (overwriting
-  is allowed: a re-run batch rewrites its delta) and the directory fsynced. A reader
-  never sees a partial ``<v>.delta`` or ``<v>.snapshot``.
+  directory, then moved into place with ``os.replace`` (overwriting is allowed: a
+  re-run batch rewrites its delta). A reader never sees a partial ``<v>.delta`` or
+  ``<v>.snapshot``. Nothing is fsynced: like the query's logs, the state survives a
+  crash of the process (what the rename guarantees), not of the machine; an fsync per
+  file would cost more than a small micro-batch.
 * A temporary file whose pid is not a live process on this machine belongs to a writer
   that crashed; the next commit in the directory removes it. A live pid's temporary
   file is left alone: another attempt of the same task may be writing it.
@@ -51,7 +53,7 @@ import msgpack
 
 from ...errors import SparkRuntimeException
 
-__all__ = ["DELTA", "SNAPSHOT", "StoreFiles", "apply_delta", "delta_name", "from_disk", "fsync_dir",
+__all__ = ["DELTA", "SNAPSHOT", "StoreFiles", "apply_delta", "delta_name", "from_disk",
            "list_store_dir", "obsolete_files", "read_snapshot", "remove_crashed_temps", "remove_files",
            "snapshot_name", "write_atomic"]
 
@@ -164,20 +166,6 @@ def obsolete_files(found: StoreFiles, latest: int, min_versions_to_retain: int) 
             + [snapshot_name(s) for s in sorted(found.snapshots) if s < base])
 
 
-def fsync_dir(directory: str) -> None:
-    """Make a rename or removal in ``directory`` durable (a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def write_atomic(directory: str, name: str, records: Iterable[Any]) -> None:
     """Write ``records`` (msgpack-able sequences) as ``directory/name``, complete or not at all.
 
@@ -203,14 +191,11 @@ def write_atomic(directory: str, name: str, records: Iterable[Any]) -> None:
                     "values lists, tuples or dicts of None, bool, int (64-bit), float, str and bytes; convert "
                     "other values (a datetime to epoch microseconds, a Decimal to str) before storing them"
                 ) from exc
-            f.flush()
-            os.fsync(f.fileno())
         os.replace(tmp, os.path.join(directory, name))
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    fsync_dir(directory)
 
 
 def from_disk(value: Any) -> Any:

@@ -28,6 +28,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -36,10 +37,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...execution.aggregate import AggregateSpec, PartialAggregateExec, collect_aggregates
-from ...execution.arrays import concat_batches, table_as_batch
+from ...execution.arrays import concat_batches
 from ...execution.context import QueryContext
 from ...execution.exchange import ShuffleExchangeExec
-from ...execution.physical import PhysicalPlan, arrow_schema, as_array, expr_text, key_names
+from ...execution.physical import PhysicalPlan, arrow_schema, expr_text, key_names
 from ...execution.planner import plan_physical
 from ...execution.session_window import SessionWindowExec
 from ...expressions.base import AttributeReference, Expression
@@ -47,6 +48,7 @@ from ...plan.logical import Aggregate
 from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner
 from ..watermark import event_time_columns
+from .finish import run_and_finish
 from .rows import RowCodec
 from .store import StateStoreConf, StateStoreId, get_store
 
@@ -198,18 +200,8 @@ class StatefulSessionExec(PhysicalPlan):
         self.children = (child,)
 
     def execute(self, qctx: QueryContext) -> Any:
-        operator, ctx = self.operator, qctx.eval_ctx
-        spec = operator.spec
-        exprs = [spec.rewrite(e) for e in self.result]
-        names = key_names(self.output)
-
-        def run(split: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            merged = operator.run(split, batches, ctx)
-            if merged is None or merged.num_rows == 0:
-                return
-            batch = table_as_batch(spec.finish(merged, ctx))
-            arrays = [as_array(e.eval(batch, ctx), batch.num_rows) for e in exprs]
-            yield pa.RecordBatch.from_arrays(arrays, names=names) if arrays else batch.select([])
+        exprs = [self.operator.spec.rewrite(e) for e in self.result]
+        run = functools.partial(run_and_finish, self.operator, exprs, key_names(self.output), qctx.eval_ctx)
         return self.child.execute(qctx).mapPartitionsWithIndex(run)
 
     def describe(self) -> str:

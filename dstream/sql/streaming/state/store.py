@@ -466,8 +466,8 @@ class StateStore:
         # can leave an old snapshot shadowing it.
         stale = ([files.snapshot_name(s) for s in found.snapshots if s >= new_version]
                  + [files.delta_name(d) for d in found.deltas if d > new_version])
-        if stale and files.remove_files(directory, stale):
-            files.fsync_dir(directory)
+        if stale:
+            files.remove_files(directory, stale)
         found.snapshots = {s for s in found.snapshots if s < new_version}
         found.deltas = {d for d in found.deltas if d <= new_version}
         files.write_atomic(directory, files.delta_name(new_version), self._delta_records())
@@ -490,8 +490,8 @@ class StateStore:
             files.write_atomic(directory, files.snapshot_name(version), self._data.items())
             found.snapshots.add(version)
         obsolete = files.obsolete_files(found, version, self.conf.min_batches_to_retain)
-        if obsolete and files.remove_files(directory, obsolete):
-            files.fsync_dir(directory)
+        if obsolete:
+            files.remove_files(directory, obsolete)
 
     def abort(self) -> None:
         """Forget the uncommitted changes: the map is back at the opened version (no-op after commit)."""
