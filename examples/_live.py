@@ -126,8 +126,8 @@ def add_query_options(parser: argparse.ArgumentParser, master: str = "local[2]")
     as the previous one ended and there is new data.
     """
     parser.add_argument("--batches", type=positive_int, metavar="N",
-                        help="stop after N micro-batches (default: run until Ctrl-C); a batch "
-                             "being prepared then is abandoned, so exactly N are printed")
+                        help="stop right after the N-th micro-batch (default: run until Ctrl-C), "
+                             "so exactly N are printed")
     parser.add_argument("--master", default=master,
                         help="local, local[N] or local[*] (default: %(default)s)")
 
@@ -302,62 +302,33 @@ def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None
     return status
 
 
-def _batches_ran(query: StreamingQuery, first: list[int]) -> int:
-    """Micro-batches the query ran since ``first[0]``, the first batch id seen (set here)."""
-    # Idle triggers report progress too, without an addBatch phase: they ran no batch.
-    ids = [p["batchId"] for p in query.recentProgress if "addBatch" in p["durationMs"]]
-    if not ids:
-        return 0
-    if not first:
-        first.append(ids[0])
-    return ids[-1] - first[0] + 1
-
-
 def run_query(spark: SparkSession, query: StreamingQuery, batches: int | None = None,
               timeout: float | None = None) -> int:
     """Run a started query until ``batches`` micro-batches ran, ``timeout`` s, Ctrl-C or SIGTERM.
 
     Then stop the query and ``spark`` (its SparkContext and worker processes): what the
     examples of ``sql/streaming/`` do instead of PySpark's ``query.awaitTermination()``.
-    With ``batches`` the query stops right after its N-th micro-batch; a batch still
-    being prepared then never reaches the sink, so exactly N are printed. Ctrl-C and
-    SIGTERM print one line and stop the query (its running batch is cancelled, as
-    ``query.stop()`` does). Returns the exit status: 0; 1 if the query failed (its error
-    is printed) or ``timeout`` passed; 130 if a second Ctrl-C cut the stop short.
+    With ``batches`` the query's own thread ends it right after its N-th micro-batch
+    (:func:`dstream.sql.streaming.testing.stop_after_batches`), so exactly N are printed.
+    Ctrl-C and SIGTERM print one line and stop the query (its running batch is
+    cancelled, as ``query.stop()`` does). Returns the exit status: 0; 1 if the query
+    failed (its error is printed) or ``timeout`` passed; 130 if a second Ctrl-C cut the
+    stop short.
     """
-    from dstream.sql.streaming import StreamingQueryListener
+    from dstream.sql.streaming.testing import stop_after_batches
 
     install_stop_handlers()
-    progressed = threading.Event()
-
-    class WakeUp(StreamingQueryListener):
-        """Wakes the wait below at each batch's progress, instead of a polling delay."""
-
-        def onQueryProgress(self, event: Any) -> None:  # noqa: N802 - PySpark's name
-            progressed.set()
-
-        def onQueryTerminated(self, event: Any) -> None:  # noqa: N802 - PySpark's name
-            progressed.set()
-
-    listener = WakeUp()
-    spark.streams.addListener(listener)
+    if batches is not None:
+        stop_after_batches(query, batches)
     deadline = None if timeout is None else time.monotonic() + timeout
-    first: list[int] = []
     status = 0
     try:
-        while not _stop_requested.is_set():
-            progressed.clear()  # before looking: a progress reported from here on wakes the wait
-            if not query.isActive:
-                query.awaitTermination()  # raises the error that stopped it
-                break
-            if batches is not None and _batches_ran(query, first) >= batches:
-                break
+        # Short waits: a signal only sets a flag, looked at between them.
+        while not _stop_requested.is_set() and not query.awaitTermination(0.1):
             if deadline is not None and time.monotonic() >= deadline:
                 print(f"stopping: {batches} micro-batches did not run within {timeout} s", file=sys.stderr)
                 status = 1
                 break
-            # Bounded: a progress missed before the listener was added is seen 0.1 s later.
-            progressed.wait(0.1)
     except Exception as exc:  # noqa: BLE001 - the query failed: its traceback was logged already
         print(f"the query failed: {exc}", file=sys.stderr, flush=True)
         status = 1
@@ -366,7 +337,6 @@ def run_query(spark: SparkSession, query: StreamingQuery, batches: int | None = 
             print(f"\n{_signal_names[0]} received: stopping the query", file=sys.stderr, flush=True)
         try:
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            spark.streams.removeListener(listener)
             query.stop()
             spark.stop()
         except KeyboardInterrupt:

@@ -32,6 +32,8 @@ Invariants
   engine checks for a stop before getting the batch and before adding it to the sink
   (jobs already running are cancelled), so no batch starts writing after ``stop()``.
   Such a batch stays logged but uncommitted; a restart runs it again.
+* With ``stop_after(n)`` the loop ends right after the run's n-th batch committed,
+  before the next trigger (``testing.stop_after_batches``).
 * The number of state partitions is pinned at the first batch (in ``offsets/N``'s
   conf) and read back on restart, so a key's state stays in its partition.
 """
@@ -117,6 +119,8 @@ class MicroBatchExecution:
         self._wake = threading.Event()
         self._cond = threading.Condition()
         self._triggers_started = 0
+        self._batches_run = 0  # in this run, no-data batches included
+        self._stop_after: int | None = None
         self._last_idle_trigger = -1
         self._last_progress_ms: int | None = None
         self._previous_trigger_start: int | None = None
@@ -164,6 +168,14 @@ class MicroBatchExecution:
         with self._cond:
             self._cond.wait_for(lambda: not self.active, timeout)
             return not self.active
+
+    def stop_after(self, batches: int) -> None:
+        """End the run right after its ``batches``-th micro-batch (at once if it ran that many)."""
+        with self._cond:
+            self._stop_after = batches
+            if self._batches_run < batches:
+                return
+        self.stop()
 
     def process_all_available(self, timeout: float | None) -> None:
         self._wake.set()
@@ -305,6 +317,10 @@ class MicroBatchExecution:
                 self._last_idle_trigger = trigger_number
                 self._cond.notify_all()
         self._run_batch(recorder)
+        with self._cond:
+            self._batches_run += 1
+            if self._stop_after is not None and self._batches_run >= self._stop_after:
+                self._stop.set()  # the loop ends before the next trigger
         self._previous_trigger_start = start_ms
         if self.trigger.kind == "processing_time":
             self._set_status("Waiting for next trigger", True, False)
