@@ -4,7 +4,8 @@ This module owns what the examples need beyond Spark's originals, so that each e
 runs with no setup, takes the same options and stops cleanly:
 
 * :func:`add_run_options` — ``--batches``, ``--batch-interval`` and ``--master``, the
-  same in every example (each with its help text).
+  same in every example (each with its help text); :func:`add_query_options` — the
+  Structured Streaming examples' ``--batches`` and ``--master``.
 
 * :class:`SampleLineServer` — a TCP server on 127.0.0.1 (a free port) that sends lines
   of sample text to each client at a steady pace, standing in for ``nc -lk 9999``.
@@ -14,12 +15,15 @@ runs with no setup, takes the same options and stops cleanly:
   Ctrl-C prints one line, never a traceback, then how many batches the stop waits for;
   a second Ctrl-C stops at once (queued batches dropped, exit status 130). An error
   raised by a batch is printed with its traceback and gives exit status 1.
+* :func:`run_query` — the same for a started Structured Streaming query (the examples
+  of ``sql/streaming/``): exactly ``--batches`` micro-batches, or until Ctrl-C, SIGTERM
+  or the query's failure; then the query and its SparkSession stop.
 
 An example imports this module before the engine, and the import installs the Ctrl-C
 and SIGTERM handlers (:func:`install_stop_handlers`) when the program running is a
-script of this directory: a signal that comes while the example is still starting stops
-it the same quiet way. Imported by anything else (tests), it changes no handler until
-:func:`run`.
+script of this directory or of a folder below it: a signal that comes while the example
+is still starting stops it the same quiet way. Imported by anything else (tests), it
+changes no handler until :func:`run` or :func:`run_query`.
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ import signal
 import socket
 import sys
 import threading
+import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _stop_requested = threading.Event()
 _signal_names: list[str] = []
@@ -54,7 +59,7 @@ def install_stop_handlers() -> None:
 def _running_an_example() -> bool:
     main_file = getattr(sys.modules.get("__main__"), "__file__", None)
     here = os.path.dirname(os.path.abspath(__file__))
-    return main_file is not None and os.path.dirname(os.path.abspath(main_file)) == here
+    return main_file is not None and os.path.abspath(main_file).startswith(here + os.sep)
 
 
 if _running_an_example():
@@ -62,6 +67,10 @@ if _running_an_example():
 
 from dstream import StreamingContext, StreamingListener  # noqa: E402 - after the handlers
 from dstream.testing import stop_after_batches  # noqa: E402
+
+if TYPE_CHECKING:
+    from dstream.sql import SparkSession
+    from dstream.sql.streaming import StreamingQuery
 
 SAMPLE_TEXT = """\
 the quick brown fox jumps over the lazy dog
@@ -106,6 +115,19 @@ def add_run_options(parser: argparse.ArgumentParser, batches: int | None = None,
                         help="seconds per batch (default: %(default)s)")
     parser.add_argument("--batch-duration", type=positive_float, dest="batch_interval",
                         default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    parser.add_argument("--master", default=master,
+                        help="local, local[N] or local[*] (default: %(default)s)")
+
+
+def add_query_options(parser: argparse.ArgumentParser, master: str = "local[2]") -> None:
+    """Add ``--batches N`` and ``--master`` (the Structured Streaming examples' run options).
+
+    A query has no batch interval: Spark's default trigger starts a micro-batch as soon
+    as the previous one ended and there is new data.
+    """
+    parser.add_argument("--batches", type=positive_int, metavar="N",
+                        help="stop right after the N-th micro-batch (default: run until Ctrl-C), "
+                             "so exactly N are printed")
     parser.add_argument("--master", default=master,
                         help="local, local[N] or local[*] (default: %(default)s)")
 
@@ -272,6 +294,54 @@ def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None
         except KeyboardInterrupt:
             ssc.stop(stopSparkContext=True, stopGraceFully=False)  # if it had not begun yet
             print("stopped now: the batches still queued were dropped", file=sys.stderr, flush=True)
+            status = 130
+        finally:
+            for signum, handler in _previous_handlers.items():
+                signal.signal(signum, handler)
+            _previous_handlers.clear()
+    return status
+
+
+def run_query(spark: SparkSession, query: StreamingQuery, batches: int | None = None,
+              timeout: float | None = None) -> int:
+    """Run a started query until ``batches`` micro-batches ran, ``timeout`` s, Ctrl-C or SIGTERM.
+
+    Then stop the query and ``spark`` (its SparkContext and worker processes): what the
+    examples of ``sql/streaming/`` do instead of PySpark's ``query.awaitTermination()``.
+    With ``batches`` the query's own thread ends it right after its N-th micro-batch
+    (:func:`dstream.sql.streaming.testing.stop_after_batches`), so exactly N are printed.
+    Ctrl-C and SIGTERM print one line and stop the query (its running batch is
+    cancelled, as ``query.stop()`` does). Returns the exit status: 0; 1 if the query
+    failed (its error is printed) or ``timeout`` passed; 130 if a second Ctrl-C cut the
+    stop short.
+    """
+    from dstream.sql.streaming.testing import stop_after_batches
+
+    install_stop_handlers()
+    if batches is not None:
+        stop_after_batches(query, batches)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    status = 0
+    try:
+        # Short waits: a signal only sets a flag, looked at between them.
+        while not _stop_requested.is_set() and not query.awaitTermination(0.1):
+            if deadline is not None and time.monotonic() >= deadline:
+                print(f"stopping: {batches} micro-batches did not run within {timeout} s", file=sys.stderr)
+                status = 1
+                break
+    except Exception as exc:  # noqa: BLE001 - the query failed: its traceback was logged already
+        print(f"the query failed: {exc}", file=sys.stderr, flush=True)
+        status = 1
+    finally:
+        if _signal_names:
+            print(f"\n{_signal_names[0]} received: stopping the query", file=sys.stderr, flush=True)
+        try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            query.stop()
+            spark.stop()
+        except KeyboardInterrupt:
+            spark.sparkContext.stop()  # the worker processes go in any case
+            print("stopped now", file=sys.stderr, flush=True)
             status = 130
         finally:
             for signum, handler in _previous_handlers.items():

@@ -32,14 +32,19 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 EXAMPLES = ROOT / "examples"
 STREAMING_ARGS = ["--batches", "1", "--batch-interval", "0.2", "--master", "local"]
-#: How each example runs here. The Kafka example needs a broker: here only that it
-#: imports and parses its options (tests/kafka/test_example.py runs it).
+#: How each example runs here. The Kafka examples need a broker: here only that they
+#: import and parse their options (tests/kafka/test_example.py and
+#: tests/sql/test_examples_structured.py run them).
 RUNS = {
     "batch/wordcount.py": ["--lines", "200", "--top", "3", "--master", "local"],
     "kafka_wordcount.py": ["--help"],
     "sql/wordcount.py": ["--lines", "200", "--top", "3", "--master", "local"],
     "sql/csv_join.py": ["--customers", "20", "--orders", "100", "--master", "local"],
     "sql/json_aggregate.py": ["--records", "100", "--master", "local"],
+    "sql/streaming/structured_kafka_wordcount.py": ["--help"],
+    "sql/streaming/structured_network_wordcount.py": ["--batches", "1", "--master", "local"],
+    "sql/streaming/structured_network_wordcount_windowed.py": ["10", "5", "--batches", "1", "--master", "local"],
+    "sql/streaming/structured_sessionization.py": ["--batches", "1", "--master", "local"],
 }
 INSTALL_TIMEOUT_S = 300  # pip fetches setuptools for the isolated build
 

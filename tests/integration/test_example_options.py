@@ -25,6 +25,9 @@ SCRIPTS = sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.py")
 #: The streaming examples, which take --batches; the Kafka one needs a broker
 #: (tests/kafka/test_example.py runs it the same way).
 STREAMING = [s for s in SCRIPTS if "/" not in s and s != "kafka_wordcount.py"]
+#: The Structured Streaming examples, which take --batches N (micro-batches) and --master;
+#: tests/sql/test_examples_structured.py checks that exactly N are printed.
+QUERIES = [s for s in SCRIPTS if s.startswith("sql/streaming/")]
 #: What the pprint of every batch prints first (recoverable_network_wordcount.py prints
 #: its own line per batch instead).
 PPRINT_HEADER = "-" * 43 + "\nTime: "
@@ -47,6 +50,7 @@ def load(script: str) -> ModuleType:
 def test_the_examples_are_found() -> None:
     assert "network_wordcount.py" in STREAMING and "batch/wordcount.py" in SCRIPTS
     assert len(STREAMING) >= 6
+    assert "sql/streaming/structured_network_wordcount.py" in QUERIES and len(QUERIES) >= 4
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -68,6 +72,15 @@ def test_the_streaming_examples_share_their_run_options(script: str) -> None:
     args = parser.parse_args([*(["host:1", "topic"] if script == "kafka_wordcount.py" else []),
                               "--batch-duration", "0.3"])
     assert args.batch_interval == 0.3  # the old name of queue_stream.py still works
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--batches", "0"])
+
+
+@pytest.mark.parametrize("script", QUERIES)
+def test_the_structured_streaming_examples_share_their_query_options(script: str) -> None:
+    parser = load(script).build_parser()
+    options = {option for action in parser._actions for option in action.option_strings}
+    assert {"--batches", "--master"} <= options
     with pytest.raises(SystemExit):
         parser.parse_args(["--batches", "0"])
 

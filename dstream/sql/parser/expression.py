@@ -193,7 +193,8 @@ class ExpressionParser(TokenCursor):
                         raise syntax_error(self.tok)
                     self.advance()
                     return Star(expr.parts)
-                name = self.identifier()
+                # After a dot every word names a field, keywords too: Spark's `session.end`.
+                name = self.advance().value if self.tok.kind == "WORD" else self.identifier()
                 expr = Name(expr.parts + (name,)) if isinstance(expr, Name) else Field(expr, name)
             elif self.accept_op("["):
                 index = self.expression()

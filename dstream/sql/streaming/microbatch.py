@@ -28,6 +28,12 @@ Invariants
 ----------
 * Never more than one batch in flight; offsets are logged before the batch runs and
   the commit is written after the sink returned.
+* A batch not yet handed to the sink when ``stop()`` is called never reaches it: the
+  engine checks for a stop before getting the batch and before adding it to the sink
+  (jobs already running are cancelled), so no batch starts writing after ``stop()``.
+  Such a batch stays logged but uncommitted; a restart runs it again.
+* With ``stop_after(n)`` the loop ends right after the run's n-th batch committed,
+  before the next trigger (``testing.stop_after_batches``).
 * The number of state partitions is pinned at the first batch (in ``offsets/N``'s
   conf) and read back on restart, so a key's state stays in its partition.
 """
@@ -67,6 +73,10 @@ _log = logging.getLogger("dstream.sql.streaming")
 #: Settings a checkpoint pins at its first batch (a restart uses the logged values).
 PINNED = ("spark.sql.shuffle.partitions", "spark.sql.streaming.multipleWatermarkPolicy",
           "spark.sql.streaming.stateStore.providerClass")
+
+
+class _StoppedError(Exception):
+    """Ends the loop when ``stop()`` came while a batch was being prepared."""
 
 
 class MicroBatchExecution:
@@ -109,6 +119,8 @@ class MicroBatchExecution:
         self._wake = threading.Event()
         self._cond = threading.Condition()
         self._triggers_started = 0
+        self._batches_run = 0  # in this run, no-data batches included
+        self._stop_after: int | None = None
         self._last_idle_trigger = -1
         self._last_progress_ms: int | None = None
         self._previous_trigger_start: int | None = None
@@ -156,6 +168,14 @@ class MicroBatchExecution:
         with self._cond:
             self._cond.wait_for(lambda: not self.active, timeout)
             return not self.active
+
+    def stop_after(self, batches: int) -> None:
+        """End the run right after its ``batches``-th micro-batch (at once if it ran that many)."""
+        with self._cond:
+            self._stop_after = batches
+            if self._batches_run < batches:
+                return
+        self.stop()
 
     def process_all_available(self, timeout: float | None) -> None:
         self._wake.set()
@@ -297,6 +317,10 @@ class MicroBatchExecution:
                 self._last_idle_trigger = trigger_number
                 self._cond.notify_all()
         self._run_batch(recorder)
+        with self._cond:
+            self._batches_run += 1
+            if self._stop_after is not None and self._batches_run >= self._stop_after:
+                self._stop.set()  # the loop ends before the next trigger
         self._previous_trigger_start = start_ms
         if self.trigger.kind == "processing_time":
             self._set_status("Waiting for next trigger", True, False)
@@ -349,11 +373,13 @@ class MicroBatchExecution:
             conf=self.conf, query_id=self.id)
         self._set_status("Processing new data" if has_data else "No new data but cleaning up state", has_data, True)
         counters = [self.sc.accumulator(0) for _ in self.relations]
+        self._abandon_if_stopped(batch_id)
         with recorder.phase("getBatch"):
             plan = self._batch_plan(starts, ends, counters)
         with recorder.phase("queryPlanning"):
             execution = IncrementalExecution(self.session, plan, info)
             df = micro_batch_dataframe(self.session, execution)
+        self._abandon_if_stopped(batch_id)
         with recorder.phase("addBatch"):
             output_rows = self.sink.add_batch(batch_id, df)
         stats = {wid: acc.value for wid, acc in info.watermark_stats.items()}
@@ -384,6 +410,11 @@ class MicroBatchExecution:
             sink={"description": self.sink.description, "numOutputRows": output_rows, "metrics": {}},
             event_time=event_time, state_operators=operators)
         self._report(progress, idle=False)
+
+    def _abandon_if_stopped(self, batch_id: int) -> None:
+        # A job submitted after stop() cancelled the group would still run: check first.
+        if self._stop.is_set():
+            raise _StoppedError(f"batch {batch_id} abandoned: the query was stopped")
 
     def _batch_plan(self, starts: list[Any], ends: list[Any], counters: list[Any]) -> LogicalPlan:
         replacements: dict[int, LogicalPlan] = {}
