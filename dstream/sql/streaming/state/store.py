@@ -60,6 +60,7 @@ from typing import Any
 
 from ...errors import IllegalArgumentException, SparkRuntimeException
 from . import files
+from .collector import collector_paused
 
 __all__ = ["StateStore", "StateStoreConf", "StateStoreId", "clear_cache", "get_store", "read_state"]
 
@@ -228,9 +229,11 @@ def _rebuild(store_id: StateStoreId, version: int) -> dict[Any, Any]:
             raise _missing_delta(store_id, version, missing, base)
     current = base
     try:
-        data = files.read_snapshot(os.path.join(directory, files.snapshot_name(base))) if base else {}
-        for current in range(base + 1, version + 1):
-            files.apply_delta(os.path.join(directory, files.delta_name(current)), data)
+        # Every record read makes objects that all survive: see collector_paused.
+        with collector_paused():
+            data = files.read_snapshot(os.path.join(directory, files.snapshot_name(base))) if base else {}
+            for current in range(base + 1, version + 1):
+                files.apply_delta(os.path.join(directory, files.delta_name(current)), data)
     except FileNotFoundError:  # removed by a cleanup between the listing and the read
         raise _missing_delta(store_id, version, current, base) from None
     return data
@@ -422,6 +425,10 @@ class StateStore:
             value = data.get(key, _ABSENT)
             if value is not _ABSENT:
                 yield key, value
+
+    def entries(self) -> list[tuple[tuple[Any, ...], Any]]:
+        """The entries as a list (uncommitted changes included): :meth:`items` copied at once."""
+        return list(self._data.items())
 
     def __len__(self) -> int:
         return len(self._data)
