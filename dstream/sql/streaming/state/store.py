@@ -397,11 +397,22 @@ class StateStore:
                 break
         if value is None:
             raise TypeError(f"Cannot put None as the state value of {key!r}: remove the key instead.")
-        if type(value) not in _SCALARS:
+        t = type(value)
+        if t is list or t is tuple:
+            # The common value, a flat sequence (an aggregate's buffers), is copied here
+            # without the two calls of _stored_value: operators put every key they touch.
+            flat = list(value)
+            for part in flat:
+                if type(part) not in _SCALARS:
+                    flat = _stored_value(value, key)
+                    break
+            value = flat
+        elif t not in _SCALARS:
             value = _stored_value(value, key)
         data = self._data
-        if key not in self._undo:
-            self._undo[key] = data.get(key, _ABSENT)
+        undo = self._undo
+        if key not in undo:
+            undo[key] = data.get(key, _ABSENT)
         data[key] = value
 
     def remove(self, key: tuple[Any, ...]) -> None:
