@@ -50,6 +50,7 @@ from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
+from .collector import collector_paused
 from .finish import run_and_finish
 from .rows import RowCodec
 from .session_window import plan_session_aggregate
@@ -101,13 +102,16 @@ class _Operator:
             dropped = merged.num_rows - pc.sum(keep.cast(pa.int64())).as_py()
             if dropped:
                 merged = merged.filter(keep)
-        store = get_store(StateStoreId(self.root, self.operator_id, split), self.version, self.run_id,
-                          self.store_conf)
-        try:
-            out = self._update(store, merged, dropped, ctx)
-        except BaseException:
-            store.abort()
-            raise
+        # Loading and updating the state allocates objects per key that mostly survive:
+        # without the pause the collector rescans the whole state many times a batch.
+        with collector_paused():
+            store = get_store(StateStoreId(self.root, self.operator_id, split), self.version, self.run_id,
+                              self.store_conf)
+            try:
+                out = self._update(store, merged, dropped, ctx)
+            except BaseException:
+                store.abort()
+                raise
         return out
 
     def _codecs(self, table: pa.Table) -> tuple[RowCodec, RowCodec]:
@@ -116,7 +120,8 @@ class _Operator:
 
     def _table(self, schema: pa.Schema, keys: RowCodec, values: RowCodec,
                items: Sequence[tuple[tuple[Any, ...], Any]]) -> pa.Table:
-        arrays = keys.to_arrays([k for k, _ in items]) + values.to_arrays([v for _, v in items])
+        key_rows, value_rows = zip(*items) if items else ((), ())
+        arrays = keys.to_arrays(key_rows) + values.to_arrays(value_rows)
         return pa.Table.from_arrays(arrays, schema=schema)
 
     def _update(self, store: Any, merged: pa.Table | None, dropped: int, ctx: Any) -> pa.Table | None:
@@ -145,7 +150,7 @@ class _Operator:
         update_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         if self.evict_us is not None and self.time_key is not None:
-            evicted = [(k, v) for k, v in store.items() if (t := key_time_us(k[self.time_key])) is not None
+            evicted = [(k, v) for k, v in store.entries() if (t := key_time_us(k[self.time_key])) is not None
                        and t <= self.evict_us]
             for k, _ in evicted:
                 store.remove(k)
@@ -155,7 +160,7 @@ class _Operator:
                 emitted = self._table(schema, keys_codec, values_codec, evicted)
         if self.mode == "complete" and len(store):
             schema, keys_codec, values_codec = self._schema_and_codecs(schema, keys_codec, values_codec, ctx)
-            emitted = self._table(schema, keys_codec, values_codec, list(store.items()))
+            emitted = self._table(schema, keys_codec, values_codec, store.entries())
         removal_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         store.commit()

@@ -42,6 +42,7 @@ Invariants
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import uuid
@@ -64,6 +65,8 @@ _FILE = re.compile(r"^(\d+)\.(delta|snapshot)$")
 _TEMP = re.compile(r"^\.(\d+)\.(delta|snapshot)\.(\d+)\.[0-9a-f]+\.tmp$")
 _WRITE_BUFFER = 1 << 20
 _READ_SIZE = 1 << 20
+#: Records packed per write: bounds the memory of one packed chunk to a few MB.
+_PACK_CHUNK = 1 << 14
 _CONTAINERS = (tuple, dict)
 
 
@@ -177,25 +180,36 @@ def write_atomic(directory: str, name: str, records: Iterable[Any]) -> None:
     """
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
     pack = msgpack.Packer(use_bin_type=True).pack
-    record: Any = None
+    pending = iter(records)
     try:
         with open(tmp, "wb", buffering=_WRITE_BUFFER) as f:
             write = f.write
-            try:
-                for record in records:
-                    write(pack(record))
-            except (TypeError, ValueError, OverflowError) as exc:
-                key = record[0] if isinstance(record, (tuple, list)) and record else record
-                raise TypeError(
-                    f"state entry with key {key!r} cannot be written to {name}: {exc}. Keys are tuples and "
-                    "values lists, tuples or dicts of None, bool, int (64-bit), float, str and bytes; convert "
-                    "other values (a datetime to epoch microseconds, a Decimal to str) before storing them"
-                ) from exc
+            # Packed a chunk at a time by map() and one write: no Python step per record.
+            while chunk := list(itertools.islice(pending, _PACK_CHUNK)):
+                try:
+                    write(b"".join(map(pack, chunk)))
+                except (TypeError, ValueError, OverflowError):
+                    _raise_unpackable(chunk, pack, name)
+                    raise
         os.replace(tmp, os.path.join(directory, name))
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _raise_unpackable(chunk: list[Any], pack: Any, name: str) -> None:
+    """Raise the TypeError that names the first record of ``chunk`` msgpack cannot store."""
+    for record in chunk:
+        try:
+            pack(record)
+        except (TypeError, ValueError, OverflowError) as exc:
+            key = record[0] if isinstance(record, (tuple, list)) and record else record
+            raise TypeError(
+                f"state entry with key {key!r} cannot be written to {name}: {exc}. Keys are tuples and "
+                "values lists, tuples or dicts of None, bool, int (64-bit), float, str and bytes; convert "
+                "other values (a datetime to epoch microseconds, a Decimal to str) before storing them"
+            ) from exc
 
 
 def from_disk(value: Any) -> Any:
@@ -249,7 +263,15 @@ def read_snapshot(path: str) -> dict[Any, Any]:
             raise _corrupted(path, f"it holds something other than [key, value] records ({exc})") from exc
         _check_end(path, unpacker)
     for key, value in data.items():
-        if type(value) in _CONTAINERS:
+        if type(value) is tuple:
+            # Inlined from_disk for the common value, a flat array (an aggregate's buffers).
+            flat = list(value)
+            for part in flat:
+                if type(part) in _CONTAINERS:
+                    flat = from_disk(value)
+                    break
+            data[key] = flat
+        elif type(value) is dict:
             data[key] = from_disk(value)
         if type(key) is not tuple:
             raise _bad_key(path, (key, value))
@@ -267,7 +289,17 @@ def apply_delta(path: str, data: dict[Any, Any]) -> None:
                     raise _bad_key(path, record)
                 if len(record) == 2:
                     value = record[1]
-                    data[record[0]] = from_disk(value) if type(value) in _CONTAINERS else value
+                    if type(value) is tuple:
+                        # Inlined from_disk for the common value, a flat array (an aggregate's buffers).
+                        flat = list(value)
+                        for part in flat:
+                            if type(part) in _CONTAINERS:
+                                flat = from_disk(value)
+                                break
+                        value = flat
+                    elif type(value) is dict:
+                        value = from_disk(value)
+                    data[record[0]] = value
                 elif len(record) == 1:
                     pop(record[0], None)
                 else:

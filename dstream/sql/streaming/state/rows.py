@@ -105,8 +105,12 @@ class RowCodec:
 
     def to_arrays(self, rows: Sequence[Sequence[Any]]) -> list[pa.Array]:
         """One array per type holding ``rows``."""
+        # zip(*rows) transposes in C; an empty input still gives one (empty) column per type.
+        columns = list(zip(*rows)) if rows else [() for _ in self.types]
+        if len(columns) < len(self.types):
+            raise ValueError(f"rows of {len(columns)} values given to a codec of {len(self.types)} columns")
         out = []
-        for i, (t, phys) in enumerate(zip(self.types, self.physical)):
-            arr = _build([r[i] for r in rows], phys)
+        for column, t, phys in zip(columns, self.types, self.physical):
+            arr = _build(column, phys)
             out.append(arr.cast(t) if arr.type != t else arr)
         return out

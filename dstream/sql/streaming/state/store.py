@@ -60,6 +60,7 @@ from typing import Any
 
 from ...errors import IllegalArgumentException, SparkRuntimeException
 from . import files
+from .collector import collector_paused
 
 __all__ = ["StateStore", "StateStoreConf", "StateStoreId", "clear_cache", "get_store", "read_state"]
 
@@ -228,9 +229,11 @@ def _rebuild(store_id: StateStoreId, version: int) -> dict[Any, Any]:
             raise _missing_delta(store_id, version, missing, base)
     current = base
     try:
-        data = files.read_snapshot(os.path.join(directory, files.snapshot_name(base))) if base else {}
-        for current in range(base + 1, version + 1):
-            files.apply_delta(os.path.join(directory, files.delta_name(current)), data)
+        # Every record read makes objects that all survive: see collector_paused.
+        with collector_paused():
+            data = files.read_snapshot(os.path.join(directory, files.snapshot_name(base))) if base else {}
+            for current in range(base + 1, version + 1):
+                files.apply_delta(os.path.join(directory, files.delta_name(current)), data)
     except FileNotFoundError:  # removed by a cleanup between the listing and the read
         raise _missing_delta(store_id, version, current, base) from None
     return data
@@ -394,11 +397,22 @@ class StateStore:
                 break
         if value is None:
             raise TypeError(f"Cannot put None as the state value of {key!r}: remove the key instead.")
-        if type(value) not in _SCALARS:
+        t = type(value)
+        if t is list or t is tuple:
+            # The common value, a flat sequence (an aggregate's buffers), is copied here
+            # without the two calls of _stored_value: operators put every key they touch.
+            flat = list(value)
+            for part in flat:
+                if type(part) not in _SCALARS:
+                    flat = _stored_value(value, key)
+                    break
+            value = flat
+        elif t not in _SCALARS:
             value = _stored_value(value, key)
         data = self._data
-        if key not in self._undo:
-            self._undo[key] = data.get(key, _ABSENT)
+        undo = self._undo
+        if key not in undo:
+            undo[key] = data.get(key, _ABSENT)
         data[key] = value
 
     def remove(self, key: tuple[Any, ...]) -> None:
@@ -422,6 +436,10 @@ class StateStore:
             value = data.get(key, _ABSENT)
             if value is not _ABSENT:
                 yield key, value
+
+    def entries(self) -> list[tuple[tuple[Any, ...], Any]]:
+        """The entries as a list (uncommitted changes included): :meth:`items` copied at once."""
+        return list(self._data.items())
 
     def __len__(self) -> int:
         return len(self._data)
