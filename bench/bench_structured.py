@@ -24,7 +24,7 @@ figure, measured in separate untimed runs:
 (d) restoring a state of 1M keys: ``groupBy(k).count()`` (update mode) run to a checkpoint
     over 1M distinct keys, then a new query on a copy of that checkpoint: the time from
     ``start()`` to the end of its first (1-row) batch minus the same on an empty checkpoint;
-    also ``read_state`` and ``get_store`` of the stores timed directly in the driver.
+    also ``read_state_table`` (the Arrow state rebuilt from its files) timed directly in the driver.
     Baseline: ``pickle.load`` of the same 1M ``key -> count`` pairs into a dict. Target: <= 3 s.
 
 Each engine result is checked against its baseline's once, untimed, before timing. The
@@ -431,7 +431,8 @@ def _count_query(stream: Any, name: str, checkpoint: Path) -> Any:
 
 def _case_restore(spark: SparkSession, options: Options, work: Path) -> Benchmark:
     from dstream.sql.streaming import MemoryStream
-    from dstream.sql.streaming.state.store import StateStoreConf, StateStoreId, clear_cache, get_store, read_state
+    from dstream.sql.streaming.state.arrow_state import read_state_table
+    from dstream.sql.streaming.state.store import StateStoreId
 
     keys = _sizes(options)["keys"]
     base = work / "restore-base"
@@ -445,8 +446,8 @@ def _case_restore(spark: SparkSession, options: Options, work: Path) -> Benchmar
     ids = [StateStoreId(str(base / "state"), 0, p) for p in range(WORKERS)]
     state: dict[int, int] = {}
     for store_id in ids:
-        for key, value in read_state(store_id, 1).items():
-            state[key[0]] = value[0]
+        part = read_state_table(store_id, 1)
+        state.update(zip(part.column(0).to_pylist(), part.column(1).to_pylist()))
     if state != dict.fromkeys(range(keys), 1):
         raise AssertionError(f"(d) the checkpoint's state is not {keys:,} keys counted once")
     pickled = work / "state.pickle"
@@ -488,25 +489,18 @@ def _case_restore(spark: SparkSession, options: Options, work: Path) -> Benchmar
 
     def driver_read() -> None:
         for store_id in ids:
-            read_state(store_id, 1)
-
-    def driver_get_store() -> None:
-        clear_cache(str(base / "state"))
-        for store_id in ids:
-            get_store(store_id, 1, "bench", StateStoreConf()).abort()
-        clear_cache(str(base / "state"))
+            read_state_table(store_id, 1)
 
     restarts: list[float] = []
     empties: list[float] = []
     pickles: list[float] = []
     reads: list[float] = []
-    opens: list[float] = []
     first_batch(True)  # warm-up: imports and the code paths of a restore
     trigger_ms[True].clear()
     for _ in range(options.repeat):
         restarts.append(first_batch(True))
         empties.append(first_batch(False))
-        for fn, out in ((load_pickle, pickles), (driver_read, reads), (driver_get_store, opens)):
+        for fn, out in ((load_pickle, pickles), (driver_read, reads)):
             started = time.perf_counter()
             fn()
             out.append(time.perf_counter() - started)
@@ -526,7 +520,8 @@ def _case_restore(spark: SparkSession, options: Options, work: Path) -> Benchmar
                      "start a new query on it with one new row, and time `start()` until `processAllAvailable()` "
                      "returns (the batch that reloads the state in both workers, then the idle trigger); the same on "
                      "an empty checkpoint; the two take turns. The first row is the difference (the restore's "
-                     "cost); the driver rows time `read_state` and `get_store` (cache cleared) of both partitions "
+                     "cost); the driver row times `read_state_table` (the Arrow state rebuilt from its files) of both "
+                     "partitions "
                      "one after the other in one process. Baseline: `pickle.load` of a dict of the same "
                      f"{keys:,} `key -> count` pairs (plain ints; {pickled.stat().st_size / 1e6:.1f} MB file)."),
         engine_label="dstream", baseline_label="pickle.load",
@@ -540,10 +535,8 @@ def _case_restore(spark: SparkSession, options: Options, work: Path) -> Benchmar
             Result(case=f"start -> first batch, empty state (absolute; triggerExecution: median "
                         f"{empty_trigger:.0f} ms); peak PSS {_mb(empty_peak)}",
                    engine=_timing(empties), baseline=baseline),
-            Result(case=f"`read_state` of both partitions in the driver; peak PSS (driver) {_mb(read_peak)}",
+            Result(case=f"`read_state_table` of both partitions in the driver; peak PSS (driver) {_mb(read_peak)}",
                    engine=_timing(reads), baseline=baseline),
-            Result(case="`get_store` (rebuild from disk) of both partitions in the driver",
-                   engine=_timing(opens), baseline=baseline),
         ))
 
 

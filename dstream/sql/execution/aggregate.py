@@ -173,11 +173,13 @@ class AggregateSpec:
             table = self.partial(self.input_schema.empty_table(), ctx)
         return self.finish(self.merge(table), ctx)
 
-    def merge(self, table: pa.Table) -> pa.Table:
+    def merge(self, table: pa.Table, extra: Sequence[tuple[str, str]] = ()) -> pa.Table:
         """Partial buffers merged into one row per group, in the partial layout (keys, ``b<f>_<j>``).
 
         Merging is associative, so merged buffers can be merged again (a streaming
         aggregation merges each batch's buffers into the ones its state holds).
+        ``extra`` names more columns of ``table`` and the Arrow aggregate (``"max"``...)
+        that combines each of them per group; they come last, under their own names.
         """
         cols: dict[str, pa.Array] = {}
         key_types = []
@@ -193,6 +195,9 @@ class AggregateSpec:
             for j, (fn, opts) in enumerate(f.merge_aggs()):
                 cols[f"b{fi}_{j}"] = table.column(f"b{fi}_{j}").combine_chunks()
                 aggs.append((f"b{fi}_{j}", fn, opts))
+        for name, fn in extra:
+            cols[name] = table.column(name).combine_chunks()
+            aggs.append((name, fn, None))
         grouped = _group(pa.table(cols), key_cols, aggs)
         if not self.grouping and grouped.num_rows == 0:
             # An aggregate over no rows: every buffer null, one row.
@@ -203,6 +208,8 @@ class AggregateSpec:
         for fi, f in enumerate(self.functions):
             for j, (fn, _) in enumerate(f.merge_aggs()):
                 out[f"b{fi}_{j}"] = grouped.column(f"b{fi}_{j}_{fn}").combine_chunks()
+        for name, fn in extra:
+            out[name] = grouped.column(f"{name}_{fn}").combine_chunks()
         return pa.table(out) if out else grouped.select([])
 
     def finish(self, merged: pa.Table, ctx: EvalContext) -> pa.Table:

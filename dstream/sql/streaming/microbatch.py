@@ -56,12 +56,19 @@ from . import operators as _operators  # noqa: F401 - registers the stateful ope
 from .clock import streaming_clock
 from .incremental import IncrementalExecution, MicroBatchInfo, micro_batch_dataframe
 from .logs import CommitLog, OffsetSeq, OffsetSeqLog
-from .progress import ProgressRecorder, StreamingQueryProgress, build_progress, iso_time, state_operator_progress
+from .progress import (
+    ProgressRecorder,
+    StreamingQueryProgress,
+    build_progress,
+    event_time_progress,
+    operators_progress,
+    source_progress,
+)
 from .relation import MicroBatchSource, StreamingRelation, streaming_relations
 from .sinks.base import Sink
 from .sources.base import Source
 from .triggers import Trigger
-from .watermark import EMPTY_STATS, WatermarkTracker, merge_stats, watermark_nodes
+from .watermark import WatermarkTracker, watermark_nodes
 
 if TYPE_CHECKING:
     from ..session import SparkSession
@@ -392,18 +399,10 @@ class MicroBatchExecution:
         self.last_execution = execution
         self.pending = None
         self.batch_id = batch_id + 1
-        sources = []
-        for i, source in enumerate(self.sources):
-            latest = source.reports_latest_offset()
-            sources.append({"description": source.description, "startOffset": starts[i], "endOffset": ends[i],
-                            "latestOffset": ends[i] if latest is None else latest,
-                            "numInputRows": int(counters[i].value), "inputRowsPerSecond": 0.0,
-                            "processedRowsPerSecond": 0.0, "metrics": {}})
-        event_time = self._event_time(stats, seq.batch_watermark_ms)
-        operators = [state_operator_progress(op.name, op.accumulator.value, op.partitions,
-                                             {n: op.accumulator.value.get("customMetrics", {}).get(n, 0)
-                                              for n in op.custom_metrics})
-                     for _, op in sorted(info.operators.items())]
+        sources = [source_progress(source.description, starts[i], ends[i], source.reports_latest_offset(),
+                                   int(counters[i].value)) for i, source in enumerate(self.sources)]
+        event_time = event_time_progress(bool(self.tracker.delays), list(stats.values()), seq.batch_watermark_ms)
+        operators = operators_progress(sorted(info.operators.items()), idle=False)
         progress = build_progress(
             query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=batch_id,
             previous_start_ms=self._previous_trigger_start, sources=sources,
@@ -430,34 +429,16 @@ class MicroBatchExecution:
         return self.plan.transform_up(
             lambda node: replacements.get(id(node)) if isinstance(node, StreamingRelation) else None)
 
-    def _event_time(self, stats: dict[int, Any], watermark_ms: int) -> dict[str, str]:
-        if not self.tracker.delays:
-            return {}
-        merged = EMPTY_STATS
-        for st in stats.values():
-            merged = merge_stats(merged, st)
-        out = {"watermark": iso_time(watermark_ms)}
-        if merged[3] > 0:
-            out.update({"max": iso_time(merged[0]), "min": iso_time(merged[1]),
-                        "avg": iso_time(merged[2] // merged[3])})
-        return out
-
     # -- progress ---------------------------------------------------------------------
 
     def _idle_progress(self, start_ms: int) -> None:
         if self._last_progress_ms is not None and start_ms - self._last_progress_ms < self.idle_progress_ms:
             return
         recorder = ProgressRecorder(start_ms)
-        sources = [{"description": s.description, "startOffset": c, "endOffset": c, "latestOffset": c,
-                    "numInputRows": 0, "inputRowsPerSecond": 0.0, "processedRowsPerSecond": 0.0, "metrics": {}}
-                   for s, c in zip(self.sources, self.committed)]
-        operators = []
-        if self.last_info is not None:
-            for _, op in sorted(self.last_info.operators.items()):
-                total = {"numRowsTotal": op.accumulator.value.get("numRowsTotal", 0),
-                         "memoryUsedBytes": op.accumulator.value.get("memoryUsedBytes", 0)}
-                operators.append(state_operator_progress(op.name, total, op.partitions))
-        event_time = {"watermark": iso_time(self.tracker.current_ms)} if self.tracker.delays else {}
+        sources = [source_progress(s.description, c, c, c, 0) for s, c in zip(self.sources, self.committed)]
+        known = sorted(self.last_info.operators.items()) if self.last_info is not None else []
+        operators = operators_progress(known, idle=True)
+        event_time = event_time_progress(bool(self.tracker.delays), [], self.tracker.current_ms)
         progress = build_progress(
             query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=self.batch_id,
             previous_start_ms=self._previous_trigger_start, sources=sources,

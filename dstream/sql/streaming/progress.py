@@ -26,7 +26,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["ProgressRecorder", "StreamingQueryProgress", "StreamingQueryStatus", "iso_time"]
+__all__ = ["ProgressRecorder", "StreamingQueryProgress", "StreamingQueryStatus", "build_progress",
+           "event_time_progress", "iso_time", "operators_progress", "source_progress", "state_operator_progress"]
 
 
 def iso_time(ms: int) -> str:
@@ -138,3 +139,39 @@ def state_operator_progress(name: str, metrics: dict[str, Any], partitions: int,
         "numStateStoreInstances": int(metrics.get("numStateStoreInstances", partitions)),
         "customMetrics": dict(sorted((custom or {}).items())),
     }
+
+
+def source_progress(description: str, start: Any, end: Any, latest: Any, rows: int) -> dict[str, Any]:
+    """One entry of ``sources`` (the rates are filled in by :func:`build_progress`)."""
+    return {"description": description, "startOffset": start, "endOffset": end,
+            "latestOffset": end if latest is None else latest, "numInputRows": rows, "inputRowsPerSecond": 0.0,
+            "processedRowsPerSecond": 0.0, "metrics": {}}
+
+
+def event_time_progress(watermarked: bool, stats: list[tuple[int, int, int, int]],
+                        watermark_ms: int) -> dict[str, str]:
+    """``eventTime``: empty without a watermark; ``max``/``min``/``avg`` only when rows had event times."""
+    if not watermarked:
+        return {}
+    out = {"watermark": iso_time(watermark_ms)}
+    rows = sum(st[3] for st in stats if st[3] > 0)
+    if rows:
+        seen = [st for st in stats if st[3] > 0]
+        out.update({"max": iso_time(max(st[0] for st in seen)), "min": iso_time(min(st[1] for st in seen)),
+                    "avg": iso_time(sum(st[2] for st in seen) // rows)})
+    return out
+
+
+def operators_progress(operators: list[tuple[int, Any]], idle: bool) -> list[dict[str, Any]]:
+    """``stateOperators`` of a batch (from each operator's metrics), or of an idle trigger (totals kept)."""
+    out = []
+    for _, op in operators:
+        metrics = op.accumulator.value
+        if idle:
+            kept = {"numRowsTotal": metrics.get("numRowsTotal", 0),
+                    "memoryUsedBytes": metrics.get("memoryUsedBytes", 0)}
+            out.append(state_operator_progress(op.name, kept, op.partitions))
+        else:
+            custom = {n: metrics.get("customMetrics", {}).get(n, 0) for n in op.custom_metrics}
+            out.append(state_operator_progress(op.name, metrics, op.partitions, custom))
+    return out

@@ -10,22 +10,25 @@ number of state partitions, then in each partition the state operator, which
 2. drops keys already behind the watermark for late rows (append and update modes,
    when a grouping key carries a watermarked event time), counting them in
    ``numRowsDroppedByWatermark``;
-3. merges each remaining key's buffers with the buffers its state holds and stores
-   the result (the state holds *buffers*: an average is a sum and a count);
+3. merges the remaining keys' buffers into the state (an Arrow table of one row of
+   buffers per key, :mod:`.arrow_state`; an average is kept as a sum and a count) with
+   one Arrow group-by, which also tells the keys the batch touched;
 4. emits by output mode: **complete** every key in the state; **update** the keys
    this batch touched, then removes without emitting the keys behind the eviction
    watermark; **append** nothing for touched keys, then emits and removes the keys
    behind the eviction watermark, so each window appears once, when it is final;
-5. commits the store (version N read, N+1 written) and reports its metrics.
+5. commits the state (version N read, N+1 written: the touched rows and the removed
+   keys as a delta file) and reports its metrics.
 
 Invariants
 ----------
 * A key is behind a watermark ``w`` (milliseconds) when its event time, or its
   window's end, is ``<= w``: the comparison is inclusive, as Spark's.
-* Without grouping keys the state has one row under the empty key, and one row is
-  emitted in complete and update modes even for a batch without input.
-* Python touches only the keys of the batch (and the whole state when complete mode
-  emits it or a watermark evicts from it); merging buffers stays in Arrow.
+* Without grouping keys the state has one row, and one row is emitted in complete and
+  update modes even for a batch without input.
+* No step works on a key in Python: merging, eviction and emission are Arrow kernels
+  over the whole partition (a batch costs O(state) in compiled code, as a complete-mode
+  emission must anyway).
 """
 
 from __future__ import annotations
@@ -50,22 +53,12 @@ from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
-from .collector import collector_paused
+from .arrow_state import AggregationState, memory_bytes
 from .finish import run_and_finish
-from .rows import RowCodec
 from .session_window import plan_session_aggregate
-from .store import StateStoreConf, StateStoreId, get_store
+from .store import StateStoreConf, StateStoreId
 
-__all__ = ["StatefulAggregateExec", "key_time_us"]
-
-
-def key_time_us(value: Any) -> int | None:
-    """The event time (microseconds) of a stored key value: a timestamp, or a window's end."""
-    if value is None:
-        return None
-    if isinstance(value, tuple):
-        return value[1]
-    return int(value)
+__all__ = ["StatefulAggregateExec"]
 
 
 class _Operator:
@@ -94,93 +87,68 @@ class _Operator:
         incoming = concat_batches(batches)
         if incoming is None and not spec.grouping:
             incoming = spec.partial(spec.input_schema.empty_table(), ctx)
-        merged = spec.merge(incoming) if incoming is not None and incoming.num_rows else None
+        merged = incoming if incoming is not None and incoming.num_rows else None
         dropped = 0
         if merged is not None and self.late_us is not None and self.time_key is not None:
+            # Late rows are counted per group (after the map side's partial aggregation,
+            # as Spark counts them), so the partial rows of a group are merged first.
+            merged = spec.merge(merged)
             times = event_time_us(merged.column(self.key_names[self.time_key]).combine_chunks())
             keep = pc.fill_null(pc.greater(times, self.late_us), False)
             dropped = merged.num_rows - pc.sum(keep.cast(pa.int64())).as_py()
             if dropped:
                 merged = merged.filter(keep)
-        # Loading and updating the state allocates objects per key that mostly survive:
-        # without the pause the collector rescans the whole state many times a batch.
-        with collector_paused():
-            store = get_store(StateStoreId(self.root, self.operator_id, split), self.version, self.run_id,
-                              self.store_conf)
-            try:
-                out = self._update(store, merged, dropped, ctx)
-            except BaseException:
-                store.abort()
-                raise
-        return out
+        layout = self._layout(ctx)
+        state = AggregationState(StateStoreId(self.root, self.operator_id, split), self.version, self.run_id,
+                                 self.store_conf, layout, self.key_names)
+        return self._update(state, None if merged is None else merged.cast(layout.schema), dropped, layout)
 
-    def _codecs(self, table: pa.Table) -> tuple[RowCodec, RowCodec]:
-        return (RowCodec([table.schema.field(n).type for n in self.key_names]),
-                RowCodec([table.schema.field(n).type for n in self.buffer_names]))
+    def _layout(self, ctx: Any) -> pa.Table:
+        """An empty table of the state's columns: the keys, then the merged buffers."""
+        spec = self.spec
+        return spec.merge(spec.partial(spec.input_schema.empty_table(), ctx)).slice(0, 0)
 
-    def _table(self, schema: pa.Schema, keys: RowCodec, values: RowCodec,
-               items: Sequence[tuple[tuple[Any, ...], Any]]) -> pa.Table:
-        key_rows, value_rows = zip(*items) if items else ((), ())
-        arrays = keys.to_arrays(key_rows) + values.to_arrays(value_rows)
-        return pa.Table.from_arrays(arrays, schema=schema)
-
-    def _update(self, store: Any, merged: pa.Table | None, dropped: int, ctx: Any) -> pa.Table | None:
+    def _update(self, state: AggregationState, merged: pa.Table | None, dropped: int,
+                layout: pa.Table) -> pa.Table | None:
         started = time.perf_counter()
-        emitted: pa.Table | None = None
-        updated = removed = 0
-        schema = None if merged is None else merged.schema
-        keys_codec = values_codec = None
+        table = state.table
+        upserted = layout
         if merged is not None and merged.num_rows:
-            schema = merged.schema
-            keys_codec, values_codec = self._codecs(merged)
-            keys = keys_codec.to_rows([merged.column(n) for n in self.key_names]) if self.key_names \
-                else [()] * merged.num_rows
-            stored = [(k, v) for k in keys if (v := store.get(k)) is not None]
-            if stored:
-                merged = self.spec.merge(pa.concat_tables([self._table(schema, keys_codec, values_codec, stored),
-                                                           merged]))
-                keys = keys_codec.to_rows([merged.column(n) for n in self.key_names]) if self.key_names \
-                    else [()] * merged.num_rows
-            values = values_codec.to_rows([merged.column(n) for n in self.buffer_names])
-            for k, v in zip(keys, values):
-                store.put(k, v)
-            updated = len(keys)
-            if self.mode == "update":
-                emitted = merged
+            both = pa.concat_tables([_flagged(table, 0), _flagged(merged, 1)])
+            combined = self.spec.merge(both, extra=[(_TOUCHED, "max")])
+            touched = pc.equal(combined.column(_TOUCHED), 1)
+            table = combined.drop_columns([_TOUCHED]).cast(layout.schema)
+            upserted = table.filter(touched)
         update_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        if self.evict_us is not None and self.time_key is not None:
-            evicted = [(k, v) for k, v in store.entries() if (t := key_time_us(k[self.time_key])) is not None
-                       and t <= self.evict_us]
-            for k, _ in evicted:
-                store.remove(k)
-            removed = len(evicted)
-            if self.mode == "append" and evicted:
-                schema, keys_codec, values_codec = self._schema_and_codecs(schema, keys_codec, values_codec, ctx)
-                emitted = self._table(schema, keys_codec, values_codec, evicted)
-        if self.mode == "complete" and len(store):
-            schema, keys_codec, values_codec = self._schema_and_codecs(schema, keys_codec, values_codec, ctx)
-            emitted = self._table(schema, keys_codec, values_codec, store.entries())
+        evicted = layout
+        if self.evict_us is not None and self.time_key is not None and table.num_rows:
+            times = event_time_us(table.column(self.key_names[self.time_key]).combine_chunks())
+            behind = pc.fill_null(pc.less_equal(times, self.evict_us), False)
+            evicted = table.filter(behind)
+            table = table.filter(pc.invert(behind))
         removal_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        store.commit()
+        state.commit(table, upserted, evicted.select(self.key_names))
         commit_ms = (time.perf_counter() - started) * 1000
-        store_metrics = store.metrics()
         self.accumulator.add({
-            "numRowsTotal": len(store), "numRowsUpdated": updated, "numRowsRemoved": removed,
-            "numRowsDroppedByWatermark": dropped, "memoryUsedBytes": int(store_metrics.get("memoryUsedBytes", 0)),
+            "numRowsTotal": table.num_rows, "numRowsUpdated": upserted.num_rows, "numRowsRemoved": evicted.num_rows,
+            "numRowsDroppedByWatermark": dropped, "memoryUsedBytes": memory_bytes(table),
             "allUpdatesTimeMs": int(update_ms), "allRemovalsTimeMs": int(removal_ms), "commitTimeMs": int(commit_ms),
             "numStateStoreInstances": 1})
-        return emitted
+        if self.mode == "complete":
+            return table
+        if self.mode == "update":
+            return upserted
+        return evicted
 
-    def _schema_and_codecs(self, schema: pa.Schema | None, keys: RowCodec | None,
-                           values: RowCodec | None, ctx: Any) -> tuple[pa.Schema, RowCodec, RowCodec]:
-        if schema is None or keys is None or values is None:
-            # No rows this batch: the layout comes from merging no rows.
-            empty = self.spec.merge(self.spec.partial(self.spec.input_schema.empty_table(), ctx))
-            schema = empty.schema
-            keys, values = self._codecs(empty)
-        return schema, keys, values
+
+#: The merge's extra column telling the groups a batch touched (1) from the state's others (0).
+_TOUCHED = "__touched"
+
+
+def _flagged(table: pa.Table, flag: int) -> pa.Table:
+    return table.append_column(_TOUCHED, pa.nulls(table.num_rows, pa.int8()).fill_null(flag))
 
 
 class StatefulAggregateExec(PhysicalPlan):

@@ -55,8 +55,7 @@ from ...plan.logical import Deduplicate, LogicalPlan, UnaryPlan
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
-from .aggregate import key_time_us
-from .rows import RowCodec
+from .rows import RowCodec, key_time_us
 from .store import StateStoreConf, StateStoreId, get_store
 
 __all__ = ["BATCH_ERROR", "DeduplicateWithinWatermark", "StreamingDeduplicateExec", "state_key"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
-__all__ = ["RowCodec", "physical_type"]
+__all__ = ["RowCodec", "key_time_us", "physical_type"]
 
 
 def physical_type(t: pa.DataType) -> pa.DataType:
@@ -114,3 +114,12 @@ class RowCodec:
             arr = _build(column, phys)
             out.append(arr.cast(t) if arr.type != t else arr)
         return out
+
+
+def key_time_us(value: Any) -> int | None:
+    """The event time (microseconds) of a stored key value: a timestamp, or a window's end."""
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return value[1]
+    return int(value)
