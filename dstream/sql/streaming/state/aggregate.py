@@ -105,8 +105,14 @@ class _Operator:
 
     def _layout(self, ctx: Any) -> pa.Table:
         """An empty table of the state's columns: the keys, then the merged buffers."""
-        spec = self.spec
-        return spec.merge(spec.partial(spec.input_schema.empty_table(), ctx)).slice(0, 0)
+        key = (self.root, self.operator_id, self.run_id)
+        layout = _LAYOUTS.get(key)
+        if layout is None:
+            # Two groupings of nothing: worth doing once per run, not once per batch.
+            spec = self.spec
+            layout = spec.merge(spec.partial(spec.input_schema.empty_table(), ctx)).slice(0, 0)
+            _LAYOUTS[key] = layout
+        return layout.rename_columns(self.key_names + self.buffer_names)
 
     def _update(self, state: AggregationState, merged: pa.Table | None, dropped: int,
                 layout: pa.Table) -> pa.Table | None:
@@ -142,6 +148,9 @@ class _Operator:
             return upserted
         return evicted
 
+
+#: (state root, operator id, run id) -> the state's empty layout, in this process.
+_LAYOUTS: dict[tuple[str, int, str], pa.Table] = {}
 
 #: The merge's extra column telling the groups a batch touched (1) from the state's others (0).
 _TOUCHED = "__touched"
