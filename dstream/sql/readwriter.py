@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["DataFrameReader", "DataFrameWriter"]
+__all__ = ["DataFrameReader", "DataFrameWriter", "OptionsBuilder"]
 
 _FORMATS = ("text", "csv", "json", "parquet")
 
@@ -57,7 +57,28 @@ def _check_format(name: str) -> str:
     return key
 
 
-class DataFrameReader:
+_B = TypeVar("_B", bound="OptionsBuilder")
+
+
+class OptionsBuilder:
+    """``option``/``options`` of the readers and writers (batch and streaming): keys lower-cased."""
+
+    _options: dict[str, str]
+
+    def option(self: _B, key: str, value: Any) -> _B:
+        """One option (``header``, ``sep``, ``mode``, ``checkpointLocation``...); booleans as ``true``/``false``."""
+        self._options[key.lower()] = _option_text(value)
+        return self
+
+    def options(self: _B, **options: Any) -> _B:
+        """Several options (``None`` values are skipped)."""
+        for key, value in options.items():
+            if value is not None:
+                self.option(key, value)
+        return self
+
+
+class DataFrameReader(OptionsBuilder):
     """Reads files into DataFrames (``spark.read``)."""
 
     def __init__(self, session: SparkSession) -> None:
@@ -69,18 +90,6 @@ class DataFrameReader:
     def format(self, source: str) -> DataFrameReader:
         """The format: ``text``, ``csv``, ``json``, ``parquet``, or ``kafka`` (records of an offset range)."""
         self._format = _check_format(source)
-        return self
-
-    def option(self, key: str, value: Any) -> DataFrameReader:
-        """One reader option (``header``, ``sep``, ``inferSchema``, ``mode``...)."""
-        self._options[key.lower()] = _option_text(value)
-        return self
-
-    def options(self, **options: Any) -> DataFrameReader:
-        """Several reader options."""
-        for key, value in options.items():
-            if value is not None:
-                self.option(key, value)
         return self
 
     def schema(self, schema: StructType | str) -> DataFrameReader:
@@ -143,7 +152,7 @@ class DataFrameReader:
         return self._session.table(tableName)
 
 
-class DataFrameWriter:
+class DataFrameWriter(OptionsBuilder):
     """Writes a DataFrame to files (``df.write``)."""
 
     def __init__(self, df: DataFrame) -> None:
@@ -168,18 +177,6 @@ class DataFrameWriter:
     def format(self, source: str) -> DataFrameWriter:
         """The format: ``text``, ``csv``, ``json``, ``parquet``, or ``kafka`` (records sent to topics)."""
         self._format = _check_format(source)
-        return self
-
-    def option(self, key: str, value: Any) -> DataFrameWriter:
-        """One writer option (``header``, ``sep``, ``compression``...)."""
-        self._options[key.lower()] = _option_text(value)
-        return self
-
-    def options(self, **options: Any) -> DataFrameWriter:
-        """Several writer options."""
-        for key, value in options.items():
-            if value is not None:
-                self.option(key, value)
         return self
 
     def partitionBy(self, *cols: str) -> DataFrameWriter:  # noqa: N802 - PySpark's name

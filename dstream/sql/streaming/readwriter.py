@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import AnalysisException, PySparkTypeError, PySparkValueError
 from ..local_data import attributes_of, schema_argument
+from ..readwriter import OptionsBuilder
 from ..types import StructType
 from .checks import check_streaming_query
 from .relation import SourceSpec, StreamingRelation
@@ -45,13 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["DataStreamReader", "DataStreamWriter"]
 
 
-def _option_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-class DataStreamReader:
+class DataStreamReader(OptionsBuilder):
     """Reads a stream into a streaming DataFrame (``spark.readStream``)."""
 
     def __init__(self, session: SparkSession) -> None:
@@ -63,18 +58,6 @@ class DataStreamReader:
     def format(self, source: str) -> DataStreamReader:
         """The source: ``rate``, ``socket``, ``kafka``, ``text``, ``csv``, ``json``, ``parquet``..."""
         self._format = source
-        return self
-
-    def option(self, key: str, value: Any) -> DataStreamReader:
-        """One source option."""
-        self._options[key.lower()] = _option_text(value)
-        return self
-
-    def options(self, **options: Any) -> DataStreamReader:
-        """Several source options."""
-        for key, value in options.items():
-            if value is not None:
-                self.option(key, value)
         return self
 
     def schema(self, schema: StructType | str) -> DataStreamReader:
@@ -127,7 +110,7 @@ class DataStreamReader:
 _MODES = ("append", "complete", "update")
 
 
-class DataStreamWriter:
+class DataStreamWriter(OptionsBuilder):
     """Starts a streaming query writing a streaming DataFrame (``df.writeStream``)."""
 
     def __init__(self, df: DataFrame) -> None:
@@ -157,18 +140,6 @@ class DataStreamWriter:
         """The sink: ``console``, ``memory``, ``parquet``, ``csv``, ``json``, ``text``, ``kafka``..."""
         self._format = source
         self._sink = None
-        return self
-
-    def option(self, key: str, value: Any) -> DataStreamWriter:
-        """One sink option (``checkpointLocation``, ``path``, ``numRows``...)."""
-        self._options[key.lower()] = _option_text(value)
-        return self
-
-    def options(self, **options: Any) -> DataStreamWriter:
-        """Several sink options."""
-        for key, value in options.items():
-            if value is not None:
-                self.option(key, value)
         return self
 
     def partitionBy(self, *cols: str | list[str]) -> DataStreamWriter:  # noqa: N802 - PySpark's name

@@ -17,35 +17,17 @@ from dstream.sql import functions as F
 from dstream.sql.errors import AnalysisException, PySparkTypeError
 from dstream.sql.streaming import MemoryStream
 
-DEADLINE = 30.0
-EPOCH = dt.datetime(1970, 1, 1)
-
-
-def ts(seconds: float) -> dt.datetime:
-    return EPOCH + dt.timedelta(seconds=seconds)
+from .helpers import DEADLINE, EPOCH, collecting, operator, run, ts
 
 
 def secs(value: dt.datetime) -> int:
     return int((value - EPOCH).total_seconds())
 
 
-def collecting(df: Any, checkpoint: str | None = None) -> tuple[Any, list[list[tuple[Any, ...]]]]:
-    """Start ``df`` in append mode into foreachBatch; the query and the rows of each batch."""
-    out: list[list[tuple[Any, ...]]] = []
-    writer = df.writeStream.foreachBatch(lambda batch, _: out.append([tuple(r) for r in batch.collect()]))
-    if checkpoint is not None:
-        writer = writer.option("checkpointLocation", checkpoint)
-    return writer.start(), out
 
 
-def run(query: Any, stream: MemoryStream, rows: list[Any]) -> None:
-    stream.addData(rows)
-    query.processAllAvailable(timeout=DEADLINE)
 
 
-def operator(progress: dict[str, Any]) -> dict[str, Any]:
-    (op,) = progress["stateOperators"]
-    return op
 
 
 def data_progress(query: Any) -> list[dict[str, Any]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -18,31 +17,7 @@ from dstream.sql import functions as F
 from dstream.sql.errors import AnalysisException
 from dstream.sql.streaming import MemoryStream
 
-DEADLINE = 30.0
-EPOCH = dt.datetime(1970, 1, 1)
-
-
-def ts(seconds: float) -> dt.datetime:
-    return EPOCH + dt.timedelta(seconds=seconds)
-
-
-def collecting(df: Any, checkpoint: str | None = None) -> tuple[Any, list[list[tuple[Any, ...]]]]:
-    """Start ``df`` in append mode into foreachBatch; the query and the rows of each batch (in order)."""
-    out: list[list[tuple[Any, ...]]] = []
-    writer = df.writeStream.foreachBatch(lambda batch, _: out.append([tuple(r) for r in batch.collect()]))
-    if checkpoint is not None:
-        writer = writer.option("checkpointLocation", checkpoint)
-    return writer.start(), out
-
-
-def run(query: Any, stream: MemoryStream, rows: list[Any]) -> None:
-    stream.addData(rows)
-    query.processAllAvailable(timeout=DEADLINE)
-
-
-def operator(progress: dict[str, Any]) -> dict[str, Any]:
-    (op,) = progress["stateOperators"]
-    return op
+from .helpers import DEADLINE, collecting, operator, run, ts
 
 
 def operators(query: Any) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 What this module owns
 ---------------------
-:class:`StatefulAggregateExec` and its planner. The plan is Spark's: partial
+The planner and the state operator (run by :class:`~.finish.StateOperatorExec`). The plan is Spark's: partial
 aggregation in the map tasks, a hash exchange on the grouping keys into the pinned
 number of state partitions, then in each partition the state operator, which
 
@@ -33,9 +33,8 @@ Invariants
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -45,20 +44,20 @@ from ...execution.aggregate import AggregateSpec, PartialAggregateExec, collect_
 from ...execution.arrays import concat_batches
 from ...execution.context import QueryContext
 from ...execution.exchange import ShuffleExchangeExec
-from ...execution.physical import PhysicalPlan, arrow_schema, expr_text, key_names
+from ...execution.physical import PhysicalPlan, arrow_schema, key_names
 from ...execution.planner import plan_physical
-from ...expressions.base import AttributeReference, Expression
+from ...expressions.base import AttributeReference
 from ...plan.logical import Aggregate, LogicalPlan
 from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
 from .arrow_state import AggregationState, memory_bytes
-from .finish import run_and_finish
+from .finish import StateOperatorExec
 from .session_window import plan_session_aggregate
 from .store import StateStoreConf, StateStoreId
 
-__all__ = ["StatefulAggregateExec"]
+__all__: list[str] = []
 
 
 class _Operator:
@@ -160,27 +159,6 @@ def _flagged(table: pa.Table, flag: int) -> pa.Table:
     return table.append_column(_TOUCHED, pa.nulls(table.num_rows, pa.int8()).fill_null(flag))
 
 
-class StatefulAggregateExec(PhysicalPlan):
-    """The state operator of a streaming aggregation, with the final projection of its results."""
-
-    def __init__(self, operator: _Operator, result: Sequence[Expression], output: Sequence[AttributeReference],
-                 child: PhysicalPlan) -> None:
-        self.operator = operator
-        self.result = list(result)
-        self.output = list(output)
-        self.children = (child,)
-
-    def execute(self, qctx: QueryContext) -> Any:
-        exprs = [self.operator.spec.rewrite(e) for e in self.result]
-        run = functools.partial(run_and_finish, self.operator, exprs, key_names(self.output), qctx.eval_ctx)
-        return self.child.execute(qctx).mapPartitionsWithIndex(run)
-
-    def describe(self) -> str:
-        keys = ", ".join(expr_text(g) for g in self.operator.spec.grouping)
-        return (f"StateStoreSave [{keys}], state info [ operatorId = {self.operator.operator_id}, "
-                f"numPartitions = ?], {self.operator.mode.capitalize()}")
-
-
 def _plan_aggregate(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPlanner) -> PhysicalPlan | None:
     assert isinstance(plan, Aggregate)
     if not reads_stream(plan.child):
@@ -208,7 +186,7 @@ def _plan_aggregate(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPl
         exchange = ShuffleExchangeExec("hash", spec.key_attrs, partitions, partial)
     else:
         exchange = ShuffleExchangeExec("single", [], 1, partial)
-    return StatefulAggregateExec(operator, plan.aggregates, plan.output(), exchange)
+    return StateOperatorExec(operator, plan.aggregates, plan.output(), exchange, "StateStoreSave")
 
 
 register_stateful(Aggregate, _plan_aggregate)

@@ -28,7 +28,6 @@ Invariants
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -40,19 +39,19 @@ from ...execution.aggregate import AggregateSpec, PartialAggregateExec, collect_
 from ...execution.arrays import concat_batches
 from ...execution.context import QueryContext
 from ...execution.exchange import ShuffleExchangeExec
-from ...execution.physical import PhysicalPlan, arrow_schema, expr_text, key_names
+from ...execution.physical import PhysicalPlan, arrow_schema, key_names
 from ...execution.planner import plan_physical
 from ...execution.session_window import SessionWindowExec
-from ...expressions.base import AttributeReference, Expression
+from ...expressions.base import AttributeReference
 from ...plan.logical import Aggregate
 from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner
 from ..watermark import event_time_columns
-from .finish import run_and_finish
+from .finish import StateOperatorExec
 from .rows import RowCodec
 from .store import StateStoreConf, StateStoreId, get_store
 
-__all__ = ["StatefulSessionExec", "plan_session_aggregate"]
+__all__ = ["plan_session_aggregate"]
 
 
 class _SessionOperator:
@@ -189,26 +188,6 @@ class _SessionOperator:
         return [(k, s[0], v, (k, s[0]) in touched) for k, s, v in zip(m_keys, m_sessions, m_values)]
 
 
-class StatefulSessionExec(PhysicalPlan):
-    """The state operator of a session-window aggregation, with the final projection."""
-
-    def __init__(self, operator: _SessionOperator, result: Sequence[Expression], output: Sequence[AttributeReference],
-                 child: PhysicalPlan) -> None:
-        self.operator = operator
-        self.result = list(result)
-        self.output = list(output)
-        self.children = (child,)
-
-    def execute(self, qctx: QueryContext) -> Any:
-        exprs = [self.operator.spec.rewrite(e) for e in self.result]
-        run = functools.partial(run_and_finish, self.operator, exprs, key_names(self.output), qctx.eval_ctx)
-        return self.child.execute(qctx).mapPartitionsWithIndex(run)
-
-    def describe(self) -> str:
-        keys = ", ".join(expr_text(g) for g in self.operator.spec.grouping)
-        return f"SessionWindowStateStoreSave [{keys}], {self.operator.mode.capitalize()}"
-
-
 def plan_session_aggregate(plan: Aggregate, qctx: QueryContext, planner: MicroBatchPlanner) -> PhysicalPlan:
     """The streaming plan of an aggregation grouped by a session window (child: SessionWindowAssign)."""
     assign = plan.child
@@ -231,4 +210,5 @@ def plan_session_aggregate(plan: Aggregate, qctx: QueryContext, planner: MicroBa
         return watermarked and mode != "complete" and new_watermark_ms > info.watermark_for_eviction_ms
     op = info.operator(operator_id, "sessionWindowStateStoreSaveExec", needs_batch, partitions)
     operator = _SessionOperator(spec, session_index, planner, operator_id, watermarked, op.accumulator)
-    return StatefulSessionExec(operator, plan.aggregates, plan.output(), PartialAggregateExec(spec, sessions))
+    return StateOperatorExec(operator, plan.aggregates, plan.output(), PartialAggregateExec(spec, sessions),
+                             "SessionWindowStateStoreSave")
