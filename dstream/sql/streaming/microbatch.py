@@ -186,14 +186,24 @@ class MicroBatchExecution:
 
     def process_all_available(self, timeout: float | None) -> None:
         self._wake.set()
+        # Sources that know their latest offset (MemoryStream) let the wait end as soon as a
+        # batch reached it; the others need a trigger that found nothing new.
+        sources = list(self.sources)
+        latest = [s.reports_latest_offset() for s in sources]
+        known = bool(sources) and all(offset is not None for offset in latest)
         with self._cond:
             target = self._triggers_started
-            done = self._cond.wait_for(lambda: not self.active or self._last_idle_trigger > target, timeout)
+            done = self._cond.wait_for(lambda: not self.active or self._last_idle_trigger > target
+                                       or (known and self._caught_up(latest)), timeout)
         if self.exception is not None:
             raise self.exception
         if not done:
             raise TimeoutError(f"processAllAvailable: the query {self.name or self.id} still had data to process "
                                f"after {timeout} s.")
+
+    def _caught_up(self, latest: list[Any]) -> bool:
+        """Whether every batch up to the sources' ``latest`` offsets has run (no-data batches too)."""
+        return self.pending is None and self.committed == latest and not self._no_data_batch_needed()
 
     def _run(self) -> None:
         failure: BaseException | None = None

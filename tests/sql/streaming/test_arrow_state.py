@@ -54,6 +54,10 @@ def test_versions_rebuild_from_snapshots_and_deltas_in_a_new_run(tmp_path_factor
         assert as_dict(state.table) == previous
         commit(state, content, previous)
         previous = content
+    # Retention: no more files than rebuilding the retained versions needs.
+    on_disk = [p.name for p in Path(sid.path()).iterdir()]
+    assert sum(name.endswith(".delta") for name in on_disk) <= retain + snapshot_every + 1, on_disk
+    assert not [name for name in on_disk if name.endswith(".tmp")]
     arrow_state._cache.clear()
     # A new run (another process) rebuilds every retained version from the files, under its own names.
     renamed = LAYOUT.rename_columns(["#9", "b0_0"])

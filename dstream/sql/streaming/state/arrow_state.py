@@ -54,6 +54,8 @@ REMOVED = "__removed"
 _lock = threading.Lock()
 #: (root, operator, partition, store name) -> (run id, version, table) of this process.
 _cache: dict[tuple[str, int, int, str], tuple[str, int, pa.Table]] = {}
+#: (root, operator, partition, store name) -> the files this process knows the directory holds.
+_listings: dict[tuple[str, int, int, str], files.StoreFiles] = {}
 
 
 def _key(store_id: StateStoreId) -> tuple[str, int, int, str]:
@@ -134,7 +136,8 @@ class AggregationState:
         self.directory = store_id.path()
         with _lock:
             cached = _cache.get(_key(store_id)) if use_cache else None
-        if cached is not None and cached[0] == run_id and cached[1] == version:
+        self._from_cache = cached is not None and cached[0] == run_id and cached[1] == version
+        if cached is not None and self._from_cache:
             table = cached[2]
         else:
             table = self._rebuild(empty)
@@ -166,9 +169,14 @@ class AggregationState:
     def commit(self, table: pa.Table, upserted: pa.Table, removed: pa.Table) -> None:
         """Make ``table`` version ``version + 1``: its delta holds ``upserted`` rows and ``removed`` keys."""
         new_version = self.version + 1
-        os.makedirs(self.directory, exist_ok=True)
-        found = files.list_store_dir(self.directory)
-        files.remove_crashed_temps(self.directory, found)
+        with _lock:
+            found = _listings.pop(_key(self.store_id), None) if self._from_cache else None
+        if found is None:
+            # Listed when this process did not write the previous version itself (a restart,
+            # a partition moved from another worker): another writer's files are possible.
+            os.makedirs(self.directory, exist_ok=True)
+            found = files.list_store_dir(self.directory)
+            files.remove_crashed_temps(self.directory, found)
         stale = ([files.snapshot_name(s) for s in found.snapshots if s >= new_version]
                  + [files.delta_name(d) for d in found.deltas if d > new_version])
         if stale:
@@ -190,10 +198,14 @@ class AggregationState:
         obsolete = files.obsolete_files(found, new_version, self.conf.min_batches_to_retain)
         if obsolete:
             files.remove_files(self.directory, obsolete)
+            gone = set(obsolete)
+            found.deltas = {d for d in found.deltas if files.delta_name(d) not in gone}
+            found.snapshots = {s for s in found.snapshots if files.snapshot_name(s) not in gone}
         self.version = new_version
         self.table = table
         with _lock:
             _cache[_key(self.store_id)] = (self.run_id, new_version, table)
+            _listings[_key(self.store_id)] = found
 
 
 def read_state_table(store_id: StateStoreId, version: int) -> pa.Table:
