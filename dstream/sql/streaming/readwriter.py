@@ -33,9 +33,9 @@ from ..local_data import attributes_of, schema_argument
 from ..readwriter import OptionsBuilder
 from ..types import StructType
 from .checks import check_streaming_query
+from .formats import sink_provider, source_provider
 from .relation import SourceSpec, StreamingRelation
-from .sinks.base import Sink, sink_provider
-from .sources.base import source_provider
+from .sinks.base import Sink
 from .triggers import Trigger, trigger_from_args
 
 if TYPE_CHECKING:

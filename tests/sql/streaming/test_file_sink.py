@@ -21,9 +21,8 @@ from dstream.sql import functions as F
 from dstream.sql.errors import AnalysisException, IllegalArgumentException
 from dstream.sql.io.manifest import path_to_uri
 from dstream.sql.local_data import attributes_of
-from dstream.sql.streaming.sinks.base import sink_provider
+from dstream.sql.streaming.formats import sink_provider, source_provider
 from dstream.sql.streaming.sinks.files import FileStreamSink
-from dstream.sql.streaming.sources.base import source_provider
 
 PART = re.compile(r"^part-(\d{5})-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.c000\.(\w+)$")
 ENTRY_KEYS = ["path", "size", "isDir", "modificationTime", "blockReplication", "blockSize", "action"]

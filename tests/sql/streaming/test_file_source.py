@@ -19,8 +19,8 @@ from dstream.sql import SparkSession
 from dstream.sql.errors import AnalysisException, IllegalArgumentException
 from dstream.sql.io.manifest import path_to_uri
 from dstream.sql.local_data import attributes_of, schema_argument
+from dstream.sql.streaming.formats import source_provider
 from dstream.sql.streaming.logs import CompactibleFileLog
-from dstream.sql.streaming.sources.base import source_provider
 from dstream.sql.streaming.sources.files import SCHEMA_REQUIRED, FileStreamSource
 from dstream.sql.types import StructType
 

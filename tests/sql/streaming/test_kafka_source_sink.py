@@ -25,9 +25,9 @@ from dstream.kafka.structs import OffsetRange, TopicAndPartition
 from dstream.sql import AnalysisException, Row, SparkSession
 from dstream.sql.errors import IllegalArgumentException, SparkRuntimeException
 from dstream.sql.local_data import attributes_of
+from dstream.sql.streaming.formats import sink_provider, source_provider
 from dstream.sql.streaming.relation import ArrowRDDRelation
-from dstream.sql.streaming.sinks.base import sink_provider
-from dstream.sql.streaming.sources.base import Source, source_provider
+from dstream.sql.streaming.sources.base import Source
 from dstream.sql.streaming.sources.kafka_offsets import rate_limit, split_ranges
 from dstream.sql.types import (
     BinaryType,

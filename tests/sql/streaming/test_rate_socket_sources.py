@@ -28,8 +28,9 @@ from dstream.sql import AnalysisException, SparkSession
 from dstream.sql.errors import IllegalArgumentException
 from dstream.sql.local_data import attributes_of
 from dstream.sql.streaming.clock import streaming_clock
+from dstream.sql.streaming.formats import source_provider
 from dstream.sql.streaming.relation import ArrowRDDRelation
-from dstream.sql.streaming.sources.base import Source, source_provider
+from dstream.sql.streaming.sources.base import Source
 from dstream.sql.streaming.sources.rate import value_at_second
 from dstream.sql.types import LongType, StringType, StructField, StructType, TimestampType
 

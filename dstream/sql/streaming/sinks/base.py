@@ -3,7 +3,7 @@
 What this module owns
 ---------------------
 :class:`Sink` and :class:`SinkProvider`, and the registry of providers by format
-name (:func:`register_sink`, :func:`sink_provider`).
+name (:func:`register_sink`, ``SINKS``; :mod:`..formats` looks formats up).
 
 Invariants
 ----------
@@ -18,11 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..registry import FormatRegistry
+
 if TYPE_CHECKING:
     from ...dataframe import DataFrame
     from ...session import SparkSession
 
-__all__ = ["Sink", "SinkProvider", "register_sink", "sink_provider"]
+__all__ = ["SINKS", "Sink", "SinkProvider", "register_sink"]
 
 
 class Sink:
@@ -51,26 +53,9 @@ class SinkProvider:
         raise NotImplementedError
 
 
-_PROVIDERS: dict[str, Callable[[], SinkProvider]] = {}
+SINKS: FormatRegistry[SinkProvider] = FormatRegistry("sinks")
 
 
 def register_sink(name: str, factory: Callable[[], SinkProvider]) -> None:
     """Make ``df.writeStream.format(name)`` use the providers ``factory`` makes."""
-    _PROVIDERS[name.lower()] = factory
-
-
-def sink_provider(name: str) -> SinkProvider:
-    """The provider of format ``name``; an ``AnalysisException`` naming the known ones if none."""
-    from ...errors import AnalysisException
-
-    _load_builtin()
-    factory = _PROVIDERS.get(name.lower())
-    if factory is None:
-        raise AnalysisException(
-            f"[DATA_SOURCE_NOT_FOUND] Failed to find the data source: {name}. Streaming sinks available: "
-            f"{', '.join(sorted(_PROVIDERS))}.")
-    return factory()
-
-
-def _load_builtin() -> None:
-    from . import builtin  # noqa: F401
+    SINKS.register(name, factory)

@@ -5,7 +5,7 @@ What this module owns
 :class:`Source` (a started source: the end offset of the next batch, the rows of an
 offset range, commit and stop), :class:`SourceProvider` (a format's schema and the
 factory of its sources) and the registry of providers by format name
-(:func:`register_source`, :func:`source_provider`).
+(:func:`register_source`, ``SOURCES``; :mod:`..formats` looks formats up).
 
 Invariants
 ----------
@@ -22,13 +22,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..registry import FormatRegistry
+
 if TYPE_CHECKING:
     from ...expressions.base import AttributeReference
     from ...plan.logical import LogicalPlan
     from ...session import SparkSession
     from ...types import StructType
 
-__all__ = ["Offset", "Source", "SourceProvider", "register_source", "source_provider", "source_formats"]
+__all__ = ["SOURCES", "Offset", "Source", "SourceProvider", "register_source"]
 
 #: An offset: what one line of ``offsets/N`` holds for a source.
 Offset = Any
@@ -80,33 +82,9 @@ class SourceProvider:
         raise NotImplementedError
 
 
-_PROVIDERS: dict[str, Callable[[], SourceProvider]] = {}
+SOURCES: FormatRegistry[SourceProvider] = FormatRegistry("sources")
 
 
 def register_source(name: str, factory: Callable[[], SourceProvider]) -> None:
     """Make ``spark.readStream.format(name)`` use the providers ``factory`` makes."""
-    _PROVIDERS[name.lower()] = factory
-
-
-def source_formats() -> list[str]:
-    """The registered format names."""
-    _load_builtin()
-    return sorted(_PROVIDERS)
-
-
-def source_provider(name: str) -> SourceProvider:
-    """The provider of format ``name``; an ``AnalysisException`` naming the known ones if none."""
-    from ...errors import AnalysisException
-
-    _load_builtin()
-    factory = _PROVIDERS.get(name.lower())
-    if factory is None:
-        raise AnalysisException(
-            f"[DATA_SOURCE_NOT_FOUND] Failed to find the data source: {name}. Streaming sources available: "
-            f"{', '.join(sorted(_PROVIDERS))}.")
-    return factory()
-
-
-def _load_builtin() -> None:
-    # The built-in sources register themselves when imported.
-    from . import builtin  # noqa: F401
+    SOURCES.register(name, factory)
