@@ -130,6 +130,8 @@ def finish(node: LineageNode, sizes: list[int], keep: Collection[str] = ()) -> N
 
 def process_is_alive(pid: int) -> bool:
     """Whether process ``pid`` runs (this one does): the writer of a ``.tmp-<pid>`` file."""
+    if pid <= 0:
+        return False  # os.kill would signal a process group; no writer has such a pid
     if pid == os.getpid():
         return True
     try:
@@ -138,6 +140,8 @@ def process_is_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True  # another user's live process
+    except OverflowError:
+        return False  # no process can have this pid
     return True
 
 

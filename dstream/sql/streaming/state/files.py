@@ -52,6 +52,8 @@ from typing import Any, BinaryIO
 
 import msgpack
 
+from rdd.engine_api import process_is_alive
+
 from ...errors import SparkRuntimeException
 
 __all__ = ["DELTA", "SNAPSHOT", "StoreFiles", "apply_delta", "delta_name", "from_disk",
@@ -112,27 +114,11 @@ def list_store_dir(directory: str) -> StoreFiles:
     return found
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False  # os.kill would signal a process group; no writer has such a pid
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    except OverflowError:
-        return False  # no process can have this pid
-    return True
-
-
 def remove_crashed_temps(directory: str, found: StoreFiles) -> list[str]:
     """Remove the temporary files of writers that are no longer running; return their names."""
     removed = []
     for name, pid in found.temps:
-        if not _pid_alive(pid):
+        if not process_is_alive(pid):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(directory, name))
             removed.append(name)
