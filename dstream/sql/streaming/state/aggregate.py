@@ -55,7 +55,7 @@ from ..watermark import event_time_columns, event_time_us, key_event_time_index
 from .arrow_state import AggregationState, memory_bytes
 from .finish import StateOperatorExec
 from .session_window import plan_session_aggregate
-from .store import StateStoreConf, StateStoreId
+from .store import StateLocation
 
 __all__: list[str] = []
 
@@ -68,10 +68,7 @@ class _Operator:
         info = planner.info
         self.spec = spec
         self.operator_id = operator_id
-        self.root = info.state_root
-        self.version = info.batch_id
-        self.run_id = info.run_id
-        self.store_conf = StateStoreConf.from_conf(info.conf)
+        self.location = StateLocation.of(info, operator_id)
         self.mode = info.output_mode
         self.time_key = time_key
         watermarked = info.has_watermark and time_key is not None
@@ -98,13 +95,14 @@ class _Operator:
             if dropped:
                 merged = merged.filter(keep)
         layout = self._layout(ctx)
-        state = AggregationState(StateStoreId(self.root, self.operator_id, split), self.version, self.run_id,
-                                 self.store_conf, layout, self.key_names)
+        where = self.location
+        state = AggregationState(where.store_id(split), where.version, where.run_id, where.conf, layout,
+                                 self.key_names)
         return self._update(state, None if merged is None else merged.cast(layout.schema), dropped, layout)
 
     def _layout(self, ctx: Any) -> pa.Table:
         """An empty table of the state's columns: the keys, then the merged buffers."""
-        key = (self.root, self.operator_id, self.run_id)
+        key = (self.location.root, self.operator_id, self.location.run_id)
         layout = _LAYOUTS.get(key)
         if layout is None:
             # Two groupings of nothing: worth doing once per run, not once per batch.

@@ -56,7 +56,7 @@ from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
 from .rows import RowCodec, key_time_us
-from .store import StateStoreConf, StateStoreId, get_store
+from .store import StateLocation
 
 __all__ = ["BATCH_ERROR", "DeduplicateWithinWatermark", "StreamingDeduplicateExec", "state_key"]
 
@@ -116,8 +116,7 @@ class _Operator:
                  accumulator: Any) -> None:
         info = planner.info
         self.operator_id = operator_id
-        self.root, self.version, self.run_id = info.state_root, info.batch_id, info.run_id
-        self.store_conf = StateStoreConf.from_conf(info.conf)
+        self.location = StateLocation.of(info, operator_id)
         self.keys = list(keys)
         self.key_codec = RowCodec([arrow_schema([k]).field(0).type for k in self.keys])
         self.normal = state_key(self.key_codec.types)
@@ -139,8 +138,7 @@ class _Operator:
             late = table.num_rows - pc.sum(keep.cast(pa.int64())).as_py()
             if late:
                 table = table.filter(keep)
-        store = get_store(StateStoreId(self.root, self.operator_id, split), self.version, self.run_id,
-                          self.store_conf)
+        store = self.location.open(split)
         try:
             return self._update(store, table, late, started, ctx)
         except BaseException:

@@ -57,7 +57,7 @@ from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_us
 from .rows import RowCodec
-from .store import StateStore, StateStoreConf, StateStoreId, get_store
+from .store import StateLocation, StateStore
 
 __all__ = ["BatchGroupsWithStateExec", "FlatMapGroupsWithStateExec", "GroupsFunction"]
 
@@ -180,10 +180,7 @@ class _Operator:
         info = planner.info
         self.fn = fn
         self.operator_id = operator_id
-        self.root = info.state_root
-        self.version = info.batch_id
-        self.run_id = info.run_id
-        self.store_conf = StateStoreConf.from_conf(info.conf)
+        self.location = StateLocation.of(info, operator_id)
         self.batch_timestamp_ms = info.batch_timestamp_ms
         self.accumulator = accumulator
         time_column = watermarked_input(node)
@@ -206,8 +203,7 @@ class _Operator:
             dropped = table.num_rows - pc.sum(keep.cast(pa.int64())).as_py()
             if dropped:
                 table = table.filter(keep)
-        store = get_store(StateStoreId(self.root, self.operator_id, split), self.version, self.run_id,
-                          self.store_conf)
+        store = self.location.open(split)
         try:
             return self._process(store, table, dropped)
         except BaseException:

@@ -71,7 +71,7 @@ from ..watermark import event_time_us
 from .dedup import state_key
 from .join_bounds import join_parts, key_watermark_ordinal, state_value_watermark, watermarked_columns
 from .rows import RowCodec
-from .store import StateStoreConf, StateStoreId, get_store
+from .store import StateLocation
 
 __all__ = ["StreamingSymmetricHashJoinExec"]
 
@@ -186,8 +186,7 @@ class _JoinTask:
         self.out_schema = arrow_schema(output)
         self.sources = list(sources)
         self.operator_id = operator_id
-        self.root, self.version, self.run_id = info.state_root, info.batch_id, info.run_id
-        self.store_conf = StateStoreConf.from_conf(info.conf)
+        self.location = StateLocation.of(info, operator_id)
         self.late_us = late_us
         self.accumulator = accumulator
 
@@ -305,17 +304,13 @@ class _JoinTask:
 
     # -- a partition ------------------------------------------------------------------
 
-    def _open(self, split: int, name: str) -> Any:
-        return get_store(StateStoreId(self.root, self.operator_id, split, name), self.version, self.run_id,
-                         self.store_conf)
-
     def run(self, split: int, left_batches: Iterator[pa.RecordBatch], right_batches: Iterator[pa.RecordBatch],
             ctx: EvalContext) -> list[pa.RecordBatch]:
         started = time.perf_counter()
         left_table = concat_batches(left_batches, self.left.schema)
         right_table = concat_batches(right_batches, self.right.schema)
         assert left_table is not None and right_table is not None
-        stores = [self._open(split, name) for name in ("left", "left-index", "right", "right-index")]
+        stores = [self.location.open(split, name) for name in ("left", "left-index", "right", "right-index")]
         try:
             return self._process(stores, left_table, right_table, started, ctx)
         except BaseException:

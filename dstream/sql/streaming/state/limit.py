@@ -22,7 +22,7 @@ from ...execution.planner import plan_physical
 from ...plan.logical import Limit, LogicalPlan
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
-from .store import StateStoreConf, StateStoreId, get_store
+from .store import StateLocation
 
 __all__ = ["StreamingGlobalLimitExec"]
 
@@ -35,18 +35,16 @@ class StreamingGlobalLimitExec(PhysicalPlan):
         info = planner.info
         self.n = n
         self.operator_id = operator_id
-        self.root, self.version, self.run_id = info.state_root, info.batch_id, info.run_id
-        self.store_conf = StateStoreConf.from_conf(info.conf)
+        self.location = StateLocation.of(info, operator_id)
         self.accumulator = accumulator
         self.children = (child,)
         self.output = child.output
 
     def execute(self, qctx: QueryContext) -> Any:
-        n, root, op, version, run_id, conf, acc = (self.n, self.root, self.operator_id, self.version, self.run_id,
-                                                   self.store_conf, self.accumulator)
+        n, location, acc = self.n, self.location, self.accumulator
 
         def run(split: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            store = get_store(StateStoreId(root, op, split), version, run_id, conf)
+            store = location.open(split)
             emitted = int((store.get(()) or (0,))[0])
             out = []
             for batch in batches:

@@ -49,7 +49,7 @@ from ..incremental import MicroBatchPlanner
 from ..watermark import event_time_columns
 from .finish import StateOperatorExec
 from .rows import RowCodec
-from .store import StateStoreConf, StateStoreId, get_store
+from .store import StateLocation
 
 __all__ = ["plan_session_aggregate"]
 
@@ -63,8 +63,7 @@ class _SessionOperator:
         self.spec = spec
         self.session_index = session_index
         self.operator_id = operator_id
-        self.root, self.version, self.run_id = info.state_root, info.batch_id, info.run_id
-        self.store_conf = StateStoreConf.from_conf(info.conf)
+        self.location = StateLocation.of(info, operator_id)
         self.mode = info.output_mode
         use = watermarked and self.mode != "complete"
         self.late_us = info.watermark_for_late_ms * 1000 if use else None
@@ -83,8 +82,7 @@ class _SessionOperator:
             keep = pc.greater(ends, self.late_us)
             dropped = incoming.num_rows - pc.sum(keep.cast(pa.int64())).as_py()
             incoming = incoming.filter(keep)
-        store = get_store(StateStoreId(self.root, self.operator_id, split), self.version, self.run_id,
-                          self.store_conf)
+        store = self.location.open(split)
         try:
             return self._update(store, incoming, dropped, ctx)
         except BaseException:

@@ -62,7 +62,7 @@ from ...errors import IllegalArgumentException, SparkRuntimeException
 from . import files
 from .collector import collector_paused
 
-__all__ = ["StateStore", "StateStoreConf", "StateStoreId", "clear_cache", "get_store", "read_state"]
+__all__ = ["StateLocation", "StateStore", "StateStoreConf", "StateStoreId", "clear_cache", "get_store", "read_state"]
 
 _log = logging.getLogger(__name__)
 
@@ -242,6 +242,30 @@ def _rebuild(store_id: StateStoreId, version: int) -> dict[Any, Any]:
 def _check_version(version: int) -> None:
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
         raise IllegalArgumentException(f"A state store version is an int >= 0 (0 is the empty store), got {version!r}.")
+
+
+@dataclass(frozen=True)
+class StateLocation:
+    """Where one stateful operator's stores are, and the version its batch reads (shipped with its tasks)."""
+
+    root: str
+    operator_id: int
+    version: int
+    run_id: str
+    conf: StateStoreConf
+
+    @classmethod
+    def of(cls, info: Any, operator_id: int) -> StateLocation:
+        """The location of operator ``operator_id`` in a micro-batch (``info``: its ``MicroBatchInfo``)."""
+        return cls(info.state_root, operator_id, info.batch_id, info.run_id, StateStoreConf.from_conf(info.conf))
+
+    def store_id(self, partition: int, name: str = "default") -> StateStoreId:
+        """The id of one partition's store (``name`` for operators with several stores a partition)."""
+        return StateStoreId(self.root, self.operator_id, partition, name)
+
+    def open(self, partition: int, name: str = "default") -> StateStore:
+        """The batch's version of one partition's store, opened for update."""
+        return get_store(self.store_id(partition, name), self.version, self.run_id, self.conf)
 
 
 def get_store(store_id: StateStoreId, version: int, run_id: str, conf: StateStoreConf) -> StateStore:
