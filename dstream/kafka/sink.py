@@ -2,8 +2,9 @@
 
 What this module owns
 ---------------------
-:func:`write_partition`, the task-side writer, and :func:`write_rdd`, the job that runs
-it on every partition.
+:func:`produce`, the task-side delivery rule below (shared by the Structured Streaming
+Kafka sink), :func:`write_partition`, the task-side writer of ``(key, value)`` records,
+and :func:`write_rdd`, the job that runs it on every partition.
 
 Delivery rule
 -------------
@@ -33,9 +34,40 @@ from dstream.kafka.params import KafkaConfig
 if TYPE_CHECKING:
     from rdd import RDD
 
-__all__ = ["write_partition", "write_rdd"]
+__all__ = ["produce", "write_partition", "write_rdd"]
 
 Encoder = Callable[[Any], Any]
+
+
+def produce(config: KafkaConfig, topic: str | None,
+            send: Callable[[Any, Callable[[BaseException], Any]], int]) -> int:
+    """Run ``send(producer, on_failure)`` on the task's shared producer, flush, and return its count.
+
+    ``send`` sends records, adds ``on_failure`` as every future's errback, and returns how
+    many it sent. ``topic`` (``None`` when each record names its own) is for the message.
+
+    Raises
+    ------
+    KafkaSinkError
+        If any record was not acknowledged by the broker.
+    """
+    producer = shared_producer(config)
+    failures: list[BaseException] = []
+    try:
+        sent = send(producer, failures.append)
+        # flush returns when every record sent so far is acknowledged or has failed
+        # (bounded by the producer's delivery_timeout_ms).
+        producer.flush()
+    except BaseException:
+        discard_producer(config, producer)  # its in-flight state is unknown
+        raise
+    if failures:
+        discard_producer(config, producer)
+        first = failures[0]
+        where = f"Kafka topic {topic!r}" if topic else "Kafka"
+        raise KafkaSinkError(f"{len(failures)} of {sent} records were not written to {where}: "
+                             f"{type(first).__name__}: {first}", topic or "", len(failures)) from first
+    return sent
 
 
 def write_partition(config: KafkaConfig, topic: str, key_encoder: Encoder, value_encoder: Encoder,
@@ -49,32 +81,19 @@ def write_partition(config: KafkaConfig, topic: str, key_encoder: Encoder, value
     KafkaSinkError
         If any record was not acknowledged by the broker.
     """
-    producer = shared_producer(config)
-    failures: list[BaseException] = []
-    sent = 0
-    try:
+    def send(producer: Any, on_failure: Callable[[BaseException], Any]) -> int:
+        sent = 0
         for item in records:
             try:
                 key, value = item
             except (TypeError, ValueError):
                 raise TypeError(f"writing to Kafka topic {topic!r} needs (key, value) pairs, got {item!r}; "
                                 "map the records first, e.g. .map(lambda v: (None, v))") from None
-            future = producer.send(topic, key=key_encoder(key), value=value_encoder(value))
-            future.add_errback(failures.append)
+            producer.send(topic, key=key_encoder(key), value=value_encoder(value)).add_errback(on_failure)
             sent += 1
-        # flush returns when every record sent so far is acknowledged or has failed
-        # (bounded by the producer's delivery_timeout_ms).
-        producer.flush()
-    except BaseException:
-        discard_producer(config, producer)
-        raise
-    if failures:
-        discard_producer(config, producer)
-        first = failures[0]
-        raise KafkaSinkError(
-            f"{len(failures)} of {sent} records were not written to Kafka topic {topic!r}: "
-            f"{type(first).__name__}: {first}", topic, len(failures)) from first
-    return sent
+        return sent
+
+    return produce(config, topic, send)
 
 
 def write_rdd(rdd: RDD[Any], topic: str, config: KafkaConfig, key_encoder: Encoder, value_encoder: Encoder) -> int:

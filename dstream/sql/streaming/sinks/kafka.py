@@ -7,9 +7,9 @@ What this module owns
   (string or binary), ``topic`` (string; required unless the ``topic`` option is set,
   which then wins over the column), ``partition`` (int) and ``headers``
   (``array<struct<key: string, value: binary>>``). Other columns are ignored.
-* :func:`write_kafka`: one job whose tasks each send their rows with the worker's
-  shared producer (:func:`dstream.kafka.clients.shared_producer`), flush, and check that
-  every record was acknowledged before the task ends.
+* :func:`write_kafka`: one job whose tasks each send their rows under the DStream Kafka
+  sink's delivery rule (:func:`dstream.kafka.sink.produce`: the worker's shared producer,
+  a flush, and every record acknowledged before the task ends).
 * :class:`KafkaSink`: the streaming sink (a checkpoint is required).
 
 Delivery rule
@@ -23,15 +23,14 @@ de-duplicate, for example on a key that holds the batch id.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from dstream.kafka.clients import discard_producer, shared_producer
-from dstream.kafka.errors import KafkaSinkError
 from dstream.kafka.params import KafkaConfig, parse_kafka_params
+from dstream.kafka.sink import produce
 
 from ...errors import AnalysisException, IllegalArgumentException, SparkRuntimeException
 from ...types import ArrayType, BinaryType, IntegerType, StringType, StructType
@@ -121,7 +120,7 @@ def _bytes(value: Any) -> bytes | None:
 
 
 def _send_batch(producer: Any, batch: pa.RecordBatch, cols: KafkaColumns, topic: str | None,
-                failures: list[BaseException]) -> int:
+                on_failure: Callable[[BaseException], Any]) -> int:
     def column(index: int | None) -> list[Any]:
         return batch.column(index).to_pylist() if index is not None else [None] * batch.num_rows
 
@@ -137,7 +136,7 @@ def _send_batch(producer: Any, batch: pa.RecordBatch, cols: KafkaColumns, topic:
             extra["headers"] = [(h["key"], _bytes(h["value"])) for h in headers[i] if h is not None]
         future = producer.send(target, value=_bytes(values[i]), key=_bytes(keys[i]), partition=partitions[i],
                                **extra)
-        future.add_errback(failures.append)
+        future.add_errback(on_failure)
     return batch.num_rows
 
 
@@ -150,22 +149,8 @@ def write_partition(config: KafkaConfig, cols: KafkaColumns, topic: str | None,
     KafkaSinkError
         If any record was not acknowledged by the broker.
     """
-    producer = shared_producer(config)
-    failures: list[BaseException] = []
-    sent = 0
-    try:
-        for batch in batches:
-            sent += _send_batch(producer, batch, cols, topic, failures)
-        producer.flush()  # returns when every record is acknowledged or has failed
-    except BaseException:
-        discard_producer(config, producer)  # its in-flight state is unknown
-        raise
-    if failures:
-        discard_producer(config, producer)
-        first = failures[0]
-        raise KafkaSinkError(f"{len(failures)} of {sent} records were not written to Kafka "
-                             f"({type(first).__name__}: {first})", topic or "", len(failures)) from first
-    return sent
+    return produce(config, topic, lambda producer, on_failure: sum(
+        _send_batch(producer, batch, cols, topic, on_failure) for batch in batches))
 
 
 def write_kafka(df: DataFrame, options: dict[str, str]) -> int:
