@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +40,6 @@ from dstream.sql.types import (
 from tests.kafka.utils import KAFKA_PYTHON_WARNINGS
 
 pytestmark = [pytest.mark.kafka, pytest.mark.integration, *KAFKA_PYTHON_WARNINGS]
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[SparkSession]:
-    session = SparkSession.builder.master("local").appName("test-kafka-source-sink").getOrCreate()
-    session.conf.set("spark.sql.session.timeZone", "UTC")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="module")
