@@ -14,15 +14,19 @@ from dstream.sql import SparkSession
 from tests.conftest import ContextPool, stop_active_context
 
 
-@pytest.fixture(scope="module")
-def spark(context_pool: ContextPool) -> Iterator[SparkSession]:
-    # A fresh `local` context: not the suite's shared one, whatever master that has now.
+def fresh_session(context_pool: ContextPool, master: str, app: str) -> SparkSession:
+    """A session on a new context of ``master``: not the suite's shared one, nor a leftover."""
     context_pool.evict(reason="the streaming tests start a session of their own")
     leftover = SparkSession.getActiveSession()
     if leftover is not None:
         leftover.stop()
     stop_active_context()
-    session = SparkSession.builder.master("local").appName("test-structured-streaming").getOrCreate()
+    return SparkSession.builder.master(master).appName(app).getOrCreate()
+
+
+@pytest.fixture(scope="module")
+def spark(context_pool: ContextPool) -> Iterator[SparkSession]:
+    session = fresh_session(context_pool, "local", "test-structured-streaming")
     session.conf.set("spark.sql.session.timeZone", "UTC")
     yield session
     session.stop()

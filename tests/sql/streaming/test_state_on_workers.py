@@ -12,20 +12,17 @@ import pytest
 
 from dstream.sql import SparkSession
 from dstream.sql.streaming import MemoryStream
-from tests.conftest import ContextPool, stop_active_context
+from tests.conftest import ContextPool
 from tests.rdd.processes import identify, is_running, worker_pids
+
+from .conftest import fresh_session
 
 DEADLINE = 60.0
 
 
 @pytest.fixture(scope="module")
 def spark2(context_pool: ContextPool) -> Iterator[SparkSession]:
-    context_pool.evict(reason="this module starts a local[2] session of its own")
-    leftover = SparkSession.getActiveSession()
-    if leftover is not None:
-        leftover.stop()
-    stop_active_context()
-    session = SparkSession.builder.master("local[2]").appName("test-state-on-workers").getOrCreate()
+    session = fresh_session(context_pool, "local[2]", "test-state-on-workers")
     yield session
     for query in session.streams.active:
         query.stop()
