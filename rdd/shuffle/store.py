@@ -3,9 +3,11 @@
 Both stores hold, per ``(shuffle_id, map_id)``, one blob of back-to-back serialized
 buckets and the ``num_reduce + 1`` offsets into it.
 
-- ``FileShuffleStore`` (``local[N]``): ``<local_dir>/shuffle/<sid>/<map>.data`` and
-  ``.index``, each written under a temporary name and renamed (data first), so a
-  reader that finds the index finds complete data. Any process can read any output.
+- ``FileShuffleStore`` (``local[N]``): one file ``<local_dir>/shuffle/<sid>/<map>.out``
+  holding the buckets, then the ``num_reduce + 1`` offsets and their count as a trailer,
+  written under a temporary name and renamed, so a reader that finds the file finds all
+  of it. Any process can read any output. One file instead of a data and an index file
+  halves the file system calls of a map output: a micro-batch pays them every batch.
 - ``MemoryShuffleStore`` (``local``): everything runs in the driver, so map outputs
   stay in a dict and a shuffle costs no file system calls at all.
 
@@ -21,39 +23,46 @@ from array import array
 
 from ..errors import FetchFailedError
 
+_OFFSET = 8  # bytes per offset in the trailer (int64, native order: written and read on one host)
+
 
 class FileShuffleStore:
     def __init__(self, local_dir: str) -> None:
         self.root = os.path.join(local_dir, "shuffle")
 
-    def _paths(self, shuffle_id: int, map_id: int) -> tuple[str, str]:
-        directory = os.path.join(self.root, str(shuffle_id))
-        return os.path.join(directory, f"{map_id}.data"), os.path.join(directory, f"{map_id}.index")
+    def _path(self, shuffle_id: int, map_id: int) -> str:
+        return os.path.join(self.root, str(shuffle_id), f"{map_id}.out")
 
     def put(self, shuffle_id: int, map_id: int, attempt_id: int, blob: bytes, offsets: array) -> None:
-        data_path, index_path = self._paths(shuffle_id, map_id)
-        os.makedirs(os.path.dirname(data_path), exist_ok=True)
-        suffix = f".tmp-{os.getpid()}-{attempt_id}"
-        with open(data_path + suffix, "wb") as f:
+        path = self._path(shuffle_id, map_id)
+        temp = f"{path}.tmp-{os.getpid()}-{attempt_id}"
+        trailer = offsets.tobytes() + array("q", [len(offsets)]).tobytes()
+        try:
+            f = open(temp, "wb")  # noqa: SIM115 - the directory is made on the first miss only
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            f = open(temp, "wb")  # noqa: SIM115
+        with f:
             f.write(blob)
-        os.replace(data_path + suffix, data_path)
-        with open(index_path + suffix, "wb") as f:
-            f.write(offsets.tobytes())
-        os.replace(index_path + suffix, index_path)
+            f.write(trailer)
+        os.replace(temp, path)
 
     def get(self, shuffle_id: int, map_id: int, reduce_id: int) -> bytes:
-        data_path, index_path = self._paths(shuffle_id, map_id)
+        path = self._path(shuffle_id, map_id)
         try:
-            with open(index_path, "rb") as f:
-                f.seek(reduce_id * 8)
-                bounds = array("q")
-                bounds.frombytes(f.read(16))
-            if len(bounds) != 2:
-                raise FetchFailedError(shuffle_id, map_id, f"index file {index_path} is truncated")
-            start, end = bounds
-            if start == end:
-                return b""
-            with open(data_path, "rb") as f:
+            with open(path, "rb") as f:
+                size = f.seek(0, os.SEEK_END)
+                if size < _OFFSET:
+                    raise FetchFailedError(shuffle_id, map_id, f"shuffle file {path} is truncated")
+                f.seek(size - _OFFSET)
+                count = array("q", f.read(_OFFSET))[0]
+                first = size - _OFFSET - count * _OFFSET
+                if first < 0 or not 0 <= reduce_id < count - 1:
+                    raise FetchFailedError(shuffle_id, map_id, f"shuffle file {path} has no bucket {reduce_id}")
+                f.seek(first + reduce_id * _OFFSET)
+                start, end = array("q", f.read(2 * _OFFSET))
+                if start == end:
+                    return b""
                 f.seek(start)
                 return f.read(end - start)
         except FileNotFoundError as exc:
