@@ -284,20 +284,31 @@ class FinalAggregateExec(PhysicalPlan):
         spec, ctx = self.spec, qctx.eval_ctx
         exprs = [spec.rewrite(e) for e in self.result]
         names = key_names(self.output)
-
-        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            final = spec.final(concat_batches(batches), ctx)
-            if final is None or final.num_rows == 0:
-                return
-            batch = table_as_batch(final)
-            arrays = [as_array(e.eval(batch, ctx), batch.num_rows) for e in exprs]
-            yield pa.RecordBatch.from_arrays(arrays, names=names) if arrays else batch.select([])
-        return self.child.execute(qctx).mapPartitions(run)
+        return self.child.execute(qctx).mapPartitions(functools.partial(_final_aggregate, spec, ctx, exprs, names))
 
     def describe(self) -> str:
         keys = ", ".join(expr_text(g) for g in self.spec.grouping)
         funcs = ", ".join(f.sql() for f in self.spec.functions)
         return f"HashAggregate(keys=[{keys}], functions=[{funcs}])"
+
+
+def _final_aggregate(spec: AggregateSpec, ctx: EvalContext, exprs: list[Expression], names: list[str],
+                     batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    # A module function (bound with functools.partial), so task closures pickle by reference.
+    final = spec.final(concat_batches(batches), ctx)
+    if final is None or final.num_rows == 0:
+        return
+    batch = table_as_batch(final)
+    arrays = [as_array(e.eval(batch, ctx), batch.num_rows) for e in exprs]
+    yield pa.RecordBatch.from_arrays(arrays, names=names) if arrays else batch.select([])
+
+
+def _deduplicate(keys: list[Expression], ctx: EvalContext,
+                 batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    table = concat_batches(batches)
+    if table is None or table.num_rows == 0:
+        return
+    yield from _batches(first_per_key(table, keys, ctx))
 
 
 class DeduplicateExec(PhysicalPlan):
@@ -310,14 +321,7 @@ class DeduplicateExec(PhysicalPlan):
         self.output = child.output
 
     def execute(self, qctx: QueryContext) -> Any:
-        keys, ctx = self.keys, qctx.eval_ctx
-
-        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            table = concat_batches(batches)
-            if table is None or table.num_rows == 0:
-                return
-            yield from _batches(first_per_key(table, keys, ctx))
-        return self.child.execute(qctx).mapPartitions(run)
+        return self.child.execute(qctx).mapPartitions(functools.partial(_deduplicate, self.keys, qctx.eval_ctx))
 
     def describe(self) -> str:
         keys = ", ".join(expr_text(k) for k in self.keys)

@@ -19,6 +19,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -40,20 +41,29 @@ __all__ = ["ShuffleExchangeExec", "hash_partition_fn"]
 _SAMPLES_PER_PARTITION = 60
 
 
+# The partition functions are module functions bound with functools.partial, not
+# closures: they travel in every map task's closure, and the C pickler ships them by
+# reference (see rdd.serialization.pickler).
+
+
 def hash_partition_fn(keys: Sequence[Expression], n: int, ctx: EvalContext) -> PartitionFn:
     """Target partitions by a stable hash of ``keys`` evaluated on each row."""
-    def fn(table: pa.Table, index: int) -> pa.Array:
-        batch = table_as_batch(table)
-        arrays = [normalize_floats(as_array(k.eval(batch, ctx), batch.num_rows)) for k in keys]
-        return partition_ids(arrays, n)
-    return fn
+    return functools.partial(_hash_targets, list(keys), n, ctx)
+
+
+def _hash_targets(keys: list[Expression], n: int, ctx: EvalContext, table: pa.Table, index: int) -> pa.Array:
+    batch = table_as_batch(table)
+    arrays = [normalize_floats(as_array(k.eval(batch, ctx), batch.num_rows)) for k in keys]
+    return partition_ids(arrays, n)
 
 
 def _round_robin_fn(n: int) -> PartitionFn:
-    def fn(table: pa.Table, index: int) -> pa.Array:
-        positions = pc.add(arange(table.num_rows), index)
-        return pc.subtract(positions, pc.multiply(pc.divide(positions, n), n)).cast(pa.int32())
-    return fn
+    return functools.partial(_round_robin_targets, n)
+
+
+def _round_robin_targets(n: int, table: pa.Table, index: int) -> pa.Array:
+    positions = pc.add(arange(table.num_rows), index)
+    return pc.subtract(positions, pc.multiply(pc.divide(positions, n), n)).cast(pa.int32())
 
 
 def _range_fn(orders: Sequence[Expression], bounds: pa.Table, ctx: EvalContext) -> PartitionFn:

@@ -338,6 +338,16 @@ def _poisson(rng: random.Random, mean: float) -> int:
         k += 1
 
 
+def _generate_batch(gen: Any, ctx: EvalContext, outer: bool, keep: list[str], names: list[str],
+                    out_types: list[pa.DataType], batch: pa.RecordBatch) -> pa.RecordBatch | None:
+    # A module function bound with functools.partial: task closures pickle by reference.
+    parents, arrays = generate(gen, batch, ctx, outer)
+    arrays = [a if a.type == t else a.cast(t) for a, t in zip(arrays, out_types)]
+    kept = [batch.column(k).take(parents) for k in keep]
+    out = pa.RecordBatch.from_arrays(kept + arrays, names=names) if names else batch.take(parents).select([])
+    return out if out.num_rows else None
+
+
 class GenerateExec(PhysicalPlan):
     """``Generate explode(...)``: each input row repeated once per generated value.
 
@@ -361,13 +371,7 @@ class GenerateExec(PhysicalPlan):
         names = keep + key_names(self.generator_output)
         out_types = [to_arrow_type(a.dtype) for a in self.generator_output]
 
-        def run(batch: pa.RecordBatch) -> pa.RecordBatch | None:
-            parents, arrays = generate(gen, batch, ctx, outer)
-            arrays = [a if a.type == t else a.cast(t) for a, t in zip(arrays, out_types)]
-            kept = [batch.column(k).take(parents) for k in keep]
-            out = pa.RecordBatch.from_arrays(kept + arrays, names=names) if names else \
-                batch.take(parents).select([])
-            return out if out.num_rows else None
+        run = functools.partial(_generate_batch, gen, ctx, outer, keep, names, out_types)
         return map_batches(self.child.execute(qctx), run)
 
     def describe(self) -> str:

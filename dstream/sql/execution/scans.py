@@ -18,6 +18,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -57,13 +58,30 @@ class LocalTableScanExec(PhysicalPlan):
             piece = table.slice(start, stop - start).combine_chunks()
             pieces.append([conform_batch(b, schema) for b in piece.to_batches() if b.num_rows] if len(schema)
                           else [b for b in piece.to_batches() if b.num_rows])
-        return qctx.sc.parallelize(pieces, slices).flatMap(lambda batches: batches)
+        return qctx.sc.parallelize(pieces, slices).flatMap(_the_batches)
 
     def estimated_size(self) -> int:
         return int(self.table.nbytes)
 
     def describe(self) -> str:
         return f"LocalTableScan [{_attrs_text(self.output)}]"
+
+
+def _read_split(fmt: Any, schema: Any, options: dict[str, Any], columns: list[str], filters: Any,
+                target: pa.Schema, named: bool, split: Any) -> Iterator[pa.RecordBatch]:
+    for batch in fmt.read(split, schema, options, columns, filters):
+        if batch.num_rows:
+            yield conform_batch(batch, target) if named else batch.select([])
+
+
+def _the_batches(batches: list[pa.RecordBatch]) -> list[pa.RecordBatch]:
+    # A module function, not a lambda: pickled by reference, so a task's closure stays
+    # small and quick to pickle (a micro-batch ships one per batch).
+    return batches
+
+
+def _range_slice(bounds: tuple[int, int], step: int, names: list[str]) -> Iterator[pa.RecordBatch]:
+    return _range_batches(bounds[0], bounds[1], step, names)
 
 
 def _range_batches(start: int, stop: int, step: int, names: list[str]) -> Iterator[pa.RecordBatch]:
@@ -90,7 +108,7 @@ class RangeExec(PhysicalPlan):
         bounds = [(self.start + (i * n // slices) * self.step, self.start + ((i + 1) * n // slices) * self.step)
                   for i in range(slices)]
         step, names = self.step, key_names(self.output)
-        return qctx.sc.parallelize(bounds, slices).flatMap(lambda b: _range_batches(b[0], b[1], step, names))
+        return qctx.sc.parallelize(bounds, slices).flatMap(functools.partial(_range_slice, step=step, names=names))
 
     def estimated_size(self) -> int:
         return self.count() * 8
@@ -151,12 +169,9 @@ class FileScanExec(PhysicalPlan):
         names, schema, filters = key_names(self.output), self.schema, self.filters or None
         target = arrow_schema(self.output)
 
-        def read(split: Any) -> Iterator[pa.RecordBatch]:
-            for batch in fmt.read(split, schema, options, columns, filters):
-                if batch.num_rows:
-                    yield conform_batch(batch, target) if names else batch.select([])
         if not splits:
             return qctx.sc.parallelize([], 1)
+        read = functools.partial(_read_split, fmt, schema, options, columns, filters, target, bool(names))
         return qctx.sc.parallelize(splits, len(splits)).flatMap(read)
 
     def estimated_size(self) -> int:

@@ -18,6 +18,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -88,13 +89,18 @@ def _read(records: Iterator[tuple[int, tuple[int, bytes]]]) -> Iterator[pa.Recor
                 yield batch.select([]) if batch.schema.names == [_ROWS] else batch
 
 
+def _split_partition(index: int, batches: Iterator[pa.RecordBatch], n: int,
+                     partition_fn: PartitionFn | None) -> Iterator[Any]:
+    return _split(index, batches, n, partition_fn)
+
+
 def shuffle_batches(rdd: Any, n: int, partition_fn: PartitionFn | None) -> Any:
     """``rdd``'s rows moved to ``n`` partitions, row by row as ``partition_fn`` says.
 
     ``partition_fn(table, map_index)`` returns an int32 array of targets (one per row
     of the map task's rows as one table); ``None`` sends everything to partition 0.
     """
-    pairs = rdd.mapPartitionsWithIndex(lambda i, it: _split(i, it, n, partition_fn))
+    pairs = rdd.mapPartitionsWithIndex(functools.partial(_split_partition, n=n, partition_fn=partition_fn))
     return pairs.partitionBy(n, _target).mapPartitions(_read)
 
 

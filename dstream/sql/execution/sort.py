@@ -19,6 +19,7 @@ Invariants
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -108,7 +109,8 @@ class SortExec(PhysicalPlan):
 
     def execute(self, qctx: QueryContext) -> Any:
         orders, ctx = self.orders, qctx.eval_ctx
-        return self.child.execute(qctx).mapPartitions(lambda it: _sorted_partition(it, orders, ctx, None))
+        sort_partition = functools.partial(_sorted_partition, orders=orders, ctx=ctx, limit=None)
+        return self.child.execute(qctx).mapPartitions(sort_partition)
 
     def describe(self) -> str:
         return f"Sort [{', '.join(expr_text(o) for o in self.orders)}], {str(self.is_global).lower()}, 0"
@@ -126,7 +128,8 @@ class TakeOrderedExec(PhysicalPlan):
 
     def execute(self, qctx: QueryContext) -> Any:
         orders, ctx, keep, offset = self.orders, qctx.eval_ctx, self.n + self.offset, self.offset
-        local = self.child.execute(qctx).mapPartitions(lambda it: _sorted_partition(it, orders, ctx, keep))
+        sort_partition = functools.partial(_sorted_partition, orders=orders, ctx=ctx, limit=keep)
+        local = self.child.execute(qctx).mapPartitions(sort_partition)
         gathered = gather(local)
 
         def final(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -89,15 +89,30 @@ def _deterministic(expr: Expression) -> bool:
 # -- expression rules -------------------------------------------------------------------
 
 
+#: Folded results by expression object (identity), so that a streaming query, which plans
+#: the same expression objects again every micro-batch, evaluates each constant once. The
+#: keys are held, so an id is never reused while cached; the cache is cleared when full.
+_FOLDED: dict[Expression, Expression | None] = {}
+_FOLDED_MAX = 4096
+
+
 def _fold(expr: Expression) -> Expression | None:
-    if isinstance(expr, Literal | Alias) or not expr.foldable or not _deterministic(expr):
+    if isinstance(expr, Literal | Alias) or not expr.foldable:
         return None
-    try:
-        batch = pa.RecordBatch.from_arrays([pa.array([0])], names=["_"])
-        value = expr.eval(batch, EvalContext())[0].as_py()
-        return Literal(value, expr.data_type())
-    except Exception:  # noqa: BLE001 - an error (1/0 under ANSI) must surface when the query runs
-        return None
+    if expr in _FOLDED:
+        return _FOLDED[expr]
+    folded: Expression | None = None
+    if _deterministic(expr):
+        try:
+            batch = pa.RecordBatch.from_arrays([pa.array([0])], names=["_"])
+            value = expr.eval(batch, EvalContext())[0].as_py()
+            folded = Literal(value, expr.data_type())
+        except Exception:  # noqa: BLE001 - an error (1/0 under ANSI) must surface when the query runs
+            folded = None
+    if len(_FOLDED) >= _FOLDED_MAX:
+        _FOLDED.clear()
+    _FOLDED[expr] = folded
+    return folded
 
 
 def _fold_plan(plan: LogicalPlan) -> LogicalPlan | None:
@@ -357,9 +372,14 @@ def optimize(plan: LogicalPlan) -> LogicalPlan:
     current = plan
     for _ in range(MAX_ITERATIONS):
         new = _once(current)
-        if new.tree_string() == current.tree_string():
+        if new is current:
             break
+        # A rewrite may print the same (a folded ``CAST(2 AS BIGINT)`` prints as ``2``):
+        # keep it, and stop once the text no longer changes.
+        settled = new.tree_string() == current.tree_string()
         current = new
+        if settled:
+            break
     current = _prune(current, {a.expr_id for a in output})
     if [a.expr_id for a in current.output()] != [a.expr_id for a in output]:
         current = Project(list(output), current)
