@@ -64,6 +64,7 @@ __all__ = [
     "to_arrow_schema",
     "from_arrow_schema",
     "rows_to_arrow",
+    "RowEncoder",
     "arrow_to_rows",
     "session_time_zone_default",
     "to_pandas",
@@ -187,22 +188,40 @@ def rows_to_arrow(records: Sequence[Any], schema: StructType, time_zone: str, ve
     PySparkTypeError, PySparkValueError
         For a value its field's type does not accept (the message names field, type and value).
     """
-    zone = zone_of(time_zone)
-    names = schema.names
-    converters = [make_converter(f.dataType, f.nullable, f"field {f.name}", zone, verify) for f in schema.fields]
-    arrow_schema = to_arrow_schema(schema)
-    if not schema.fields:
-        for record in records:
-            struct_values(record, names, None, schema)
-        # Arrow keeps a row count without columns: a zero-column table still has len(records) rows.
-        return pa.table({"_": pa.nulls(len(records))}).drop_columns(["_"])
-    rows = [struct_values(record, names, None, schema) for record in records]
-    columns = list(zip(*rows)) if rows else [() for _ in names]
-    arrays = []
-    for column, convert, field in zip(columns, converters, arrow_schema):
-        values = column if convert is None else [convert(v) for v in column]
-        arrays.append(pa.array(values, type=field.type))
-    return pa.Table.from_arrays(arrays, schema=arrow_schema)
+    return RowEncoder(schema, time_zone, verify).encode(records)
+
+
+class RowEncoder:
+    """:func:`rows_to_arrow` for one schema and time zone, with the per-schema work done once.
+
+    A source that turns many small batches of rows into tables (``MemoryStream.addData``)
+    keeps one, so each batch pays for its rows only, not for building converters again.
+    """
+
+    def __init__(self, schema: StructType, time_zone: str, verify: bool = True) -> None:
+        zone = zone_of(time_zone)
+        self.schema = schema
+        self.time_zone = time_zone
+        self._names = schema.names
+        self._converters = [make_converter(f.dataType, f.nullable, f"field {f.name}", zone, verify)
+                            for f in schema.fields]
+        self.arrow_schema = to_arrow_schema(schema)
+
+    def encode(self, records: Sequence[Any]) -> pa.Table:
+        """The table of ``records`` (see :func:`rows_to_arrow`)."""
+        schema, names = self.schema, self._names
+        if not schema.fields:
+            for record in records:
+                struct_values(record, names, None, schema)
+            # Arrow keeps a row count without columns: a zero-column table still has len(records) rows.
+            return pa.table({"_": pa.nulls(len(records))}).drop_columns(["_"])
+        rows = [struct_values(record, names, None, schema) for record in records]
+        columns = list(zip(*rows)) if rows else [() for _ in names]
+        arrays = []
+        for column, convert, field in zip(columns, self._converters, self.arrow_schema):
+            values = column if convert is None else [convert(v) for v in column]
+            arrays.append(pa.array(values, type=field.type))
+        return pa.Table.from_arrays(arrays, schema=self.arrow_schema)
 
 
 def arrow_to_rows(data: pa.Table | pa.RecordBatch, time_zone: str) -> list[Row]:

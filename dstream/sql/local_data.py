@@ -31,7 +31,7 @@ from .row import Row
 from .type_infer import infer_schema
 from .types import DataType, LongType, StructField, StructType, _parse_datatype_string
 
-__all__ = ["attributes_of", "local_relation", "range_relation", "rdd_relation", "schema_argument"]
+__all__ = ["attributes_of", "local_relation", "range_relation", "rdd_relation", "schema_argument", "single_column_rows"]
 
 
 def attributes_of(schema: StructType) -> list[AttributeReference]:
@@ -97,13 +97,18 @@ def local_relation(data: Any, schema: Any, time_zone: str, verify: bool = True) 
         rows = list(data)
         if isinstance(wanted, StructType):
             final = wanted
-            rows = [_single(r) for r in rows] if _single_column(final, rows) else rows
+            rows = single_column_rows(final, rows)
         else:
             final = infer_schema(rows, wanted if isinstance(wanted, list) else None)
         table = rows_to_arrow(rows, final, time_zone)
     attrs = attributes_of(final)
     table = table.rename_columns([column_key(a.expr_id) for a in attrs])
     return LocalRelation(attrs, table)
+
+
+def single_column_rows(schema: StructType, rows: list[Any]) -> list[Any]:
+    """``rows`` as given, or each value wrapped in a 1-tuple when they are scalars of a 1-field schema."""
+    return [_single(r) for r in rows] if _single_column(schema, rows) else rows
 
 
 def _single_column(schema: StructType, rows: list[Any]) -> bool:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from ...arrow_convert import RowEncoder
 from ...expressions.base import AttributeReference, column_key
-from ...local_data import attributes_of, local_relation
+from ...local_data import attributes_of, local_relation, single_column_rows
 from ...plan.logical import LocalRelation, LogicalPlan
 from ...types import StructType
 from .base import Offset, Source
@@ -68,6 +69,7 @@ class MemoryStream(Source):
         self._id = next(_ids)
         self.description = f"MemoryStream[{','.join(f.name for f in self._schema.fields)}]"
         self._df: DataFrame | None = None
+        self._encoder: RowEncoder | None = None
 
     @property
     def schema(self) -> StructType:
@@ -76,8 +78,11 @@ class MemoryStream(Source):
     def addData(self, *data: Any) -> int:  # noqa: N802 - Spark's name
         """Append one batch of rows (a list, or the rows as arguments); its offset."""
         rows: Iterable[Any] = data[0] if len(data) == 1 and isinstance(data[0], list | tuple) else data
-        relation = local_relation(list(rows), self._schema, self._session.conf.time_zone())
-        table = relation.table
+        zone = self._session.conf.time_zone()
+        encoder = self._encoder
+        if encoder is None or encoder.time_zone != zone:
+            encoder = self._encoder = RowEncoder(self._schema, zone)
+        table = encoder.encode(single_column_rows(self._schema, list(rows)))
         table = pa.Table.from_arrays(table.columns, schema=self._arrow_schema)
         with self._lock:
             self._batches.append(table)
