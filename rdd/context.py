@@ -34,6 +34,8 @@ from .nodes.files import PickleFileNode, TextFileNode, WholeTextFilesNode, group
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
 from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
+from .status.environment import application_started
+from .status.events import SparkListenerApplicationEnd
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -114,6 +116,9 @@ class SparkContext:
         self.startTime = int(time.time() * 1000)
         self.applicationId = f"local-{self.startTime}"
         self._shuffle_ids = itertools.count()
+        self._listener_bus = self._env.bus
+        self._status_store = self._env.status_store
+        application_started(self._listener_bus, self._conf, self.appName, self.applicationId, self.startTime)
         atexit.register(self._stop_at_exit)
         self._exit_signals = exit_signals.install()
 
@@ -193,7 +198,7 @@ class SparkContext:
         except Exception:  # noqa: BLE001
             pass
         exit_signals.restore(self._exit_signals)
-        self._env.stop()
+        self._env.stop(SparkListenerApplicationEnd(int(time.time() * 1000)))
 
     def _stop_at_exit(self) -> None:
         try:
