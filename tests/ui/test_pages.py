@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from rdd import SparkConf, SparkContext
+
 from tests.ui.conftest import open_page, rows, screenshot, wait_for
 
 pytestmark = pytest.mark.timeout(120)
@@ -60,7 +61,8 @@ def count(driver: Any, selector: str) -> int:
 
 
 def test_jobs_page(app: SparkContext, browser: Any, tmp_path: Path) -> None:
-    open_page(browser, f"{app.uiWebUrl}/jobs/", lambda d: rows(d, "completed-jobs") >= 2 and rows(d, "failed-jobs") == 1,
+    open_page(browser, f"{app.uiWebUrl}/jobs/",
+              lambda d: rows(d, "completed-jobs") >= 2 and rows(d, "failed-jobs") == 1,
               "two completed jobs and one failed job")
     assert "ui-pages-test - Jobs" == browser.title
     assert count(browser, "#jobs-timeline rect.event") >= 3, "the event timeline draws no job"
@@ -79,7 +81,8 @@ def test_job_page_draws_the_stage_dag(app: SparkContext, browser: Any, tmp_path:
 
 
 def test_stages_pages(app: SparkContext, browser: Any, tmp_path: Path) -> None:
-    open_page(browser, f"{app.uiWebUrl}/stages/", lambda d: rows(d, "completed-stages") >= 3 and rows(d, "failed-stages") >= 1,
+    open_page(browser, f"{app.uiWebUrl}/stages/",
+              lambda d: rows(d, "completed-stages") >= 3 and rows(d, "failed-stages") >= 1,
               "completed and failed stages")
     assert "bad record" in text_of(browser, "failed-stages")
     screenshot(browser, tmp_path, "stages")
@@ -100,7 +103,8 @@ def test_storage_pages(app: SparkContext, browser: Any, tmp_path: Path) -> None:
 
 
 def test_environment_page(app: SparkContext, browser: Any, tmp_path: Path) -> None:
-    open_page(browser, f"{app.uiWebUrl}/environment/", lambda d: rows(d, "env-sparkProperties") >= 3, "Spark properties")
+    open_page(browser, f"{app.uiWebUrl}/environment/", lambda d: rows(d, "env-sparkProperties") >= 3,
+              "Spark properties")
     assert "spark.app.name" in text_of(browser, "env-sparkProperties")
     screenshot(browser, tmp_path, "environment")
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from rdd import SparkConf, SparkContext
+
 from tests.ui.conftest import open_page, rows, screenshot
 
 pytestmark = pytest.mark.timeout(120)
