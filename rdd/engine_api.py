@@ -55,6 +55,14 @@ Listener events and application status:
   :func:`event_from_json` — decode one; :func:`status_store` — a context's
   ``AppStatusStore`` (the jobs/stages/executors the UI shows).
 
+Web UI (the streaming tabs and the history server):
+
+* :func:`spark_ui` — a context's :class:`SparkUI` (``None`` when ``spark.ui.enabled`` is
+  false): ``attach_tab(UITab(...))``, ``detach_tab``, ``static_dirs``, ``api.register``.
+* :class:`UITab`, :data:`CORE_TABS`, :class:`SparkUI`, :class:`UIServer`,
+  :data:`UI_STATIC_DIR` — to serve replayed applications (:func:`rest_api` makes the
+  REST API over a store, :class:`AppStatusStore` is the store a replay fills).
+
 Settings: read them with ``SparkConf``'s typed getters (``sc.getConf().getInt``,
 ``getBoolean``, ``getTimeAsMs``...). For values that come from elsewhere with the same
 rules (Kafka's ``kafkaParams``, the SQL readers' options): :func:`parse_boolean`
@@ -72,6 +80,7 @@ PySpark's ``pyspark.resultiterable.ResultIterable`` (what ``groupByKey`` yields 
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from .aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
@@ -84,16 +93,24 @@ from .resultiterable import ResultIterable
 from .serialization.serializer import dumps_closure
 from .status.bus import ListenerBus, ListenerBusStatistics, SparkListener
 from .status.events import event_from_json, register_event
+from .status.store import AppStatusStore
 from .storage import block_manager as _block_manager
+from .ui.server import UIServer
+from .ui.web_ui import CORE_TABS, SparkUI, UITab
 
 if TYPE_CHECKING:
     from .context import SparkContext
     from .rdd import RDD
     from .status.bus import LiveListenerBus
-    from .status.store import AppStatusStore
     from .storage.block_manager import BlockManager
 
 __all__ = [
+    "CORE_TABS",
+    "UI_STATIC_DIR",
+    "AppStatusStore",
+    "SparkUI",
+    "UIServer",
+    "UITab",
     "LineageNode",
     "ListenerBus",
     "ListenerBusStatistics",
@@ -119,6 +136,8 @@ __all__ = [
     "process_is_alive",
     "rdd_of",
     "register_event",
+    "rest_api",
+    "spark_ui",
     "set_checkpoint_run_dir",
     "singleton_list",
     "status_store",
@@ -194,3 +213,19 @@ def listener_bus(sc: SparkContext) -> LiveListenerBus:
 def status_store(sc: SparkContext) -> AppStatusStore:
     """The status store of ``sc``: its jobs, stages, executors and storage, as the UI shows them."""
     return sc._status_store
+
+
+#: The folder of the UI's own static files (``ui.js``, ``ui.css``, ``favicon.svg``).
+UI_STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ui", "static")
+
+
+def spark_ui(sc: SparkContext) -> SparkUI | None:
+    """The web UI of ``sc``, or ``None`` when ``spark.ui.enabled`` is false."""
+    return getattr(sc, "_ui", None)
+
+
+def rest_api(store_provider: Any) -> Any:
+    """The REST API (``ApiV1``) over the store ``store_provider()`` returns (a replayed one)."""
+    from .status.api import ApiV1
+
+    return ApiV1(store_provider)

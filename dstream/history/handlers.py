@@ -1,8 +1,8 @@
 """The history server's tornado handlers (imported on the serving thread only).
 
 Routes: ``/`` (the application list), ``/history/{appId}/`` (redirect to that
-application's UI), ``/api/v1/...`` (every application's REST API), ``/static/...`` and
-``/favicon.ico`` (the UI's own files).
+application's UI), ``/api/v1/...`` (every application's REST API) and ``/static/...``
+(the UI's own files).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import tornado.web
 
-from rdd.ui.handlers import STATIC_DIR, FaviconHandler, StaticHandler
+from rdd.engine_api import UI_STATIC_DIR
 
 if TYPE_CHECKING:
     from dstream.history.server import HistoryServer
@@ -62,8 +62,7 @@ def make_application(history: HistoryServer) -> Any:
     args = {"history": history}
     return tornado.web.Application([
         (r"/", ListHandler, args),
-        (r"/favicon\.ico", FaviconHandler, {"ui": None}),
-        (r"/static/(.*)", StaticHandler, {"path": STATIC_DIR, "extra": []}),
+        (r"/static/(.*)", tornado.web.StaticFileHandler, {"path": UI_STATIC_DIR}),
         (r"/history/([^/]+)/?", AppHandler, args),
         (r"/api/v1/(.*)", ApiHandler, args),
     ])

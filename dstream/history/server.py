@@ -32,11 +32,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from rdd.status.api import ApiV1
-from rdd.status.events import event_from_json
-from rdd.status.store import AppStatusStore
-from rdd.ui.server import UIServer
-from rdd.ui.web_ui import CORE_TABS, SparkUI, UITab
+from rdd.engine_api import CORE_TABS, AppStatusStore, SparkUI, UIServer, UITab, event_from_json, rest_api
 
 from dstream.ui import query_events as _query_events  # noqa: F401 - registers the query event types
 from dstream.ui.hooks import STATIC_DIR
@@ -177,7 +173,7 @@ class HistoryServer:
         except (OSError, ValueError) as exc:
             log.warning("cannot read the event log %s: %s", path, exc)
             return None
-        api = ApiV1(lambda: core)
+        api = rest_api(lambda: core)
         api.register("streaming", StreamingApi(streaming))
         api.register("sql/streaming", QueryApi(queries))
         status, entries = api.get("applications", {})

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rdd.status.events import register_event
+from rdd.engine_api import register_event
 
 from dstream.listener import (
     BatchInfo,
@@ -112,7 +112,6 @@ def _receiver_from_json(d: dict[str, Any]) -> ReceiverInfo:
                         int(d["lastErrorTime"]))
 
 
-@register_event
 @dataclass(frozen=True)
 class StreamingContextInfo:
     """A StreamingContext started: its interval (ms) and input streams (``{id: name}``)."""
@@ -222,6 +221,7 @@ _WRAPPERS: dict[type, tuple[type, Any]] = {
     StreamingListenerReceiverStopped: (ReceiverStoppedEvent, lambda e: _receiver_to_json(e.receiverInfo())),
 }
 
+register_event(StreamingContextInfo, "dstream.StreamingContextInfo")
 for _record_cls, (_event_cls, _) in _WRAPPERS.items():
     register_event(_event_cls, _PREFIX + _record_cls.__name__)
 

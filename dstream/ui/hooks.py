@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
+
+from rdd.engine_api import UITab, listener_bus, spark_ui
 
 from dstream.time import describe_time
 from dstream.ui.events import StreamingContextInfo, wrap
@@ -62,10 +65,6 @@ for _name in _CALLBACKS:
     setattr(_Forwarder, _name, _Forwarder.on_event)
 
 
-def _ui_of(sc: Any) -> Any:
-    return getattr(sc, "_ui", None)
-
-
 def _attach_static(ui: Any) -> None:
     dirs = getattr(ui, "static_dirs", None)
     if dirs is not None and STATIC_DIR not in dirs:
@@ -78,14 +77,14 @@ class StreamingUI:
     def __init__(self, sc: SparkContext, streaming_bus: Any, batch_ms: int, inputs: dict[int, str],
                  now_ms: int) -> None:
         self._sc = sc
-        self._bus = getattr(sc, "_listener_bus", None)
+        self._bus = listener_bus(sc)
         self._streaming_bus = streaming_bus
         self._forwarder: _Forwarder | None = None
         self.store: StreamingStore | None = None
         self._api: _Switchable | None = None
         if self._bus is None:
             return
-        ui = _ui_of(sc)
+        ui = spark_ui(sc)
         if ui is not None:
             retained = sc.getConf().getInt("spark.streaming.ui.retainedBatches", 1000)
             self.store = StreamingStore(retained)
@@ -96,8 +95,6 @@ class StreamingUI:
         self._forwarder = _Forwarder(self._bus)
         streaming_bus.add_listener(self._forwarder)
         if ui is not None:
-            from rdd.ui.web_ui import UITab
-
             _attach_static(ui)
             ui.attach_tab(UITab("streaming", "Streaming", "streaming.js"))
 
@@ -105,7 +102,7 @@ class StreamingUI:
         """Detach the tab and the endpoints (after the streaming bus delivered its last events)."""
         if self._forwarder is not None:
             self._streaming_bus.remove_listener(self._forwarder)
-        ui = _ui_of(self._sc)
+        ui = spark_ui(self._sc)
         if ui is not None and self.store is not None:
             ui.detach_tab("streaming")
             if self._api is not None:
@@ -136,6 +133,8 @@ def set_job_properties(sc: SparkContext, job: Job) -> None:
 
 # -- Structured Streaming ----------------------------------------------------------------
 _query_lock = threading.Lock()
+# One Structured Streaming store per SparkContext (sessions share their context's UI).
+_query_stores: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def query_ui(sc: SparkContext) -> Any:
@@ -144,19 +143,17 @@ def query_ui(sc: SparkContext) -> Any:
     ``None`` without a listener bus, or when ``spark.sql.streaming.ui.enabled`` is false
     or the UI is off (the events are still forwarded for the event log).
     """
-    bus = getattr(sc, "_listener_bus", None)
-    ui = _ui_of(sc)
+    bus = listener_bus(sc)
+    ui = spark_ui(sc)
     if bus is None or ui is None:
         return None
     with _query_lock:
-        store = getattr(sc, "_query_store", None)
+        store = _query_stores.get(sc)
         if store is not None:
             return store
         conf = sc.getConf()
         if not conf.getBoolean("spark.sql.streaming.ui.enabled", True):
             return None
-        from rdd.ui.web_ui import UITab
-
         from dstream.ui.query_store import QueryApi, QueryStore
 
         store = QueryStore(conf.getInt("spark.sql.streaming.ui.retainedQueries", 100),
@@ -165,13 +162,13 @@ def query_ui(sc: SparkContext) -> Any:
         ui.api.register("sql/streaming", QueryApi(store))
         _attach_static(ui)
         ui.attach_tab(UITab("StreamingQuery", "Structured Streaming", "structured_streaming.js"))
-        sc._query_store = store  # type: ignore[attr-defined]
+        _query_stores[sc] = store
         return store
 
 
 def forward_query_event(sc: SparkContext, event: Any) -> None:
     """Post a query listener event on the SparkContext's bus (no-op without a bus)."""
-    bus = getattr(sc, "_listener_bus", None)
+    bus = listener_bus(sc)
     if bus is None:
         return
     from dstream.ui.query_events import wrap_query_event

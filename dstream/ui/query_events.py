@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rdd.status.events import register_event
+from rdd.engine_api import register_event
 
 __all__ = ["QueryIdleEventLogged", "QueryProgressEventLogged", "QueryStartedEventLogged",
            "QueryTerminatedEventLogged", "wrap_query_event"]

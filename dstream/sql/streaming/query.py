@@ -191,13 +191,12 @@ class StreamingQueryManager:
     def _post(self, event: Any) -> None:
         self._bus.post(event)
         # The SparkContext's bus too: its event log and the Structured Streaming tab.
-        sc = self._session.sparkContext
-        if getattr(sc, "_listener_bus", None) is not None:
-            from dstream.ui.hooks import forward_query_event, query_ui
+        from dstream.ui.hooks import forward_query_event, query_ui
 
-            if isinstance(event, QueryStartedEvent):
-                query_ui(sc)
-            forward_query_event(sc, event)
+        sc = self._session.sparkContext
+        if isinstance(event, QueryStartedEvent):
+            query_ui(sc)
+        forward_query_event(sc, event)
 
     def _terminated_run(self, execution: MicroBatchExecution) -> None:
         with self._lock:
