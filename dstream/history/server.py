@@ -220,14 +220,15 @@ class HistoryServer:
             app = self.app(parts[1])
             if app is None:
                 return 404, f"no such app: {parts[1]}"
-            return app.api.get(path, query)  # type: ignore[no-any-return]
+            return app.api.get(path, query)
         return 404, f"unknown resource: /api/v1/{path}"
 
 
 _LIST_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>History Server</title>
 <link rel="icon" type="image/svg+xml" href="/static/favicon.svg"><link rel="stylesheet" href="/static/ui.css">
-</head><body><nav class="navbar"><a class="brand" href="/">dstreams</a><span class="app-name">History Server</span></nav>
+</head><body><nav class="navbar"><a class="brand" href="/">dstreams</a>
+<span class="app-name">History Server</span></nav>
 <main id="content"><h2 id="page-heading">History Server</h2><p>Event log directory: {directory}</p>
 <table class="table" id="applications"><thead><tr><th>App ID</th><th>App Name</th><th>Started</th>
 <th>Completed</th><th>Finished</th></tr></thead><tbody>{rows}</tbody></table></main></body></html>

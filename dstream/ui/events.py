@@ -137,7 +137,7 @@ class _BatchEvent:
     batchInfo: dict[str, Any]  # noqa: N815
 
     def listener_event(self) -> StreamingListenerEvent:
-        return self._record(batch_info_from_json(self.batchInfo))  # type: ignore[no-any-return]
+        return self._record(batch_info_from_json(self.batchInfo))
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ class _OutputOperationEvent:
     outputOperationInfo: dict[str, Any]  # noqa: N815
 
     def listener_event(self) -> StreamingListenerEvent:
-        return self._record(_op_from_json(self.outputOperationInfo))  # type: ignore[no-any-return]
+        return self._record(_op_from_json(self.outputOperationInfo))
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ class _ReceiverEvent:
     receiverInfo: dict[str, Any]  # noqa: N815
 
     def listener_event(self) -> StreamingListenerEvent:
-        return self._record(_receiver_from_json(self.receiverInfo))  # type: ignore[no-any-return]
+        return self._record(_receiver_from_json(self.receiverInfo))
 
 
 @dataclass(frozen=True)

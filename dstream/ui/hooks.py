@@ -90,7 +90,7 @@ class StreamingUI:
             self.store = StreamingStore(retained)
             self._bus.add_listener(self.store)
             self._api = _Switchable(StreamingApi(self.store))
-            ui.api.register("streaming", self._api)
+            ui.api.register("streaming", self._api)  # type: ignore[attr-defined]
         self._bus.post(StreamingContextInfo(now_ms, batch_ms, {str(k): v for k, v in inputs.items()}))
         self._forwarder = _Forwarder(self._bus)
         streaming_bus.add_listener(self._forwarder)
@@ -120,7 +120,7 @@ class _Switchable:
     def __call__(self, parts: list[str], query: dict[str, list[str]]) -> tuple[int, Any]:
         if not self.enabled:
             return 404, "no streaming listener attached to this application: its StreamingContext has stopped"
-        return self.handler(parts, query)  # type: ignore[no-any-return]
+        return self.handler(parts, query)
 
 
 def set_job_properties(sc: SparkContext, job: Job) -> None:
@@ -159,7 +159,7 @@ def query_ui(sc: SparkContext) -> Any:
         store = QueryStore(conf.getInt("spark.sql.streaming.ui.retainedQueries", 100),
                            conf.getInt("spark.sql.streaming.ui.retainedProgressUpdates", 100))
         bus.add_listener(store)
-        ui.api.register("sql/streaming", QueryApi(store))
+        ui.api.register("sql/streaming", QueryApi(store))  # type: ignore[attr-defined]
         _attach_static(ui)
         ui.attach_tab(UITab("StreamingQuery", "Structured Streaming", "structured_streaming.js"))
         _query_stores[sc] = store
