@@ -173,7 +173,7 @@ class HistoryServer:
         except (OSError, ValueError) as exc:
             log.warning("cannot read the event log %s: %s", path, exc)
             return None
-        api = rest_api(lambda: core)
+        api = rest_api(lambda: {app_id: core})
         api.register("streaming", StreamingApi(streaming))
         api.register("sql/streaming", QueryApi(queries))
         status, entries = api.get("applications", {})

@@ -185,7 +185,7 @@ def test_readme_screenshot_of_make_run(browser: Any, tmp_path: Path) -> None:
     reader.start()
     try:
         assert found.wait(WAIT_S), f"`make run`'s job printed no UI address within {WAIT_S} s:\n{''.join(lines)}"
-        tab = next(re.search(r"Streaming tab: (\S+)", line).group(1) for line in lines  # type: ignore[union-attr]
+        tab = next(re.search(r"Streaming tab: (http\S+/streaming/)", line).group(1) for line in lines  # type: ignore[union-attr]
                    if "Streaming tab: " in line)
         browser.set_window_size(1400, 1300)
         open_page(browser, tab, lambda d: rows(d, "completed-batches") >= 8 and points(d, CHARTS[0]) >= 8,

@@ -141,7 +141,8 @@ def test_streaming_endpoints_have_sparks_shapes(ui_sc: SparkContext) -> None:
     base = f"{ui_sc.uiWebUrl}/api/v1/applications/{ui_sc.applicationId}/streaming"
     ssc.start()
     try:
-        wait_until("the receiver's start", lambda: get(f"{base}/receivers")[1][-1]["isActive"])
+        wait_until("the receiver's start", lambda: ssc._engine.receiver_tracker.wait_received(0, 0.01)
+                   and get(f"{base}/receivers")[0] == 200 and get(f"{base}/receivers")[1][-1]["isActive"])
         assert ssc._engine.receiver_tracker.wait_received(3, WAIT_S), "the receiver did not store the 3 lines"
         advance_batches(ssc, 4)
         drain(ssc)

@@ -17,6 +17,12 @@
 
   function fmtMs(v) { return v === null || v === undefined ? "-" : UI.formatDuration(v); }
 
+  /* The exception line of a failure (its last line: Python tracebacks end with it). */
+  function errorLine(text) {
+    var lines = String(text || "").split("\n").filter(function (l) { return l.trim() !== ""; });
+    return lines.length ? lines[lines.length - 1] : "";
+  }
+
   function opsText(b) {
     return b.numCompletedOutputOps + "/" + b.numTotalOutputOps +
       (b.numFailedOutputOps ? " (" + b.numFailedOutputOps + " failed)" : "");
@@ -42,7 +48,7 @@
     {title: "Total Delay", value: function (b) { return b.totalDelay; }, format: fmtMs},
     {title: "Output Ops: Succeeded/Total", value: function (b) { return b.numCompletedOutputOps; },
      format: function (v, b) { return opsText(b); }},
-    {title: "Error", value: function (b) { return b.firstFailureReason ? b.firstFailureReason.split("\n")[0] : ""; }}
+    {title: "Error", value: function (b) { return errorLine(b.firstFailureReason); }}
   ];
 
   /* One statistics row: name + average, timeline, histogram (three cells of a table row). */
@@ -136,7 +142,7 @@
 
   var OP_COLUMNS = [
     {title: "Output Op Id", value: function (o) { return o.outputOpId; }},
-    {title: "Description", value: function (o) { return o.name + " at " + o.description; }},
+    {title: "Description", value: function (o) { return o.description || o.name; }},
     {title: "Duration", value: function (o) { return o.duration; }, format: fmtMs},
     {title: "Status", value: function (o) {
       if (o.failureReason) { return "Failed"; }
@@ -152,7 +158,7 @@
        if (!o.jobIds.length) { span.appendChild(document.createTextNode("-")); }
        return span;
      }},
-    {title: "Error", value: function (o) { return o.failureReason ? o.failureReason.split("\n").slice(-1)[0] : ""; }}
+    {title: "Error", value: function (o) { return errorLine(o.failureReason); }}
   ];
 
   function batchPage() {
