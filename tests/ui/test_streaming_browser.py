@@ -189,7 +189,7 @@ def test_readme_screenshot_of_make_run(browser: Any, tmp_path: Path) -> None:
                    if "Streaming tab: " in line)
         browser.set_window_size(1400, 1300)
         open_page(browser, tab, lambda d: rows(d, "completed-batches") >= 8 and points(d, CHARTS[0]) >= 8,
-                  "eight completed batches of the word count")
+                  "ten completed batches of the word count")
         saved = screenshot(browser, tmp_path, "streaming-tab")
         if os.environ.get("DSTREAMS_UPDATE_SCREENSHOT") == "1":
             target = ROOT / "docs" / "images" / "streaming-tab.png"
