@@ -26,8 +26,8 @@ from .runtime.environment import ExecutorEnv
 from .scheduler.reporter import JobReporter
 from .scheduler.runner import JobRunner
 from .shuffle.store import FileShuffleStore, MemoryShuffleStore
-from .status.bus import CAPACITY_KEY, DEFAULT_CAPACITY, LiveListenerBus
 from .status import event_log
+from .status.bus import CAPACITY_KEY, DEFAULT_CAPACITY, LiveListenerBus
 from .status.event_log import EventLoggingListener
 from .status.events import SparkListenerUnpersistRDD
 from .status.store import AppStatusStore

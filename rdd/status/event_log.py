@@ -93,6 +93,13 @@ class EventLoggingListener:
             out.flush()
             self._flushed = now
 
+    def flush(self) -> None:
+        """Write the buffered lines to the file now."""
+        out = self._file
+        if out is not None:
+            out.flush()
+            self._flushed = time.monotonic()
+
     def close(self) -> None:
         """Flush, close and rename the log to its final name (idempotent)."""
         out, self._file = self._file, None

@@ -13,8 +13,8 @@ import pytest
 from rdd import SparkConf, SparkContext, StorageLevel
 from rdd.status import events as ev
 from rdd.status.api import ApiV1
-from rdd.status.store import AppStatusStore
 from rdd.status.replay import find_event_logs, read_events, replay, replay_store
+from rdd.status.store import AppStatusStore
 
 
 def logging_conf(directory: Path) -> SparkConf:
@@ -71,7 +71,8 @@ def test_an_in_progress_log_with_a_cut_last_line_replays(no_active_context: None
     try:
         sc.parallelize(range(10), 2).count()
         assert sc._listener_bus.wait_until_empty(10)
-        sc._env.event_log._file.flush()  # what the once-a-second flush does
+        assert sc._env.event_log is not None
+        sc._env.event_log.flush()  # what the once-a-second flush does
         (log_file,) = find_event_logs(str(tmp_path))
         assert not log_file.completed and log_file.app_id == sc.applicationId
         copy = tmp_path / "copy" / f"{sc.applicationId}.inprogress"
