@@ -36,6 +36,7 @@ from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequ
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
 from .status.environment import application_started
 from .status.events import SparkListenerApplicationEnd
+from .ui.web_ui import SparkUI, create_ui
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -122,6 +123,12 @@ class SparkContext:
         application_started(self._listener_bus, self._conf, self.appName, self.applicationId, self.startTime)
         atexit.register(self._stop_at_exit)
         self._exit_signals = exit_signals.install()
+        self._ui: SparkUI | None = None
+        try:
+            self._ui = create_ui(self._conf, self._rest_api, self.applicationId, self.appName)
+        except BaseException:
+            self.stop()  # free the active-context slot and the workers: the context was never usable
+            raise
 
     # -- properties ------------------------------------------------------------
     @property
@@ -157,7 +164,8 @@ class SparkContext:
 
     @property
     def uiWebUrl(self) -> str | None:
-        return None
+        """The web UI's URL (``http://127.0.0.1:4040``), or ``None`` when ``spark.ui.enabled`` is false."""
+        return self._ui.web_url if self._ui is not None else None
 
     @property
     def startTimeMillis(self) -> int:
@@ -198,8 +206,16 @@ class SparkContext:
             atexit.unregister(self._stop_at_exit)
         except Exception:  # noqa: BLE001
             pass
+        ui = getattr(self, "_ui", None)  # absent when __init__ failed before creating it
+        if ui is not None:
+            ui.stop()
         exit_signals.restore(self._exit_signals)
         self._env.stop(SparkListenerApplicationEnd(int(time.time() * 1000)))
+
+    def _rest_api(self) -> Any:
+        from .status.api import ApiV1
+
+        return ApiV1(lambda: self._status_store)
 
     def _stop_at_exit(self) -> None:
         try:

@@ -51,6 +51,8 @@ RDD_LAYERS: list[set[str]] = [
     {"executor"},
     # The engine object of a context: builds the backend, the runner, the stores.
     {"env"},
+    # The web UI: a server and pages over the status layer, created by the facade.
+    {"ui"},
     # The PySpark surface.
     {"facade"},
     # The public exports, and the engine API declared for the layers above the facade
