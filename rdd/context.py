@@ -101,6 +101,9 @@ class SparkContext:
         for key, value in (environment or {}).items():
             self._conf.set(f"spark.executorEnv.{key}", value)
         self._master = Master.parse(self._conf.get("spark.master"))  # before taking the slot
+        self.startTime = int(time.time() * 1000)
+        self.applicationId = f"local-{self.startTime}"
+        self._conf.set("spark.app.id", self.applicationId)  # as Spark: the event log is named after it
         with SparkContext._lock:
             active = SparkContext._active_spark_context
             if active is not None:
@@ -114,8 +117,6 @@ class SparkContext:
         self._checkpoint_dir: str | None = None
         self._checkpoints_read: set[str] = set()  # run directories read by _checkpoint_file
         self._local_properties = threading.local()
-        self.startTime = int(time.time() * 1000)
-        self.applicationId = f"local-{self.startTime}"
         self._shuffle_ids = itertools.count()
         self._listener_bus = self._env.bus
         self._status_store = self._env.status_store

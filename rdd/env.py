@@ -26,7 +26,9 @@ from .runtime.environment import ExecutorEnv
 from .scheduler.reporter import JobReporter
 from .scheduler.runner import JobRunner
 from .shuffle.store import FileShuffleStore, MemoryShuffleStore
+from .status import event_log
 from .status.bus import CAPACITY_KEY, DEFAULT_CAPACITY, LiveListenerBus
+from .status.event_log import EventLoggingListener
 from .status.events import SparkListenerUnpersistRDD
 from .status.store import AppStatusStore
 from .storage import block_manager
@@ -56,6 +58,10 @@ class Env:
         self.status_store = AppStatusStore(conf)
         self.bus.add_listener(self.status_store)
         self.reporter = JobReporter(self.bus)
+        self.event_log: EventLoggingListener | None = None
+        if conf.getBoolean(event_log.ENABLED_KEY, False):
+            self.event_log = EventLoggingListener(event_log.log_dir(conf), conf.get("spark.app.id") or "app")
+            self.bus.add_listener(self.event_log)
         self._dir = LocalDir(conf.get("spark.local.dir") or None)
         self.local_dir = self._dir.path
         store = MemoryShuffleStore() if self.num_workers == 0 else FileShuffleStore(self.local_dir)
@@ -100,3 +106,5 @@ class Env:
             if last_event is not None:
                 self.bus.post(last_event)
             self.bus.stop()
+            if self.event_log is not None:
+                self.event_log.close()  # if ApplicationEnd never reached it (the bus timed out)

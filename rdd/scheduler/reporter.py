@@ -87,6 +87,7 @@ class JobReporter:
         self._running_stages: dict[int, tuple[Any, StageInfo]] = {}  # running stage attempts
         self._job_site = ""
         self._levels: dict[str, str] = {}                     # rdd id (as in block ids) -> level
+        self._rdd_infos: dict[int, list[RDDInfo]] = {}        # stage id -> its RDDs, for the running job
         self._job_properties: dict[str, str] = {}
 
     @property
@@ -148,6 +149,7 @@ class JobReporter:
             return
         self._job_site = call_site()
         self._job_properties = dict(properties)
+        self._rdd_infos.clear()
         infos = [self._stage_info(stage, max(stage.attempt, 0)) for stage in stages]
         self._bus.post(SparkListenerJobStart(job_id, _now(), infos, self._job_properties))
 
@@ -186,13 +188,16 @@ class JobReporter:
 
     def _stage_info(self, stage: Any, attempt: int, num_tasks: int | None = None,
                     submitted: int | None = None) -> StageInfo:
-        rdds = [RDDInfo(node.id, node.name or node.describe(), node.num_partitions, level_name(node.storage_level),
+        rdds = self._rdd_infos.get(stage.id)
+        if rdds is None:
+            rdds = self._rdd_infos[stage.id] = [
+                RDDInfo(node.id, node.name or node.describe(), node.num_partitions, level_name(node.storage_level),
                         node.storage_level.useMemory, node.storage_level.useDisk, node.storage_level.deserialized,
                         [d.parent.id for d in node.dependencies])
                 for node in walk_narrow(stage.node)]
-        for rdd in rdds:
-            if rdd.storageLevel != "NONE":
-                self._levels[str(rdd.id)] = rdd.storageLevel
+            for rdd in rdds:
+                if rdd.storageLevel != "NONE":
+                    self._levels[str(rdd.id)] = rdd.storageLevel
         name = stage.node.creation_site or self._job_site
         return StageInfo(stage.id, attempt, name, num_tasks if num_tasks is not None else stage.node.num_partitions,
                          rdds, [p.id for p in stage.parents], self._job_site, submitted, None, None,

@@ -77,7 +77,8 @@ class ListenerBus:
         # Copy-on-write: the delivery thread iterates a snapshot without a lock.
         self._listeners: tuple[Any, ...] = ()
         self._queue: deque[Any] = deque()
-        self._wakeup = threading.Condition()
+        self._wakeup = threading.Condition(threading.Lock())
+        self._idle = False  # the delivery thread waits for an event: a post must wake it
         self._busy = False
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -150,8 +151,9 @@ class ListenerBus:
                     )
                 return
             self._queue.append(event)
-            if len(self._queue) == 1:
-                self._wakeup.notify_all()
+            if self._idle:
+                self._idle = False
+                self._wakeup.notify()
 
     def wait_until_empty(self, timeout: float) -> bool:
         """Block until every posted event has been delivered; ``False`` on timeout."""
@@ -173,7 +175,9 @@ class ListenerBus:
         while True:
             with self._wakeup:
                 while not self._queue and not self._stopping:
+                    self._idle = True
                     self._wakeup.wait()
+                    self._idle = False
                 if not self._queue:
                     self._wakeup.notify_all()
                     return

@@ -56,6 +56,7 @@ class AppStatusStore:
         self.application: dict[str, Any] = {}
         self.environment: dict[str, list[list[str]]] = {}
         self._jobs: OrderedDict[int, LiveJob] = OrderedDict()
+        self._running_jobs: dict[int, LiveJob] = {}
         self._stages: OrderedDict[tuple[int, int], LiveStage] = OrderedDict()
         self._latest_attempt: dict[int, int] = {}
         self._tasks: dict[int, LiveTask] = {}
@@ -87,6 +88,7 @@ class AppStatusStore:
                       sum(s.numTasks for s in e.stageInfos), props.get("spark.job.description"),
                       props.get("spark.jobGroup.id"), properties=dict(props))
         self._jobs[e.jobId] = job
+        self._running_jobs[e.jobId] = job
         for info in e.stageInfos:
             key = (info.stageId, info.attemptId)
             stage = self._stages.get(key)
@@ -100,6 +102,7 @@ class AppStatusStore:
         self._cleanup_stages()
 
     def _onJobEnd(self, e: Any) -> None:  # noqa: N802
+        self._running_jobs.pop(e.jobId, None)
         job = self._jobs.get(e.jobId)
         if job is None:
             return
@@ -127,8 +130,8 @@ class AppStatusStore:
         self._latest_attempt[info.stageId] = info.attemptId
         props = e.properties or {}
         stage.description, stage.job_group = props.get("spark.job.description"), props.get("spark.jobGroup.id")
-        for job in self._jobs.values():
-            if job.status == "RUNNING" and info.stageId in job.stageIds:
+        for job in self._running_jobs.values():
+            if info.stageId in job.stageIds:
                 stage.job_ids.add(job.jobId)
                 job.active_stages.add(info.stageId)
         self._cleanup_stages()
