@@ -62,6 +62,8 @@ Web UI (the streaming tabs and the history server):
 * :class:`UITab`, :data:`CORE_TABS`, :class:`SparkUI`, :class:`UIServer`,
   :data:`UI_STATIC_DIR` — to serve replayed applications (:func:`rest_api` makes the
   REST API over a store, :class:`AppStatusStore` is the store a replay fills).
+* :func:`find_event_logs` — the event logs of a directory (``spark.eventLog.dir``);
+  :func:`replay_event_log` — feed one log's events, in order, to listeners.
 
 Settings: read them with ``SparkConf``'s typed getters (``sc.getConf().getInt``,
 ``getBoolean``, ``getTimeAsMs``...). For values that come from elsewhere with the same
@@ -93,6 +95,8 @@ from .resultiterable import ResultIterable
 from .serialization.serializer import dumps_closure
 from .status.bus import ListenerBus, ListenerBusStatistics, SparkListener
 from .status.events import event_from_json, register_event
+from .status.replay import find_event_logs
+from .status.replay import replay as replay_event_log
 from .status.store import AppStatusStore
 from .storage import block_manager as _block_manager
 from .ui.server import UIServer
@@ -127,6 +131,7 @@ __all__ = [
     "dumps_closure",
     "event_from_json",
     "extend_list",
+    "find_event_logs",
     "install_default_handler",
     "lineage_depth",
     "lineage_of",
@@ -136,6 +141,7 @@ __all__ = [
     "process_is_alive",
     "rdd_of",
     "register_event",
+    "replay_event_log",
     "rest_api",
     "spark_ui",
     "set_checkpoint_run_dir",

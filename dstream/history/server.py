@@ -25,14 +25,22 @@ Invariants
 from __future__ import annotations
 
 import html
-import json
 import logging
 import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from rdd.engine_api import CORE_TABS, AppStatusStore, SparkUI, UIServer, UITab, event_from_json, rest_api
+from rdd.engine_api import (
+    CORE_TABS,
+    AppStatusStore,
+    SparkUI,
+    UIServer,
+    UITab,
+    find_event_logs,
+    replay_event_log,
+    rest_api,
+)
 
 from dstream.ui import query_events as _query_events  # noqa: F401 - registers the query event types
 from dstream.ui.hooks import STATIC_DIR
@@ -40,46 +48,14 @@ from dstream.ui.query_store import QueryApi, QueryStore
 from dstream.ui.streaming_api import StreamingApi
 from dstream.ui.streaming_store import StreamingStore
 
-__all__ = ["DEFAULT_PORT", "HistoryServer", "replay_log"]
+__all__ = ["DEFAULT_PORT", "HistoryServer"]
 
 log = logging.getLogger(__name__)
 
 #: Spark's history server port.
 DEFAULT_PORT = 18080
-_IN_PROGRESS = ".inprogress"
 _TABS = (*CORE_TABS, UITab("streaming", "Streaming", "streaming.js"),
          UITab("StreamingQuery", "Structured Streaming", "structured_streaming.js"))
-
-
-def replay_log(path: str, listeners: list[Any]) -> int:
-    """Feed every event of the log at ``path`` to ``listeners`` in order; return the count.
-
-    Raises
-    ------
-    ValueError
-        If a line other than the last is not JSON, naming the file and the line.
-    """
-    with open(path, encoding="utf-8") as f:
-        lines = f.readlines()
-    count = 0
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if number == len(lines):
-                break  # the writer is in the middle of this line
-            raise ValueError(f"{path}:{number} is not a JSON event ({exc}); the event log is damaged") from exc
-        try:
-            event = event_from_json(data)
-        except ValueError:
-            log.debug("%s:%d: skipping an event type this program does not know (%s)", path, number, data.get("Event"))
-            continue
-        for listener in listeners:
-            listener.on_event(event)
-        count += 1
-    return count
 
 
 @dataclass
@@ -128,23 +104,19 @@ class HistoryServer:
 
     # -- applications ------------------------------------------------------------------
     def applications(self) -> list[dict[str, Any]]:
-        """Every application's ``applications`` entry (replaying new or changed logs first)."""
+        """Every application's ``applications`` entry, newest first (new or changed logs replayed first)."""
         found = []
-        for name in sorted(os.listdir(self.directory)):
-            path = os.path.join(self.directory, name)
-            if name.startswith(".") or not os.path.isfile(path):
-                continue
-            app = self._load(name.removesuffix(_IN_PROGRESS), path)
+        for log_file in reversed(find_event_logs(self.directory)):
+            app = self._load(log_file.app_id, log_file.path)
             if app is not None:
                 found.append(app.entry)
-        return sorted(found, key=lambda e: str((e.get("attempts") or [{}])[0].get("startTime", "")), reverse=True)
+        return found
 
     def app(self, app_id: str) -> _App | None:
         """The replayed application ``app_id`` (its log re-read if it changed), or ``None``."""
-        for name in (app_id, app_id + _IN_PROGRESS):
-            path = os.path.join(self.directory, name)
-            if os.path.isfile(path):
-                return self._load(app_id, path)
+        for log_file in find_event_logs(self.directory):
+            if log_file.app_id == app_id:
+                return self._load(app_id, log_file.path)
         return None
 
     def ui_url(self, app_id: str) -> str | None:
@@ -169,7 +141,7 @@ class HistoryServer:
         streaming = StreamingStore()
         queries = QueryStore(live=False)
         try:
-            replay_log(path, [core, streaming, queries])
+            replay_event_log(path, [core, streaming, queries])
         except (OSError, ValueError) as exc:
             log.warning("cannot read the event log %s: %s", path, exc)
             return None

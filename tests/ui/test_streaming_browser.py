@@ -162,9 +162,12 @@ def _structured_streaming(app: SparkContext, browser: Any, tmp_path: Path) -> No
         no_script_ran(browser)
         assert_no_console_errors(browser)
         screenshot(browser, tmp_path, "structured-streaming-query")
+        query.stop()
+        open_page(browser, f"{url}/StreamingQuery/", lambda d: rows(d, "completed-queries") == 1,
+                  "the completed query")
     finally:
         query.stop()
-    open_page(browser, f"{url}/StreamingQuery/", lambda d: rows(d, "completed-queries") == 1, "the completed query")
+        spark.stop()  # no session outlives its context into the next test
 
 
 def test_readme_screenshot_of_make_run(browser: Any, tmp_path: Path) -> None:
