@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,11 @@ def points(driver: Any, element_id: str) -> int:
     return int(driver.execute_script(
         "var el = document.getElementById(arguments[0]);"
         "return el ? el.querySelectorAll('circle.point').length : 0;", element_id))
+
+
+def drawn(element_id: str, at_least: int) -> Callable[[Any], bool]:
+    """A wait condition: the chart in ``element_id`` draws at least ``at_least`` points."""
+    return lambda driver: points(driver, element_id) >= at_least
 
 
 def no_script_ran(driver: Any) -> None:
@@ -95,7 +100,7 @@ def test_streaming_and_structured_streaming_tabs_in_a_browser(app: SparkContext,
         wait_for(browser, lambda d: rows(d, "completed-batches") >= before + 3,
                  "new batches in the completed batches table (without a reload)")
         for chart in CHARTS:
-            wait_for(browser, lambda d, c=chart: points(d, c) >= 6, f"points in {chart}")
+            wait_for(browser, drawn(chart, 6), f"points in {chart}")
             assert int(browser.execute_script(
                 "return document.querySelectorAll('#' + arguments[0].replace('timeline', 'histogram') + "
                 "' rect.bar').length", chart)) > 0, f"no histogram beside {chart}"
@@ -157,7 +162,7 @@ def _structured_streaming(app: SparkContext, browser: Any, tmp_path: Path) -> No
         open_page(browser, f"{url}/StreamingQuery/statistics/?id={query.runId}",
                   lambda d: points(d, "batch-duration") >= 3, "the query's batch duration chart")
         for chart in ("input-rate", "process-rate", "input-rows", "state-rows-total", "watermark-gap"):
-            wait_for(browser, lambda d, c=chart: points(d, c) >= 3, f"points in the query's {chart} chart")
+            wait_for(browser, drawn(chart, 3), f"points in the query's {chart} chart")
         assert browser.execute_script("return document.querySelectorAll('#operation-duration path.area').length") > 0
         no_script_ran(browser)
         assert_no_console_errors(browser)
