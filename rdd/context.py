@@ -34,6 +34,8 @@ from .nodes.files import PickleFileNode, TextFileNode, WholeTextFilesNode, group
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
 from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
+from .status.environment import application_started
+from .status.events import SparkListenerApplicationEnd
 from .ui.web_ui import SparkUI, create_ui
 from .version import __version__
 
@@ -99,6 +101,9 @@ class SparkContext:
         for key, value in (environment or {}).items():
             self._conf.set(f"spark.executorEnv.{key}", value)
         self._master = Master.parse(self._conf.get("spark.master"))  # before taking the slot
+        self.startTime = int(time.time() * 1000)
+        self.applicationId = f"local-{self.startTime}"
+        self._conf.set("spark.app.id", self.applicationId)  # as Spark: the event log is named after it
         with SparkContext._lock:
             active = SparkContext._active_spark_context
             if active is not None:
@@ -112,9 +117,10 @@ class SparkContext:
         self._checkpoint_dir: str | None = None
         self._checkpoints_read: set[str] = set()  # run directories read by _checkpoint_file
         self._local_properties = threading.local()
-        self.startTime = int(time.time() * 1000)
-        self.applicationId = f"local-{self.startTime}"
         self._shuffle_ids = itertools.count()
+        self._listener_bus = self._env.bus
+        self._status_store = self._env.status_store
+        application_started(self._listener_bus, self._conf, self.appName, self.applicationId, self.startTime)
         atexit.register(self._stop_at_exit)
         self._exit_signals = exit_signals.install()
         self._ui: SparkUI | None = None
@@ -204,12 +210,12 @@ class SparkContext:
         if ui is not None:
             ui.stop()
         exit_signals.restore(self._exit_signals)
-        self._env.stop()
+        self._env.stop(SparkListenerApplicationEnd(int(time.time() * 1000)))
 
     def _rest_api(self) -> Any:
         from .status.api import ApiV1
 
-        return ApiV1(lambda: self._status_store)
+        return ApiV1(lambda: {self.applicationId: self._status_store})
 
     def _stop_at_exit(self) -> None:
         try:

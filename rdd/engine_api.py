@@ -44,6 +44,17 @@ Runtime:
 * :func:`install_default_handler` — Spark's log format on stderr for a package's
   loggers, unless the application configured logging.
 
+Listener events and application status:
+
+* :class:`ListenerBus` (and :class:`ListenerBusStatistics`) — the generic ordered,
+  bounded, one-thread event bus; a layer's own bus subclasses it.
+* :func:`listener_bus` — a context's bus (post an event with ``.post``; add a listener,
+  an object with ``on_event(event)``, with ``.add_listener``); :class:`SparkListener` —
+  base of listeners with Spark's callback names.
+* :func:`register_event` — make a layer's event dataclass loggable and replayable;
+  :func:`event_from_json` — decode one; :func:`status_store` — a context's
+  ``AppStatusStore`` (the jobs/stages/executors the UI shows).
+
 Settings: read them with ``SparkConf``'s typed getters (``sc.getConf().getInt``,
 ``getBoolean``, ``getTimeAsMs``...). For values that come from elsewhere with the same
 rules (Kafka's ``kafkaParams``, the SQL readers' options): :func:`parse_boolean`
@@ -71,15 +82,22 @@ from .nodes.base import LineageNode, Partition
 from .nodes.narrow import ZipPartitionsNode
 from .resultiterable import ResultIterable
 from .serialization.serializer import dumps_closure
+from .status.bus import ListenerBus, ListenerBusStatistics, SparkListener
+from .status.events import event_from_json, register_event
 from .storage import block_manager as _block_manager
 
 if TYPE_CHECKING:
     from .context import SparkContext
     from .rdd import RDD
+    from .status.bus import LiveListenerBus
+    from .status.store import AppStatusStore
     from .storage.block_manager import BlockManager
 
 __all__ = [
     "LineageNode",
+    "ListenerBus",
+    "ListenerBusStatistics",
+    "SparkListener",
     "Partition",
     "ResultIterable",
     "SourceNode",
@@ -90,16 +108,20 @@ __all__ = [
     "checkpoint_file",
     "constant_pair_value",
     "dumps_closure",
+    "event_from_json",
     "extend_list",
     "install_default_handler",
     "lineage_depth",
     "lineage_of",
+    "listener_bus",
     "parse_boolean",
     "parse_size",
     "process_is_alive",
     "rdd_of",
+    "register_event",
     "set_checkpoint_run_dir",
     "singleton_list",
+    "status_store",
     "verify_checkpoint_dir",
 ]
 
@@ -162,3 +184,13 @@ def active_spark_context() -> SparkContext | None:
 def block_manager() -> BlockManager:
     """This process's block manager (the driver's is created on first use)."""
     return _block_manager.current()
+
+
+def listener_bus(sc: SparkContext) -> LiveListenerBus:
+    """The listener bus of ``sc`` (created with it, stopped by ``sc.stop()``)."""
+    return sc._listener_bus
+
+
+def status_store(sc: SparkContext) -> AppStatusStore:
+    """The status store of ``sc``: its jobs, stages, executors and storage, as the UI shows them."""
+    return sc._status_store

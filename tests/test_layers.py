@@ -36,6 +36,8 @@ RDD_LAYERS: list[set[str]] = [
     # Leaves: no import of rdd but errors.
     {"errors", "logs", "conf", "conf_parsing", "master", "version", "local_dir", "exit_signals", "statcounter",
      "resultiterable", "partitioner", "aggregator", "runtime"},
+    # Application status: listener events, their bus, the status store and its REST form.
+    {"status"},
     # Bytes: closures, records and data to bytes and back.
     {"serialization"},
     # Where data lives in a process: blocks, shuffle outputs.
