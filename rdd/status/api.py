@@ -82,11 +82,12 @@ class ApiV1:
     ----------
     store_provider : callable
         ``store_provider()`` returns ``{appId: AppStatusStore}`` of the applications
-        served (one for a live context; every replayed log for the history server).
+        served (every replayed log for the history server), or one ``AppStatusStore``
+        (a live context), served under its application's id.
     """
 
-    def __init__(self, store_provider: Callable[[], dict[str, AppStatusStore]]) -> None:
-        self._stores = store_provider
+    def __init__(self, store_provider: Callable[[], dict[str, AppStatusStore] | AppStatusStore]) -> None:
+        self._provider = store_provider
         self._plugins: dict[tuple[str, ...], Handler] = {}
         self._lock = threading.Lock()
 
@@ -113,6 +114,14 @@ class ApiV1:
             return 200, self._route(parts, query or {})
         except ApiError as exc:
             return exc.status, {"message": exc.message}
+
+    def _stores(self) -> dict[str, AppStatusStore]:
+        provided = self._provider()
+        if isinstance(provided, AppStatusStore):
+            with provided.lock:
+                app_id = str(provided.application.get("id", ""))
+            return {app_id: provided}
+        return provided
 
     # -- routing -------------------------------------------------------------------------
     def _route(self, parts: list[str], query: dict[str, list[str]]) -> Any:
