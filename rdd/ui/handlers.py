@@ -157,7 +157,7 @@ def make_application(ui: SparkUI) -> tornado.web.Application:
         (r"/([A-Za-z][A-Za-z0-9_-]*)/([A-Za-z][A-Za-z0-9_-]*)/", PageHandler, args),
         (r"/([A-Za-z][A-Za-z0-9_-]*(?:/[A-Za-z][A-Za-z0-9_-]*)?)", PageRedirectHandler, args),
     ], compress_response=True, log_function=_log_request,
-        static_extra_dirs=list(ui.static_dirs))
+        static_extra_dirs=ui.static_dirs)  # the live list: tabs attached later add folders
 
 
 def _log_request(handler: tornado.web.RequestHandler) -> None:
