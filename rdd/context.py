@@ -36,6 +36,7 @@ from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequ
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
 from .status.environment import application_started
 from .status.events import SparkListenerApplicationEnd
+from .ui.console_progress import DEFAULT_INTERVAL_MS, INTERVAL_KEY, ConsoleProgressBar
 from .ui.web_ui import SparkUI, create_ui
 from .version import __version__
 
@@ -124,7 +125,11 @@ class SparkContext:
         atexit.register(self._stop_at_exit)
         self._exit_signals = exit_signals.install()
         self._ui: SparkUI | None = None
+        self._progress_bar: ConsoleProgressBar | None = None
         try:
+            if ConsoleProgressBar.wanted(self._conf):
+                self._progress_bar = ConsoleProgressBar(
+                    self._status_store, interval_ms=self._conf.getTimeAsMs(INTERVAL_KEY, f"{DEFAULT_INTERVAL_MS}ms"))
             self._ui = create_ui(self._conf, self._rest_api, self.applicationId, self.appName)
         except BaseException:
             self.stop()  # free the active-context slot and the workers: the context was never usable
@@ -209,13 +214,16 @@ class SparkContext:
         ui = getattr(self, "_ui", None)  # absent when __init__ failed before creating it
         if ui is not None:
             ui.stop()
+        progress = getattr(self, "_progress_bar", None)
+        if progress is not None:
+            progress.stop()
         exit_signals.restore(self._exit_signals)
         self._env.stop(SparkListenerApplicationEnd(int(time.time() * 1000)))
 
     def _rest_api(self) -> Any:
         from .status.api import ApiV1
 
-        return ApiV1(lambda: self._status_store)
+        return ApiV1(lambda: {self.applicationId: self._status_store})
 
     def _stop_at_exit(self) -> None:
         try:
@@ -441,7 +449,11 @@ class SparkContext:
         for p in wanted:
             if not 0 <= p < count:
                 raise ValueError(f"partition {p} is out of range: the RDD has {count} partitions (0..{count - 1})")
-        results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
+        try:
+            results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
+        finally:
+            if self._progress_bar is not None:
+                self._progress_bar.finish_all()
         if self._checkpoint_dir is not None:
             for marked in checkpoint.marked_nodes(node):
                 assert marked.checkpoint_dir is not None  # marked_nodes yields only marked nodes

@@ -350,6 +350,12 @@ class AppStatusStore:
             found = [s for s in self._stages.values() if s.info.stageId == stage_id]
             return [s.to_api(self._tasks if details else None) for s in sorted(found, key=lambda s: s.key)]
 
+    def active_stage_progress(self) -> list[tuple[int, int, int, int, int]]:
+        """``(stageId, submissionTime ms, numTasks, completed, active)`` of running stages, by id."""
+        with self.lock:
+            return [(s.info.stageId, s.info.submissionTime or 0, s.info.numTasks, s.complete_tasks, s.active_tasks)
+                    for s in sorted(self._stages.values(), key=lambda s: s.key) if s.status == "ACTIVE"]
+
     def stage_tasks(self, stage_id: int, attempt: int) -> list[dict[str, Any]] | None:
         with self.lock:
             stage = self._stages.get((stage_id, attempt))

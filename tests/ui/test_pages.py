@@ -122,3 +122,40 @@ def test_pages_refresh_without_reload(app: SparkContext, browser: Any) -> None:
     assert app.parallelize(range(10)).count() == 10
     wait_for(browser, lambda d: rows(d, "completed-jobs") == before + 1, "the new job's row (polling)")
     assert browser.execute_script("return window.__same_page") is True, "the page was reloaded"
+
+
+def test_chart_library_draws_one_shape_per_datum(app: SparkContext, browser: Any, tmp_path: Path) -> None:
+    """The public drawing functions the streaming tabs use: points, bars, areas, formatters."""
+    open_page(browser, f"{app.uiWebUrl}/jobs/", lambda d: rows(d, "completed-jobs") >= 2, "the jobs page")
+    drawn = browser.execute_script("""
+        var host = document.getElementById('content'), out = {};
+        function box() { var el = document.createElement('div'); host.appendChild(el); return el; }
+        var t = box();
+        UI.timeline(t, [{x: 1, y: 5}, {x: 2, y: null}, {x: 3, y: 7}, {x: 4, y: 0}], {yLabel: 'records/s'});
+        out.points = t.querySelectorAll('circle.point').length;
+        var h = box();
+        UI.histogram(h, [1, 2, 2, 3, 9], {bins: 4});
+        out.bars = h.querySelectorAll('rect.bar').length;
+        var s = box();
+        UI.stacked(s, [{name: 'a', points: [{x: 1, y: 1}, {x: 2, y: 2}]}, {name: 'b', points: [{x: 1, y: 3}]}]);
+        out.areas = s.querySelectorAll('path.area').length;
+        var e = box();
+        UI.eventTimeline(e, [{label: 'job', start: 1000, end: 2000, status: 'SUCCEEDED'},
+                             {label: 'x', lane: 'Executors', start: 1500, instant: true, status: 'added'}]);
+        out.events = e.querySelectorAll('rect.event').length + e.querySelectorAll('circle.event-marker').length;
+        var g = box();
+        UI.dag(g, [{id: 1, label: '1'}, {id: 2, label: '2'}, {id: 3, label: '3'}], [[1, 2], [1, 3], [2, 3]]);
+        out.nodes = g.querySelectorAll('g.node').length;
+        out.edges = g.querySelectorAll('line.edge').length;
+        out.layers = Array.from(g.querySelectorAll('g.node')).map(function (n) {
+          return n.getAttribute('transform'); });
+        out.formats = [UI.formatDuration(12), UI.formatDuration(1500), UI.formatDuration(90000),
+                       UI.formatBytes(512), UI.formatBytes(1536), UI.formatDate('2026-12-01T10:00:00.000GMT').length,
+                       UI.parseDate('2026-12-01T10:00:00.000GMT')];
+        return out;
+    """)
+    assert drawn["points"] == 3 and drawn["bars"] == 4 and drawn["areas"] == 2 and drawn["events"] == 2
+    assert drawn["nodes"] == 3 and drawn["edges"] == 3
+    assert len(set(drawn["layers"])) == 3, "nodes 1 -> 2 -> 3 must sit in three layers"
+    assert drawn["formats"] == ["12 ms", "1.5 s", "1.5 min", "512.0 B", "1.5 KiB", 19, 1796119200000]
+    screenshot(browser, tmp_path, "charts")

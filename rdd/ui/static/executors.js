@@ -13,7 +13,7 @@
     {title: "Status", value: function (e) { return e.isActive ? "Active" : "Dead"; }},
     {title: "RDD Blocks", value: function (e) { return e.rddBlocks; }},
     {title: "Storage Memory", value: function (e) { return e.memoryUsed; },
-     format: function (v, e) { return UI.formatBytes(v) + " / " + UI.formatBytes(e.maxMemory); }},
+     format: function (v, e) { return UI.formatBytes(v) + (e.maxMemory ? " / " + UI.formatBytes(e.maxMemory) : ""); }},
     {title: "Disk Used", value: function (e) { return e.diskUsed; }, format: UI.formatBytes},
     {title: "Cores", value: function (e) { return e.totalCores; }},
     {title: "Active Tasks", value: function (e) { return e.activeTasks; }},

@@ -135,19 +135,13 @@
     }, 2000);
   }
 
-  /* The stages' parent ids when the REST data has them; else the job's stages in id order
-   * (a stage's parents always have smaller ids, so the chain respects the dependencies). */
+  /* Edges from each stage's parentIds (the REST data's stage graph); a stage without the
+   * field is drawn unconnected rather than guessed at. */
   function stageEdges(ids, latest) {
     var edges = [];
-    var withParents = ids.some(function (sid) { return latest[sid] && Array.isArray(latest[sid].parentIds); });
-    if (withParents) {
-      ids.forEach(function (sid) {
-        ((latest[sid] && latest[sid].parentIds) || []).forEach(function (p) { edges.push([p, sid]); });
-      });
-      return edges;
-    }
-    var sorted = ids.slice().sort(function (a, b) { return a - b; });
-    for (var i = 1; i < sorted.length; i++) { edges.push([sorted[i - 1], sorted[i]]); }
+    ids.forEach(function (sid) {
+      ((latest[sid] && latest[sid].parentIds) || []).forEach(function (p) { edges.push([p, sid]); });
+    });
     return edges;
   }
 

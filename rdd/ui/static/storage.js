@@ -54,7 +54,9 @@
         UI.table(dist, [
           {title: "Host", value: function (d) { return d.address; }},
           {title: "On Heap Memory Usage", value: function (d) { return d.memoryUsed; },
-           format: function (v, d) { return UI.formatBytes(v) + " (" + UI.formatBytes(d.memoryRemaining) + " Remaining)"; }},
+           format: function (v, d) {
+             return UI.formatBytes(v) + (d.memoryRemaining ? " (" + UI.formatBytes(d.memoryRemaining) + " Remaining)" : "");
+           }},
           {title: "Disk Usage", value: function (d) { return d.diskUsed; }, format: UI.formatBytes}
         ], r.dataDistribution || [], {empty: "No executor holds a block"});
         UI.table(parts, [
