@@ -58,7 +58,8 @@ class _Forwarder:
         self._bus = bus
 
     def on_event(self, event: Any) -> None:
-        self._bus.post(wrap(event))
+        if self._bus.listeners:  # wrapping builds JSON: skip it when nobody listens
+            self._bus.post(wrap(event))
 
 
 for _name in _CALLBACKS:
@@ -107,7 +108,9 @@ class StreamingUI:
             ui.detach_tab("streaming")
             if self._api is not None:
                 self._api.enabled = False
-            # The store stays on the bus until the SparkContext stops: a late event is harmless.
+            if self._bus is not None:
+                # Its answers are off: a later StreamingContext on this SparkContext brings its own.
+                self._bus.remove_listener(self.store)
 
 
 class _Switchable:
