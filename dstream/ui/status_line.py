@@ -32,6 +32,21 @@ __all__ = ["BatchStatusLine", "enable_status_line"]
 logger = logging.getLogger("dstream.status")
 
 
+class _Stderr(logging.StreamHandler):
+    """Writes to the ``sys.stderr`` of the moment (it may be replaced after the handler is made)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 class BatchStatusLine(StreamingListener):
     """Log one line per completed batch (see the module docstring)."""
 
@@ -56,8 +71,9 @@ class BatchStatusLine(StreamingListener):
 def enable_status_line(ssc: StreamingContext) -> BatchStatusLine:
     """Log a status line per completed batch of ``ssc`` (and the UI's address once)."""
     url = ssc.sparkContext.uiWebUrl
-    if not logger.hasHandlers() or logger.getEffectiveLevel() > logging.INFO:
-        handler = logging.StreamHandler(sys.stderr)
+    quiet = not logger.hasHandlers() or logger.getEffectiveLevel() > logging.INFO
+    if quiet and not any(isinstance(h, _Stderr) for h in logger.handlers):
+        handler = _Stderr()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)

@@ -199,3 +199,44 @@ def test_streaming_endpoints_have_sparks_shapes(ui_sc: SparkContext) -> None:
         ssc.stop(stopSparkContext=False)
         server.close()
     assert get(f"{base}/statistics")[0] == 404
+
+
+def test_a_second_context_on_one_spark_context_and_the_status_line(ui_sc: SparkContext, capsys: Any) -> None:
+    from dstream.ui.status_line import enable_status_line
+
+    base = f"{ui_sc.uiWebUrl}/api/v1/applications/{ui_sc.applicationId}/streaming"
+    for run in range(2):
+        ssc = StreamingContext(ui_sc, 1)
+        manual_clock(ssc)
+        ssc.queueStream([[1], [2]]).foreachRDD(lambda rdd: rdd.count())
+        line = enable_status_line(ssc)
+        ssc.start()
+        try:
+            advance_batches(ssc, 2)
+            drain(ssc)
+            status, stats = get(f"{base}/statistics")
+            assert status == 200 and stats["numTotalCompletedBatches"] == 2, f"run {run}: {stats}"
+        finally:
+            ssc.stop(stopSparkContext=False)
+        ssc.removeStreamingListener(line)
+    status_lines = [line for line in capsys.readouterr().err.splitlines() if "dstream.status" in line]
+    assert sum("records, scheduling delay" in m for m in status_lines) == 4, status_lines
+    assert f"Spark UI at {ui_sc.uiWebUrl}" in status_lines[0]
+
+
+def test_streaming_without_a_ui(no_active_context: None) -> None:
+    sc = SparkContext("local", "no-ui", conf=SparkConf().set("spark.ui.enabled", "false"))
+    try:
+        assert sc.uiWebUrl is None
+        ssc = StreamingContext(sc, 1)
+        manual_clock(ssc)
+        seen: list[int] = []
+        ssc.queueStream([[1, 2]]).foreachRDD(lambda rdd: seen.append(rdd.count()))
+        ssc.start()
+        try:
+            advance_batches(ssc, 1)
+        finally:
+            ssc.stop(stopSparkContext=False)
+        assert seen == [2]
+    finally:
+        sc.stop()
