@@ -126,8 +126,8 @@ class HistoryServer:
             return None
         with self._lock:
             if app.ui is None:
-                app.ui = SparkUI(app.api, app.app_id, str(app.entry.get("name", app.app_id)), self._host, 0,
-                                 0, tabs=_TABS, static_dirs=[STATIC_DIR]).start()
+                app.ui = SparkUI(_ReplayedApi(self, app_id), app.app_id, str(app.entry.get("name", app.app_id)),
+                                 self._host, 0, 0, tabs=_TABS, static_dirs=[STATIC_DIR]).start()
             return app.ui.web_url
 
     def _load(self, app_id: str, path: str) -> _App | None:
@@ -155,10 +155,8 @@ class HistoryServer:
         app = _App(app_id, path, stamp, api, entry=entries[0])
         with self._lock:
             old = self._apps.get(app_id)
-            if old is not None and old.ui is not None:
-                # The UI reads through app.api: point the running UI at the new replay.
-                old.ui.api = api
-                app.ui = old.ui
+            if old is not None:
+                app.ui = old.ui  # it reads through _ReplayedApi: it sees the new replay
             self._apps[app_id] = app
         return app
 
@@ -194,6 +192,20 @@ class HistoryServer:
                 return 404, f"no such app: {parts[1]}"
             return app.api.get(path, query)
         return 404, f"unknown resource: /api/v1/{path}"
+
+
+class _ReplayedApi:
+    """An application UI's REST API: the latest replay of its log (re-read when the log grew)."""
+
+    def __init__(self, history: HistoryServer, app_id: str) -> None:
+        self._history = history
+        self._app_id = app_id
+
+    def get(self, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        app = self._history.app(self._app_id)
+        if app is None:
+            return 404, {"message": f"no such app: {self._app_id} (its event log is gone)"}
+        return app.api.get(path, query)
 
 
 _LIST_PAGE = """<!DOCTYPE html>

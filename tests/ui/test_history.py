@@ -143,3 +143,33 @@ def test_command_line(history: Any) -> None:
     finally:
         child.terminate()
         child.wait(WAIT_S)
+
+
+def test_a_running_application_is_read_again_as_its_log_grows(no_active_context: None, tmp_path: Path) -> None:
+    from rdd.status.event_log import EventLoggingListener
+
+    conf = (SparkConf().set("spark.ui.enabled", "false").set("spark.eventLog.enabled", "true")
+            .set("spark.eventLog.dir", str(tmp_path)))
+    sc = SparkContext("local", "running-app", conf=conf)
+    server = HistoryServer(str(tmp_path), port=0)  # not started: its reads need no HTTP
+    try:
+        (writer,) = [lst for lst in sc._listener_bus.listeners if isinstance(lst, EventLoggingListener)]
+        ssc = StreamingContext(sc, 1)
+        manual_clock(ssc)
+        ssc.queueStream([[1], [2], [3], [4]]).foreachRDD(lambda rdd: rdd.count())
+        ssc.start()
+        try:
+            for done in (2, 4):
+                advance_batches(ssc, 2)
+                assert ssc._engine.bus.wait_until_empty(WAIT_S) and sc._listener_bus.wait_until_empty(WAIT_S)
+                writer.flush()
+                (app,) = server.applications()
+                assert app["id"] == sc.applicationId and not app["attempts"][0]["completed"]
+                status, stats = server.api_get(f"applications/{sc.applicationId}/streaming/statistics", {})
+                assert status == 200 and stats["numTotalCompletedBatches"] == done
+        finally:
+            ssc.stop(stopSparkContext=False)
+    finally:
+        sc.stop()
+    (app,) = server.applications()
+    assert app["attempts"][0]["completed"]
