@@ -86,6 +86,12 @@ def test_a_taken_port_moves_the_ui_to_the_next_one(ui_context: Callable[..., Spa
         assert sc.uiWebUrl == f"http://127.0.0.1:{port + 1}"
 
 
+def test_ui_host_from_the_driver_bind_address(ui_context: Callable[..., SparkContext]) -> None:
+    sc = ui_context(spark_driver_bindAddress="localhost", spark_ui_port="0")
+    assert sc.uiWebUrl is not None and sc.uiWebUrl.startswith("http://localhost:")
+    assert http(f"{sc.uiWebUrl}/api/v1/applications")[0] == 200
+
+
 def test_ui_disabled_opens_no_port(ui_context: Callable[..., SparkContext]) -> None:
     port = free_port_run(1)
     sc = ui_context(spark_ui_enabled="false", spark_ui_port=str(port))
