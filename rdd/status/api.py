@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..conf_parsing import parse_boolean
 from .store import AppStatusStore
 
 Response = tuple[int, Any]
@@ -189,7 +190,10 @@ class ApiV1:
         if not args:
             return store.stages(_statuses(query, STAGE_STATUSES))
         stage_id = int_param(args[0], "stageId")
-        details = (query_value(query, "details") or "true").lower() != "false"
+        try:
+            details = parse_boolean("details", query_value(query, "details") or "true")
+        except ValueError as exc:
+            raise bad_request(str(exc)) from None
         attempts = store.stage_attempts(stage_id, details=details or len(args) > 1)
         if not attempts:
             raise not_found(f"unknown stage: {stage_id}")

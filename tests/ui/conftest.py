@@ -7,7 +7,7 @@ not skip them.
 
 :func:`open_page` loads a page, waits (with a deadline) for a condition on it, and fails
 on any SEVERE entry of the browser console; :func:`screenshot` saves the window under the
-test's ``tmp_path``.
+test's ``tmp_path``. :func:`ui_context` makes contexts with their UI on.
 """
 
 from __future__ import annotations
@@ -18,9 +18,12 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from rdd import SparkContext
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -30,6 +33,27 @@ FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "-
 
 #: How long a page may take to show what a test waits for.
 PAGE_DEADLINE_S = 20.0
+
+
+@pytest.fixture
+def ui_context(no_active_context: None) -> Iterator[Callable[..., SparkContext]]:
+    """A factory of ``local`` contexts with their UI enabled: ``ui_context(app_name, spark_ui_port="0")``
+    (settings as keywords, ``_`` for ``.``); all stopped after the test."""
+    from rdd import SparkConf, SparkContext
+
+    made: list[SparkContext] = []
+
+    def make(app_name: str = "ui-server-test", **settings: str) -> SparkContext:
+        conf = SparkConf().set("spark.ui.enabled", "true")
+        for key, value in settings.items():
+            conf.set(key.replace("_", "."), value)
+        context = SparkContext("local", app_name, conf=conf)
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.stop()
 
 
 @pytest.fixture(scope="session")

@@ -67,6 +67,8 @@ def test_jobs_page(app: SparkContext, browser: Any, tmp_path: Path) -> None:
     assert "ui-pages-test - Jobs" == browser.title
     assert count(browser, "#jobs-timeline rect.event") >= 3, "the event timeline draws no job"
     assert "collect" in text_of(browser, "completed-jobs")
+    wait_for(browser, lambda d: "last 1000 finished jobs (spark.ui.retainedJobs)" in text_of(d, "failed-jobs-section"),
+             "the note saying how many jobs the UI keeps")
     screenshot(browser, tmp_path, "jobs")
 
 

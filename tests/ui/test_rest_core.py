@@ -218,6 +218,7 @@ def test_unknown_ids_are_404_with_spark_messages(app: tuple[SparkContext, ApiV1]
     ("stages/0/0/taskList", {"sortBy": ["name"]}),
     ("stages/0/0/taskList", {"offset": ["-1"]}),
     ("storage/rdd/abc", {}),
+    ("stages/0", {"details": ["maybe"]}),
 ])
 def test_bad_parameters_are_400(app: tuple[SparkContext, ApiV1], path: str, query: dict[str, list[str]]) -> None:
     sc, api = app

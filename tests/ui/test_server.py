@@ -1,7 +1,7 @@
 """The web UI's server and lifecycle, over real sockets on 127.0.0.1.
 
 Ports: the first free one from ``spark.ui.port`` up to ``spark.port.maxRetries`` more, a
-clear error when all are taken, different ports for two applications (two processes);
+clear error when all are taken (two applications in two processes: test_processes.py);
 lifecycle: the URL in ``sc.uiWebUrl`` and in the INFO log, nothing listening after
 ``sc.stop()`` or with ``spark.ui.enabled=false``; routes: the redirect, the page shells,
 static files, the REST API as JSON, tabs attached and detached.
@@ -12,97 +12,16 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import subprocess
-import sys
-import textwrap
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
-from typing import Any
+from collections.abc import Callable
+from contextlib import closing
 
 import pytest
 
-from rdd import SparkConf, SparkContext
+from rdd import SparkContext
 from rdd.ui.server import UIPortError, UIServer, bind_socket
 from rdd.ui.web_ui import SparkUI, UITab
 
-HTTP_DEADLINE_S = 10
-
-
-def free_port_run(length: int) -> int:
-    """A port p such that p..p+length-1 were all free a moment ago (bound and released)."""
-    for _ in range(50):
-        with closing(socket.socket()) as probe:
-            probe.bind(("127.0.0.1", 0))
-            start = probe.getsockname()[1]
-        if start + length > 65535:
-            continue
-        socks = []
-        try:
-            for p in range(start, start + length):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", p))
-            return start
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise AssertionError(f"found no run of {length} free ports on 127.0.0.1 in 50 tries")
-
-
-@contextmanager
-def occupied(port: int) -> Iterator[socket.socket]:
-    """A socket listening on ``port`` for the duration of the block."""
-    with closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", port))
-        s.listen(1)
-        yield s
-
-
-def refused(port: int) -> bool:
-    """Whether a connection to 127.0.0.1:port is refused (nothing listens there)."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=HTTP_DEADLINE_S):
-            return False
-    except ConnectionRefusedError:
-        return True
-
-
-def http(url: str) -> tuple[int, str, str]:
-    """``(status, content type, body)`` of a GET, without following redirects."""
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-            return None
-
-    opener = urllib.request.build_opener(NoRedirect)
-    try:
-        with opener.open(url, timeout=HTTP_DEADLINE_S) as resp:
-            return resp.status, resp.headers.get("Content-Type", ""), resp.read().decode()
-    except urllib.error.HTTPError as err:
-        headers = err.headers
-        return err.code, headers.get("Content-Type", "") + (headers.get("Location") or ""), err.read().decode()
-
-
-@pytest.fixture
-def ui_context(no_active_context: None) -> Iterator[Callable[..., SparkContext]]:
-    """A factory of contexts with their UI enabled (``spark.*`` settings as keyword pairs)."""
-    made: list[SparkContext] = []
-
-    def make(app_name: str = "ui-server-test", **settings: str) -> SparkContext:
-        conf = SparkConf().set("spark.ui.enabled", "true")
-        for key, value in settings.items():
-            conf.set(key.replace("_", "."), value)
-        context = SparkContext("local", app_name, conf=conf)
-        made.append(context)
-        return context
-
-    yield make
-    for context in made:
-        context.stop()
-
+from tests.ui.ports import HTTP_DEADLINE_S, free_port_run, http, occupied, refused
 
 # --------------------------------------------------------------------------- ports
 
@@ -167,41 +86,18 @@ def test_a_taken_port_moves_the_ui_to_the_next_one(ui_context: Callable[..., Spa
         assert sc.uiWebUrl == f"http://127.0.0.1:{port + 1}"
 
 
+def test_ui_host_from_the_driver_bind_address(ui_context: Callable[..., SparkContext]) -> None:
+    sc = ui_context(spark_driver_bindAddress="localhost", spark_ui_port="0")
+    assert sc.uiWebUrl is not None and sc.uiWebUrl.startswith("http://localhost:")
+    assert http(f"{sc.uiWebUrl}/api/v1/applications")[0] == 200
+
+
 def test_ui_disabled_opens_no_port(ui_context: Callable[..., SparkContext]) -> None:
     port = free_port_run(1)
     sc = ui_context(spark_ui_enabled="false", spark_ui_port=str(port))
     assert sc.uiWebUrl is None
     assert sc.parallelize(range(4)).count() == 4
     assert refused(port)
-
-
-def test_two_applications_get_different_ports(ui_context: Callable[..., SparkContext]) -> None:
-    port = free_port_run(3)
-    sc = ui_context(spark_ui_port=str(port))
-    child = textwrap.dedent(f"""
-        import sys
-        from rdd import SparkConf, SparkContext
-        sc = SparkContext("local", "second", conf=SparkConf().set("spark.ui.port", "{port}"))
-        print(sc.uiWebUrl, flush=True)
-        sys.stdin.read()  # keep the UI up until the parent has looked at it
-        sc.stop()
-    """)
-    proc = subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        other = proc.stdout.readline().strip()
-        assert sc.uiWebUrl == f"http://127.0.0.1:{port}"
-        assert other == f"http://127.0.0.1:{port + 1}"
-        assert http(f"{other}/api/v1/applications")[0] == 200
-    finally:
-        proc.communicate("", timeout=30)
-    assert proc.returncode == 0
-
-
-def test_creating_a_context_does_not_import_tornado() -> None:
-    code = "import sys, rdd.context, rdd.ui.web_ui; print(any(m.startswith('tornado') for m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert out.stdout.strip() == "False"
 
 
 # --------------------------------------------------------------------------- routes

@@ -12,6 +12,9 @@
     {title: "Value", value: function (p) { return p[1]; }}
   ];
 
+  /* The REST field names are Spark's (a JVM's); the values are the Python runtime's and the engine's. */
+  var RUNTIME_LABELS = {javaVersion: "Python Version", javaHome: "Python Home", scalaVersion: "Engine Version"};
+
   UI.heading("Environment");
   var groups = [["runtime", "Runtime Information"], ["sparkProperties", "Spark Properties"],
                 ["hadoopProperties", "Hadoop Properties"], ["systemProperties", "System Properties"],
@@ -22,7 +25,9 @@
     return UI.api("environment").then(function (env) {
       groups.forEach(function (g) {
         var value = env[g[0]];
-        var rows = g[0] === "runtime" ? Object.keys(value || {}).map(function (k) { return [k, value[k]]; }) :
+        var rows = g[0] === "runtime" ? Object.keys(value || {}).map(function (k) {
+          return [RUNTIME_LABELS[k] || k, value[k]];
+        }) :
           (value || []);
         UI.table(els[g[0]], PAIR_COLUMNS, rows, {sortColumn: g[0] === "runtime" ? null : 0, empty: "None"});
       });

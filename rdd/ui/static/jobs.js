@@ -46,6 +46,7 @@
     var active = UI.section("active-jobs", "Active Jobs");
     var completed = UI.section("completed-jobs", "Completed Jobs");
     var failed = UI.section("failed-jobs", "Failed Jobs");
+    UI.retentionNote(failed, "finished jobs", "spark.ui.retainedJobs", 1000).catch(UI.showError);
     UI.poll(function () {
       return Promise.all([
         UI.apiRoot("applications/" + encodeURIComponent(UI.appId)), UI.api("jobs"), UI.api("allexecutors")

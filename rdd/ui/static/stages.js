@@ -19,6 +19,7 @@
                     ["COMPLETE", "completed-stages", "Completed Stages"], ["SKIPPED", "skipped-stages", "Skipped Stages"],
                     ["FAILED", "failed-stages", "Failed Stages"]];
     var els = sections.map(function (s) { return UI.section(s[1], s[2]); });
+    UI.retentionNote(els[els.length - 1], "finished stages", "spark.ui.retainedStages", 1000).catch(UI.showError);
     UI.poll(function () {
       return UI.api("stages").then(function (stages) {
         var pairs = [];
@@ -84,6 +85,7 @@
     var metricsEl = UI.section("stage-metrics", "Summary Metrics for Completed Tasks");
     var histEl = UI.section("stage-durations", "Task Durations");
     var tasksEl = UI.section("stage-tasks", "Tasks");
+    UI.retentionNote(tasksEl, "tasks of a stage", "spark.ui.retainedTasks", 100000).catch(UI.showError);
     UI.poll(function () {
       var base = "stages/" + id + "/" + attempt;
       return Promise.all([UI.api(base), UI.api(base + "/taskList?offset=0&length=1000&sortBy=ID")]).then(function (r) {

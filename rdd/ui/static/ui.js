@@ -526,6 +526,30 @@
     return v !== null && /^-?\d+$/.test(v) ? parseInt(v, 10) : null;
   };
 
+  var settings = null;
+
+  /** Promise of the integer setting key of the application (default when unset). */
+  UI.setting = function (key, dflt) {
+    settings = settings || UI.api("environment").then(function (env) {
+      var out = {};
+      (env.sparkProperties || []).forEach(function (p) { out[p[0]] = p[1]; });
+      return out;
+    });
+    return settings.then(function (props) {
+      var v = props[key];
+      return v !== undefined && /^\d+$/.test(v) ? parseInt(v, 10) : dflt;
+    });
+  };
+
+  /** Say under a section how much the UI keeps: "the last N ... (setting)". */
+  UI.retentionNote = function (el, what, key, dflt) {
+    return UI.setting(key, dflt).then(function (n) {
+      var section = el.parentNode;
+      if (section.querySelector(".note")) { return; }
+      section.appendChild(UI.el("p", {"class": "note"}, "The UI keeps the last " + n + " " + what + " (" + key + ")."));
+    });
+  };
+
   /* ------------------------------------------------------------------ core tables */
 
   function stageLink(s) { return "/stages/stage/?id=" + s.stageId + "&attempt=" + s.attemptId; }
