@@ -137,7 +137,7 @@ class _BatchEvent:
     batchInfo: dict[str, Any]  # noqa: N815
 
     def listener_event(self) -> StreamingListenerEvent:
-        return self._record(batch_info_from_json(self.batchInfo))
+        return _cached(self) or self._record(batch_info_from_json(self.batchInfo))
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ class _OutputOperationEvent:
     outputOperationInfo: dict[str, Any]  # noqa: N815
 
     def listener_event(self) -> StreamingListenerEvent:
-        return self._record(_op_from_json(self.outputOperationInfo))
+        return _cached(self) or self._record(_op_from_json(self.outputOperationInfo))
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ class _ReceiverEvent:
     receiverInfo: dict[str, Any]  # noqa: N815
 
     def listener_event(self) -> StreamingListenerEvent:
-        return self._record(_receiver_from_json(self.receiverInfo))
+        return _cached(self) or self._record(_receiver_from_json(self.receiverInfo))
 
 
 @dataclass(frozen=True)
@@ -229,4 +229,12 @@ for _record_cls, (_event_cls, _) in _WRAPPERS.items():
 def wrap(event: StreamingListenerEvent) -> Any:
     """The bus event carrying ``event`` (a :mod:`dstream.listener` event)."""
     cls, body = _WRAPPERS[type(event)]
-    return cls(body(event))
+    wrapped = cls(body(event))
+    # The live store reads the record itself rather than rebuilding it from the JSON
+    # form (a replayed event has only the JSON form). Not a field: not logged, not compared.
+    object.__setattr__(wrapped, "_record_of_origin", event)
+    return wrapped
+
+
+def _cached(wrapped: Any) -> StreamingListenerEvent | None:
+    return wrapped.__dict__.get("_record_of_origin")
