@@ -19,6 +19,8 @@ Invariants
   job that ends (failed or cancelled) with stages still running closes them as failed.
 * Methods may be called from the runner's thread and the executors' reader thread;
   the shared tables are touched with single dict operations only.
+* Its tables only hold the running job's stages, RDDs and tasks (jobs run one at a
+  time per context): they are emptied when the job ends.
 """
 
 from __future__ import annotations
@@ -176,6 +178,10 @@ class JobReporter:
             self._complete(stage_id, text or "Job ended before the stage finished")
         result = {"Result": "JobSucceeded"} if text is None else {"Result": "JobFailed", "Exception": text}
         self._bus.post(SparkListenerJobEnd(job_id, _now(), result))
+        # Per-job tables: a stream runs jobs for months, nothing may pile up across them.
+        self._attempts.clear()
+        self._levels.clear()
+        self._rdd_infos.clear()
 
     def _complete(self, stage_id: int, failure: str | None) -> None:
         entry = self._running_stages.pop(stage_id, None)

@@ -20,6 +20,8 @@ Invariants
 * The queue is bounded (``capacity``); when full, new events are dropped and counted
   rather than blocking the engine. The first drop is logged as a warning.
 * ``post`` with no listener registered is a no-op (the fast path).
+* With a ``linger`` (the context's bus: 50 ms), an event is delivered within that
+  delay, or at once when someone waits (``wait_until_empty``, ``stop``).
 * ``stop`` delivers what is queued (bounded by its timeout), then ends the thread.
   Events posted after ``stop`` are dropped silently.
 """
@@ -41,6 +43,9 @@ _log = logging.getLogger(__name__)
 #: minutes of jobs; bounded so a stuck listener costs memory proportional to this.
 DEFAULT_CAPACITY = 10_000
 CAPACITY_KEY = "spark.scheduler.listenerbus.eventqueue.capacity"
+#: How long a context's events may wait for delivery: short for the UI's 200 ms refresh,
+#: long enough that a loop of tiny jobs does not wake the delivery thread per event.
+LINGER_S = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,16 +69,23 @@ class ListenerBus:
         How many undelivered events the queue holds before it drops new ones.
     logger : logging.Logger, optional
         Where failures and drops are logged (default: this module's logger).
+    linger : float
+        Seconds an event may wait before the delivery thread looks for it (0: it is
+        woken at once). With a linger, ``post`` does not wake an idle thread (until the
+        queue is half full): the thread looks every ``linger`` seconds and takes what
+        accumulated, so a busy poster does not pay a thread switch per event.
+        ``wait_until_empty`` and ``stop`` wake it at once.
     """
 
     def __init__(self, name: str = "ListenerBus", capacity: int = DEFAULT_CAPACITY,
-                 logger: logging.Logger | None = None) -> None:
+                 logger: logging.Logger | None = None, linger: float = 0.0) -> None:
         if capacity < 1:
             raise ValueError(f"listener bus capacity must be positive, got {capacity}; "
                              f"set {CAPACITY_KEY} to a positive number of events")
         self._name = name
         self._capacity = capacity
         self._log = logger or _log
+        self._linger = linger
         # Copy-on-write: the delivery thread iterates a snapshot without a lock.
         self._listeners: tuple[Any, ...] = ()
         self._queue: deque[Any] = deque()
@@ -151,7 +163,7 @@ class ListenerBus:
                     )
                 return
             self._queue.append(event)
-            if self._idle:
+            if self._idle and (not self._linger or len(self._queue) * 2 >= self._capacity):
                 self._idle = False
                 self._wakeup.notify()
 
@@ -159,6 +171,9 @@ class ListenerBus:
         """Block until every posted event has been delivered; ``False`` on timeout."""
         deadline = time.monotonic() + timeout
         with self._wakeup:
+            if self._queue and self._idle:
+                self._idle = False
+                self._wakeup.notify_all()  # no lingering: someone waits for these events
             while self._queue or self._busy:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -175,8 +190,10 @@ class ListenerBus:
         while True:
             with self._wakeup:
                 while not self._queue and not self._stopping:
+                    # With a linger the thread looks every `linger` seconds (posts do not
+                    # wake it); wait_until_empty and stop cut the wait short.
                     self._idle = True
-                    self._wakeup.wait()
+                    self._wakeup.wait(self._linger or None)
                     self._idle = False
                 if not self._queue:
                     self._wakeup.notify_all()
@@ -219,7 +236,7 @@ class LiveListenerBus(ListenerBus):
     """
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
-        super().__init__("spark-listener-group-shared", capacity)
+        super().__init__("spark-listener-group-shared", capacity, linger=LINGER_S)
 
 
 class SparkListener:

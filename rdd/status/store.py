@@ -26,7 +26,6 @@ from collections import OrderedDict
 from typing import Any
 
 from .entities import LiveExecutor, LiveJob, LiveRDD, LiveStage, LiveTask, api_date
-from .events import StageInfo
 
 RETAINED = {"jobs": ("spark.ui.retainedJobs", 1000), "stages": ("spark.ui.retainedStages", 1000),
             "tasks": ("spark.ui.retainedTasks", 100000), "dead": ("spark.ui.retainedDeadExecutors", 100)}
@@ -62,7 +61,6 @@ class AppStatusStore:
         self._tasks: dict[int, LiveTask] = {}
         self._executors: dict[str, LiveExecutor] = {}
         self._rdds: dict[int, LiveRDD] = {}
-        self._stage_names: dict[int, StageInfo] = {}  # stage id -> info from a JobStart, until submitted
 
     # -- the listener ------------------------------------------------------------------
     def on_event(self, event: Any) -> None:
@@ -92,11 +90,9 @@ class AppStatusStore:
         for info in e.stageInfos:
             key = (info.stageId, info.attemptId)
             stage = self._stages.get(key)
-            if stage is None or stage.status in ("COMPLETE", "SKIPPED", "FAILED"):
-                if stage is None:
-                    stage = LiveStage(info)
-                    self._stages[key] = stage
-                    self._latest_attempt.setdefault(info.stageId, info.attemptId)
+            if stage is None:
+                stage = self._stages[key] = LiveStage(info)
+                self._latest_attempt.setdefault(info.stageId, info.attemptId)
             stage.job_ids.add(e.jobId)
         self._cleanup_jobs()
         self._cleanup_stages()
@@ -302,6 +298,8 @@ class AppStatusStore:
                           key=lambda s: s.info.completionTime or 0)
             for stage in done[:drop]:
                 del self._stages[stage.key]
+                if self._latest_attempt.get(stage.info.stageId) == stage.info.attemptId:
+                    del self._latest_attempt[stage.info.stageId]
                 for task_id in stage.task_ids:
                     self._tasks.pop(task_id, None)
 

@@ -266,3 +266,39 @@ def test_posting_with_no_listener_is_a_no_op(sc: SparkContext) -> None:
     settle(sc)
     assert bus.statistics() == before
     assert dataclasses.is_dataclass(ev.TaskMetrics())
+
+
+def test_a_lingering_bus_delivers_without_anyone_waiting() -> None:
+    from rdd.status.bus import LiveListenerBus
+
+    bus = LiveListenerBus()
+    arrived = threading.Event()
+
+    class Flag:
+        def on_event(self, event: Any) -> None:
+            arrived.set()
+
+    bus.add_listener(Flag())
+    bus.start()
+    try:
+        bus.post(ev.SparkListenerApplicationEnd(1))
+        assert arrived.wait(WAIT), "the event was not delivered within 10 s although the bus lingers 50 ms"
+    finally:
+        assert bus.stop(WAIT)
+
+
+def test_a_full_context_bus_counts_its_drops(make_sc: Any, caplog: pytest.LogCaptureFixture) -> None:
+    gate = threading.Event()
+
+    class Stuck:
+        def on_event(self, event: Any) -> None:
+            gate.wait(WAIT)
+
+    sc = make_sc("local", SparkConf().set("spark.scheduler.listenerbus.eventqueue.capacity", "5"))
+    sc._listener_bus.add_listener(Stuck())
+    with caplog.at_level("WARNING", logger="rdd.status.bus"):
+        for _ in range(5):
+            sc.parallelize([1]).count()
+    gate.set()
+    assert sc._listener_bus.statistics().dropped > 0
+    assert "queue is full" in caplog.text and "spark.scheduler.listenerbus.eventqueue.capacity" in caplog.text

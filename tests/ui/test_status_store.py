@@ -144,3 +144,18 @@ def test_reads_while_jobs_run_see_consistent_copies(sc: SparkContext) -> None:
 def test_a_nonpositive_retention_is_clamped_to_one(bad: str) -> None:
     store = AppStatusStore(SparkConf().set("spark.ui.retainedJobs", bad))
     assert store.retained_jobs == 1
+
+
+def test_a_long_run_leaves_bounded_tables(make_sc: Any) -> None:
+    conf = SparkConf().set("spark.ui.retainedJobs", "20").set("spark.ui.retainedStages", "20")
+    sc = make_sc("local", conf)
+    for _ in range(60):
+        cached = sc.parallelize(range(4), 2).map(lambda x: (x, x)).persist()
+        cached.groupByKey().count()
+        cached.unpersist()
+    settle(sc)
+    store, reporter = sc._status_store, sc._env.reporter
+    assert len(store._jobs) <= 22 and len(store._stages) <= 22
+    assert len(store._latest_attempt) <= 22 and len(store._tasks) <= 22 * 2
+    assert store._rdds == {} and not store._running_jobs
+    assert not reporter._attempts and not reporter._levels and not reporter._launched
