@@ -64,6 +64,7 @@ $(STAMP): pyproject.toml setup.cfg | $(PY)
 # are no-ops once done; the jars are cached in ~/.cache/dstreams/kafka.
 test-deps:
 	@bash scripts/ensure-netcat.sh
+	@bash scripts/ensure-chromium.sh
 	@bash scripts/kafka/kafka-maven.sh fetch >/dev/null
 
 test: venv test-deps

@@ -83,6 +83,7 @@ from dstream.receiver.tracker import ReceiverTracker
 from dstream.scheduler.job_generator import JobGenerator
 from dstream.scheduler.job_scheduler import JobScheduler
 from dstream.shutdown import ShutdownHooks
+from dstream.ui.hooks import StreamingUI, set_job_properties
 
 if TYPE_CHECKING:
     from dstream.inputs.base import InputNode
@@ -144,6 +145,7 @@ class StreamingEngine:
         self._stop_handed_off = False  # a graceful stop from the job thread runs on its own thread
         self._receiver_settings: ReceiverSettings | None = None
         self._receiver_tracker: ReceiverTracker | None = None
+        self.ui: StreamingUI | None = None
 
     @property
     def graph_closed(self) -> bool:
@@ -307,10 +309,14 @@ class StreamingEngine:
             raise KeyboardInterrupt
 
     def _start_parts(self) -> None:
-        self.scheduler = JobScheduler(self.clock, self.bus, self.waiter, self._on_batch_done)
+        self.scheduler = JobScheduler(self.clock, self.bus, self.waiter, self._on_batch_done,
+                                      before_job=lambda job: set_job_properties(self.sc, job))
         self.generator = JobGenerator(self.graph, self.clock, self.scheduler, self._before_generate,
                                       self._after_graph_start, self._after_generate)
         self.bus.start()
+        # Before StreamingStarted: the forwarder must see every event of this context.
+        self.ui = StreamingUI(self.sc, self.bus, self.graph.batch_ms, _input_names(self.graph),
+                              self.clock.now_ms())
         self.bus.post(StreamingListenerStreamingStarted(self.clock.now_ms()))
         self.scheduler.start()
         self.generator.start(self.recovery)
@@ -332,6 +338,8 @@ class StreamingEngine:
             self.graph.stop()
         finally:
             self.bus.stop(_THREAD_STOP_WAIT_S)
+            if self.ui is not None:
+                self.ui.stop()
 
     def _stop_now(self, cancel_jobs: bool) -> None:
         """A graceful stop was interrupted (Ctrl-C): drop the queued batches, stop now."""
@@ -418,3 +426,13 @@ class StreamingEngine:
                 self.waiter.notify_error(exc)
         for hook in self.batch_done_hooks:
             hook(time_ms)
+
+
+def _input_names(graph: DStreamGraph) -> dict[int, str]:
+    """Spark's input stream names: ``QueueInputNode`` id 0 -> ``'Queue stream [0]'``."""
+    names = {}
+    for node in graph.inputs:
+        kind = type(node).__name__.removesuffix("InputNode")
+        words = "".join(f" {c}" if c.isupper() else c for c in kind).split()
+        names[node.input_id] = " ".join([*(w.lower() for w in words), "stream"]).capitalize() + f" [{node.input_id}]"
+    return names

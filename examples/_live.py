@@ -67,6 +67,7 @@ if _running_an_example():
 
 from dstream import StreamingContext, StreamingListener  # noqa: E402 - after the handlers
 from dstream.testing import stop_after_batches  # noqa: E402
+from dstream.ui.status_line import enable_status_line  # noqa: E402
 
 if TYPE_CHECKING:
     from dstream.sql import SparkSession
@@ -259,6 +260,7 @@ def run(ssc: StreamingContext, batches: int | None = None, timeout: float | None
     done = _stop_requested
     counter = _BatchCounter()
     ssc.addStreamingListener(counter)
+    enable_status_line(ssc)  # one INFO line per batch on stderr, and where the UI is
     if batches is not None:
         stop_after_batches(ssc, batches)
     status = 0

@@ -34,6 +34,10 @@ from .nodes.files import PickleFileNode, TextFileNode, WholeTextFilesNode, group
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
 from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
+from .status.environment import application_started
+from .status.events import SparkListenerApplicationEnd
+from .ui.console_progress import DEFAULT_INTERVAL_MS, INTERVAL_KEY, ConsoleProgressBar
+from .ui.web_ui import SparkUI, create_ui
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -98,6 +102,9 @@ class SparkContext:
         for key, value in (environment or {}).items():
             self._conf.set(f"spark.executorEnv.{key}", value)
         self._master = Master.parse(self._conf.get("spark.master"))  # before taking the slot
+        self.startTime = int(time.time() * 1000)
+        self.applicationId = f"local-{self.startTime}"
+        self._conf.set("spark.app.id", self.applicationId)  # as Spark: the event log is named after it
         with SparkContext._lock:
             active = SparkContext._active_spark_context
             if active is not None:
@@ -111,11 +118,22 @@ class SparkContext:
         self._checkpoint_dir: str | None = None
         self._checkpoints_read: set[str] = set()  # run directories read by _checkpoint_file
         self._local_properties = threading.local()
-        self.startTime = int(time.time() * 1000)
-        self.applicationId = f"local-{self.startTime}"
         self._shuffle_ids = itertools.count()
+        self._listener_bus = self._env.bus
+        self._status_store = self._env.status_store
+        application_started(self._listener_bus, self._conf, self.appName, self.applicationId, self.startTime)
         atexit.register(self._stop_at_exit)
         self._exit_signals = exit_signals.install()
+        self._ui: SparkUI | None = None
+        self._progress_bar: ConsoleProgressBar | None = None
+        try:
+            if ConsoleProgressBar.wanted(self._conf):
+                self._progress_bar = ConsoleProgressBar(
+                    self._status_store, interval_ms=self._conf.getTimeAsMs(INTERVAL_KEY, f"{DEFAULT_INTERVAL_MS}ms"))
+            self._ui = create_ui(self._conf, self._rest_api, self.applicationId, self.appName)
+        except BaseException:
+            self.stop()  # free the active-context slot and the workers: the context was never usable
+            raise
 
     # -- properties ------------------------------------------------------------
     @property
@@ -151,7 +169,8 @@ class SparkContext:
 
     @property
     def uiWebUrl(self) -> str | None:
-        return None
+        """The web UI's URL (``http://127.0.0.1:4040``), or ``None`` when ``spark.ui.enabled`` is false."""
+        return self._ui.web_url if self._ui is not None else None
 
     @property
     def startTimeMillis(self) -> int:
@@ -192,8 +211,19 @@ class SparkContext:
             atexit.unregister(self._stop_at_exit)
         except Exception:  # noqa: BLE001
             pass
+        ui = getattr(self, "_ui", None)  # absent when __init__ failed before creating it
+        if ui is not None:
+            ui.stop()
+        progress = getattr(self, "_progress_bar", None)
+        if progress is not None:
+            progress.stop()
         exit_signals.restore(self._exit_signals)
-        self._env.stop()
+        self._env.stop(SparkListenerApplicationEnd(int(time.time() * 1000)))
+
+    def _rest_api(self) -> Any:
+        from .status.api import ApiV1
+
+        return ApiV1(lambda: {self.applicationId: self._status_store})
 
     def _stop_at_exit(self) -> None:
         try:
@@ -419,7 +449,11 @@ class SparkContext:
         for p in wanted:
             if not 0 <= p < count:
                 raise ValueError(f"partition {p} is out of range: the RDD has {count} partitions (0..{count - 1})")
-        results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
+        try:
+            results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
+        finally:
+            if self._progress_bar is not None:
+                self._progress_bar.finish_all()
         if self._checkpoint_dir is not None:
             for marked in checkpoint.marked_nodes(node):
                 assert marked.checkpoint_dir is not None  # marked_nodes yields only marked nodes

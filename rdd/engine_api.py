@@ -44,6 +44,27 @@ Runtime:
 * :func:`install_default_handler` — Spark's log format on stderr for a package's
   loggers, unless the application configured logging.
 
+Listener events and application status:
+
+* :class:`ListenerBus` (and :class:`ListenerBusStatistics`) — the generic ordered,
+  bounded, one-thread event bus; a layer's own bus subclasses it.
+* :func:`listener_bus` — a context's bus (post an event with ``.post``; add a listener,
+  an object with ``on_event(event)``, with ``.add_listener``); :class:`SparkListener` —
+  base of listeners with Spark's callback names.
+* :func:`register_event` — make a layer's event dataclass loggable and replayable;
+  :func:`event_from_json` — decode one; :func:`status_store` — a context's
+  ``AppStatusStore`` (the jobs/stages/executors the UI shows).
+
+Web UI (the streaming tabs and the history server):
+
+* :func:`spark_ui` — a context's :class:`SparkUI` (``None`` when ``spark.ui.enabled`` is
+  false): ``attach_tab(UITab(...))``, ``detach_tab``, ``static_dirs``, ``api.register``.
+* :class:`UITab`, :data:`CORE_TABS`, :class:`SparkUI`, :class:`UIServer`,
+  :data:`UI_STATIC_DIR` — to serve replayed applications (:func:`rest_api` makes the
+  REST API over a store, :class:`AppStatusStore` is the store a replay fills).
+* :func:`find_event_logs` — the event logs of a directory (``spark.eventLog.dir``);
+  :func:`replay_event_log` — feed one log's events, in order, to listeners.
+
 Settings: read them with ``SparkConf``'s typed getters (``sc.getConf().getInt``,
 ``getBoolean``, ``getTimeAsMs``...). For values that come from elsewhere with the same
 rules (Kafka's ``kafkaParams``, the SQL readers' options): :func:`parse_boolean`
@@ -61,6 +82,7 @@ PySpark's ``pyspark.resultiterable.ResultIterable`` (what ``groupByKey`` yields 
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from .aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
@@ -71,15 +93,32 @@ from .nodes.base import LineageNode, Partition
 from .nodes.narrow import ZipPartitionsNode
 from .resultiterable import ResultIterable
 from .serialization.serializer import dumps_closure
+from .status.bus import ListenerBus, ListenerBusStatistics, SparkListener
+from .status.events import event_from_json, register_event
+from .status.replay import find_event_logs
+from .status.replay import replay as replay_event_log
+from .status.store import AppStatusStore
 from .storage import block_manager as _block_manager
+from .ui.server import UIServer
+from .ui.web_ui import CORE_TABS, SparkUI, UITab
 
 if TYPE_CHECKING:
     from .context import SparkContext
     from .rdd import RDD
+    from .status.bus import LiveListenerBus
     from .storage.block_manager import BlockManager
 
 __all__ = [
+    "CORE_TABS",
+    "UI_STATIC_DIR",
+    "AppStatusStore",
+    "SparkUI",
+    "UIServer",
+    "UITab",
     "LineageNode",
+    "ListenerBus",
+    "ListenerBusStatistics",
+    "SparkListener",
     "Partition",
     "ResultIterable",
     "SourceNode",
@@ -90,16 +129,24 @@ __all__ = [
     "checkpoint_file",
     "constant_pair_value",
     "dumps_closure",
+    "event_from_json",
     "extend_list",
+    "find_event_logs",
     "install_default_handler",
     "lineage_depth",
     "lineage_of",
+    "listener_bus",
     "parse_boolean",
     "parse_size",
     "process_is_alive",
     "rdd_of",
+    "register_event",
+    "replay_event_log",
+    "rest_api",
+    "spark_ui",
     "set_checkpoint_run_dir",
     "singleton_list",
+    "status_store",
     "verify_checkpoint_dir",
 ]
 
@@ -162,3 +209,29 @@ def active_spark_context() -> SparkContext | None:
 def block_manager() -> BlockManager:
     """This process's block manager (the driver's is created on first use)."""
     return _block_manager.current()
+
+
+def listener_bus(sc: SparkContext) -> LiveListenerBus:
+    """The listener bus of ``sc`` (created with it, stopped by ``sc.stop()``)."""
+    return sc._listener_bus
+
+
+def status_store(sc: SparkContext) -> AppStatusStore:
+    """The status store of ``sc``: its jobs, stages, executors and storage, as the UI shows them."""
+    return sc._status_store
+
+
+#: The folder of the UI's own static files (``ui.js``, ``ui.css``, ``favicon.svg``).
+UI_STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ui", "static")
+
+
+def spark_ui(sc: SparkContext) -> SparkUI | None:
+    """The web UI of ``sc``, or ``None`` when ``spark.ui.enabled`` is false."""
+    return getattr(sc, "_ui", None)
+
+
+def rest_api(store_provider: Any) -> Any:
+    """The REST API (``ApiV1``) over the store ``store_provider()`` returns (a replayed one)."""
+    from .status.api import ApiV1
+
+    return ApiV1(store_provider)

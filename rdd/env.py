@@ -3,8 +3,10 @@
 It creates the context's local directory (shuffle files, broadcasts, disk blocks;
 owned as ``local_dir.py`` describes, after removing those of dead drivers), installs
 the driver's executor environment and block manager, builds the executor backend for
-the master, and wires the job runner to it. ``stop`` cancels the running jobs, shuts
-the backend down (no worker survives it) and deletes the local directory.
+the master, and wires the job runner to it. It owns the context's listener bus, the
+status store listening on it and the reporter that posts the engine's events. ``stop``
+cancels the running jobs, shuts the backend down (no worker survives it), deletes the
+local directory, then delivers the last events and stops the bus (no thread survives).
 """
 
 from __future__ import annotations
@@ -21,8 +23,14 @@ from .local_dir import LocalDir
 from .master import Master
 from .runtime import environment
 from .runtime.environment import ExecutorEnv
+from .scheduler.reporter import JobReporter
 from .scheduler.runner import JobRunner
 from .shuffle.store import FileShuffleStore, MemoryShuffleStore
+from .status import event_log
+from .status.bus import CAPACITY_KEY, DEFAULT_CAPACITY, LiveListenerBus
+from .status.event_log import EventLoggingListener
+from .status.events import SparkListenerUnpersistRDD
+from .status.store import AppStatusStore
 from .storage import block_manager
 from .storage.block_manager import BlockManager
 
@@ -43,6 +51,17 @@ class Env:
         locality_wait_s = conf.getTimeAsMs("spark.locality.wait", "3s") / 1000
         env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
                     if k.startswith("spark.executorEnv.")}
+        capacity = conf.getInt(CAPACITY_KEY, DEFAULT_CAPACITY)
+        # The bus is filled from here on (executors added while the pool starts) and its
+        # thread starts last: a failed set-up leaves no thread behind.
+        self.bus = LiveListenerBus(capacity)
+        self.status_store = AppStatusStore(conf)
+        self.bus.add_listener(self.status_store)
+        self.reporter = JobReporter(self.bus)
+        self.event_log: EventLoggingListener | None = None
+        if conf.getBoolean(event_log.ENABLED_KEY, False):
+            self.event_log = EventLoggingListener(event_log.log_dir(conf), conf.get("spark.app.id") or "app")
+            self.bus.add_listener(self.event_log)
         self._dir = LocalDir(conf.get("spark.local.dir") or None)
         self.local_dir = self._dir.path
         store = MemoryShuffleStore() if self.num_workers == 0 else FileShuffleStore(self.local_dir)
@@ -50,14 +69,18 @@ class Env:
         environment.install(self.driver_env)
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
         self.cleaner = ContextCleaner()
-        self.runner = JobRunner(accumulators.merge_updates, self.cleaner, self._remove_shuffle, self._remove_rdd)
+        self.runner = JobRunner(accumulators.merge_updates, self.cleaner, self._remove_shuffle, self._remove_rdd,
+                                self.reporter)
+        self.reporter.executor_added("driver", os.getpid(), 1 if self.num_workers == 0 else 0)
         if self.num_workers == 0:
             self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event,
-                                                                             closure_bytes)
+                                                                             closure_bytes, self.reporter)
         else:
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
-                                              start_method, env_vars, locality_wait_s, closure_bytes)
+                                              start_method, env_vars, locality_wait_s, closure_bytes,
+                                              self.reporter)
         self.runner.backend = self.backend
+        self.bus.start()
 
     def _remove_shuffle(self, shuffle_id: int) -> None:
         self.runner.tracker.remove_shuffle(shuffle_id)
@@ -66,11 +89,22 @@ class Env:
     def _remove_rdd(self, rdd_id: int) -> None:
         self.runner.locations.remove_rdd(rdd_id)
         self.backend.remove_rdd(rdd_id)
+        self.bus.post(SparkListenerUnpersistRDD(rdd_id))
 
-    def stop(self) -> None:
+    def unpersist_rdd(self, rdd_id: int) -> None:
+        """Drop RDD ``rdd_id``'s cached blocks everywhere (``RDD.unpersist``)."""
+        self._remove_rdd(rdd_id)
+
+    def stop(self, last_event: object = None) -> None:
+        """Stop the engine; ``last_event`` (ApplicationEnd) is delivered before the bus stops."""
         self.runner.stop()
         try:
             self.backend.shutdown()
         finally:
             block_manager.current().clear()
             self._dir.remove()
+            if last_event is not None:
+                self.bus.post(last_event)
+            self.bus.stop()
+            if self.event_log is not None:
+                self.event_log.close()  # if ApplicationEnd never reached it (the bus timed out)

@@ -130,8 +130,7 @@ class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
         """Mark the RDD as non-persistent and drop its blocks from every worker."""
         self._node.storage_level = StorageLevel.NONE
         self.is_cached = False
-        self.ctx._env.backend.remove_rdd(self._node.id)
-        self.ctx._env.runner.locations.remove_rdd(self._node.id)
+        self.ctx._env.unpersist_rdd(self._node.id)
         return self
 
     def getStorageLevel(self) -> StorageLevel:

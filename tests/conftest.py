@@ -149,7 +149,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # process anyway, naming it, so a test the rule misses cannot slip into the fast run.
 
 _PROCESS_FOLDERS = ("integration", "kafka")
-_PROCESS_FIXTURES = frozenset({"sc2", "kafka", "kafka_bootstrap"})
+_PROCESS_FIXTURES = frozenset({"sc2", "kafka", "kafka_bootstrap", "browser"})  # browser: tests/ui (chromium)
 _MULTI_PROCESS_MASTER = re.compile(r"local\[(\d+|\*)\]")
 _CHILD_PROCESS = re.compile(r"subprocess|multiprocessing|sys\.executable|Popen|os\.fork")
 _PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",

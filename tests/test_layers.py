@@ -36,6 +36,8 @@ RDD_LAYERS: list[set[str]] = [
     # Leaves: no import of rdd but errors.
     {"errors", "logs", "conf", "conf_parsing", "master", "version", "local_dir", "exit_signals", "statcounter",
      "resultiterable", "partitioner", "aggregator", "runtime"},
+    # Application status: listener events, their bus, the status store and its REST form.
+    {"status"},
     # Bytes: closures, records and data to bytes and back.
     {"serialization"},
     # Where data lives in a process: blocks, shuffle outputs.
@@ -49,6 +51,8 @@ RDD_LAYERS: list[set[str]] = [
     {"executor"},
     # The engine object of a context: builds the backend, the runner, the stores.
     {"env"},
+    # The web UI: a server and pages over the status layer, created by the facade.
+    {"ui"},
     # The PySpark surface.
     {"facade"},
     # The public exports, and the engine API declared for the layers above the facade

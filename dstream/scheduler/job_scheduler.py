@@ -88,8 +88,11 @@ class JobScheduler:
         bus: ListenerBus,
         waiter: TerminationWaiter,
         on_batch_done: Callable[[int], None],
+        before_job: Callable[[Job], None] | None = None,
     ) -> None:
         self._clock = clock
+        # Sets the job thread's job properties (batch time, output op id) for the UI.
+        self._before_job = before_job
         self._bus = bus
         self._waiter = waiter
         self._on_batch_done = on_batch_done
@@ -233,6 +236,8 @@ class JobScheduler:
             job.start_time = clock.now_ms()
             if bus.listeners:
                 bus.post(StreamingListenerOutputOperationStarted(job.info()))
+            if self._before_job is not None:
+                self._before_job(job)
             job.run()
             job.end_time = clock.now_ms()
             if isinstance(job.error, JobCancelledError) and self._abandon:

@@ -42,6 +42,11 @@ Events
 ``shutdown()``
     Idempotent. Kills running tasks and stops every executor: when it returns no task
     runs and no process of the backend is alive.
+Observer
+    A backend may be given an ``observer`` (the scheduler's ``JobReporter``): it calls
+    ``observer.task_launched(spec, executor_id)`` when a task is handed to an executor
+    (before it runs) and ``observer.executor_added(executor_id, pid)`` when an executor
+    process starts. Both return at once (they only queue listener events).
 ``parallelism``, ``worker_pids()``
     How many tasks run at once; the operating-system processes of the executors (empty
     when tasks run in the driver), for diagnostics and tests.

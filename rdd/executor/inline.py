@@ -6,6 +6,8 @@ workers and an unpicklable closure fails the same way on every master.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..scheduler.events import EventSink, TaskFailed, TaskFinished
 from ..scheduler.task import TaskFailure, TaskSpec
 from ..storage import block_manager
@@ -14,8 +16,9 @@ from .task_runner import DEFAULT_CLOSURE_CACHE_BYTES, BinaryCache, run_task
 
 class InlineBackend:
     def __init__(self, on_event: EventSink,
-                 closure_cache_bytes: int = DEFAULT_CLOSURE_CACHE_BYTES) -> None:
+                 closure_cache_bytes: int = DEFAULT_CLOSURE_CACHE_BYTES, observer: Any = None) -> None:
         self._on_event = on_event
+        self._observer = observer
         self._binaries = BinaryCache(closure_cache_bytes)
 
     @property
@@ -29,6 +32,8 @@ class InlineBackend:
         stage = self._binaries.get(spec.digest)
         if stage is None:
             stage = self._binaries.put(spec.digest, binary)
+        if self._observer is not None:
+            self._observer.task_launched(spec, "driver")
         outcome = run_task(spec, stage)
         if isinstance(outcome, TaskFailure):
             self._on_event(TaskFailed(spec, outcome))

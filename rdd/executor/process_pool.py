@@ -69,7 +69,8 @@ class ProcessPoolBackend:
     def __init__(self, num_workers: int, local_dir: str, on_event: EventSink,
                  start_method: str = "exec", env_vars: dict[str, str] | None = None,
                  locality_wait: float = 3.0,
-                 closure_cache_bytes: int = DEFAULT_CLOSURE_CACHE_BYTES) -> None:
+                 closure_cache_bytes: int = DEFAULT_CLOSURE_CACHE_BYTES, observer: Any = None) -> None:
+        self._observer = observer  # told of each executor started and each task handed to one
         self._locality_wait = locality_wait
         self._closure_cache_bytes = closure_cache_bytes
         self._mp = multiprocessing.get_context("fork") if start_method == "fork" else None
@@ -176,6 +177,8 @@ class ProcessPoolBackend:
 
             handle = ForkedWorker(self._mp, worker_main, args, f"dstreams-executor-{executor_id}")
         self._workers[executor_id] = _Worker(executor_id, handle, handle.conn)
+        if self._observer is not None:
+            self._observer.executor_added(executor_id, handle.pid)
 
     def _send(self, worker: _Worker, message: tuple) -> bool:
         try:
@@ -194,6 +197,8 @@ class ProcessPoolBackend:
                 continue
             spec, binary, _ = item
             worker.running = spec
+            if self._observer is not None:
+                self._observer.task_launched(spec, worker.executor_id)
             payload = None if spec.digest in worker.digests else binary
             self._remember_binary(worker, spec.digest, len(binary))
             self._send(worker, ("task", spec, payload))
@@ -275,9 +280,13 @@ class ProcessPoolBackend:
 
     def _receive(self, worker: _Worker) -> bool:
         try:
-            outcome = pickle.loads(worker.conn.recv_bytes())
+            data = worker.conn.recv_bytes()
+            outcome = pickle.loads(data)
         except (EOFError, OSError):
             return False
+        metrics = getattr(outcome, "metrics", None)
+        if metrics is not None:
+            metrics["resultSize"] = len(data)
         with self._lock:
             spec = worker.running
             worker.running = None

@@ -12,6 +12,7 @@ evicts on its own, since every task comes with its binary.
 from __future__ import annotations
 
 import pickle
+import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -76,10 +77,16 @@ class BinaryCache:
 
 
 def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
-    """Compute one partition and return its result, or the failure with its traceback."""
+    """Compute one partition and return its result, or the failure with its traceback.
+
+    Either carries the task's metrics (run time, CPU time, shuffle bytes and records).
+    """
     env = environment.current()
     tctx = TaskContext(spec.stage_id, spec.partition, spec.attempt, spec.task_id, spec.local_properties)
     tctx.enter()
+    started = time.perf_counter()
+    cpu_started = time.thread_time_ns()
+    metrics = tctx.metrics
     try:
         node, payload = binary
         split = pickle.loads(spec.split_bytes)
@@ -93,10 +100,18 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
                                           env.shuffle_store, combined is not None)
         else:
             value = payload(node.iterator(split, tctx))
-        return TaskResult(spec.task_id, value, tctx.blocks_added, tctx.accumulator_updates, env.executor_id)
+        _finish_metrics(metrics, started, cpu_started)
+        return TaskResult(spec.task_id, value, tctx.blocks_added, tctx.accumulator_updates, env.executor_id,
+                          metrics, tctx.block_sizes)
     except BaseException as exc:  # noqa: BLE001 - every failure is reported, never swallowed
         if isinstance(exc, (KeyboardInterrupt, SystemExit)) and env.executor_id == "driver":
             raise
-        return TaskFailure(spec.task_id, exc, traceback.format_exc(), env.executor_id)
+        _finish_metrics(metrics, started, cpu_started)
+        return TaskFailure(spec.task_id, exc, traceback.format_exc(), env.executor_id, metrics)
     finally:
         tctx.exit()
+
+
+def _finish_metrics(metrics: dict[str, int], started: float, cpu_started: int) -> None:
+    metrics["executorRunTime"] = int((time.perf_counter() - started) * 1000)
+    metrics["executorCpuTime"] = time.thread_time_ns() - cpu_started

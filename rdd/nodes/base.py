@@ -164,7 +164,7 @@ class LineageNode:
         if cached is not None and self.block_is_valid(cached):
             return iter(cached)
         values = list(self._compute_or_read_checkpoint(split, tctx))
-        manager.put(block_id, values, self.storage_level)
+        tctx.block_sizes[block_id] = manager.put(block_id, values, self.storage_level)
         tctx.blocks_added.append(block_id)
         return iter(values)
 

@@ -24,7 +24,14 @@ class TaskContext:
         self._task_attempt_id = task_attempt_id
         self._local_properties = local_properties or {}
         self.blocks_added: list[str] = []
+        self.block_sizes: dict[str, tuple[int, int]] = {}
         self.accumulator_updates: dict[int, Any] = {}
+        # The task's measurements, by TaskMetrics field name (shuffle bytes and records...).
+        self.metrics: dict[str, int] = {}
+
+    def add_metric(self, name: str, amount: int) -> None:
+        """Add ``amount`` to the task's measurement ``name`` (engine side)."""
+        self.metrics[name] = self.metrics.get(name, 0) + amount
 
     @classmethod
     def get(cls) -> TaskContext | None:

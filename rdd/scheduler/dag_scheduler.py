@@ -22,6 +22,13 @@ Rules
 - A task lost with its executor is resubmitted, at most 4 attempts per partition,
   then the job fails with ``BrokenExecutorError``.
 - A result is accepted once per partition; accumulator updates only with it.
+
+Notices
+-------
+Besides its actions, the scheduler notes each stage attempt it starts and ends
+(``("submitted", stage, num_tasks)``, ``("completed", stage)``, ``("failed", stage,
+reason)``) for the runner to report to listeners (:meth:`take_notices`); they are not
+actions because nothing has to be performed for them.
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ class Stage:
     parents: list[Stage]
     shuffle_dep: ShuffleDependency | None
     fetch_failures: int = 0
+    attempt: int = -1  # the latest attempt's number; -1 before the stage first runs
 
     @property
     def is_shuffle_map(self) -> bool:
@@ -118,6 +126,17 @@ class DAGScheduler:
         self._task_ids = itertools.count()
         self._job: _Job | None = None
         self._stage_by_id: dict[int, Stage] = {}
+        self._notices: list[tuple[Any, ...]] = []
+
+    def take_notices(self) -> list[tuple[Any, ...]]:
+        """The stage attempts started and ended since the last call (see the module doc)."""
+        notices, self._notices = self._notices, []
+        return notices
+
+    def job_stages(self) -> list[Stage]:
+        """Every stage of the running job, the final one first, then its ancestors."""
+        job = self._job
+        return [] if job is None else [job.final, *_ancestors(job.final)]
 
     # -- stage graph -----------------------------------------------------------
     def _parent_stages(self, node: LineageNode) -> list[Stage]:
@@ -185,6 +204,8 @@ class DAGScheduler:
         strict = any(n.strict_locality for n in narrow)
         job.running.add(stage)
         job.pending[stage.id] = set(todo)
+        stage.attempt += 1
+        self._notices.append(("submitted", stage, len(todo)))
         actions: list[Action] = []
         for index in todo:
             split = splits[index]
@@ -211,6 +232,8 @@ class DAGScheduler:
         return cached
 
     def _stage_done(self, job: _Job, stage: Stage) -> list[Action]:
+        if stage in job.running:
+            self._notices.append(("completed", stage))
         job.running.discard(stage)
         job.pending.pop(stage.id, None)
         if not stage.is_shuffle_map:
@@ -292,6 +315,8 @@ class DAGScheduler:
         if stage.fetch_failures > MAX_STAGE_FETCH_FAILURES:
             job.finished = True
             return [JobFailed(job.job_id, error)]
+        if stage in job.running:
+            self._notices.append(("failed", stage, f"FetchFailed: {error}"))
         job.running.discard(stage)
         job.pending.pop(stage.id, None)
         job.waiting.add(stage)
@@ -299,6 +324,8 @@ class DAGScheduler:
         if parent is None:
             job.finished = True
             return [JobFailed(job.job_id, error)]
+        if parent in job.running:
+            self._notices.append(("failed", parent, f"FetchFailed: {error}"))
         job.running.discard(parent)
         job.pending.pop(parent.id, None)
         return self._submit_stage(job, parent)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from ..errors import ContextStoppedError, JobCancelledError, LineageTooDeepError
 from ..nodes.base import LineageNode
 from .dag_scheduler import DAGScheduler, JobFailed, JobSucceeded, MergeAccumulators, SubmitTask
+from .reporter import JobReporter
 from .tracking import BlockLocations, MapOutputTracker
 
 #: An event that only wakes the thread waiting for its job's events (to see a cancellation).
@@ -53,8 +55,9 @@ class _Ticket:
 class JobRunner:
     def __init__(self, merge_accumulators: Callable[[dict[int, Any]], None], cleaner: Any = None,
                  remove_shuffle: Callable[[int], None] | None = None,
-                 remove_rdd: Callable[[int], None] | None = None) -> None:
+                 remove_rdd: Callable[[int], None] | None = None, reporter: JobReporter | None = None) -> None:
         self.cleaner = cleaner
+        self.reporter = reporter
         self._remove_shuffle = remove_shuffle
         self._remove_rdd = remove_rdd
         self.tracker = MapOutputTracker()
@@ -71,6 +74,8 @@ class JobRunner:
         self._running: _Ticket | None = None
 
     def on_event(self, event: Any) -> None:
+        if self.reporter is not None:
+            self.reporter.task_event(event)  # before the job's thread can see it: TaskEnd precedes StageCompleted
         self.events.put(event)
 
     def run_job(self, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
@@ -107,9 +112,15 @@ class JobRunner:
             self.cleaner.drain(self._remove_shuffle, self._remove_rdd)
         job_id = ticket.job_id
         assert job_id is not None
+        reporter = self.reporter
+        outcome = None
+        reported = False
         try:
             try:
                 actions = self.scheduler.submit_job(job_id, node, func, partitions, properties)
+                if reporter is not None:
+                    reporter.job_started(job_id, self.scheduler.job_stages(), properties or {})
+                    reported = True
             except LineageTooDeepError:
                 raise  # already says what was too deep (a stage's pickle)
             except RecursionError as exc:
@@ -136,6 +147,11 @@ class JobRunner:
             self.backend.cancel_job(job_id)
             raise
         finally:
+            notices = self.scheduler.take_notices()
+            if reported:
+                assert reporter is not None
+                reporter.notices(notices)
+                reporter.job_ended(job_id, _job_error(ticket, outcome, sys.exc_info()[1]))
             self.scheduler.end_job()
             self.backend.release_binaries()  # a closure may hold a lot: free it with its job
         if outcome is None:  # cancelled before it ended
@@ -146,6 +162,9 @@ class JobRunner:
 
     def _perform(self, ticket: _Ticket, actions: list[Any]) -> JobSucceeded | JobFailed | None:
         outcome = None
+        notices = self.scheduler.take_notices()
+        if notices and self.reporter is not None:
+            self.reporter.notices(notices)  # a stage is reported submitted before its tasks start
         for action in actions:
             if ticket.reason is not None:
                 return None  # inline tasks run in submit(): start no more of them
@@ -183,3 +202,15 @@ class JobRunner:
                 ticket.reason = "because SparkContext was shut down"
         if hit:
             self.events.put(_WAKE)
+
+
+def _job_error(ticket: _Ticket, outcome: JobSucceeded | JobFailed | None,
+               raised: BaseException | None) -> BaseException | None:
+    """Why a job ended, for its JobEnd event (``None``: it succeeded)."""
+    if isinstance(outcome, JobSucceeded):
+        return None
+    if isinstance(outcome, JobFailed):
+        return outcome.error
+    if ticket.reason is not None:
+        return ticket.error()
+    return raised if raised is not None else RuntimeError("the job was interrupted")

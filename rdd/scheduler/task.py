@@ -34,6 +34,8 @@ class TaskResult:
     blocks_added: list[str]
     accumulator_updates: dict[int, Any]
     executor_id: str
+    metrics: dict[str, int] = field(default_factory=dict)          # TaskMetrics' field names
+    block_sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # block id -> (memory, disk) bytes
 
 
 @dataclass
@@ -42,3 +44,4 @@ class TaskFailure:
     error: BaseException             # the user's exception, or FetchFailedError
     traceback_text: str
     executor_id: str
+    metrics: dict[str, int] = field(default_factory=dict)

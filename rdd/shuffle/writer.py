@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..runtime.task_context import TaskContext
 from ..serialization.serializer import dumps_records
 
 
@@ -52,4 +53,8 @@ def write_map_output(dep: ShuffleWriteSpec, map_id: int, attempt_id: int, record
             position += len(payload)
         offsets.append(position)
     store.put(dep.shuffle_id, map_id, attempt_id, b"".join(parts), offsets)
+    tctx = TaskContext.get()
+    if tctx is not None:
+        tctx.add_metric("shuffleWriteBytes", position)
+        tctx.add_metric("shuffleWriteRecords", sum(map(len, buckets)))
     return [offsets[i + 1] - offsets[i] for i in range(count)]

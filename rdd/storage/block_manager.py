@@ -19,6 +19,7 @@ Invariants
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from typing import Any
 
@@ -36,21 +37,28 @@ class BlockManager:
         self._disk: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def put(self, block_id: str, values: list, level: StorageLevel) -> None:
-        """Store ``values`` under ``block_id`` at ``level``."""
+    def put(self, block_id: str, values: list, level: StorageLevel) -> tuple[int, int]:
+        """Store ``values`` under ``block_id`` at ``level``; returns its (memory, disk) bytes.
+
+        A deserialized block's memory size is an estimate (sampled ``sys.getsizeof``), as
+        Spark's is: measuring every object would cost more than caching it.
+        """
         if level.useMemory:
             payload: Any = values if level.deserialized else dumps_records(values)
             with self._lock:
                 self._memory[block_id] = (level, payload)
-            return
+            return (estimate_size(values) if level.deserialized else len(payload)), 0
         if level.useDisk:
             path = self._disk_path(block_id)
             tmp = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
+            data = dumps_records(values)
             with open(tmp, "wb") as f:
-                f.write(dumps_records(values))
+                f.write(data)
             os.replace(tmp, path)
             with self._lock:
                 self._disk[block_id] = path
+            return 0, len(data)
+        return 0, 0
 
     def get(self, block_id: str) -> list | None:
         """The block's records, or ``None`` if this process does not hold it."""
@@ -123,6 +131,29 @@ def install(manager: BlockManager) -> None:
     """Make ``manager`` this process's block manager (called by the executor set-up)."""
     global _current
     _current = manager
+
+
+#: How many records of a block ``estimate_size`` measures.
+_SIZE_SAMPLE = 32
+
+
+def estimate_size(values: list) -> int:
+    """Approximate bytes held by ``values``: the list plus a sample of its records, scaled."""
+    count = len(values)
+    if count == 0:
+        return sys.getsizeof(values)
+    step = max(1, count // _SIZE_SAMPLE)
+    sample = values[::step]
+    per_record = sum(_deep_size(v) for v in sample) / len(sample)
+    return sys.getsizeof(values) + int(per_record * count)
+
+
+def _deep_size(value: Any) -> int:
+    # One level into tuples/lists: a (key, value) pair's parts are most of its weight.
+    size = sys.getsizeof(value)
+    if isinstance(value, (tuple, list)):
+        size += sum(sys.getsizeof(v) for v in value[:16])
+    return size
 
 
 def rdd_block_id(rdd_id: int, split: int) -> str:

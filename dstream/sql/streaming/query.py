@@ -183,13 +183,20 @@ class StreamingQueryManager:
             earlier.stop()
         with self._lock:
             self._active[execution.id] = query
-        self._bus.post(QueryStartedEvent(execution.id, execution.run_id, execution.name,
-                                         iso_time(execution.clock.now_ms())))
+        self._post(QueryStartedEvent(execution.id, execution.run_id, execution.name,
+                                     iso_time(execution.clock.now_ms())))
         execution.start()
         return query
 
     def _post(self, event: Any) -> None:
         self._bus.post(event)
+        # The SparkContext's bus too: its event log and the Structured Streaming tab.
+        from dstream.ui.hooks import forward_query_event, query_ui
+
+        sc = self._session.sparkContext
+        if isinstance(event, QueryStartedEvent):
+            query_ui(sc)
+        forward_query_event(sc, event)
 
     def _terminated_run(self, execution: MicroBatchExecution) -> None:
         with self._lock:

@@ -1,0 +1,270 @@
+"""Ordered, asynchronous delivery of listener events on one thread.
+
+What this module owns
+---------------------
+:class:`ListenerBus`: a bounded queue of events and one daemon thread that hands each
+event to every registered listener, in posting order. The engine's threads (the job
+runner, the executors' reader, the streaming job generator) only append to the queue,
+so a slow listener never delays a job or a batch. :class:`LiveListenerBus` is the bus
+of one ``SparkContext`` (``sc._listener_bus``); :class:`SparkListener` is the base of
+listeners with Spark's callback names.
+
+Invariants
+----------
+* Events reach each listener in the order they were posted; one event is delivered to
+  all listeners before the next one is taken.
+* A listener receives an event through its ``on_event(event)`` when it has one, else
+  through the method the event's ``_callback`` names (``onJobStart``...), if it has it.
+* A listener that raises is logged (with its traceback) and counted; delivery goes on,
+  to the same listener too.
+* The queue is bounded (``capacity``); when full, new events are dropped and counted
+  rather than blocking the engine. The first drop is logged as a warning.
+* ``post`` with no listener registered is a no-op (the fast path).
+* With a ``linger`` (the context's bus: 50 ms), an event is delivered within that
+  delay, or at once when someone waits (``wait_until_empty``, ``stop``).
+* ``stop`` delivers what is queued (bounded by its timeout), then ends the thread.
+  Events posted after ``stop`` are dropped silently.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["DEFAULT_CAPACITY", "ListenerBus", "ListenerBusStatistics", "LiveListenerBus", "SparkListener"]
+
+_log = logging.getLogger(__name__)
+
+#: Spark's ``spark.scheduler.listenerbus.eventqueue.capacity`` default. Large enough for
+#: minutes of jobs; bounded so a stuck listener costs memory proportional to this.
+DEFAULT_CAPACITY = 10_000
+CAPACITY_KEY = "spark.scheduler.listenerbus.eventqueue.capacity"
+#: How long a context's events may wait for delivery: short for the UI's 200 ms refresh,
+#: long enough that a loop of tiny jobs does not wake the delivery thread per event.
+LINGER_S = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class ListenerBusStatistics:
+    """Counters of a :class:`ListenerBus`."""
+
+    queued: int
+    delivered: int
+    dropped: int
+    listener_errors: int
+
+
+class ListenerBus:
+    """Deliver events to listeners on a dedicated thread.
+
+    Parameters
+    ----------
+    name : str
+        The thread's name, also used in log messages.
+    capacity : int
+        How many undelivered events the queue holds before it drops new ones.
+    logger : logging.Logger, optional
+        Where failures and drops are logged (default: this module's logger).
+    linger : float
+        Seconds an event may wait before the delivery thread looks for it (0: it is
+        woken at once). With a linger, ``post`` does not wake an idle thread (until the
+        queue is half full): the thread looks every ``linger`` seconds and takes what
+        accumulated, so a busy poster does not pay a thread switch per event.
+        ``wait_until_empty`` and ``stop`` wake it at once.
+    """
+
+    def __init__(self, name: str = "ListenerBus", capacity: int = DEFAULT_CAPACITY,
+                 logger: logging.Logger | None = None, linger: float = 0.0) -> None:
+        if capacity < 1:
+            raise ValueError(f"listener bus capacity must be positive, got {capacity}; "
+                             f"set {CAPACITY_KEY} to a positive number of events")
+        self._name = name
+        self._capacity = capacity
+        self._log = logger or _log
+        self._linger = linger
+        # Copy-on-write: the delivery thread iterates a snapshot without a lock.
+        self._listeners: tuple[Any, ...] = ()
+        self._queue: deque[Any] = deque()
+        self._wakeup = threading.Condition(threading.Lock())
+        self._idle = False  # the delivery thread waits for an event: a post must wake it
+        self._busy = False
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._delivered = 0
+        self._dropped = 0
+        self._errors = 0
+
+    # -- registration ----------------------------------------------------------------
+    def add_listener(self, listener: Any) -> None:
+        """Register ``listener``; it receives the events posted from now on."""
+        with self._wakeup:
+            self._listeners = (*self._listeners, listener)
+
+    # Spark's name, for code written against SparkContext.addSparkListener habits.
+    addListener = add_listener  # noqa: N815
+
+    def remove_listener(self, listener: Any) -> None:
+        """Remove ``listener`` (compared by identity); unknown listeners are ignored."""
+        with self._wakeup:
+            self._listeners = tuple(lst for lst in self._listeners if lst is not listener)
+
+    @property
+    def listeners(self) -> tuple[Any, ...]:
+        return self._listeners
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the delivery thread (idempotent)."""
+        with self._wakeup:
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+            self._thread.start()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopping
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Deliver the queued events, then end the thread; return ``False`` on timeout."""
+        with self._wakeup:
+            self._stopping = True
+            self._wakeup.notify_all()
+            thread = self._thread
+        if thread is None or thread is threading.current_thread():
+            return True
+        thread.join(timeout)
+        if thread.is_alive():
+            self._log.warning(
+                "%s did not finish delivering within %.1f s; %d event(s) left undelivered",
+                self._name, timeout, len(self._queue),
+            )
+            return False
+        return True
+
+    # -- posting ---------------------------------------------------------------------
+    def post(self, event: Any) -> None:
+        """Queue ``event`` for delivery; never blocks on listeners."""
+        if not self._listeners:
+            return
+        with self._wakeup:
+            if self._stopping:
+                return
+            if len(self._queue) >= self._capacity:
+                self._dropped += 1
+                if self._dropped == 1:
+                    self._log.warning(
+                        "%s queue is full (%d events): dropping events; a listener is too slow "
+                        "(raise %s to queue more)", self._name, self._capacity, CAPACITY_KEY,
+                    )
+                return
+            self._queue.append(event)
+            if self._idle and (not self._linger or len(self._queue) * 2 >= self._capacity):
+                self._idle = False
+                self._wakeup.notify()
+
+    def wait_until_empty(self, timeout: float) -> bool:
+        """Block until every posted event has been delivered; ``False`` on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._wakeup:
+            if self._queue and self._idle:
+                self._idle = False
+                self._wakeup.notify_all()  # no lingering: someone waits for these events
+            while self._queue or self._busy:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._wakeup.wait(remaining)
+            return True
+
+    def statistics(self) -> ListenerBusStatistics:
+        with self._wakeup:
+            return ListenerBusStatistics(len(self._queue), self._delivered, self._dropped, self._errors)
+
+    # -- delivery thread -------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            with self._wakeup:
+                while not self._queue and not self._stopping:
+                    # With a linger the thread looks every `linger` seconds (posts do not
+                    # wake it); wait_until_empty and stop cut the wait short.
+                    self._idle = True
+                    self._wakeup.wait(self._linger or None)
+                    self._idle = False
+                if not self._queue:
+                    self._wakeup.notify_all()
+                    return
+                event = self._queue.popleft()
+                self._busy = True
+                listeners = self._listeners
+            try:
+                for listener in listeners:
+                    self._deliver(listener, event)
+            finally:
+                with self._wakeup:
+                    self._busy = False
+                    self._delivered += 1
+                    if not self._queue:
+                        self._wakeup.notify_all()
+
+    def _deliver(self, listener: Any, event: Any) -> None:
+        callback = getattr(listener, "on_event", None)
+        if callback is None:
+            callback = getattr(listener, event._callback, None)
+            if callback is None:
+                return
+        try:
+            callback(event)
+        except Exception:
+            with self._wakeup:
+                self._errors += 1
+            self._log.exception(
+                "listener %r raised in %s; the bus carries on", listener,
+                getattr(event, "_callback", type(event).__name__),
+            )
+
+
+class LiveListenerBus(ListenerBus):
+    """The listener bus of one SparkContext (Spark's ``LiveListenerBus``).
+
+    Created and started with the context; ``SparkContext.stop`` posts
+    ``SparkListenerApplicationEnd``, then stops it once that event is delivered.
+    """
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        super().__init__("spark-listener-group-shared", capacity, linger=LINGER_S)
+
+
+class SparkListener:
+    """Base of listeners with Spark's callback names (``onJobStart``, ``onTaskEnd``...).
+
+    :meth:`on_event` calls the method the event's ``_callback`` names; a subclass
+    overrides only the callbacks it needs (the others do nothing), or ``onOtherEvent``
+    for events without a callback of their own here (the streaming events).
+    """
+
+    def on_event(self, event: Any) -> None:
+        callback = getattr(self, getattr(event, "_callback", ""), None)
+        if callback is None:
+            self.onOtherEvent(event)
+        else:
+            callback(event)
+
+    def onApplicationStart(self, event: Any) -> None: ...  # noqa: N802 - Spark's callback names
+    def onApplicationEnd(self, event: Any) -> None: ...  # noqa: N802
+    def onEnvironmentUpdate(self, event: Any) -> None: ...  # noqa: N802
+    def onJobStart(self, event: Any) -> None: ...  # noqa: N802
+    def onJobEnd(self, event: Any) -> None: ...  # noqa: N802
+    def onStageSubmitted(self, event: Any) -> None: ...  # noqa: N802
+    def onStageCompleted(self, event: Any) -> None: ...  # noqa: N802
+    def onTaskStart(self, event: Any) -> None: ...  # noqa: N802
+    def onTaskEnd(self, event: Any) -> None: ...  # noqa: N802
+    def onExecutorAdded(self, event: Any) -> None: ...  # noqa: N802
+    def onExecutorRemoved(self, event: Any) -> None: ...  # noqa: N802
+    def onBlockUpdated(self, event: Any) -> None: ...  # noqa: N802
+    def onUnpersistRDD(self, event: Any) -> None: ...  # noqa: N802
+    def onOtherEvent(self, event: Any) -> None: ...  # noqa: N802
