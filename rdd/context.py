@@ -121,7 +121,8 @@ class SparkContext:
         self._shuffle_ids = itertools.count()
         self._listener_bus = self._env.bus
         self._status_store = self._env.status_store
-        application_started(self._listener_bus, self._conf, self.appName, self.applicationId, self.startTime)
+        application_started(self._listener_bus, self._conf, self.appName, self.applicationId, self.startTime,
+                            self._status_store)
         atexit.register(self._stop_at_exit)
         self._exit_signals = exit_signals.install()
         self._ui: SparkUI | None = None

@@ -40,18 +40,24 @@ def _user() -> str:
         return "<unknown>"
 
 
-def application_started(bus: Any, conf: Any, app_name: str, app_id: str, start_time: int) -> None:
-    """Post ApplicationStart and EnvironmentUpdate for a context just created."""
+def application_started(bus: Any, conf: Any, app_name: str, app_id: str, start_time: int,
+                        store: Any = None) -> None:
+    """Post ApplicationStart and EnvironmentUpdate for a context just created.
+
+    ``store`` (the context's status store) also gets both at once, not only through the bus:
+    the UI serves as soon as the context exists, and its first request must already see
+    the application (the store applies the same two events again when the bus delivers them).
+    """
     if not bus.listeners:
         return
     pattern = conf.get(REDACTION_KEY, DEFAULT_REDACTION_REGEX) or DEFAULT_REDACTION_REGEX
-    bus.post(SparkListenerApplicationStart(app_name, app_id, start_time, _user()))
+    events = [SparkListenerApplicationStart(app_name, app_id, start_time, _user())]
     runtime = [("Java Version", f"Python {platform.python_version()} ({platform.python_implementation()})"),
                ("Java Home", sys.prefix), ("Scala Version", f"dstreams {__version__}")]
     system = [("python.executable", sys.executable), ("os.name", platform.system()),
               ("os.version", platform.release()), ("os.arch", platform.machine()),
               ("user.dir", os.getcwd()), ("user.name", _user()), ("pid", str(os.getpid()))]
-    bus.post(SparkListenerEnvironmentUpdate({
+    events.append(SparkListenerEnvironmentUpdate({
         "JVM Information": [list(p) for p in runtime],
         "Spark Properties": redact(conf.getAll(), pattern),
         "Hadoop Properties": [],
@@ -59,3 +65,7 @@ def application_started(bus: Any, conf: Any, app_name: str, app_id: str, start_t
         "Metrics Properties": [],
         "Classpath Entries": [[p, "System Classpath"] for p in sys.path if p],
     }))
+    for event in events:
+        if store is not None:
+            store.on_event(event)
+        bus.post(event)
