@@ -104,18 +104,19 @@ def _check(case: str, got: dict[Any, int], expected: dict[Any, int]) -> None:
 # ------------------------------------------------------------------ (1) per-batch overhead
 
 
-def per_batch(master: str, samples: int) -> tuple[Timing, Timing]:
+def per_batch(master: str, samples: int, settings: dict[str, str] | None = None) -> tuple[Timing, Timing]:
     """Time ``samples`` batches of the tiny pipeline, and the same RDD job alone.
 
     The two are interleaved (one batch, one job, ...) so that both see the same machine
     load and the same engine state: on a shared machine the job's own latency drifts by
     a factor of two within a minute, which would swamp the streaming engine's share.
     """
-    from rdd import SparkContext
+    from rdd import SparkConf, SparkContext
 
     from dstream.testing import advance_batches
 
-    sc = SparkContext(master=master, appName="bench-dstream-overhead")
+    conf = SparkConf().setAll(list((settings or {}).items()))
+    sc = SparkContext(master=master, appName="bench-dstream-overhead", conf=conf)
     try:
         rdd = sc.parallelize(TINY, 1)
         n = sc.defaultParallelism

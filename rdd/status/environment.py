@@ -51,7 +51,7 @@ def application_started(bus: Any, conf: Any, app_name: str, app_id: str, start_t
     if not bus.listeners:
         return
     pattern = conf.get(REDACTION_KEY, DEFAULT_REDACTION_REGEX) or DEFAULT_REDACTION_REGEX
-    events = [SparkListenerApplicationStart(app_name, app_id, start_time, _user())]
+    events: list[Any] = [SparkListenerApplicationStart(app_name, app_id, start_time, _user())]
     runtime = [("Java Version", f"Python {platform.python_version()} ({platform.python_implementation()})"),
                ("Java Home", sys.prefix), ("Scala Version", f"dstreams {__version__}")]
     system = [("python.executable", sys.executable), ("os.name", platform.system()),

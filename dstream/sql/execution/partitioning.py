@@ -15,8 +15,10 @@ Invariants
   null equals null, every NaN equals every NaN, ``-0.0`` equals ``0.0``, and an
   integer has the same hash whatever its width (``int`` and ``bigint`` keys of a join
   meet in the same partition).
-* Work is per column, in Arrow kernels; Python runs once per *distinct* string value,
-  never once per row.
+* Work is per column, in Arrow kernels and numpy; strings are hashed once per
+  *distinct* value, by a CRC-32 computed for all of them at once (one numpy pass per
+  byte position, over the values still that long), bit for bit what ``zlib.crc32`` gives
+  (so partitions, and the state placed by them, do not depend on which path ran).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -60,14 +63,76 @@ def _mix(h: pa.Array) -> pa.Array:
 
 
 def _bytes_hash(value: bytes) -> int:
-    return (zlib.crc32(value) << 32) | zlib.crc32(value, 0x2F6B3C1D)
+    return (zlib.crc32(value) << 32) | zlib.crc32(value, _SECOND_SEED)
+
+
+_SECOND_SEED = 0x2F6B3C1D
+#: Below this many distinct values a Python loop over zlib is quicker than numpy's set-up.
+_VECTOR_MIN_VALUES = 64
+#: Values longer than this go to zlib one by one: the vectorized CRC loops once per byte position.
+_VECTOR_MAX_BYTES = 128
+
+
+def _crc_table() -> np.ndarray:
+    table = np.zeros(256, np.uint32)
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        table[i] = c
+    return table
+
+
+_CRC_TABLE = _crc_table()
+# crc32(data, seed) == crc32(data, 0) ^ crc32(zeros, seed) ^ crc32(zeros, 0) for zeros of
+# data's length (CRC is affine in its start value): the second CRC of a value costs a lookup.
+_SEED_DELTA = np.array([zlib.crc32(b"\0" * n, _SECOND_SEED) ^ zlib.crc32(b"\0" * n)
+                        for n in range(_VECTOR_MAX_BYTES + 1)], np.uint32)
+
+
+def _bytes_hashes(values: pa.Array) -> pa.Array:
+    """``_bytes_hash`` of every value of a string or binary array without nulls, vectorized."""
+    buffers = values.buffers()
+    wide = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+    offsets = np.frombuffer(buffers[1], np.int64 if wide else np.int32)[
+        values.offset:values.offset + len(values) + 1].astype(np.int64)
+    data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
+    lengths = offsets[1:] - offsets[:-1]
+    order = np.argsort(lengths, kind="stable")  # shortest first: the values still running are a suffix
+    by_length = lengths[order]
+    short = int(np.searchsorted(by_length, _VECTOR_MAX_BYTES, side="right"))
+    crc = np.full(short, 0xFFFFFFFF, np.uint32)
+    position = offsets[:-1][order[:short]]
+    longest = int(by_length[short - 1]) if short else 0
+    firsts = np.searchsorted(by_length[:short], np.arange(longest), side="right")
+    for first in firsts:
+        running = crc[first:]
+        byte = data[position[first:]]
+        position[first:] += 1
+        running_index = (running ^ byte) & 0xFF
+        running >>= 8
+        running ^= _CRC_TABLE[running_index]
+    crc ^= 0xFFFFFFFF
+    first_crc = np.empty(len(values), np.uint32)
+    first_crc[order[:short]] = crc
+    second_crc = np.empty(len(values), np.uint32)
+    second_crc[order[:short]] = crc ^ _SEED_DELTA[by_length[:short]]
+    for index in order[short:].tolist():
+        value = data[offsets[index]:offsets[index + 1]].tobytes()
+        first_crc[index], second_crc[index] = zlib.crc32(value), zlib.crc32(value, _SECOND_SEED)
+    hashes = (first_crc.astype(np.uint64) << np.uint64(32)) | second_crc.astype(np.uint64)
+    return pa.array(hashes, _U64)
 
 
 def _hash_by_dictionary(arr: pa.Array) -> pa.Array:
-    """Hash each distinct value once in Python, then spread the hashes with ``take``."""
+    """Hash each distinct value once, then spread the hashes with ``take``."""
     encoded = arr.dictionary_encode()
     values = encoded.dictionary
-    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+    textual = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    if (textual or pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type)) \
+            and len(values) >= _VECTOR_MIN_VALUES and not values.null_count:
+        return pc.take(_bytes_hashes(values), encoded.indices)
+    if textual:
         hashes = [_bytes_hash(v.encode("utf-8")) for v in values.to_pylist()]
     elif pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
         hashes = [_bytes_hash(v) for v in values.to_pylist()]
