@@ -7,14 +7,13 @@ do not depend on where a function was defined. A traceback from a worker then re
 owns the one place where closures are pickled with the file name kept: the line numbers
 and names were always kept, only the file was lost.
 
-Most closures the engine ships (its own node, partition-function and plan classes, functions
-of importable modules) need nothing cloudpickle adds: the C pickler, pickling them by
-reference, is several times faster, and a micro-batch pays for one closure per batch.
-:func:`dumps` therefore tries it first and keeps its bytes only when they reference no
-module a worker could lack: not ``__main__``, not a module built at run time (no import
-spec), not one registered with ``cloudpickle.register_pickle_by_value``. Anything else
-(lambdas, nested functions, such a reference, any pickling error) goes to cloudpickle, so
-what a worker receives is what cloudpickle would have sent or loads the same way.
+Most of cloudpickle's time goes to deciding, for every class and function a closure
+references, whether to pickle it by reference (importable) or by value; a micro-batch pays
+for that in every batch. :class:`_Pickler` remembers the classes and functions cloudpickle
+pickled by reference and lets the C pickler save them as globals directly next time; the
+memory is forgotten whenever a module is imported or a module is registered with
+``cloudpickle.register_pickle_by_value``, the two things that can change the decision.
+The payload is the same bytes cloudpickle would write, and the closure is traversed once.
 
 Invariant: payloads stay deterministic (the same function pickles to the same bytes),
 since the file name of a function's code does not change while a program runs; the
@@ -23,8 +22,8 @@ workers' closure cache keys on those bytes.
 
 from __future__ import annotations
 
+import copyreg
 import io
-import pickle
 import sys
 import types
 from collections import ChainMap
@@ -52,37 +51,41 @@ def _reduce_code(code: types.CodeType) -> tuple[Any, ...]:
     return _code_with_filename, (build, args, code.co_filename)
 
 
+#: Classes and functions cloudpickle pickled by reference, by id (the object itself is the
+#: value, so an id is never reused while remembered).
+_BY_REFERENCE: dict[int, object] = {}
+_BY_REFERENCE_MAX = 20_000
+_by_reference_stamp: tuple[int, frozenset[str]] = (-1, frozenset())
+_dispatch_size = -1
+
+
 class _Pickler(cloudpickle.Pickler):
-    dispatch_table = ChainMap({types.CodeType: _reduce_code}, cloudpickle.Pickler.dispatch_table)
+    # A plain dict, rebuilt by dumps() when copyreg's table changes: the C pickler looks
+    # every object's type up in it, and a ChainMap (cloudpickle's) answers in Python.
+    dispatch_table: dict[Any, Any] = {}
 
-
-_hazards: tuple[tuple[int, frozenset[str]], tuple[bytes, ...]] = ((-1, frozenset()), ())
-
-
-def _hazard_names() -> tuple[bytes, ...]:
-    """Names of the modules a worker may not import the same way (recomputed when they change)."""
-    global _hazards
-    key = (len(sys.modules), frozenset(cloudpickle.list_registry_pickle_by_value()))
-    if key != _hazards[0]:
-        found = {"__main__", *key[1]}
-        found.update(name for name, module in list(sys.modules.items())
-                     if getattr(module, "__spec__", None) is None and name != "builtins")
-        _hazards = (key, tuple(name.encode() for name in found))
-    return _hazards[1]
+    def reducer_override(self, obj: Any) -> Any:
+        if _BY_REFERENCE.get(id(obj)) is obj:
+            return NotImplemented  # the C pickler saves it as a global, as cloudpickle decided before
+        result = super().reducer_override(obj)
+        if result is NotImplemented and isinstance(obj, type | types.FunctionType):
+            if len(_BY_REFERENCE) >= _BY_REFERENCE_MAX:
+                _BY_REFERENCE.clear()
+            _BY_REFERENCE[id(obj)] = obj
+        return result
 
 
 def dumps(obj: Any, protocol: int = 5) -> bytes:
-    """Pickle ``obj`` for a worker: what ``cloudpickle.dumps`` gives, file names kept.
-
-    The C pickler's bytes are returned instead when they reference only modules a worker
-    imports as the driver does (see the module docstring); they load to the same objects.
-    """
-    try:
-        payload = pickle.dumps(obj, protocol=protocol)
-    except Exception:  # noqa: BLE001 - anything the C pickler refuses is cloudpickle's to ship or explain
-        payload = None
-    if payload is not None and not any(name in payload for name in _hazard_names()):
-        return payload
+    """cloudpickle ``obj`` (same result as ``cloudpickle.dumps``, file names kept)."""
+    global _by_reference_stamp, _dispatch_size
+    stamp = (len(sys.modules), frozenset(cloudpickle.list_registry_pickle_by_value()))
+    if stamp != _by_reference_stamp:
+        _BY_REFERENCE.clear()
+        _by_reference_stamp = stamp
+    if len(copyreg.dispatch_table) != _dispatch_size:
+        table = dict(ChainMap({types.CodeType: _reduce_code}, cloudpickle.Pickler.dispatch_table))
+        _Pickler.dispatch_table = table
+        _dispatch_size = len(copyreg.dispatch_table)
     with io.BytesIO() as buffer:
         _Pickler(buffer, protocol=protocol).dump(obj)
         return buffer.getvalue()

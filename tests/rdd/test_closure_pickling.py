@@ -1,16 +1,15 @@
-"""The closure pickler's fast path: the C pickler's bytes only where a worker loads them the same.
+"""The closure pickler: cloudpickle's payloads, with its by-reference decisions remembered.
 
-``rdd.serialization.pickler.dumps`` keeps the C pickler's output for closures that reference
-importable modules only, and hands everything else to cloudpickle. These tests load the
-payloads in a fresh interpreter, as a worker started by exec does, so a reference the
-worker cannot resolve fails here.
+``rdd.serialization.pickler.dumps`` remembers which classes and functions cloudpickle
+pickled by reference, so later closures skip that decision. These tests check the bytes
+stay cloudpickle's, that the memory is dropped when the decision can change, that a
+closure is traversed once, and load payloads in a fresh interpreter as a worker does.
 """
 
 from __future__ import annotations
 
 import functools
 import operator
-import pickle
 import subprocess
 import sys
 import textwrap
@@ -34,10 +33,26 @@ def _load_in_fresh_interpreter(payload: bytes, call_with: object) -> str:
     return done.stdout.decode().strip()
 
 
-def test_importable_closures_take_the_c_pickler_path() -> None:
+def test_importable_closures_pickle_as_cloudpickle_does_every_time() -> None:
     closure = functools.partial(operator.mul, 3)
-    assert pickler.dumps(closure) == pickle.dumps(closure, protocol=5)
-    assert _load_in_fresh_interpreter(pickler.dumps(closure), 7) == "21"
+    first, again = pickler.dumps(closure), pickler.dumps(closure)  # the second one uses the memory
+    assert first == again == cloudpickle.dumps(closure, protocol=5)
+    assert _load_in_fresh_interpreter(again, 7) == "21"
+
+
+class _Counted:
+    pickled = 0
+
+    def __getstate__(self) -> dict[str, int]:
+        _Counted.pickled += 1
+        return {}
+
+
+def test_a_closure_is_traversed_once() -> None:
+    # A lambda beside an object whose pickling has a side effect (a warning, a count).
+    before = _Counted.pickled
+    pickler.dumps((_Counted(), lambda x: x))
+    assert _Counted.pickled == before + 1
 
 
 def test_lambdas_and_nested_functions_go_to_cloudpickle() -> None:
@@ -52,19 +67,23 @@ def test_lambdas_and_nested_functions_go_to_cloudpickle() -> None:
         assert _load_in_fresh_interpreter(payload, 2) in ("7", "10")
 
 
-def test_a_module_registered_by_value_is_shipped_by_value() -> None:
+def test_registering_a_module_by_value_after_it_was_remembered_ships_it_by_value() -> None:
     module = types.ModuleType("dstreams_runtime_module")
     exec("def triple(x):\n    return 3 * x\n", module.__dict__)  # noqa: S102 - the point of the test
     sys.modules[module.__name__] = module
-    cloudpickle.register_pickle_by_value(module)
     try:
         closure = functools.partial(module.triple)
-        # The C pickler references the module by name, which a worker cannot import.
-        assert b"dstreams_runtime_module" in pickle.dumps(closure, protocol=5)
-        assert _load_in_fresh_interpreter(pickler.dumps(closure), 4) == "12"
+        assert b"dstreams_runtime_module" in pickler.dumps(closure)  # by reference, and remembered
+        cloudpickle.register_pickle_by_value(module)
+        try:
+            payload = pickler.dumps(closure)
+            assert payload == cloudpickle.dumps(closure, protocol=5) or b"_code_with_filename" in payload
+            del sys.modules[module.__name__]  # a worker cannot import it: only by value loads
+            assert _load_in_fresh_interpreter(payload, 4) == "12"
+        finally:
+            cloudpickle.unregister_pickle_by_value(module)
     finally:
-        cloudpickle.unregister_pickle_by_value(module)
-        del sys.modules[module.__name__]
+        sys.modules.pop(module.__name__, None)
 
 
 def test_main_module_functions_are_shipped_by_value(tmp_path) -> None:  # type: ignore[no-untyped-def]
