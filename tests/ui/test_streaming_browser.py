@@ -108,6 +108,9 @@ def test_streaming_and_structured_streaming_tabs_in_a_browser(app: SparkContext,
         for label in ("Input Rate", "Scheduling Delay", "Processing Time", "Total Delay"):
             assert label in browser.find_element("id", "streaming-stats-table").text
         assert points(browser, "stream-1-timeline") >= 6, "no input rate row for the receiver"
+        # The processing-time chart marks the batch interval, as Spark's does.
+        assert browser.execute_script(
+            "return document.querySelectorAll('#processing-time-timeline line.ref-line').length") == 1
         nav = [a.text for a in browser.find_elements("css selector", "nav .tabs a")]
         assert nav == ["Jobs", "Stages", "Storage", "Environment", "Executors", "Streaming"]
         no_script_ran(browser)

@@ -123,15 +123,25 @@
           drawStat(cells, r.eventRates.map(function (p) { return {x: p[0], y: p[1]}; }), fmtRate(r.avgEventRate),
                    function (v) { return (Math.round(v * 100) / 100) + "/s"; }, {height: 110});
         });
+        // As Spark's page: the three delay charts share one y axis (the largest delay), and
+        // the processing-time chart marks the batch interval, the line a stream must stay under.
+        var delayMax = 0;
+        retained.forEach(function (b) {
+          [b.schedulingDelay, b.processingTime, b.totalDelay].forEach(function (v) {
+            if (v !== null && v !== undefined && v > delayMax) { delayMax = v; }
+          });
+        });
         drawStat(statRow(body, "scheduling-delay", "Scheduling Delay"),
                  retained.map(function (b) { return {x: b.batchId, y: b.schedulingDelay}; }),
-                 fmtMs(stats.avgSchedulingDelay), UI.formatDuration);
+                 fmtMs(stats.avgSchedulingDelay), UI.formatDuration, {yMax: delayMax});
         drawStat(statRow(body, "processing-time", "Processing Time"),
                  retained.map(function (b) { return {x: b.batchId, y: b.processingTime}; }),
-                 fmtMs(stats.avgProcessingTime), UI.formatDuration);
+                 fmtMs(stats.avgProcessingTime), UI.formatDuration,
+                 {yMax: delayMax, refLine: stats.batchDuration,
+                  refLabel: "batch interval " + UI.formatDuration(stats.batchDuration)});
         drawStat(statRow(body, "total-delay", "Total Delay"),
                  retained.map(function (b) { return {x: b.batchId, y: b.totalDelay}; }),
-                 fmtMs(stats.avgTotalDelay), UI.formatDuration);
+                 fmtMs(stats.avgTotalDelay), UI.formatDuration, {yMax: delayMax});
         UI.table(active, ACTIVE_COLUMNS, running, {sortColumn: 0, sortDesc: true, empty: "No active batch"});
         UI.table(completed, COMPLETED_COLUMNS, done, {sortColumn: 0, sortDesc: true, empty: "No completed batch"});
         var title = completed.parentNode.querySelector("h3");

@@ -263,16 +263,29 @@
 
   /**
    * Line chart of points [{x, y}] (y null: a gap). One <circle class="point"> per point
-   * with a y; opts: width, height, yLabel, xFormat, yFormat, onClick(point), yMin.
+   * with a y; opts: width, height, yLabel, xFormat, yFormat, onClick(point), yMin, yMax
+   * (the top of the y axis at least, so several charts can share one), refLine (a y drawn
+   * as a dashed <line class="ref-line">, e.g. the batch interval).
    */
   UI.timeline = function (el, points, opts) {
     opts = opts || {};
     var f = frame(el, opts, "timeline");
     var drawn = points.filter(function (p) { return p.y !== null && p.y !== undefined; });
     var xd = extent(points.map(function (p) { return p.x; }));
-    var yd = extent(drawn.map(function (p) { return p.y; }).concat([opts.yMin === undefined ? 0 : opts.yMin]));
+    var ys = drawn.map(function (p) { return p.y; }).concat([opts.yMin === undefined ? 0 : opts.yMin]);
+    if (opts.yMax !== undefined && opts.yMax !== null) { ys.push(opts.yMax); }
+    if (opts.refLine !== undefined && opts.refLine !== null) { ys.push(opts.refLine); }
+    var yd = extent(ys);
     var sx = scale(xd, [f.left + 4, f.right - 4]), sy = scale(yd, [f.bottom, f.top]);
     axes(f, xd, yd, opts);
+    if (opts.refLine !== undefined && opts.refLine !== null) {
+      var ref = svg("line", {x1: f.left, x2: f.right, y1: sy(opts.refLine).toFixed(1), y2: sy(opts.refLine).toFixed(1),
+                             "class": "ref-line"});
+      var refTip = svg("title");
+      refTip.textContent = opts.refLabel || (opts.yFormat ? opts.yFormat(opts.refLine) : String(opts.refLine));
+      ref.appendChild(refTip);
+      f.root.appendChild(ref);
+    }
     var d = "";
     points.forEach(function (p) {
       if (p.y === null || p.y === undefined) { d += " "; return; }
