@@ -102,6 +102,17 @@ DEFAULT_TIMEOUT_S = 300
 LOCAL = "local"
 LOCAL2 = "local[2]"
 
+#: Settings for the soak tests that check memory stays flat over thousands of batches. The
+#: web UI stays on, as it is by default; its stores grow up to their retention limits and
+#: then stay there, and these small limits put that plateau inside the tests' warm-up.
+SMALL_UI_RETENTION = {
+    "spark.ui.retainedJobs": "20",
+    "spark.ui.retainedStages": "20",
+    "spark.ui.retainedTasks": "200",
+    "spark.streaming.ui.retainedBatches": "20",
+    "spark.sql.streaming.ui.retainedProgressUpdates": "20",
+}
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(

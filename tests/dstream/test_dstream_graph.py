@@ -14,12 +14,13 @@ from typing import Any
 import cloudpickle
 import pytest
 
-from rdd import DriverOnlyError, StorageLevel
+from rdd import DriverOnlyError, SparkConf, StorageLevel
 
 from dstream import StreamingContext, StreamingStateError
 from dstream.nodes.transformed import TransformedNode
 from dstream.nodes.windowed import WindowedNode
 from dstream.testing import advance_batches, collect_batches, manual_clock, run_batches
+from tests.conftest import LOCAL, SMALL_UI_RETENTION
 
 
 def _context(sc: Any) -> StreamingContext:
@@ -159,7 +160,8 @@ def _settled_memory(ssc: Any) -> int:
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_memory_stays_flat_over_thousands_of_batches(sc: Any) -> None:
+def test_memory_stays_flat_over_thousands_of_batches(make_sc: Any) -> None:
+    sc = make_sc(LOCAL, SparkConf().setAll(list(SMALL_UI_RETENTION.items())))
     ssc = _context(sc)
     source = ssc.queueStream([], default=sc.parallelize(["a", "b", "a"], 1))
     counts = source.map(lambda w: (w, 1)).reduceByKey(lambda a, b: a + b)

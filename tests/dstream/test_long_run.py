@@ -29,9 +29,12 @@ from typing import Any
 
 import pytest
 
+from rdd import SparkConf
+
 from dstream import StreamingContext
 from dstream.checkpoint.files import KEEP, checkpoint_path, list_checkpoints
 from dstream.testing import advance_batches, manual_clock
+from tests.conftest import LOCAL, SMALL_UI_RETENTION
 
 KEYS = [f"k{i}" for i in range(8)]
 #: The first batches (five checkpoint intervals): what "early" means for the lineage,
@@ -101,7 +104,8 @@ def _newest_checkpoint_size(directory: Path) -> int:
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_thousands_of_stateful_batches_stay_flat(sc: Any, tmp_path: Path) -> None:
+def test_thousands_of_stateful_batches_stay_flat(make_sc: Any, tmp_path: Path) -> None:
+    sc = make_sc(LOCAL, SparkConf().setAll(list(SMALL_UI_RETENTION.items())))
     ssc = StreamingContext(sc, 0.1)
     manual_clock(ssc)
     ssc.checkpoint(str(tmp_path))
