@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from .conf_defaults import default_settings
 from .conf_parsing import parse_boolean, parse_float, parse_int, parse_size, parse_time
 from .errors import MissingConfigError
 
@@ -27,7 +28,9 @@ class SparkConf:
     Parameters
     ----------
     loadDefaults : bool
-        Accepted for PySpark compatibility; reads ``SPARK_*``-free defaults (none today).
+        Start from the ``spark.*`` settings of ``$SPARK_CONF_DIR/spark-defaults.conf``
+        (else ``$SPARK_HOME/conf/spark-defaults.conf``), the file PySpark's launcher reads;
+        settings made in the program override them.
     _jvm, _jconf
         Accepted and ignored (PySpark signature compatibility).
 
@@ -39,7 +42,7 @@ class SparkConf:
     """
 
     def __init__(self, loadDefaults: bool = True, _jvm: object = None, _jconf: object = None) -> None:
-        self._settings: dict[str, str] = {}
+        self._settings: dict[str, str] = default_settings() if loadDefaults else {}
 
     def set(self, key: str, value: object) -> SparkConf:
         """Set a configuration property; the value is stored as a string."""
@@ -285,7 +288,7 @@ class SparkConf:
 
     def copy(self) -> SparkConf:
         """A new SparkConf with the same properties."""
-        clone = SparkConf()
+        clone = SparkConf(loadDefaults=False)
         clone._settings = dict(self._settings)
         return clone
 

@@ -56,7 +56,10 @@ class Env:
         # thread starts last: a failed set-up leaves no thread behind.
         self.bus = LiveListenerBus(capacity)
         self.status_store = AppStatusStore(conf)
-        self.bus.add_listener(self.status_store)
+        # The store is fed only when something reads it (the web UI, the console progress
+        # bar): with neither, and no other listener, the scheduler builds no event at all.
+        if conf.getBoolean("spark.ui.enabled", True) or conf.getBoolean("spark.ui.showConsoleProgress", False):
+            self.bus.add_listener(self.status_store)
         self.reporter = JobReporter(self.bus)
         self.event_log: EventLoggingListener | None = None
         if conf.getBoolean(event_log.ENABLED_KEY, False):

@@ -96,6 +96,12 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+#: The suite's Spark defaults (tests/conf/spark-defaults.conf: the web UI off), read by every
+#: SparkConf the tests make, and by the programs they start (the variable is inherited).
+TESTS_CONF_DIR = str(Path(__file__).resolve().parent / "conf")
+os.environ["SPARK_CONF_DIR"] = TESTS_CONF_DIR
+os.environ.pop("SPARK_HOME", None)
+
 #: Deadline of a test that does not set its own ``@pytest.mark.timeout``.
 DEFAULT_TIMEOUT_S = 300
 
@@ -106,6 +112,7 @@ LOCAL2 = "local[2]"
 #: web UI stays on, as it is by default; its stores grow up to their retention limits and
 #: then stay there, and these small limits put that plateau inside the tests' warm-up.
 SMALL_UI_RETENTION = {
+    "spark.ui.enabled": "true",
     "spark.ui.retainedJobs": "20",
     "spark.ui.retainedStages": "20",
     "spark.ui.retainedTasks": "200",

@@ -35,6 +35,20 @@ FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "-
 PAGE_DEADLINE_S = 20.0
 
 
+UI_CONF_DIR = str(Path(__file__).resolve().parent / "conf")
+
+
+@pytest.fixture(scope="package", autouse=True)
+def ui_on_by_default() -> Iterator[None]:
+    """The UI is on in this package's contexts (and the programs they start), as outside tests.
+
+    The rest of the suite runs with tests/conf/spark-defaults.conf, which turns it off.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPARK_CONF_DIR", UI_CONF_DIR)
+        yield
+
+
 @pytest.fixture
 def ui_context(no_active_context: None) -> Iterator[Callable[..., SparkContext]]:
     """A factory of ``local`` contexts with their UI enabled: ``ui_context(app_name, spark_ui_port="0")``
