@@ -187,7 +187,7 @@ def test_conf_set_master_and_app_name() -> None:
 
 def test_conf_set_all_get_all_and_contains() -> None:
     pairs = [("spark.a", "1"), ("spark.b", "é"), ("spark.c", "x y")]
-    conf = SparkConf().setAll(pairs)
+    conf = SparkConf(loadDefaults=False).setAll(pairs)
     assert sorted(conf.getAll()) == sorted(pairs)
     assert all(isinstance(item, tuple) for item in conf.getAll())
     assert conf.contains("spark.b")
@@ -203,6 +203,6 @@ def test_conf_set_if_missing() -> None:
 
 
 def test_conf_set_overwrites() -> None:
-    conf = SparkConf().set("spark.a", "1").set("spark.a", "2")
+    conf = SparkConf(loadDefaults=False).set("spark.a", "1").set("spark.a", "2")
     assert conf.get("spark.a") == "2"
     assert conf.getAll() == [("spark.a", "2")]
