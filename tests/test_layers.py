@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: units of its own layer or of a lower one; cycles are refused separately.
 RDD_LAYERS: list[set[str]] = [
     # Leaves: no import of rdd but errors.
-    {"errors", "logs", "conf", "conf_parsing", "conf_defaults", "master", "version", "local_dir", "exit_signals", "statcounter",
-     "resultiterable", "partitioner", "aggregator", "runtime"},
+    {"errors", "logs", "conf", "conf_parsing", "conf_defaults", "master", "version", "local_dir", "exit_signals",
+     "statcounter", "resultiterable", "partitioner", "aggregator", "runtime"},
     # Application status: listener events, their bus, the status store and its REST form.
     {"status"},
     # Bytes: closures, records and data to bytes and back.
