@@ -61,7 +61,8 @@ Web UI (the streaming tabs and the history server):
   false): ``attach_tab(UITab(...))``, ``detach_tab``, ``static_dirs``, ``api.register``.
 * :class:`UITab`, :data:`CORE_TABS`, :class:`SparkUI`, :class:`UIServer`,
   :data:`UI_STATIC_DIR` — to serve replayed applications (:func:`rest_api` makes the
-  REST API over a store, :class:`AppStatusStore` is the store a replay fills).
+  REST API over a store, :func:`rest_answer` its HTTP answer, :class:`AppStatusStore` is
+  the store a replay fills).
 * :func:`find_event_logs` — the event logs of a directory (``spark.eventLog.dir``);
   :func:`replay_event_log` — feed one log's events, in order, to listeners.
 
@@ -99,6 +100,7 @@ from .status.replay import find_event_logs
 from .status.replay import replay as replay_event_log
 from .status.store import AppStatusStore
 from .storage import block_manager as _block_manager
+from .ui.rest_answer import rest_answer
 from .ui.server import UIServer
 from .ui.web_ui import CORE_TABS, SparkUI, UITab
 
@@ -142,6 +144,7 @@ __all__ = [
     "rdd_of",
     "register_event",
     "replay_event_log",
+    "rest_answer",
     "rest_api",
     "spark_ui",
     "set_checkpoint_run_dir",

@@ -7,18 +7,15 @@ application's UI), ``/api/v1/...`` (every application's REST API) and ``/static/
 
 from __future__ import annotations
 
-import json
-import logging
 from typing import TYPE_CHECKING, Any
 
 import tornado.web
 
-from rdd.engine_api import UI_STATIC_DIR
+from rdd.engine_api import UI_STATIC_DIR, rest_answer
 
 if TYPE_CHECKING:
     from dstream.history.server import HistoryServer
 
-log = logging.getLogger(__name__)
 
 
 class _Base(tornado.web.RequestHandler):
@@ -43,19 +40,10 @@ class AppHandler(_Base):
 
 class ApiHandler(_Base):
     def get(self, path: str) -> None:
-        query = {k: [v.decode("utf-8", "replace") for v in vs] for k, vs in self.request.query_arguments.items()}
-        try:
-            status, body = self.history.api_get(path.strip("/"), query)
-        except Exception as exc:  # noqa: BLE001 - one broken log answers 500, the server goes on
-            log.exception("history REST request /api/v1/%s failed", path)
-            status, body = 500, f"internal error: {type(exc).__name__}: {exc}"
+        status, content_type, body = rest_answer(self.history.api_get, path, self.request.query_arguments)
         self.set_status(status)
-        if isinstance(body, str) and status >= 400:
-            self.set_header("Content-Type", "text/plain; charset=utf-8")
-            self.write(body)
-        else:
-            self.set_header("Content-Type", "application/json")
-            self.write(json.dumps(body, indent=2))
+        self.set_header("Content-Type", content_type)
+        self.write(body)
 
 
 def make_application(history: HistoryServer) -> Any:

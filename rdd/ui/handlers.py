@@ -14,12 +14,13 @@ go); static files are revalidated with their ETag.
 from __future__ import annotations
 
 import html
-import json
 import logging
 import os
 from typing import TYPE_CHECKING, Any
 
 import tornado.web
+
+from .rest_answer import rest_answer
 
 if TYPE_CHECKING:
     from .web_ui import SparkUI
@@ -102,21 +103,11 @@ class ApiHandler(_Base):
     """``/api/v1/{path}``: the REST API's answer as JSON (plain text for its error messages)."""
 
     def get(self, path: str) -> None:
-        query = {key: [v.decode("utf-8", "replace") for v in values]
-                 for key, values in self.request.query_arguments.items()}
-        try:
-            status, body = self.spark_ui.api.get(path.strip("/"), query)
-        except Exception as exc:  # noqa: BLE001 - a broken endpoint answers 500, the server goes on
-            log.exception("REST API request /api/v1/%s failed", path)
-            status, body = 500, f"internal error: {type(exc).__name__}: {exc}"
+        status, content_type, body = rest_answer(self.spark_ui.api.get, path, self.request.query_arguments)
         self.set_status(status)
         self.set_header("Cache-Control", "no-store")
-        if isinstance(body, str) and status >= 400:
-            self.set_header("Content-Type", "text/plain; charset=utf-8")
-            self.write(body)
-        else:
-            self.set_header("Content-Type", "application/json")
-            self.write(json.dumps(body, indent=2))
+        self.set_header("Content-Type", content_type)
+        self.write(body)
 
 
 class StaticHandler(tornado.web.StaticFileHandler):
