@@ -3,6 +3,7 @@
 #   make venv     create .venv and install the project editable with its dev extra
 #                 (test, lint and docs tools; only when pyproject.toml or setup.cfg changed)
 #   make test     run the whole test suite     (PYTEST_ARGS='-k window -x' to pass options)
+#   make test-ray the Ray backend's tests on a local 3-node Ray cluster (127.0.0.1 only)
 #   make test-fast  the tests that start no process (no workers, broker, driver) and no
 #                 soak test, with few Hypothesis examples: the inner loop, about 45 s
 #   make lint     ruff (style, imports, naming, bugbear, pyupgrade) and mypy
@@ -30,7 +31,7 @@ HOST        ?=
 PORT        ?=
 MAIN_JOB    := examples/network_wordcount.py
 
-.PHONY: venv test test-fast test-deps lint docs run bench clean distclean
+.PHONY: venv test test-ray test-fast test-deps lint docs run bench clean distclean
 
 venv: $(STAMP)
 
@@ -72,6 +73,17 @@ test: venv test-deps
 	if [ $$rc -eq 5 ] && [ "$(ALLOW_NO_TESTS)" = 1 ]; then \
 	  echo "make test: no tests were collected"; rc=0; \
 	fi; exit $$rc
+
+# The same programs on master "ray": the backend conformance suite, the RDD and DStream
+# operator property tests, the DStream operator and state tests (their `ctx` and `sc2`
+# contexts run on Ray), the Kafka exactly-once test and tests/ray (node loss, a killed
+# state actor, locality, nothing left after stop), on one local Ray cluster per session.
+RAY_TESTS := tests/ray tests/rdd/test_backend_conformance.py tests/property \
+	tests/dstream/test_basic_operations.py tests/dstream/test_state_operations.py \
+	tests/dstream/test_window_operations.py tests/dstream/test_output_operations.py
+
+test-ray: venv test-deps
+	@$(PY) -m pytest -q -p no:cacheprovider --ray $(RAY_TESTS) $(PYTEST_ARGS)
 
 # The tests that start no worker process, broker or driver (tests/conftest.py marks the
 # others from their folder, fixtures and source; `--fast` drops them and fails any test

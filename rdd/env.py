@@ -12,15 +12,17 @@ local directory, then delivers the last events and stops the bus (no thread surv
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from . import accumulators
 from .cleaner import ContextCleaner
 from .conf import SparkConf
+from .errors import FetchFailedError
 from .executor.inline import InlineBackend
 from .executor.process_pool import ProcessPoolBackend
 from .executor.task_runner import CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES
 from .local_dir import LocalDir
-from .master import Master
+from .master import Master, MasterKind
 from .runtime import environment
 from .runtime.environment import ExecutorEnv
 from .scheduler.reporter import JobReporter
@@ -42,6 +44,7 @@ DEFAULT_START_METHOD = "exec"
 class Env:
     def __init__(self, conf: SparkConf, master: Master) -> None:
         self.num_workers = master.workers
+        self.master = master
         # Every setting is read before anything is created: a bad value leaves nothing behind.
         start_method = conf.get(START_METHOD_KEY, DEFAULT_START_METHOD)
         if start_method not in ("exec", "fork"):
@@ -67,17 +70,37 @@ class Env:
             self.bus.add_listener(self.event_log)
         self._dir = LocalDir(conf.get("spark.local.dir") or None)
         self.local_dir = self._dir.path
-        store = MemoryShuffleStore() if self.num_workers == 0 else FileShuffleStore(self.local_dir)
+        store: Any = MemoryShuffleStore() if master.inline else FileShuffleStore(self.local_dir)
+        ray_connection = None
+        if master.kind is MasterKind.RAY:
+            from .executor.ray_cluster import ADDRESS_KEY, RayConnection
+
+            ray_connection = RayConnection.open(conf.get(ADDRESS_KEY) or None)
+            store = _NoDriverShuffle()
         self.driver_env = ExecutorEnv("driver", self.local_dir, store)
         environment.install(self.driver_env)
         block_manager.install(BlockManager("driver", os.path.join(self.local_dir, "blocks", "driver")))
         self.cleaner = ContextCleaner()
         self.runner = JobRunner(accumulators.merge_updates, self.cleaner, self._remove_shuffle, self._remove_rdd,
                                 self.reporter)
-        self.reporter.executor_added("driver", os.getpid(), 1 if self.num_workers == 0 else 0)
-        if self.num_workers == 0:
-            self.backend: InlineBackend | ProcessPoolBackend = InlineBackend(self.runner.on_event,
-                                                                             closure_bytes, self.reporter)
+        self.reporter.executor_added("driver", os.getpid(), 1 if master.inline else 0)
+        self.backend: Any
+        if master.inline:
+            self.backend = InlineBackend(self.runner.on_event, closure_bytes, self.reporter)
+        elif ray_connection is not None:
+            from .executor.ray_backend import RayBackend
+
+            cores = conf.getInt("spark.executor.cores", 1)
+            executors = conf.getInt("spark.executor.instances", master.workers or ray_connection.cpus() // cores)
+            try:
+                self.backend = RayBackend(ray_connection, max(1, executors), cores, self.runner.on_event,
+                                          self.local_dir, env_vars, locality_wait_s, closure_bytes, self.reporter)
+            except BaseException:
+                ray_connection.close()
+                self._dir.remove()
+                raise
+            self.runner.scheduler.list_shuffle_reads = True
+            store.backend = self.backend
         else:
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
                                               start_method, env_vars, locality_wait_s, closure_bytes,
@@ -111,3 +134,23 @@ class Env:
             self.bus.stop()
             if self.event_log is not None:
                 self.event_log.close()  # if ApplicationEnd never reached it (the bus timed out)
+
+
+class _NoDriverShuffle:
+    """The driver's shuffle store on Ray: map outputs are objects the backend holds.
+
+    The driver runs no task there, so it reads no bucket; removing a shuffle drops the
+    backend's references to its objects.
+    """
+
+    backend: Any = None
+
+    def put(self, shuffle_id: int, map_id: int, attempt_id: int, blob: bytes, offsets: Any) -> None:
+        raise RuntimeError("the driver runs no task on master 'ray'")
+
+    def get(self, shuffle_id: int, map_id: int, reduce_id: int) -> bytes:
+        raise FetchFailedError(shuffle_id, map_id, "map outputs of master 'ray' are read by executors only")
+
+    def remove_shuffle(self, shuffle_id: int) -> None:
+        if self.backend is not None:
+            self.backend.remove_shuffle(shuffle_id)

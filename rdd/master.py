@@ -9,6 +9,8 @@ when none is given anywhere:
 ``local``     tasks run inline in the driver (no worker process)
 ``local[N]``  N worker processes, N >= 1
 ``local[*]``  one worker process per core (``os.cpu_count()``, read when parsed)
+``ray``       executors are Ray actors, one per CPU the cluster offers
+``ray[N]``    N Ray executors, N >= 1
 ============  =====================================================================
 
 Invariants
@@ -32,10 +34,12 @@ __all__ = ["ACCEPTED_MASTERS", "DEFAULT_MASTER", "Master", "MasterKind"]
 
 DEFAULT_MASTER = "local[*]"
 ACCEPTED_MASTERS = ("'local' (tasks inline in the driver), 'local[N]' (N worker processes, "
-                    "N >= 1) or 'local[*]' (one worker per core)")
+                    "N >= 1), 'local[*]' (one worker per core), 'ray' (Ray executors, one per CPU "
+                    "of the cluster) or 'ray[N]' (N Ray executors)")
 
 # A second bracket (``local[2][4]``) has always been accepted, and its number ignored.
 _LOCAL_N = re.compile(r"local\[([0-9]+|\*)\](?:\[[0-9]+\])?")
+_RAY_N = re.compile(r"ray\[([0-9]+)\]")
 
 
 class MasterKind(enum.Enum):
@@ -47,6 +51,8 @@ class MasterKind(enum.Enum):
     LOCAL_N = "local[N]"
     #: ``local[*]``: a pool of one worker process per core.
     LOCAL_STAR = "local[*]"
+    #: ``ray`` / ``ray[N]``: executors are actors of a Ray cluster.
+    RAY = "ray"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +66,8 @@ class Master:
     kind : MasterKind
         How tasks run.
     workers : int
-        Worker processes; 0 means tasks run inline in the driver.
+        Worker processes (Ray executors for ``ray[N]``); 0 means tasks run inline in the
+        driver for ``local``, and one executor per CPU of the cluster for ``ray``.
 
     Examples
     --------
@@ -77,7 +84,7 @@ class Master:
     @property
     def inline(self) -> bool:
         """Whether tasks run in the driver's process (no worker process)."""
-        return self.workers == 0
+        return self.kind is MasterKind.LOCAL
 
     @classmethod
     def parse(cls, url: object) -> Master:
@@ -86,7 +93,7 @@ class Master:
         Parameters
         ----------
         url : str
-            ``local``, ``local[N]`` (N >= 1) or ``local[*]``.
+            ``local``, ``local[N]`` (N >= 1), ``local[*]``, ``ray`` or ``ray[N]`` (N >= 1).
 
         Raises
         ------
@@ -101,6 +108,11 @@ class Master:
         text = url.strip()
         if text == "local":
             return cls(text, MasterKind.LOCAL, 0)
+        if text == "ray":
+            return cls(text, MasterKind.RAY, 0)
+        ray_match = _RAY_N.fullmatch(text)
+        if ray_match is not None and int(ray_match.group(1)) >= 1:
+            return cls(text, MasterKind.RAY, int(ray_match.group(1)))
         match = _LOCAL_N.fullmatch(text)
         if match is not None:
             count = match.group(1)

@@ -67,6 +67,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.kafka.fixtures import kafka, kafka_bootstrap, report_lines
+from tests.ray_cluster import RAY_MASTER, ray_cluster
 
 if TYPE_CHECKING:  # the engine is imported lazily: conftest must load even if it is broken
     from rdd import SparkContext
@@ -123,6 +124,12 @@ SMALL_UI_RETENTION = {
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
+        "--ray", action="store_true", default=False,
+        help="run on Ray (`make test-ray`): the `ctx` and `sc2` contexts use master 'ray' on "
+             "the session's local Ray cluster, and the tests marked `ray` run (without this "
+             "option they are deselected)",
+    )
+    parser.addoption(
         "--fast", action="store_true", default=False,
         help="run only the tests that start no process (no worker pool, broker or driver "
              "subprocess) and are not marked slow (the soak tests): what `make test-fast` runs; "
@@ -135,6 +142,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if starts_processes(item):
             item.add_marker(pytest.mark.processes)
+    if not config.getoption("ray"):
+        on_ray = [item for item in items if item.get_closest_marker("ray") is not None]
+        if on_ray:
+            config.hook.pytest_deselected(items=on_ray)
+            items[:] = [item for item in items if item.get_closest_marker("ray") is None]
     if config.getoption("fast"):
         kept = [item for item in items if item.get_closest_marker("processes") is None
                 and item.get_closest_marker("slow") is None]
@@ -354,14 +366,31 @@ def make_sc(no_active_context: None) -> Iterator[Callable[..., SparkContext]]:
 
 
 @pytest.fixture
-def sc2(context_pool: ContextPool) -> SparkContext:
-    """The session's shared ``SparkContext('local[2]')`` (two worker processes)."""
+def sc2(request: pytest.FixtureRequest, context_pool: ContextPool) -> SparkContext:
+    """The session's shared ``SparkContext('local[2]')`` (two worker processes).
+
+    With ``--ray`` it is a ``SparkContext('ray')`` on the session's Ray cluster instead.
+    """
+    if request.config.getoption("ray"):
+        request.getfixturevalue("ray_cluster")
+        return context_pool.get(RAY_MASTER)
     return context_pool.get(LOCAL2)
 
 
-@pytest.fixture(scope="module", params=[LOCAL, LOCAL2], ids=["local", "local2"])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``ctx`` runs each module on ``local`` and ``local[2]``; with ``--ray``, on ``ray``."""
+    if "ctx" in metafunc.fixturenames:
+        if metafunc.config.getoption("ray"):
+            metafunc.parametrize("ctx", [RAY_MASTER], ids=["ray"], indirect=True, scope="module")
+        else:
+            metafunc.parametrize("ctx", [LOCAL, LOCAL2], ids=["local", "local2"], indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
 def ctx(request: pytest.FixtureRequest, context_pool: ContextPool) -> Iterator[SparkContext]:
     """A context per master, shared by a module's tests (property tests use this)."""
+    if request.param == RAY_MASTER:
+        request.getfixturevalue("ray_cluster")
     context = context_pool.get(request.param)
     context_pool.pin(f"the `ctx` fixture of {request.module.__name__}")
     try:
@@ -414,4 +443,4 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(line)
 
 
-__all__ = ["kafka", "kafka_bootstrap"]
+__all__ = ["kafka", "kafka_bootstrap", "ray_cluster"]

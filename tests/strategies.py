@@ -30,11 +30,12 @@ from hypothesis import strategies as st
 # ----------------------------------------------------------------- examples per master
 
 #: Examples per property, by Hypothesis profile and master. ``local`` runs tasks
-#: inline and is cheap; ``local[2]`` crosses process boundaries on every task.
+#: inline and is cheap; ``local[2]`` crosses process boundaries on every task, and ``ray``
+#: (``make test-ray``) crosses Ray's object store too.
 EXAMPLES: dict[str, dict[str, int]] = {
-    "ci": {"local": 200, "local[2]": 20},
-    "dev": {"local": 50, "local[2]": 10},
-    "fast": {"local": 10, "local[2]": 3},
+    "ci": {"local": 200, "local[2]": 20, "ray": 10},
+    "dev": {"local": 50, "local[2]": 10, "ray": 5},
+    "fast": {"local": 10, "local[2]": 3, "ray": 2},
 }
 
 

@@ -13,10 +13,9 @@ Invariants
 - A worker has at most one task in flight; the driver knows which one, so a death
   loses exactly that task, reported in ``ExecutorLost``.
 - A task with a preferred executor (it holds the task's cached input) waits in that
-  worker's queue; an idle worker with nothing of its own takes from the shared queue,
-  and steals a preferred task only once it has waited ``locality_wait`` seconds
-  (Spark's delay scheduling, ``spark.locality.wait``): a cached partition is read where
-  it lives, yet a core never idles for long behind one busy worker.
+  worker's queue; which task an idle worker takes is ``placement``'s policy (its own,
+  then shared, then one stolen after ``spark.locality.wait``): a cached partition is
+  read where it lives, yet a core never idles for long behind one busy worker.
 - A stage binary is sent to a worker once; later tasks carry only its digest. The
   driver keeps, per worker, the digests it sent and their pickled sizes: over the
   closure-cache budget it tells the worker to drop the least recently used ones, and
@@ -45,6 +44,7 @@ from typing import Any
 
 from ..scheduler.events import EventSink, ExecutorLost, TaskFailed, TaskFinished
 from ..scheduler.task import TaskFailure, TaskSpec
+from . import placement
 from .launcher import ExecWorker, ForkedWorker
 from .task_runner import DEFAULT_CLOSURE_CACHE_BYTES
 from .worker import worker_main
@@ -132,10 +132,7 @@ class ProcessPoolBackend:
         with self._lock:
             if self._closing:
                 return
-            for queue in [self._shared] + [w.queue for w in self._workers.values()]:
-                kept = [item for item in queue if item[0].job_id != job_id]
-                queue.clear()
-                queue.extend(kept)
+            placement.drop_job([self._shared] + [w.queue for w in self._workers.values()], job_id)
             for worker in self._workers.values():
                 running = worker.running
                 if running is not None and running.job_id == job_id and not worker.cancelled:
@@ -192,7 +189,7 @@ class ProcessPoolBackend:
         for worker in list(self._workers.values()):
             if worker.running is not None:
                 continue
-            item = self._next_for(worker)
+            item = placement.next_task(worker, self._workers.values(), self._shared, self._locality_wait)
             if item is None:
                 continue
             spec, binary, _ = item
@@ -200,43 +197,10 @@ class ProcessPoolBackend:
             if self._observer is not None:
                 self._observer.task_launched(spec, worker.executor_id)
             payload = None if spec.digest in worker.digests else binary
-            self._remember_binary(worker, spec.digest, len(binary))
+            evicted = placement.remember_binary(worker.digests, spec.digest, len(binary), self._closure_cache_bytes)
+            if evicted:
+                self._send(worker, ("drop_binaries", evicted))
             self._send(worker, ("task", spec, payload))
-
-    def _remember_binary(self, worker: _Worker, digest: str, size: int) -> None:
-        """Note that ``worker`` holds ``digest``; past the budget it drops the oldest others."""
-        worker.digests[digest] = size
-        worker.digests.move_to_end(digest)
-        evicted = []
-        while sum(worker.digests.values()) > self._closure_cache_bytes and len(worker.digests) > 1:
-            evicted.append(worker.digests.popitem(last=False)[0])
-        if evicted:
-            self._send(worker, ("drop_binaries", evicted))
-
-    def _next_for(self, worker: _Worker) -> tuple[TaskSpec, bytes, float] | None:
-        if worker.queue:
-            return worker.queue.popleft()
-        if self._shared:
-            return self._shared.popleft()
-        deadline = time.monotonic() - self._locality_wait
-        for victim in sorted(self._workers.values(), key=lambda w: -len(w.queue)):
-            for position, (spec, _, queued_at) in enumerate(victim.queue):
-                if queued_at > deadline:
-                    break  # queues are in arrival order: the rest waited less
-                if not spec.strict_locality:
-                    item = victim.queue[position]
-                    del victim.queue[position]
-                    return item
-        return None
-
-    def _steal_timeout(self) -> float | None:
-        """Seconds until the oldest waiting preferred task may be stolen (None: nothing waits)."""
-        firsts = [next((t for s, _, t in w.queue if not s.strict_locality), None) for w in self._workers.values()]
-        oldest = [t for t in firsts if t is not None]
-        idle = any(w.running is None for w in self._workers.values())
-        if not oldest or not idle:
-            return None
-        return max(0.0, min(oldest) + self._locality_wait - time.monotonic())
 
     # -- the reader thread -----------------------------------------------------
     def _read_loop(self) -> None:
@@ -247,7 +211,7 @@ class ProcessPoolBackend:
                 by_conn = {w.conn: w for w in self._workers.values()}
                 by_sentinel = {w.process.sentinel: w for w in self._workers.values()
                                if w.process.sentinel is not None}
-                timeout = self._steal_timeout()
+                timeout = placement.steal_timeout(self._workers.values(), self._locality_wait)
             waitables: list[Any] = [*by_conn, *by_sentinel, self._wake_r]
             ready: list[Any] = wait(waitables, timeout)
             if not ready:

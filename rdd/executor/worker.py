@@ -71,7 +71,7 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
             except BaseException as exc:  # noqa: BLE001 - unpickling user code can raise anything
                 import traceback
                 outcome = TaskFailure(spec.task_id, exc, traceback.format_exc(), executor_id)
-            conn.send_bytes(_dump_outcome(outcome))
+            conn.send_bytes(dump_outcome(outcome))
         elif kind == "remove_rdd":
             block_manager.current().remove_rdd(message[1])
         elif kind == "drop_binaries":
@@ -82,7 +82,7 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
     sys.stdout.flush()
 
 
-def _dump_outcome(outcome: Any) -> bytes:
+def dump_outcome(outcome: Any) -> bytes:
     try:
         if isinstance(outcome, TaskResult) and type(outcome.value) is list:
             outcome.value = SerializedRecords(outcome.value)  # collect()'s rows: marshal when it can

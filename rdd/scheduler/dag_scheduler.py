@@ -122,6 +122,9 @@ class DAGScheduler:
     def __init__(self, tracker: MapOutputTracker, locations: BlockLocations) -> None:
         self.tracker = tracker
         self.locations = locations
+        #: Whether each task lists the shuffle buckets it reads (``TaskSpec.shuffle_reads``):
+        #: only a backend that ships map outputs to its tasks (Ray) needs them.
+        self.list_shuffle_reads = False
         self._stage_ids = itertools.count()
         self._task_ids = itertools.count()
         self._job: _Job | None = None
@@ -207,12 +210,18 @@ class DAGScheduler:
         stage.attempt += 1
         self._notices.append(("submitted", stage, len(todo)))
         actions: list[Action] = []
+        buckets, shuffle_id = 0, -1
+        if stage.is_shuffle_map:
+            assert stage.dep.partitioner is not None
+            buckets, shuffle_id = stage.dep.partitioner.numPartitions, stage.dep.shuffle_id
         for index in todo:
             split = splits[index]
             preferred = _preferred_executor(stage.node, split, self.locations) if locality else None
+            reads = _shuffle_reads(stage.node, split) if self.list_shuffle_reads else ()
             spec = TaskSpec(next(self._task_ids), job.job_id, stage.id, index,
                             job.attempts.get((stage.id, index), 0), digest, dumps_data(split),
-                            stage.is_shuffle_map, preferred, strict and preferred is not None, job.properties)
+                            stage.is_shuffle_map, preferred, strict and preferred is not None, job.properties,
+                            buckets, shuffle_id, reads)
             actions.append(SubmitTask(spec, binary))
         return actions
 
@@ -306,7 +315,8 @@ class DAGScheduler:
                 "segfault in an extension, running out of memory) is retried on a new worker, then the job is "
                 "aborted."))]
         retry = TaskSpec(next(self._task_ids), spec.job_id, spec.stage_id, spec.partition, job.attempts[key],
-                         spec.digest, spec.split_bytes, spec.is_shuffle_map, None, False, spec.local_properties)
+                         spec.digest, spec.split_bytes, spec.is_shuffle_map, None, False, spec.local_properties,
+                         spec.buckets, spec.shuffle_id, spec.shuffle_reads)
         return [SubmitTask(retry, job.binaries[spec.stage_id][1])]
 
     def _fetch_failed(self, job: _Job, stage: Stage, error: FetchFailedError) -> list[Action]:
@@ -344,6 +354,24 @@ def _preferred_executor(node: LineageNode, split: Partition, locations: BlockLoc
         if found:
             return found
     return None
+
+
+def _shuffle_reads(node: LineageNode, split: Partition) -> tuple[tuple[int, int], ...]:
+    """The ``(shuffle_id, reduce_id)`` buckets a task of ``node`` reads, following narrow deps."""
+    found: list[tuple[int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    stack = [(node, split)]
+    while stack:
+        current, part = stack.pop()
+        key = (current.id, part.index)
+        if key in seen:
+            continue
+        seen.add(key)
+        for dep in current.dependencies:
+            if isinstance(dep, ShuffleDependency):
+                found.append((dep.shuffle_id, part.index))
+        stack.extend(current.parent_splits(part))
+    return tuple(found)
 
 
 def _ancestors(stage: Stage) -> list[Stage]:

@@ -25,6 +25,13 @@ class TaskSpec:
     preferred: str | None = None
     strict_locality: bool = False
     local_properties: dict[str, str] = field(default_factory=dict)
+    #: A map task's reduce partitions (0 for a result task).
+    buckets: int = 0
+    #: The shuffle a map task writes (-1 for a result task).
+    shuffle_id: int = -1
+    #: The ``(shuffle_id, reduce_id)`` buckets the task reads; filled only for a backend
+    #: that must ship map outputs to the task (Ray), empty otherwise.
+    shuffle_reads: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 #: Examples per property, by Hypothesis profile and master.
 EXAMPLES: dict[str, dict[str, int]] = {
-    "ci": {"local": 100, "local[2]": 15},
-    "dev": {"local": 15, "local[2]": 3},
-    "fast": {"local": 5, "local[2]": 2},
+    "ci": {"local": 100, "local[2]": 15, "ray": 8},
+    "dev": {"local": 15, "local[2]": 3, "ray": 2},
+    "fast": {"local": 5, "local[2]": 2, "ray": 2},
 }
 
 

@@ -4,9 +4,9 @@ Each test builds a backend directly (no ``SparkContext``) with a sink that recor
 events it reports, feeds it tasks made by the real ``DAGScheduler`` over real lineage
 nodes, and checks what the contract promises: one event per submitted task, an
 ``ExecutorLost`` for a killed worker, removed blocks gone, nothing left running or alive
-after ``cancel_job`` and ``shutdown``. A new backend (Ray) is one more entry in
-:data:`BACKENDS`; the tests that need killable executor processes take the entries of
-:data:`PROCESS_BACKENDS`.
+after ``cancel_job`` and ``shutdown``. Each backend is one entry in :data:`BACKENDS`
+(Ray's runs with ``make test-ray`` on the session's Ray cluster); the tests that need
+killable executor processes take the entries of :data:`PROCESS_BACKENDS`.
 
 Tasks that must be caught running write ``<dir>/<partition>`` (their pid) and then
 block until they are killed; every wait has a deadline.
@@ -59,12 +59,21 @@ class BackendKind:
         return self.name
 
 
+def _ray_backend(sink: Callable[[BackendEvent], None], local_dir: str) -> Any:
+    from rdd.executor.ray_backend import RayBackend
+    from rdd.executor.ray_cluster import RayConnection
+
+    return RayBackend(RayConnection.open(None), 2, 1, sink, local_dir)  # joins the session's cluster
+
+
 BACKENDS = [
     BackendKind("inline", lambda sink, local_dir: InlineBackend(sink), processes=False),
     BackendKind("process_pool", lambda sink, local_dir: ProcessPoolBackend(2, local_dir, sink),
                 processes=True),
+    pytest.param(BackendKind("ray", _ray_backend, processes=True), marks=pytest.mark.ray, id="ray"),
 ]
-PROCESS_BACKENDS = [kind for kind in BACKENDS if kind.processes]
+PROCESS_BACKENDS = [kind for kind in BACKENDS
+                    if (kind.values[0] if hasattr(kind, "values") else kind).processes]
 
 
 # --- task functions (module level: workers import them by reference) ---------------------
@@ -165,15 +174,18 @@ def local_dir(tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture(params=BACKENDS, ids=repr)
 def harness(request: pytest.FixtureRequest, local_dir: str) -> Iterator[Harness]:
-    yield from _harness(request.param, local_dir)
+    yield from _harness(request, local_dir)
 
 
 @pytest.fixture(params=PROCESS_BACKENDS, ids=repr)
 def process_harness(request: pytest.FixtureRequest, local_dir: str) -> Iterator[Harness]:
-    yield from _harness(request.param, local_dir)
+    yield from _harness(request, local_dir)
 
 
-def _harness(kind: BackendKind, local_dir: str) -> Iterator[Harness]:
+def _harness(request: pytest.FixtureRequest, local_dir: str) -> Iterator[Harness]:
+    kind = request.param
+    if kind.name == "ray":
+        request.getfixturevalue("ray_cluster")
     h = Harness(kind, local_dir)
     pids = [identify(pid) for pid in h.backend.worker_pids()]
     try:
