@@ -76,11 +76,13 @@ test: venv test-deps
 
 # The same programs on master "ray": the backend conformance suite, the RDD and DStream
 # operator property tests, the DStream operator and state tests (their `ctx` and `sc2`
-# contexts run on Ray), the Kafka exactly-once test and tests/ray (node loss, a killed
+# contexts run on Ray), the Kafka exactly-once test (its drivers join the cluster) and
+# tests/ray (node loss, a killed
 # state actor, locality, nothing left after stop), on one local Ray cluster per session.
 RAY_TESTS := tests/ray tests/rdd/test_backend_conformance.py tests/property \
 	tests/dstream/test_basic_operations.py tests/dstream/test_state_operations.py \
-	tests/dstream/test_window_operations.py tests/dstream/test_output_operations.py
+	tests/dstream/test_window_operations.py tests/dstream/test_output_operations.py \
+	tests/kafka/test_recovery.py
 
 test-ray: venv test-deps
 	@$(PY) -m pytest -q -p no:cacheprovider --ray $(RAY_TESTS) $(PYTEST_ARGS)

@@ -29,11 +29,11 @@ from dstream import StreamingContext
 from dstream.kafka import KafkaUtils
 
 
-def write_batch(out: str, time_ms: int, ranges: list, counts: dict) -> None:
+def write_batch(out: str, time_ms: int, ranges: list, counts: dict, master: str) -> None:
     target = os.path.join(out, f"batch-{time_ms}.json")
     temp = f"{target}.{os.getpid()}.tmp"
     with open(temp, "w") as f:
-        json.dump({"ranges": ranges, "counts": counts}, f, sort_keys=True)
+        json.dump({"ranges": ranges, "counts": counts, "master": master}, f, sort_keys=True)
         f.flush()
         os.fsync(f.fileno())
     os.replace(temp, target)
@@ -47,11 +47,12 @@ def main() -> None:
     parser.add_argument("out")
     parser.add_argument("--batch-interval", type=float, default=0.25)
     parser.add_argument("--rate", type=int, default=40, help="maxRatePerPartition (records/s)")
+    parser.add_argument("--master", default="local[2]", help="local[2], or ray (joins RAY_ADDRESS)")
     args = parser.parse_args()
 
     def create() -> StreamingContext:
         conf = SparkConf().set("spark.streaming.kafka.maxRatePerPartition", str(args.rate))
-        sc = SparkContext.getOrCreate(conf.setMaster("local[2]").setAppName("kafka-recovery"))
+        sc = SparkContext.getOrCreate(conf.setMaster(args.master).setAppName("kafka-recovery"))
         ssc = StreamingContext(sc, args.batch_interval)
         ssc.checkpoint(args.checkpoint)
         stream = KafkaUtils.createDirectStream(
@@ -60,7 +61,7 @@ def main() -> None:
         def output(time, rdd):  # noqa: A002 - PySpark's foreachRDD(time, rdd) form
             ranges = [[r.topic, r.partition, r.fromOffset, r.untilOffset] for r in rdd.offsetRanges()]
             counts = dict(rdd.flatMap(lambda kv: kv[1].split()).map(lambda w: (w, 1)).reduceByKey(add).collect())
-            write_batch(args.out, int(time.timestamp() * 1000), ranges, counts)
+            write_batch(args.out, int(time.timestamp() * 1000), ranges, counts, rdd.context.master)
 
         stream.foreachRDD(output)
         return ssc

@@ -10,7 +10,8 @@ and writes one file per batch time (offset ranges + word counts), idempotently. 
 killed with SIGKILL 5 times, each after a random number of further batch files, and
 restarted on the same checkpoint directory. Afterwards the batch files must hold every
 offset of every partition exactly once (ranges disjoint and complete) and the word
-counts must equal those of the records produced.
+counts must equal those of the records produced. The drivers run on ``local[2]``, or
+with ``--ray`` (``make test-ray``) on master ``ray``, joining the session's Ray cluster.
 """
 
 from __future__ import annotations
@@ -53,10 +54,20 @@ def covered(out: Path) -> int:
     return sum(u - f for data in batch_files(out).values() for _, _, f, u in data["ranges"])
 
 
-def start_driver(bootstrap: str, topic: str, checkpoint: Path, out: Path) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+@pytest.fixture
+def master(request: pytest.FixtureRequest) -> tuple[str, dict[str, str]]:
+    """The drivers' master and extra environment: ``local[2]``, or with ``--ray`` the session's Ray cluster."""
+    if request.config.getoption("ray"):
+        cluster = request.getfixturevalue("ray_cluster")
+        return "ray", {"RAY_ADDRESS": cluster.cluster.address}
+    return "local[2]", {}
+
+
+def start_driver(bootstrap: str, topic: str, checkpoint: Path, out: Path,
+                 master: tuple[str, dict[str, str]]) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **master[1])
     return subprocess.Popen([sys.executable, "-m", "tests.kafka.recovery_app", bootstrap, topic, str(checkpoint),
-                             str(out), "--batch-interval", "0.25", "--rate", "40"],
+                             str(out), "--batch-interval", "0.25", "--rate", "40", "--master", master[0]],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -71,7 +82,7 @@ def wait_until(predicate, what: str, driver: subprocess.Popen) -> None:
         time.sleep(0.05)
 
 
-def test_sigkill_at_random_batches_counts_every_record_once(kafka, tmp_path):
+def test_sigkill_at_random_batches_counts_every_record_once(kafka, tmp_path, master):
     rng = random.Random(20240611)
     topic = kafka.new_topic(partitions=3)
     words = ["alpha", "beta", "gamma", "delta", "epsilon"]
@@ -85,7 +96,7 @@ def test_sigkill_at_random_batches_counts_every_record_once(kafka, tmp_path):
     out.mkdir()
 
     for kill in range(KILLS):
-        driver = start_driver(kafka.bootstrap, topic, checkpoint, out)
+        driver = start_driver(kafka.bootstrap, topic, checkpoint, out, master)
         try:
             target = len(batch_files(out)) + rng.randint(1, 3)
             wait_until(lambda target=target: len(batch_files(out)) >= target, f"batch files before kill {kill + 1}",
@@ -95,7 +106,7 @@ def test_sigkill_at_random_batches_counts_every_record_once(kafka, tmp_path):
             driver.wait(30)
     assert covered(out) < total  # the kills happened while the topic was being read
 
-    driver = start_driver(kafka.bootstrap, topic, checkpoint, out)
+    driver = start_driver(kafka.bootstrap, topic, checkpoint, out, master)
     try:
         wait_until(lambda: covered(out) >= total, "every offset in some batch file", driver)
         time.sleep(1.0)  # a few empty batches more: nothing may be read twice
@@ -107,6 +118,7 @@ def test_sigkill_at_random_batches_counts_every_record_once(kafka, tmp_path):
             driver.kill()
 
     files = batch_files(out)
+    assert {data["master"] for data in files.values()} == {master[0]}
     seen: dict[tuple[str, int], set[int]] = {}
     for data in files.values():
         for t, p, f, u in data["ranges"]:

@@ -29,8 +29,9 @@ from tests.rdd.processes import identify, is_running, wait_until
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(240)]
 
 KEYS = [f"k{i}" for i in range(12)]
-#: Values big enough that every map-output bucket (about 1.5 MB) lives in the object store
-#: of the node that wrote it, not inlined in the driver's memory.
+#: Distinct values (pickle would store one shared string once), big enough that every
+#: map-output bucket (about 1.5 MB) lives in the object store of the node that wrote it,
+#: not inlined in the driver's memory.
 BLOB = "x" * 3000
 
 
@@ -46,22 +47,28 @@ def _node_of(sc: SparkContext, executor_id: str) -> str:
 
 def test_a_node_removed_after_a_map_stage_loses_its_outputs_and_the_job_recovers(
         ray_cluster: RayTestCluster, make_sc: Callable[..., SparkContext]) -> None:
+    from ray.experimental import get_object_locations
+
     sc = make_sc("ray")
-    pairs = sc.parallelize(range(2000), 4).map(lambda i: (i % 50, BLOB))
-    grouped = pairs.groupByKey(4).mapValues(len)
-    assert grouped.count() == 50  # the map stage ran; its outputs stay for the next job
-    before = set(sc._env.backend.executor_ids())
-    victim = _node_of(sc, "0")
+    # Every record goes to reduce partition 0; the first job reads only partition 1 (empty
+    # buckets), so no reducer has copied a big bucket to another node when one is removed.
+    shuffled = sc.parallelize(range(2000), 4).map(lambda i: (i % 50, BLOB + str(i))).partitionBy(2, lambda key: 0)
+    assert sc.runJob(shuffled, lambda it: [sum(1 for _ in it)], [1]) == [0]
+    [(shuffle_id, outputs)] = sc._env.backend.map_outputs.items()
+    holders = get_object_locations([buckets[0] for buckets in outputs.values()])
+    nodes = {node for info in holders.values() for node in info["node_ids"]}
+    assert len(nodes) >= 1 and all(len(info["node_ids"]) == 1 for info in holders.values()), holders
+    victim = sorted(nodes)[0]
     [node] = [n for n in ray_cluster.worker_nodes() if n.node_id == victim]
     ray_cluster.remove_worker(node)
     ray_cluster.add_worker()  # room for the replacement executor
     try:
-        assert sorted(grouped.collect()) == [(k, 40) for k in range(50)]
-        [map_stage] = [d.stage for n in walk_narrow(grouped._node) for d in n.dependencies
-                       if isinstance(d, ShuffleDependency)]
+        counts = shuffled.mapValues(len).groupByKey().mapValues(len).collect()
+        assert sorted(counts) == [(k, 40) for k in range(50)]
+        [map_stage] = [d.stage for n in walk_narrow(shuffled._node) for d in n.dependencies
+                       if isinstance(d, ShuffleDependency) and d.shuffle_id == shuffle_id]
         assert map_stage.attempt >= 1, "the lost map outputs were not re-run (no fetch failure?)"
-        assert "0" not in sc._env.backend.executor_ids()
-        assert len(sc._env.backend.executor_ids()) == len(before)
+        assert len(sc._env.backend.executor_ids()) == 2
     finally:
         wait_until(lambda: len(ray_cluster.worker_nodes()) == 2, 30, "two worker nodes again")
 
