@@ -396,7 +396,9 @@ class SparkContext:
         self._check_alive()
         bid = self._new_id()
         path = os.path.join(self._env.local_dir, "broadcast", f"{bid}.pkl")
-        return Broadcast(bid, path, value, on_driver=True)
+        made: Broadcast[T] = Broadcast(bid, path, value, on_driver=True, on_destroy=self._env.broadcast_destroyed)
+        self._env.broadcast_created(bid, path)
+        return made
 
     def accumulator(self, value: T, accum_param: AccumulatorParam[T] | None = None) -> Accumulator[T]:
         """An accumulator starting at ``value``; ints, floats and complex need no ``accum_param``."""

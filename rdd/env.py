@@ -117,6 +117,17 @@ class Env:
         self.backend.remove_rdd(rdd_id)
         self.bus.post(SparkListenerUnpersistRDD(rdd_id))
 
+    def broadcast_created(self, broadcast_id: int, path: str) -> None:
+        """A broadcast's file is written: a backend whose executors may not see it ships it."""
+        ship = getattr(self.backend, "add_broadcast", None)
+        if ship is not None:
+            ship(broadcast_id, path)
+
+    def broadcast_destroyed(self, broadcast_id: int) -> None:
+        drop = getattr(self.backend, "remove_broadcast", None)
+        if drop is not None:
+            drop(broadcast_id)
+
     def unpersist_rdd(self, rdd_id: int) -> None:
         """Drop RDD ``rdd_id``'s cached blocks everywhere (``RDD.unpersist``)."""
         self._remove_rdd(rdd_id)

@@ -22,6 +22,8 @@ Invariants
   the driver keeps their references per ``(shuffle_id, map_id)`` until the shuffle is
   removed, which frees them by reference counting. A reduce task gets the references
   of the buckets it reads; one that cannot be fetched is a ``FetchFailedError``.
+- Each broadcast is put in the object store once; every actor, a replacement too, is
+  told its reference and fetches it on first use if it cannot read the driver's file.
 - A dead actor is ``ExecutorLost``; its replacement has a new executor id and an empty
   block manager. Once ``shutdown`` has begun no actor is started.
 - ``shutdown`` asks idle actors to clean up, kills every actor of this context, waits
@@ -92,6 +94,7 @@ class RayBackend:
         self._executors: dict[str, _Executor] = {}
         self._shared: deque[placement.Queued] = deque()
         self._binary_refs: dict[str, Any] = {}
+        self._broadcast_refs: dict[int, Any] = {}
         #: shuffle id -> map id -> bucket references (the driver owns the objects)
         self.map_outputs: dict[int, dict[int, list[Any]]] = {}
         self._results: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -148,6 +151,21 @@ class RayBackend:
         with self._lock:
             self.map_outputs.pop(shuffle_id, None)
 
+    def add_broadcast(self, broadcast_id: int, path: str) -> None:
+        """Put a broadcast's pickled value in the object store and tell every executor where."""
+        with open(path, "rb") as f:
+            ref = self._ray.put(f.read())
+        with self._lock:
+            self._broadcast_refs[broadcast_id] = ref
+            for executor in self._executors.values():
+                executor.actor.add_broadcast.remote(broadcast_id, [ref])
+
+    def remove_broadcast(self, broadcast_id: int) -> None:
+        with self._lock:
+            if self._broadcast_refs.pop(broadcast_id, None) is not None:
+                for executor in self._executors.values():
+                    executor.actor.remove_broadcast.remote(broadcast_id)
+
     def release_binaries(self) -> None:
         with self._lock:
             for executor in self._executors.values():
@@ -190,6 +208,7 @@ class RayBackend:
         with self._lock:
             self.map_outputs.clear()
             self._binary_refs.clear()
+            self._broadcast_refs.clear()
             self._executors.clear()
         self.connection.close()
 
@@ -200,6 +219,8 @@ class RayBackend:
         actor = self._actor_class.remote(executor_id, self._local_dir)
         executor = _Executor(executor_id, actor)
         self._executors[executor_id] = executor
+        for broadcast_id, ref in self._broadcast_refs.items():  # a replacement learns them too
+            actor.add_broadcast.remote(broadcast_id, [ref])
         pid_ref = actor.identity.remote()
         pid_ref.future().add_done_callback(lambda _: self._results.put(("pid", executor, pid_ref)))
         return executor

@@ -24,8 +24,9 @@ Invariants
 - Disk blocks go under the driver's local directory when this node sees it (one
   machine, or shared storage), as a ``local[N]`` worker's do; otherwise under a scratch
   directory of the actor's own. Both are removed when the actor is told to stop.
-- Broadcast variables are read from the driver's local directory, so the driver's
-  ``spark.local.dir`` must be on storage every node sees (as checkpoints must be).
+- A broadcast is read from the driver's local directory when this node sees it, else
+  from the object store: the driver puts each broadcast there once and tells every
+  actor its reference (``add_broadcast``), which is fetched on first use only.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ class RayExecutor:
         root = local_dir if local_dir and os.path.isdir(local_dir) else None
         self.scratch = None if root else tempfile.mkdtemp(prefix=f"dstreams-ray-executor-{executor_id}-")
         self.store = TaskShuffleStore()
-        env = ExecutorEnv(executor_id, root or self.scratch or "", self.store)
+        self.broadcasts: dict[int, Any] = {}
+        env = ExecutorEnv(executor_id, root or self.scratch or "", self.store, self._broadcast_bytes)
         environment.install(env)
         self.block_dir = env.block_dir()
         block_manager.install(BlockManager(executor_id, self.block_dir))
@@ -147,6 +149,21 @@ class RayExecutor:
                 self.store.fetched[key] = ray.get(ref)
             except ray.exceptions.RayError as exc:
                 self.store.missing[key] = f"its object in the Ray object store is lost ({type(exc).__name__})"
+
+    def add_broadcast(self, broadcast_id: int, holder: list[Any]) -> None:
+        """Remember where broadcast ``broadcast_id`` is (``[ref]``: fetched on first use only)."""
+        self.broadcasts[broadcast_id] = holder[0]
+
+    def remove_broadcast(self, broadcast_id: int) -> None:
+        self.broadcasts.pop(broadcast_id, None)
+
+    def _broadcast_bytes(self, broadcast_id: int) -> bytes | None:
+        ref = self.broadcasts.get(broadcast_id)
+        if ref is None:
+            return None
+        import ray
+
+        return bytes(ray.get(ref))
 
     def node_id(self) -> str:
         """The Ray node this actor runs on."""

@@ -211,3 +211,16 @@ def test_every_process_of_the_cluster_listens_on_127_0_0_1_only(ray_cluster: Ray
     listening = _listening(pids)
     assert listening, "found no listening socket of the cluster (the check would be empty)"
     assert set(listening) == {"127.0.0.1"}, listening
+
+
+def test_an_executor_that_cannot_see_the_drivers_directory_reads_broadcasts_from_the_object_store(
+        ray_cluster: RayTestCluster, make_sc: Callable[..., SparkContext]) -> None:
+    sc = make_sc("ray")
+    table = sc.broadcast({i: i * i for i in range(100)})
+    # As on another node: the driver's broadcast file is not there for the executors.
+    os.unlink(os.path.join(sc._env.local_dir, "broadcast", f"{table.id}.pkl"))
+    assert sorted(sc.parallelize(range(10), 4).map(lambda i: table.value[i]).collect()) == [i * i for i in range(10)]
+    gone = sc.broadcast([1, 2, 3])
+    gone.destroy()  # removes the file and the executors' references: no copy is left to read
+    with pytest.raises(Exception, match=f"Broadcast {gone.id} was destroyed"):
+        sc.parallelize([0], 1).map(lambda _: gone.value).collect()
