@@ -55,6 +55,14 @@ class Env:
         env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
                     if k.startswith("spark.executorEnv.")}
         capacity = conf.getInt(CAPACITY_KEY, DEFAULT_CAPACITY)
+        cores = conf.getInt("spark.executor.cores", 1)
+        # Joining (or starting) a Ray cluster comes first: if Ray is missing or unreachable,
+        # nothing else has been made.
+        ray_connection = None
+        if master.kind is MasterKind.RAY:
+            from .executor.ray_cluster import ADDRESS_KEY, RayConnection
+
+            ray_connection = RayConnection.open(conf.get(ADDRESS_KEY) or None)
         # The bus is filled from here on (executors added while the pool starts) and its
         # thread starts last: a failed set-up leaves no thread behind.
         self.bus = LiveListenerBus(capacity)
@@ -71,11 +79,7 @@ class Env:
         self._dir = LocalDir(conf.get("spark.local.dir") or None)
         self.local_dir = self._dir.path
         store: Any = MemoryShuffleStore() if master.inline else FileShuffleStore(self.local_dir)
-        ray_connection = None
-        if master.kind is MasterKind.RAY:
-            from .executor.ray_cluster import ADDRESS_KEY, RayConnection
-
-            ray_connection = RayConnection.open(conf.get(ADDRESS_KEY) or None)
+        if ray_connection is not None:
             store = _NoDriverShuffle()
         self.driver_env = ExecutorEnv("driver", self.local_dir, store)
         environment.install(self.driver_env)
@@ -90,7 +94,6 @@ class Env:
         elif ray_connection is not None:
             from .executor.ray_backend import RayBackend
 
-            cores = conf.getInt("spark.executor.cores", 1)
             executors = conf.getInt("spark.executor.instances", master.workers or ray_connection.cpus() // cores)
             try:
                 self.backend = RayBackend(ray_connection, max(1, executors), cores, self.runner.on_event,

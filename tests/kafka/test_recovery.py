@@ -55,8 +55,12 @@ def covered(out: Path) -> int:
 
 
 @pytest.fixture
-def master(request: pytest.FixtureRequest) -> tuple[str, dict[str, str]]:
-    """The drivers' master and extra environment: ``local[2]``, or with ``--ray`` the session's Ray cluster."""
+def master(request: pytest.FixtureRequest, no_active_context: None) -> tuple[str, dict[str, str]]:
+    """The drivers' master and extra environment: ``local[2]``, or with ``--ray`` the session's Ray cluster.
+
+    No context of this process is left (``no_active_context``): on Ray, a shared context
+    would hold the cluster's CPUs that the drivers' executors need.
+    """
     if request.config.getoption("ray"):
         cluster = request.getfixturevalue("ray_cluster")
         return "ray", {"RAY_ADDRESS": cluster.cluster.address}

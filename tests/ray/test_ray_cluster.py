@@ -224,3 +224,14 @@ def test_an_executor_that_cannot_see_the_drivers_directory_reads_broadcasts_from
     gone.destroy()  # removes the file and the executors' references: no copy is left to read
     with pytest.raises(Exception, match=f"Broadcast {gone.id} was destroyed"):
         sc.parallelize([0], 1).map(lambda _: gone.value).collect()
+
+
+def test_asking_for_more_cpus_than_the_cluster_offers_fails_at_once(ray_cluster: RayTestCluster,
+                                                                    no_active_context: None) -> None:
+    import ray
+
+    with pytest.raises(ValueError, match=r"asks for 5 Ray executor\(s\) of 1 CPU\(s\) each, but the cluster "
+                                         r"at .* offers 2 CPU\(s\)"):
+        SparkContext("ray[5]", "too-big")
+    assert getattr(SparkContext, "_active_spark_context", None) is None
+    assert ray.is_initialized(), "the session's connection was not the context's to close"

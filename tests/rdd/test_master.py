@@ -21,16 +21,20 @@ from rdd.master import Master, MasterKind
     ("local[12]", MasterKind.LOCAL_N, 12),
     ("local[*]", MasterKind.LOCAL_STAR, os.cpu_count() or 1),
     ("local[2][4]", MasterKind.LOCAL_N, 2),
+    ("ray", MasterKind.RAY, 0),
+    ("ray[3]", MasterKind.RAY, 3),
 ])
 def test_accepted_masters(url: str, kind: MasterKind, workers: int) -> None:
     master = Master.parse(url)
     assert (master.url, master.kind, master.workers) == (url.strip(), kind, workers)
-    assert master.inline is (workers == 0)
+    assert master.inline is (kind is MasterKind.LOCAL)
 
 
-@pytest.mark.parametrize("url", ["yarn", "local[0]", "local[x]", "local[2", "LOCAL", "", "local[1]x"])
+@pytest.mark.parametrize("url", ["yarn", "local[0]", "local[x]", "local[2", "LOCAL", "", "local[1]x", "ray[0]",
+                                 "ray[*]", "RAY"])
 def test_other_masters_list_the_accepted_forms(url: str) -> None:
-    with pytest.raises(ValueError, match=r"Could not parse master URL .*'local'.*local\[N\].*local\[\*\]"):
+    listed = r"Could not parse master URL .*'local'.*local\[N\].*local\[\*\].*'ray'.*ray\[N\]"
+    with pytest.raises(ValueError, match=listed):
         Master.parse(url)
 
 
