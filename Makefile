@@ -40,7 +40,7 @@ venv: $(STAMP)
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
 	  { echo "make: $(PYTHON) is missing or older than 3.10; run with PYTHON=python3.11" >&2; exit 1; }
-	@echo "make: creating $(VENV) and installing dstreams into it (first run only, about 30 s)..."
+	@echo "make: creating $(VENV) and installing dstreams into it (first run only, about a minute)..."
 	@$(PYTHON) -m venv $(VENV) || { \
 	  rm -rf $(VENV); \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
