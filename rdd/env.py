@@ -44,7 +44,6 @@ DEFAULT_START_METHOD = "exec"
 class Env:
     def __init__(self, conf: SparkConf, master: Master) -> None:
         self.num_workers = master.workers
-        self.master = master
         # Every setting is read before anything is created: a bad value leaves nothing behind.
         start_method = conf.get(START_METHOD_KEY, DEFAULT_START_METHOD)
         if start_method not in ("exec", "fork"):

@@ -43,6 +43,7 @@ import time
 from collections import OrderedDict, deque
 from typing import Any
 
+from ..checkpoint import process_is_alive
 from ..partitioner import worker_hash_seed
 from ..scheduler.events import BackendEvent, EventSink, ExecutorLost, TaskFailed, TaskFinished
 from ..scheduler.task import TaskFailure, TaskSpec
@@ -65,6 +66,7 @@ class _Executor:
         self.actor = actor
         self.pid: int | None = None
         self.node_ip = ""
+        self.identity: Any = None  # the reference of its (pid, node IP), asked once at start
         self.running: TaskSpec | None = None
         self.cancelled = False
         self.digests: OrderedDict[str, int] = OrderedDict()
@@ -221,22 +223,20 @@ class RayBackend:
         self._executors[executor_id] = executor
         for broadcast_id, ref in self._broadcast_refs.items():  # a replacement learns them too
             actor.add_broadcast.remote(broadcast_id, [ref])
-        pid_ref = actor.identity.remote()
-        pid_ref.future().add_done_callback(lambda _: self._results.put(("pid", executor, pid_ref)))
+        executor.identity = actor.identity.remote()
+        executor.identity.future().add_done_callback(lambda _: self._results.put(("pid", executor)))
         return executor
 
     def _await_started(self, executors: list[_Executor]) -> None:
-        refs = [e.actor.identity.remote() for e in executors]
         try:
-            pids = self._ray.get(refs, timeout=START_TIMEOUT_S)
+            identities = self._ray.get([e.identity for e in executors], timeout=START_TIMEOUT_S)
         except Exception as exc:
             for executor in executors:
                 self._ray.kill(executor.actor, no_restart=True)
-            self.connection.close()
             raise RuntimeError(f"the Ray executors did not start within {START_TIMEOUT_S:.0f} s "
                                f"({type(exc).__name__}: {exc}); check the cluster at "
                                f"{self.connection.address} (ray status)") from exc
-        for executor, identity in zip(executors, pids, strict=True):
+        for executor, identity in zip(executors, identities, strict=True):
             self._started(executor, identity)
 
     def _started(self, executor: _Executor, identity: tuple[int, str]) -> None:
@@ -266,10 +266,11 @@ class RayBackend:
                                                 self._closure_cache_bytes)
             if evicted:
                 executor.actor.drop_binaries.remote(evicted)
-            refs = executor.actor.run.options(num_returns=1 + spec.buckets).remote(
+            returned = executor.actor.run.options(num_returns=1 + spec.buckets).remote(
                 spec, payload, self._inputs(spec))
-            first = refs[0] if spec.buckets else refs
-            first.future().add_done_callback(lambda _, e=executor, s=spec, r=refs: self._results.put(("done", e, s, r)))
+            refs = returned if spec.buckets else [returned]  # the outcome, then the buckets
+            refs[0].future().add_done_callback(
+                lambda _, e=executor, s=spec, r=refs: self._results.put(("done", e, s, r)))
 
     def _inputs(self, spec: TaskSpec) -> dict[tuple[int, int, int], Any]:
         inputs: dict[tuple[int, int, int], Any] = {}
@@ -295,9 +296,9 @@ class RayBackend:
             if item is None:
                 continue
             if item[0] == "pid":
-                _, executor, pid_ref = item
+                _, executor = item
                 try:
-                    self._started(executor, self._ray.get(pid_ref))
+                    self._started(executor, self._ray.get(executor.identity))
                 except Exception:  # noqa: BLE001 - it died starting: its first task reports that
                     pass
                 continue
@@ -306,11 +307,10 @@ class RayBackend:
             if event is not None:
                 self._on_event(event)
 
-    def _outcome(self, executor: _Executor, spec: TaskSpec, refs: Any) -> BackendEvent | None:
+    def _outcome(self, executor: _Executor, spec: TaskSpec, refs: list[Any]) -> BackendEvent | None:
         ray = self._ray
-        first = refs[0] if spec.buckets else refs
         try:
-            data = ray.get(first)
+            data = ray.get(refs[0])
         except ray.exceptions.RayError as exc:
             return self._lose(executor, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
         outcome = pickle.loads(data)
@@ -322,7 +322,7 @@ class RayBackend:
                 return None
             executor.running = None
             if spec.buckets and not isinstance(outcome, TaskFailure):
-                self.map_outputs.setdefault(spec.shuffle_id, {})[spec.partition] = list(refs[1:])
+                self.map_outputs.setdefault(spec.shuffle_id, {})[spec.partition] = refs[1:]
             self._dispatch()
         if isinstance(outcome, TaskFailure):
             return TaskFailed(spec, outcome)
@@ -349,11 +349,5 @@ def _wait_for_exit(pids: list[int]) -> None:
     """Wait until the actors' processes on this machine have ended (others: Ray's to end)."""
     deadline = time.monotonic() + _EXIT_WAIT_S
     for pid in pids:
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            except PermissionError:
-                break
+        while process_is_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.02)

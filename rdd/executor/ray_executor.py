@@ -122,10 +122,9 @@ class RayExecutor:
         parts: list[bytes] = [b""] * buckets
         written = store.written
         if written is not None and not isinstance(outcome, TaskFailure):
-            blob, offsets = written
+            blob, offsets = written  # buckets + 1 offsets (``write_map_output``)
             view = memoryview(blob)
-            parts = [bytes(view[offsets[i]:offsets[i + 1]]) for i in range(min(buckets, len(offsets) - 1))]
-            parts += [b""] * (buckets - len(parts))
+            parts = [bytes(view[offsets[i]:offsets[i + 1]]) for i in range(buckets)]
         store.reset()
         if buckets == 0:
             return dump_outcome(outcome)  # num_returns=1: the value itself, not a 1-tuple

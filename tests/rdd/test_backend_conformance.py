@@ -66,14 +66,12 @@ def _ray_backend(sink: Callable[[BackendEvent], None], local_dir: str) -> Any:
     return RayBackend(RayConnection.open(None), 2, 1, sink, local_dir)  # joins the session's cluster
 
 
-BACKENDS = [
-    BackendKind("inline", lambda sink, local_dir: InlineBackend(sink), processes=False),
+PROCESS_BACKENDS = [
     BackendKind("process_pool", lambda sink, local_dir: ProcessPoolBackend(2, local_dir, sink),
                 processes=True),
     pytest.param(BackendKind("ray", _ray_backend, processes=True), marks=pytest.mark.ray, id="ray"),
 ]
-PROCESS_BACKENDS = [kind for kind in BACKENDS
-                    if (kind.values[0] if hasattr(kind, "values") else kind).processes]
+BACKENDS = [BackendKind("inline", lambda sink, local_dir: InlineBackend(sink), processes=False), *PROCESS_BACKENDS]
 
 
 # --- task functions (module level: workers import them by reference) ---------------------
