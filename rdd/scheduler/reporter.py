@@ -11,14 +11,17 @@ when an executor starts; the runner's event sink calls it for each task outcome.
 Invariants
 ----------
 * With no listener on the bus every method returns after one check: nothing is built.
+* The engine's threads only snapshot facts (times, attempts, the call site) and queue
+  them with ``post_deferred``; the events are built on the bus's delivery thread, so
+  a job pays a few appends for its events, not their construction.
 * Per stage attempt the order is StageSubmitted, then its TaskStart/TaskEnd events,
   then StageCompleted; a job's JobStart comes before its stages and JobEnd after them.
   The runner keeps this order by reporting notices before performing actions, and the
   event sink reports a task's end before the runner handles it.
 * Every stage attempt reported as submitted is reported as completed exactly once: a
   job that ends (failed or cancelled) with stages still running closes them as failed.
-* Methods may be called from the runner's thread and the executors' reader thread;
-  the shared tables are touched with single dict operations only.
+* The tables (tasks launched, attempts, running stages, RDD infos, storage levels) are
+  read and written by the builders only, on the delivery thread, in posting order.
 * Its tables only hold the running job's stages, RDDs and tasks (jobs run one at a
   time per context): they are emptied when the job ends.
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ..nodes.base import walk_narrow
@@ -75,6 +79,16 @@ def call_site() -> str:
     return method or "job"
 
 
+def _lineage(node: Any) -> list[tuple[Any, str | None, StorageLevel]]:
+    """The RDDs of ``node``'s stage with their name and storage level as they are now."""
+    return [(n, n.name, n.storage_level) for n in walk_narrow(node)]
+
+
+def _notice_facts(notices: Iterable[tuple[Any, ...]]) -> list[tuple[str, Any, int, str | None]]:
+    """The DAG scheduler's notices as ``(kind, stage, attempt, failure)``, the attempt as it is now."""
+    return [(n[0], n[1], n[1].attempt, n[2] if n[0] == "failed" else None) for n in notices]
+
+
 def level_name(level: StorageLevel) -> str:
     return "NONE" if not level.is_valid else str(level)
 
@@ -98,43 +112,49 @@ class JobReporter:
 
     # -- executors (called by the backends) -------------------------------------------
     def executor_added(self, executor_id: str, pid: int | None, cores: int = 1) -> None:
-        if self.enabled:
+        if self._bus.listeners:
             self._bus.post(SparkListenerExecutorAdded(_now(), executor_id, {
                 "Host": "localhost", "Total Cores": cores, "Log Urls": {}, "Pid": pid}))
 
     def task_launched(self, spec: TaskSpec, executor_id: str) -> None:
-        if not self.enabled:
-            return
-        info = TaskInfo(spec.task_id, spec.partition, spec.attempt, spec.partition, _now(), executor_id,
+        if self._bus.listeners:
+            self._bus.post_deferred(self._task_start, spec, executor_id, _now())
+
+    def _task_start(self, spec: TaskSpec, executor_id: str, now: int) -> tuple[Any, ...]:
+        info = TaskInfo(spec.task_id, spec.partition, spec.attempt, spec.partition, now, executor_id,
                         taskLocality="PROCESS_LOCAL" if spec.preferred is None else "NODE_LOCAL")
         self._launched[spec.task_id] = info
-        self._bus.post(SparkListenerTaskStart(spec.stage_id, self._attempts.get(spec.stage_id, 0), info))
+        return (SparkListenerTaskStart(spec.stage_id, self._attempts.get(spec.stage_id, 0), info),)
 
     # -- task outcomes (called by the runner's event sink, on the backend's thread) ----
     def task_event(self, event: Any) -> None:
-        if not self.enabled:
-            return
+        if self._bus.listeners:
+            self._bus.post_deferred(self._task_outcome, event, _now())
+
+    def _task_outcome(self, event: Any, now: int) -> list[Any]:
+        out: list[Any] = []
         if isinstance(event, TaskFinished):
             result = event.result
-            self._task_end(event.spec, {"Reason": "Success"}, result.metrics, False)
+            out.append(self._task_end(event.spec, {"Reason": "Success"}, result.metrics, False, now))
             for block_id, (memory, disk) in result.block_sizes.items():
                 level = self._levels.get(block_id.split("_")[1], "NONE")
-                self._bus.post(SparkListenerBlockUpdated(result.executor_id, block_id, level, memory, disk))
+                out.append(SparkListenerBlockUpdated(result.executor_id, block_id, level, memory, disk))
         elif isinstance(event, TaskFailed):
             error = event.failure.error
             kind = "FetchFailed" if type(error).__name__ == "FetchFailedError" else "ExceptionFailure"
             reason = {"Reason": kind, "Class Name": type(error).__name__, "Description": str(error),
                       "Stack Trace": event.failure.traceback_text}
-            self._task_end(event.spec, reason, event.failure.metrics, True)
+            out.append(self._task_end(event.spec, reason, event.failure.metrics, True, now))
         elif isinstance(event, ExecutorLost):
             for spec in event.tasks:
-                self._task_end(spec, {"Reason": "ExecutorLostFailure", "Executor ID": event.executor_id,
-                                      "Loss Reason": event.reason}, {}, True)
-            self._bus.post(SparkListenerExecutorRemoved(_now(), event.executor_id, event.reason))
+                out.append(self._task_end(spec, {"Reason": "ExecutorLostFailure", "Executor ID": event.executor_id,
+                                                 "Loss Reason": event.reason}, {}, True, now))
+            out.append(SparkListenerExecutorRemoved(now, event.executor_id, event.reason))
+        return out
 
-    def _task_end(self, spec: TaskSpec, reason: dict[str, str], metrics: dict[str, int], failed: bool) -> None:
+    def _task_end(self, spec: TaskSpec, reason: dict[str, str], metrics: dict[str, int], failed: bool,
+                  finish: int) -> SparkListenerTaskEnd:
         started = self._launched.pop(spec.task_id, None)
-        finish = _now()
         launch = started.launchTime if started is not None else finish - metrics.get("executorRunTime", 0)
         executor = started.executorId if started is not None else "driver"
         info = TaskInfo(spec.task_id, spec.partition, spec.attempt, spec.partition, launch, executor,
@@ -142,68 +162,92 @@ class JobReporter:
                         finishTime=finish, failed=failed)
         task_metrics = TaskMetrics(**{k: v for k, v in metrics.items() if k in _METRIC_FIELDS})
         task_type = "ShuffleMapTask" if spec.is_shuffle_map else "ResultTask"
-        self._bus.post(SparkListenerTaskEnd(spec.stage_id, self._attempts.get(spec.stage_id, 0), task_type,
-                                            reason, info, task_metrics))
+        return SparkListenerTaskEnd(spec.stage_id, self._attempts.get(spec.stage_id, 0), task_type,
+                                    reason, info, task_metrics)
 
     # -- jobs and stages (called by the runner) ----------------------------------------
-    def job_started(self, job_id: int, stages: list[Any], properties: dict[str, str]) -> None:
-        if not self.enabled:
-            return
-        self._job_site = call_site()
-        self._job_properties = dict(properties)
+    def job_started(self, job_id: int, stages: list[Any], properties: dict[str, str],
+                    notices: Iterable[tuple[Any, ...]] = ()) -> None:
+        """Report a job's start, then the stage ``notices`` its submission produced (one post)."""
+        if self._bus.listeners:
+            # Snapshot what may change before the events are built: the call site, each
+            # stage's attempt, and its RDDs' names and storage levels (setName, unpersist).
+            snapshot = [(stage, max(stage.attempt, 0), _lineage(stage.node)) for stage in stages]
+            self._bus.post_deferred(self._job_start, job_id, snapshot, dict(properties), call_site(),
+                                    _notice_facts(notices), _now())
+
+    def _job_start(self, job_id: int, stages: list[tuple[Any, int, list[tuple[Any, str | None, StorageLevel]]]],
+                   properties: dict[str, str], site: str, notices: list[tuple[str, Any, int, str | None]],
+                   now: int) -> list[Any]:
+        self._job_site = site
+        self._job_properties = properties
         self._rdd_infos.clear()
-        infos = [self._stage_info(stage, max(stage.attempt, 0)) for stage in stages]
-        self._bus.post(SparkListenerJobStart(job_id, _now(), infos, self._job_properties))
+        for stage, _, lineage in stages:
+            self._remember_rdds(stage.id, lineage)
+        infos = [self._stage_info(stage, attempt) for stage, attempt, _ in stages]
+        return [SparkListenerJobStart(job_id, now, infos, properties), *self._stage_notices(notices, now)]
 
     def notices(self, notices: list[tuple[Any, ...]]) -> None:
         """Report the DAG scheduler's stage notices (``take_notices``)."""
-        if not self.enabled:
-            return
-        for notice in notices:
-            kind, stage = notice[0], notice[1]
-            if kind == "submitted":
-                self._attempts[stage.id] = stage.attempt
-                info = self._stage_info(stage, stage.attempt, num_tasks=stage.node.num_partitions,
-                                        submitted=_now())
-                self._running_stages[stage.id] = (stage, info)
-                self._bus.post(SparkListenerStageSubmitted(info, self._job_properties))
-            else:
-                self._complete(stage.id, notice[2] if kind == "failed" else None)
+        if notices and self._bus.listeners:
+            self._bus.post_deferred(self._stage_notices, _notice_facts(notices), _now())
 
-    def job_ended(self, job_id: int, error: BaseException | None) -> None:
-        if not self.enabled:
-            return
-        text = None if error is None else f"{type(error).__name__}: {error}"
+    def _stage_notices(self, facts: list[tuple[str, Any, int, str | None]], now: int) -> list[Any]:
+        out: list[Any] = []
+        for kind, stage, attempt, failure in facts:
+            if kind == "submitted":
+                self._attempts[stage.id] = attempt
+                info = self._stage_info(stage, attempt, num_tasks=stage.node.num_partitions, submitted=now)
+                self._running_stages[stage.id] = (stage, info)
+                out.append(SparkListenerStageSubmitted(info, self._job_properties))
+            else:
+                out.extend(self._complete(stage.id, failure, now))
+        return out
+
+    def job_ended(self, job_id: int, error: BaseException | None,
+                  notices: Iterable[tuple[Any, ...]] = ()) -> None:
+        """Report the stage ``notices`` left at a job's end, then the end itself (one post)."""
+        if self._bus.listeners:
+            text = None if error is None else f"{type(error).__name__}: {error}"
+            self._bus.post_deferred(self._job_end, job_id, text, _notice_facts(notices), _now())
+
+    def _job_end(self, job_id: int, text: str | None, notices: list[tuple[str, Any, int, str | None]],
+                 now: int) -> list[Any]:
+        out: list[Any] = self._stage_notices(notices, now)
         for stage_id in list(self._running_stages):
-            self._complete(stage_id, text or "Job ended before the stage finished")
+            out.extend(self._complete(stage_id, text or "Job ended before the stage finished", now))
         result = {"Result": "JobSucceeded"} if text is None else {"Result": "JobFailed", "Exception": text}
-        self._bus.post(SparkListenerJobEnd(job_id, _now(), result))
+        out.append(SparkListenerJobEnd(job_id, now, result))
         # Per-job tables: a stream runs jobs for months, nothing may pile up across them.
         self._attempts.clear()
         self._levels.clear()
         self._rdd_infos.clear()
+        return out
 
-    def _complete(self, stage_id: int, failure: str | None) -> None:
+    def _complete(self, stage_id: int, failure: str | None, now: int) -> tuple[Any, ...]:
         entry = self._running_stages.pop(stage_id, None)
         if entry is None:
-            return
+            return ()
         _, info = entry
         done = StageInfo(info.stageId, info.attemptId, info.name, info.numTasks, info.rddInfos, info.parentIds,
-                         info.details, info.submissionTime, _now(), failure, info.isShuffleMap)
-        self._bus.post(SparkListenerStageCompleted(done))
+                         info.details, info.submissionTime, now, failure, info.isShuffleMap)
+        return (SparkListenerStageCompleted(done),)
+
+    def _remember_rdds(self, stage_id: int, lineage: list[tuple[Any, str | None, StorageLevel]]) -> list[RDDInfo]:
+        rdds = self._rdd_infos[stage_id] = [
+            RDDInfo(node.id, name or node.describe(), node.num_partitions, level_name(level), level.useMemory,
+                    level.useDisk, level.deserialized, [d.parent.id for d in node.dependencies])
+            for node, name, level in lineage]
+        for rdd in rdds:
+            if rdd.storageLevel != "NONE":
+                self._levels[str(rdd.id)] = rdd.storageLevel
+        return rdds
 
     def _stage_info(self, stage: Any, attempt: int, num_tasks: int | None = None,
                     submitted: int | None = None) -> StageInfo:
         rdds = self._rdd_infos.get(stage.id)
-        if rdds is None:
-            rdds = self._rdd_infos[stage.id] = [
-                RDDInfo(node.id, node.name or node.describe(), node.num_partitions, level_name(node.storage_level),
-                        node.storage_level.useMemory, node.storage_level.useDisk, node.storage_level.deserialized,
-                        [d.parent.id for d in node.dependencies])
-                for node in walk_narrow(stage.node)]
-            for rdd in rdds:
-                if rdd.storageLevel != "NONE":
-                    self._levels[str(rdd.id)] = rdd.storageLevel
+        if rdds is None:  # a stage the job's start did not list
+            rdds = self._remember_rdds(stage.id, _lineage(stage.node))
         name = stage.node.creation_site or self._job_site
         return StageInfo(stage.id, attempt, name, num_tasks if num_tasks is not None else stage.node.num_partitions,
                          rdds, [p.id for p in stage.parents], self._job_site, submitted, None, None,

@@ -119,7 +119,9 @@ class JobRunner:
             try:
                 actions = self.scheduler.submit_job(job_id, node, func, partitions, properties)
                 if reporter is not None:
-                    reporter.job_started(job_id, self.scheduler.job_stages(), properties or {})
+                    # With the stages its submission started: one post for both.
+                    reporter.job_started(job_id, self.scheduler.job_stages(), properties or {},
+                                         self.scheduler.take_notices())
                     reported = True
             except LineageTooDeepError:
                 raise  # already says what was too deep (a stage's pickle)
@@ -150,8 +152,7 @@ class JobRunner:
             notices = self.scheduler.take_notices()
             if reported:
                 assert reporter is not None
-                reporter.notices(notices)
-                reporter.job_ended(job_id, _job_error(ticket, outcome, sys.exc_info()[1]))
+                reporter.job_ended(job_id, _job_error(ticket, outcome, sys.exc_info()[1]), notices)
             self.scheduler.end_job()
             self.backend.release_binaries()  # a closure may hold a lot: free it with its job
         if outcome is None:  # cancelled before it ended

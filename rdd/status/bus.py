@@ -19,7 +19,12 @@ Invariants
   to the same listener too.
 * The queue is bounded (``capacity``); when full, new events are dropped and counted
   rather than blocking the engine. The first drop is logged as a warning.
-* ``post`` with no listener registered is a no-op (the fast path).
+* ``post`` with no listener registered is a no-op (the fast path). ``post`` takes no
+  lock (an append to the queue); only waking an idle delivery thread does.
+* ``post_deferred(build, *args)`` is a post whose events are built on the delivery
+  thread, in their place in the posting order; a ``build`` that raises is logged and
+  counted like a listener that raises. A queued item counts as one towards the capacity
+  and the statistics, however many events it builds.
 * With a ``linger`` (the context's bus: 50 ms), an event is delivered within that
   delay, or at once when someone waits (``wait_until_empty``, ``stop``).
 * ``stop`` delivers what is queued (bounded by its timeout), then ends the thread.
@@ -32,6 +37,7 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,23 +155,46 @@ class ListenerBus:
     # -- posting ---------------------------------------------------------------------
     def post(self, event: Any) -> None:
         """Queue ``event`` for delivery; never blocks on listeners."""
-        if not self._listeners:
+        if self._listeners:
+            self._enqueue(event)
+
+    def post_deferred(self, build: Callable[..., Iterable[Any]], *args: Any) -> None:
+        """Queue ``build(*args)``: the delivery thread calls it and delivers the events it returns.
+
+        For a poster on the engine's critical path (the job reporter): it snapshots the
+        facts it owns into ``args`` (cheap), and building the event objects is left to the
+        delivery thread. ``build`` runs on that thread, in posting order with the other
+        posts; what it raises is logged and counted like a listener's failure.
+        """
+        if self._listeners:
+            self._enqueue((build, args))
+
+    def _enqueue(self, item: Any) -> None:
+        # No lock on this path: deque.append is atomic, and the delivery thread marks
+        # itself idle *before* it looks at the queue, so a post that reads _idle False
+        # is always seen by that look (see _run).
+        if self._stopping:
             return
+        queue = self._queue
+        if len(queue) >= self._capacity:
+            self._drop()
+            return
+        queue.append(item)
+        if self._idle and (not self._linger or len(queue) * 2 >= self._capacity):
+            with self._wakeup:
+                if self._idle:
+                    self._idle = False
+                    self._wakeup.notify()
+
+    def _drop(self) -> None:
         with self._wakeup:
-            if self._stopping:
-                return
-            if len(self._queue) >= self._capacity:
-                self._dropped += 1
-                if self._dropped == 1:
-                    self._log.warning(
-                        "%s queue is full (%d events): dropping events; a listener is too slow "
-                        "(raise %s to queue more)", self._name, self._capacity, CAPACITY_KEY,
-                    )
-                return
-            self._queue.append(event)
-            if self._idle and (not self._linger or len(self._queue) * 2 >= self._capacity):
-                self._idle = False
-                self._wakeup.notify()
+            self._dropped += 1
+            first = self._dropped == 1
+        if first:
+            self._log.warning(
+                "%s queue is full (%d events): dropping events; a listener is too slow "
+                "(raise %s to queue more)", self._name, self._capacity, CAPACITY_KEY,
+            )
 
     def wait_until_empty(self, timeout: float) -> bool:
         """Block until every posted event has been delivered; ``False`` on timeout."""
@@ -189,30 +218,57 @@ class ListenerBus:
     def _run(self) -> None:
         while True:
             with self._wakeup:
+                # Idle is set before the queue is looked at: a lock-free post that reads
+                # _idle False has appended before this look and is taken by it.
+                self._idle = True
                 while not self._queue and not self._stopping:
                     # With a linger the thread looks every `linger` seconds (posts do not
                     # wake it); wait_until_empty and stop cut the wait short.
-                    self._idle = True
                     self._wakeup.wait(self._linger or None)
-                    self._idle = False
+                self._idle = False
                 if not self._queue:
                     self._wakeup.notify_all()
                     return
-                event = self._queue.popleft()
                 self._busy = True
                 listeners = self._listeners
+            delivered = 0
             try:
-                for listener in listeners:
-                    self._deliver(listener, event)
+                delivered = self._drain(listeners)
             finally:
                 with self._wakeup:
                     self._busy = False
-                    self._delivered += 1
+                    self._delivered += delivered
                     if not self._queue:
                         self._wakeup.notify_all()
 
-    def _deliver(self, listener: Any, event: Any) -> None:
-        callback = getattr(listener, "on_event", None)
+    def _drain(self, listeners: tuple[Any, ...]) -> int:
+        """Deliver queued items until the queue is empty; return how many were taken."""
+        # Each listener's entry point, looked up once per drain rather than per event.
+        targets = [(listener, getattr(listener, "on_event", None)) for listener in listeners]
+        queue = self._queue
+        taken = 0
+        while queue:
+            item = queue.popleft()
+            taken += 1
+            if type(item) is tuple:  # a post_deferred: (build, args); events are never tuples
+                try:
+                    events: Iterable[Any] = item[0](*item[1])
+                except Exception:
+                    self._failed(f"event builder {item[0]!r}", "building events")
+                    continue
+            else:
+                events = (item,)
+            for event in events:
+                for listener, on_event in targets:
+                    self._deliver(listener, on_event, event)
+        return taken
+
+    def _failed(self, who: str, during: str) -> None:
+        with self._wakeup:
+            self._errors += 1
+        self._log.exception("%s raised in %s; the bus carries on", who, during)
+
+    def _deliver(self, listener: Any, callback: Any, event: Any) -> None:
         if callback is None:
             callback = getattr(listener, event._callback, None)
             if callback is None:
@@ -220,12 +276,7 @@ class ListenerBus:
         try:
             callback(event)
         except Exception:
-            with self._wakeup:
-                self._errors += 1
-            self._log.exception(
-                "listener %r raised in %s; the bus carries on", listener,
-                getattr(event, "_callback", type(event).__name__),
-            )
+            self._failed(f"listener {listener!r}", getattr(event, "_callback", type(event).__name__))
 
 
 class LiveListenerBus(ListenerBus):

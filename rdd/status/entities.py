@@ -17,6 +17,7 @@ Invariants
 # ruff: noqa: N815 - fields are named as Spark's JSON (camelCase), the contract of the event log and REST API
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ from typing import Any
 from .events import StageInfo, TaskMetrics
 
 _METRIC_NAMES = tuple(TaskMetrics.__dataclass_fields__)
+#: All of a TaskMetrics' values in one C call (a task's end adds each to its stage's totals).
+_metric_values = operator.attrgetter(*_METRIC_NAMES)
 
 
 def api_date(ms: int | None) -> str | None:
@@ -121,8 +124,10 @@ class LiveStage:
         return self.info.stageId, self.info.attemptId
 
     def add_metrics(self, executor_id: str, metrics: TaskMetrics, failed: bool) -> None:
-        for name in _METRIC_NAMES:
-            self.totals[name] += getattr(metrics, name)
+        totals = self.totals
+        for name, value in zip(_METRIC_NAMES, _metric_values(metrics)):
+            if value:  # most metrics of most tasks are 0
+                totals[name] += value
         per = self.executor_totals.setdefault(executor_id, {
             "taskTime": 0, "failedTasks": 0, "succeededTasks": 0, "killedTasks": 0, "inputBytes": 0,
             "inputRecords": 0, "outputBytes": 0, "outputRecords": 0, "shuffleRead": 0, "shuffleReadRecords": 0,

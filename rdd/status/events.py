@@ -10,9 +10,12 @@ the registry that turns any registered event into a JSON-able dict and back
 
 Invariants
 ----------
-* Events are frozen dataclasses whose fields are named as in Spark's JSON event log
+* Events are slotted dataclasses whose fields are named as in Spark's JSON event log
   (camelCase); ``to_json()`` returns ``{"Event": <Spark's event name>, field: value...}``
-  holding only JSON types, and ``event_from_json(e.to_json()) == e``.
+  holding only JSON types, and ``event_from_json(e.to_json()) == e``. They are not
+  frozen (a frozen dataclass pays a call per field to be built, and a job builds a
+  dozen of these) but every listener treats them as read-only: one object reaches
+  all listeners.
 * A nested value type (a field of type :class:`StageInfo`, a list of them...) is declared
   in the class's ``_nested`` table, so decoding needs no type introspection.
 * Layers above the engine (streaming) register their own event types with
@@ -73,6 +76,7 @@ def _decode(cls: type, data: dict[str, Any]) -> Any:
 class SparkListenerEvent:
     """Mix-in of every event: the JSON conversion."""
 
+    __slots__ = ()
     _callback: ClassVar[str] = "onOtherEvent"
     _event_name: ClassVar[str]
 
@@ -129,7 +133,7 @@ def event_from_json(data: dict[str, Any]) -> Any:
 
 
 # -- value types ---------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class RDDInfo:
     """An RDD of a stage: its name, partitions and storage level (Spark's ``RDDInfo``)."""
 
@@ -144,7 +148,7 @@ class RDDInfo:
     callSite: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StageInfo:
     """One attempt of a stage (Spark's ``StageInfo``); times in epoch ms."""
 
@@ -163,7 +167,7 @@ class StageInfo:
     isShuffleMap: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TaskInfo:
     """One task attempt (Spark's ``TaskInfo``); times in epoch ms, 0 while unknown."""
 
@@ -182,7 +186,7 @@ class TaskInfo:
     killed: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TaskMetrics:
     """What a task measured (Spark's ``TaskMetrics``, flattened); times in ms, sizes in bytes."""
 
@@ -210,7 +214,7 @@ class TaskMetrics:
 
 # -- events --------------------------------------------------------------------------
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerApplicationStart(SparkListenerEvent):
     _callback = "onApplicationStart"
     appName: str
@@ -221,14 +225,14 @@ class SparkListenerApplicationStart(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerApplicationEnd(SparkListenerEvent):
     _callback = "onApplicationEnd"
     time: int
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerEnvironmentUpdate(SparkListenerEvent):
     """``environmentDetails``: section ("Spark Properties", "System Properties",
     "Runtime Information"...) -> list of ``[key, value]`` pairs."""
@@ -238,7 +242,7 @@ class SparkListenerEnvironmentUpdate(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerJobStart(SparkListenerEvent):
     _callback = "onJobStart"
     _nested = {"stageInfos": [StageInfo]}
@@ -249,7 +253,7 @@ class SparkListenerJobStart(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerJobEnd(SparkListenerEvent):
     """``jobResult``: ``{"Result": "JobSucceeded"}`` or ``{"Result": "JobFailed", "Exception": text}``."""
 
@@ -260,7 +264,7 @@ class SparkListenerJobEnd(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerStageSubmitted(SparkListenerEvent):
     _callback = "onStageSubmitted"
     _nested = {"stageInfo": StageInfo}
@@ -269,7 +273,7 @@ class SparkListenerStageSubmitted(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerStageCompleted(SparkListenerEvent):
     """A stage attempt ended; ``stageInfo.failureReason`` is set when it failed."""
 
@@ -279,7 +283,7 @@ class SparkListenerStageCompleted(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerTaskStart(SparkListenerEvent):
     _callback = "onTaskStart"
     _nested = {"taskInfo": TaskInfo}
@@ -289,7 +293,7 @@ class SparkListenerTaskStart(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerTaskEnd(SparkListenerEvent):
     """``reason``: ``{"Reason": "Success"}``, ``{"Reason": "ExceptionFailure", "Description": ...}``,
     ``{"Reason": "ExecutorLostFailure", ...}``, ``{"Reason": "FetchFailed", ...}`` or
@@ -306,7 +310,7 @@ class SparkListenerTaskEnd(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerExecutorAdded(SparkListenerEvent):
     """``executorInfo``: ``{"Host": ..., "Total Cores": n, "Log Urls": {}, "Pid": n}``."""
 
@@ -317,7 +321,7 @@ class SparkListenerExecutorAdded(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerExecutorRemoved(SparkListenerEvent):
     _callback = "onExecutorRemoved"
     time: int
@@ -326,7 +330,7 @@ class SparkListenerExecutorRemoved(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerBlockUpdated(SparkListenerEvent):
     """A block was stored (sizes > 0) or dropped (``storageLevel`` ``"NONE"``, sizes 0)."""
 
@@ -339,7 +343,7 @@ class SparkListenerBlockUpdated(SparkListenerEvent):
 
 
 @register_event
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SparkListenerUnpersistRDD(SparkListenerEvent):
     _callback = "onUnpersistRDD"
     rddId: int

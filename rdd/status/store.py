@@ -61,10 +61,15 @@ class AppStatusStore:
         self._tasks: dict[int, LiveTask] = {}
         self._executors: dict[str, LiveExecutor] = {}
         self._rdds: dict[int, LiveRDD] = {}
+        self._handlers: dict[type, Any] = {}  # event type -> bound handler (or None)
 
     # -- the listener ------------------------------------------------------------------
     def on_event(self, event: Any) -> None:
-        handler = getattr(self, "_" + getattr(event, "_callback", "onOtherEvent"), None)
+        kind = type(event)
+        try:
+            handler = self._handlers[kind]
+        except KeyError:  # the first event of its type: look its handler up once
+            handler = self._handlers[kind] = getattr(self, "_" + getattr(event, "_callback", "onOtherEvent"), None)
         if handler is not None:
             with self.lock:
                 handler(event)
@@ -81,10 +86,11 @@ class AppStatusStore:
 
     def _onJobStart(self, e: Any) -> None:  # noqa: N802
         props = e.properties or {}
-        last = max(e.stageInfos, key=lambda s: s.stageId) if e.stageInfos else None
-        job = LiveJob(e.jobId, last.name if last else "", e.time, sorted(s.stageId for s in e.stageInfos),
-                      sum(s.numTasks for s in e.stageInfos), props.get("spark.job.description"),
-                      props.get("spark.jobGroup.id"), properties=dict(props))
+        infos = e.stageInfos
+        ids = sorted([s.stageId for s in infos])
+        last = next(s for s in infos if s.stageId == ids[-1]) if infos else None  # the final stage: the highest id
+        job = LiveJob(e.jobId, last.name if last else "", e.time, ids, sum([s.numTasks for s in infos]),
+                      props.get("spark.job.description"), props.get("spark.jobGroup.id"), properties=dict(props))
         self._jobs[e.jobId] = job
         self._running_jobs[e.jobId] = job
         for info in e.stageInfos:
