@@ -66,7 +66,7 @@ def task_metrics_api(m: TaskMetrics) -> dict[str, Any]:
     }
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveTask:
     taskId: int
     index: int
@@ -102,7 +102,7 @@ class LiveTask:
         return out
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveStage:
     info: StageInfo
     status: str = "PENDING"
@@ -182,7 +182,7 @@ class LiveStage:
         return out
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveJob:
     jobId: int
     name: str
@@ -223,7 +223,7 @@ class LiveJob:
         return out
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveExecutor:
     id: str
     addTime: int
@@ -262,7 +262,7 @@ class LiveExecutor:
         return out
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveRDD:
     id: int
     name: str
