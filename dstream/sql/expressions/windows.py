@@ -146,7 +146,8 @@ class TimeWindow(Expression):
             count = -(-self.window_us // self.slide_us)
             start = pc.subtract(start, (count - 1) * self.slide_us)
             start = _first_containing(start, micros, self.window_us, self.slide_us)
-        return _struct(start, pc.add(start, self.window_us), values.type, values.is_valid())
+        valid = values.is_valid() if values.null_count else None  # no mask to build when no time is null
+        return _struct(start, pc.add(start, self.window_us), values.type, valid)
 
     def generate(self, batch: pa.RecordBatch, ctx: EvalContext) -> tuple[pa.Array, list[pa.Array]]:
         """Every window of every row with a time, windows of a row by increasing start."""
