@@ -136,3 +136,19 @@ def test_filter_masks_match_arrow(mask: list[bool | None]) -> None:
     expected = batch.filter(pa.array(mask, pa.bool_()), null_selection_behavior="drop")
     assert got.to_pydict() == expected.to_pydict()
     assert (got is batch) == all(m is True for m in mask)
+
+
+@pytest.mark.parametrize("start_s", [0, 3])
+def test_tumbling_window_starts_before_and_after_1970_match_floor_formula(spark: SparkSession, start_s: int) -> None:
+    # The window start of a time without nulls is computed in place on one numpy array:
+    # floor modulo (times before 1970 included), with and without a start offset.
+    seconds = [-25, -20, -11, -10, -1, 0, 1, 3, 9, 10, 13, 29]
+    times = [EPOCH + dt.timedelta(seconds=s) for s in seconds]
+    df = spark.createDataFrame([(t,) for t in times], "t timestamp")
+    col = F.window("t", "10 seconds", startTime=f"{start_s} seconds")
+    got = {(r["window"]["start"], r["window"]["end"]): r["count"] for r in df.groupBy(col).count().collect()}
+    model: Counter[tuple[dt.datetime, dt.datetime]] = Counter()
+    for s in seconds:
+        begin = s - (s - start_s) % 10  # Python's % is the floor modulo
+        model[(EPOCH + dt.timedelta(seconds=begin), EPOCH + dt.timedelta(seconds=begin + 10))] += 1
+    assert got == dict(model)

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -126,9 +127,16 @@ class TimeWindow(Expression):
         # Integer floor-modulo: a float quotient misplaces times just below a window edge once
         # timestamps exceed 2**52 microseconds.
         if micros.null_count == 0:
-            # numpy's % is the floor modulo this needs, in one pass over the values.
+            # numpy's % is the floor modulo this needs. One result array, then in-place passes:
+            # every fresh array of a batch's size costs its page faults (more than the arithmetic).
             values = micros.to_numpy(zero_copy_only=False)
-            return pa.array(values - (values - self.start_us) % self.slide_us, pa.int64())
+            if self.start_us:
+                out = np.subtract(values, self.start_us)
+                np.remainder(out, self.slide_us, out=out)
+            else:
+                out = np.remainder(values, self.slide_us)
+            np.subtract(values, out, out=out)
+            return pa.array(out, pa.int64())
         shifted = pc.subtract(micros, self.start_us)
         remainder = pc.subtract(shifted, pc.multiply(pc.divide(shifted, self.slide_us), self.slide_us))
         remainder = pc.if_else(pc.less(remainder, 0), pc.add(remainder, self.slide_us), remainder)
