@@ -152,3 +152,40 @@ def test_tumbling_window_starts_before_and_after_1970_match_floor_formula(spark:
         begin = s - (s - start_s) % 10  # Python's % is the floor modulo
         model[(EPOCH + dt.timedelta(seconds=begin), EPOCH + dt.timedelta(seconds=begin + 10))] += 1
     assert got == dict(model)
+
+
+def test_streaming_late_groups_are_dropped_and_counted_in_update_mode(spark: SparkSession) -> None:
+    # The state operator merges the state and the batch's partial rows in one grouping and
+    # drops the late groups afterwards: the groups emitted, their counts and the number of
+    # late groups must be the general path's (model: per batch, a (window, key) group whose
+    # window ended at or before the watermark is dropped and counted once).
+    stream = MemoryStream("t timestamp, k string", spark)
+    counts = (stream.toDF().withWatermark("t", "10 seconds").groupBy(F.window("t", "10 seconds"), "k").count())
+    query = counts.writeStream.outputMode("update").format("memory").queryName("fast_path_update").start()
+    batches = [[(1, "a"), (2, "b"), (12, "a")], [(5, "a"), (13, "b"), (27, "a")],
+               [(5, "a"), (5, "b"), (6, "b"), (15, "a"), (41, "b")], [(16, "a"), (60, "a")]]
+    try:
+        for batch in batches:
+            stream.addData([(EPOCH + dt.timedelta(seconds=s), k) for s, k in batch])
+            query.processAllAvailable(60)
+        dropped = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in query.recentProgress
+                      if p["stateOperators"])
+    finally:
+        query.stop()
+    latest: dict[tuple[int, str], int] = {}
+    for r in spark.table("fast_path_update").collect():
+        group = ((r["window"]["start"] - EPOCH).seconds, r["k"])
+        latest[group] = max(latest.get(group, 0), r["count"])
+    model: Counter[tuple[int, str]] = Counter()
+    late_groups = 0
+    watermark = newest = 0
+    for batch in batches:
+        late = {(s // 10 * 10, k) for s, k in batch if s // 10 * 10 + 10 <= watermark}
+        late_groups += len(late)
+        for s, k in batch:
+            if (s // 10 * 10, k) not in late:
+                model[(s // 10 * 10, k)] += 1
+        newest = max(newest, *(s for s, _ in batch))
+        watermark = max(watermark, newest - 10)
+    assert latest == dict(model)
+    assert dropped == late_groups == 3
