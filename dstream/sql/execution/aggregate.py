@@ -61,15 +61,22 @@ def collect_aggregates(exprs: Sequence[Expression]) -> list[AggregateFunction]:
 
 # -- key encoding: what Arrow's hash grouping can group on ------------------------------
 
-def encode_key(name: str, arr: pa.Array, out: dict[str, pa.Array]) -> None:
-    """Add the groupable columns standing for key ``arr`` to ``out`` (floats normalized, structs flattened)."""
+def encode_key(name: str, arr: pa.Array, out: dict[str, pa.Array], compact: bool = False) -> None:
+    """Add the groupable columns standing for key ``arr`` to ``out`` (floats normalized, structs flattened).
+
+    With ``compact`` a struct without nulls gets no validity column (one grouping column
+    less: a window key is grouped on its start and end only); :func:`decode_key` of the
+    same table reads its absence as "every struct valid". Callers that compare the
+    encodings of two tables (joins) keep ``compact`` off so both have the same columns.
+    """
     t = arr.type
     if pa.types.is_struct(t):
-        out[name + ".valid"] = arr.is_valid()
+        if not (compact and arr.null_count == 0):
+            out[name + ".valid"] = arr.is_valid()
         for i in range(t.num_fields):
             child = arr.field(i)
             encode_key(f"{name}.{i}", child if not arr.null_count else pc.if_else(arr.is_valid(), child, None),
-                       out)
+                       out, compact)
     elif pa.types.is_null(t):
         out[name] = pa.nulls(len(arr), pa.int8())
     elif pa.types.is_dictionary(t):
@@ -82,6 +89,8 @@ def decode_key(name: str, arrow_type: pa.DataType, grouped: pa.Table) -> pa.Arra
     """The key column ``name`` of type ``arrow_type`` rebuilt from its encoded columns in ``grouped``."""
     if pa.types.is_struct(arrow_type):
         fields = [decode_key(f"{name}.{i}", arrow_type.field(i).type, grouped) for i in range(arrow_type.num_fields)]
+        if name + ".valid" not in grouped.column_names:  # encoded compactly: no null struct
+            return pa.StructArray.from_arrays(fields, fields=list(arrow_type))
         valid = grouped.column(name + ".valid").combine_chunks()
         return pa.StructArray.from_arrays(fields, fields=list(arrow_type), mask=pc.invert(valid))
     col = grouped.column(name).combine_chunks()
@@ -134,7 +143,7 @@ class AggregateSpec:
         for i, g in enumerate(self.grouping):
             arr = as_array(g.eval(batch, ctx), rows)
             key_types.append(arr.type)
-            encode_key(f"k{i}", arr, cols)
+            encode_key(f"k{i}", arr, cols, compact=True)
         if not self.grouping:
             cols[_GLOBAL_KEY] = constant(rows, 0, pa.int8())
         key_cols = list(cols)
@@ -186,7 +195,7 @@ class AggregateSpec:
         for i, a in enumerate(self.key_attrs):
             arr = table.column(column_key(a.expr_id)).combine_chunks()
             key_types.append(arr.type)
-            encode_key(f"k{i}", arr, cols)
+            encode_key(f"k{i}", arr, cols, compact=True)
         if not self.grouping:
             cols[_GLOBAL_KEY] = constant(table.num_rows, 0, pa.int8())
         key_cols = list(cols)

@@ -171,6 +171,8 @@ def filter_batch(batch: pa.RecordBatch, condition: Expression, ctx: EvalContext)
     mask = as_array(condition.eval(batch, ctx), batch.num_rows)
     if not pa.types.is_boolean(mask.type):
         mask = mask.cast(pa.bool_())
+    if mask.null_count == 0 and mask.true_count == len(mask):
+        return batch  # every row passes (``t IS NOT NULL`` over a column without nulls): no copy
     return batch.filter(mask, null_selection_behavior="drop")
 
 

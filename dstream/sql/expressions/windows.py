@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -126,9 +127,16 @@ class TimeWindow(Expression):
         # Integer floor-modulo: a float quotient misplaces times just below a window edge once
         # timestamps exceed 2**52 microseconds.
         if micros.null_count == 0:
-            # numpy's % is the floor modulo this needs, in one pass over the values.
+            # numpy's % is the floor modulo this needs. One result array, then in-place passes:
+            # every fresh array of a batch's size costs its page faults (more than the arithmetic).
             values = micros.to_numpy(zero_copy_only=False)
-            return pa.array(values - (values - self.start_us) % self.slide_us, pa.int64())
+            if self.start_us:
+                out = np.subtract(values, self.start_us)
+                np.remainder(out, self.slide_us, out=out)
+            else:
+                out = np.remainder(values, self.slide_us)
+            np.subtract(values, out, out=out)
+            return pa.array(out, pa.int64())
         shifted = pc.subtract(micros, self.start_us)
         remainder = pc.subtract(shifted, pc.multiply(pc.divide(shifted, self.slide_us), self.slide_us))
         remainder = pc.if_else(pc.less(remainder, 0), pc.add(remainder, self.slide_us), remainder)
@@ -146,7 +154,8 @@ class TimeWindow(Expression):
             count = -(-self.window_us // self.slide_us)
             start = pc.subtract(start, (count - 1) * self.slide_us)
             start = _first_containing(start, micros, self.window_us, self.slide_us)
-        return _struct(start, pc.add(start, self.window_us), values.type, values.is_valid())
+        valid = values.is_valid() if values.null_count else None  # no mask to build when no time is null
+        return _struct(start, pc.add(start, self.window_us), values.type, valid)
 
     def generate(self, batch: pa.RecordBatch, ctx: EvalContext) -> tuple[pa.Array, list[pa.Array]]:
         """Every window of every row with a time, windows of a row by increasing start."""

@@ -166,16 +166,12 @@ class ParquetFormat(FileFormat):
         row_groups : sequence of int, optional
             The candidates (a split's row groups); all row groups when ``None``.
         """
-        meta = pq.ParquetFile(path).metadata
-        candidates = range(meta.num_row_groups) if row_groups is None else row_groups
-        if not filters:
-            return list(candidates)
-        return [i for i in candidates if all(might_match(f, _row_group_stats(meta, i)) for f in filters)]
+        return _row_groups_to_read(pq.ParquetFile(path).metadata, filters, row_groups)
 
     def _read_data(self, split: FileSplit, schema: pa.Schema, columns: Sequence[str], options: Mapping[str, Any],
                    filters: Sequence[Filter] | None) -> Iterator[pa.RecordBatch]:
         handle = pq.ParquetFile(split.path)
-        groups = self.row_groups_to_read(split.path, filters, split.row_groups)
+        groups = _row_groups_to_read(handle.metadata, filters, split.row_groups)  # the file opened once
         file_schema = handle.schema_arrow
         wanted = pa.schema([schema.field(n) for n in columns])
         present = [n for n in columns if _field_of(file_schema, n) is not None]
@@ -188,6 +184,14 @@ class ParquetFormat(FileFormat):
             return
         for batch in handle.iter_batches(batch_size=1 << 16, row_groups=groups, columns=present, use_threads=False):
             yield conform_batch(batch, wanted)
+
+
+def _row_groups_to_read(meta: pq.FileMetaData, filters: Sequence[Filter] | None,
+                        row_groups: Sequence[int] | None) -> list[int]:
+    candidates = range(meta.num_row_groups) if row_groups is None else row_groups
+    if not filters:
+        return list(candidates)
+    return [i for i in candidates if all(might_match(f, _row_group_stats(meta, i)) for f in filters)]
 
 
 def _normalize(schema: pa.Schema) -> pa.Schema:

@@ -84,8 +84,18 @@ class _Operator:
         if incoming is None and not spec.grouping:
             incoming = spec.partial(spec.input_schema.empty_table(), ctx)
         merged = incoming if incoming is not None and incoming.num_rows else None
+        layout = self._layout(ctx)
+        where = self.location
+        state = AggregationState(where.store_id(split), where.version, where.run_id, where.conf, layout,
+                                 self.key_names)
         dropped = 0
         if merged is not None and self.late_us is not None and self.time_key is not None:
+            started = time.perf_counter()
+            fused = self._merge_dropping_late(state.table, merged, layout)
+            if fused is not None:
+                table, upserted, dropped = fused
+                return self._evict_and_commit(state, table, upserted, dropped, layout,
+                                              (time.perf_counter() - started) * 1000)
             # Late rows are counted per group (after the map side's partial aggregation,
             # as Spark counts them), so the partial rows of a group are merged first.
             merged = spec.merge(merged)
@@ -94,11 +104,41 @@ class _Operator:
             dropped = merged.num_rows - pc.sum(keep.cast(pa.int64())).as_py()
             if dropped:
                 merged = merged.filter(keep)
-        layout = self._layout(ctx)
-        where = self.location
-        state = AggregationState(where.store_id(split), where.version, where.run_id, where.conf, layout,
-                                 self.key_names)
         return self._update(state, None if merged is None else merged.cast(layout.schema), dropped, layout)
+
+    def _merge_dropping_late(self, table: pa.Table, incoming: pa.Table,
+                             layout: pa.Table) -> tuple[pa.Table, pa.Table, int] | None:
+        """The state merged with the batch's partial rows minus the late groups, in one grouping.
+
+        The general path merges the batch's rows per group (to count the late groups), drops
+        the late ones, then merges the rest into the state: two groupings. Here the state and
+        the batch's rows are merged together, each group flagged as touched by the batch and
+        as present in the state; a late group is one the batch touched whose time is at or
+        before the late watermark. Merging is associative, so dropping those groups after the
+        merge gives the same rows, as long as no late group was also in the state (its state
+        row would have been dropped with it): then, or when the batch's buffers are not in the
+        state's types already, ``None`` sends the batch down the general path.
+
+        Returns ``(new state table, upserted groups, number of late groups dropped)``.
+        """
+        if self.time_key is None or [f.type for f in incoming.schema] != [f.type for f in layout.schema]:
+            return None
+        incoming = incoming.rename_columns(layout.column_names)
+        both = pa.concat_tables([_flagged(table, 0), _flagged(incoming, 1)])
+        combined = self.spec.merge(both, extra=[(_TOUCHED, "max"), (_STORED, "max")])
+        touched = pc.equal(combined.column(_TOUCHED), 1)
+        times = event_time_us(combined.column(self.key_names[self.time_key]).combine_chunks())
+        late = pc.and_(touched, pc.fill_null(pc.less_equal(times, self.late_us), True))
+        dropped = pc.sum(late.cast(pa.int64())).as_py() or 0
+        if dropped and pc.any(pc.and_(late, pc.equal(combined.column(_STORED), 1))).as_py():
+            return None
+        merged = combined.drop_columns([_TOUCHED, _STORED])
+        if merged.schema != layout.schema:
+            merged = merged.cast(layout.schema)
+        if dropped:
+            keep = pc.invert(late)
+            merged, touched = merged.filter(keep), touched.filter(keep)
+        return merged, merged.filter(touched), dropped
 
     def _layout(self, ctx: Any) -> pa.Table:
         """An empty table of the state's columns: the keys, then the merged buffers."""
@@ -123,6 +163,10 @@ class _Operator:
             table = combined.drop_columns([_TOUCHED]).cast(layout.schema)
             upserted = table.filter(touched)
         update_ms = (time.perf_counter() - started) * 1000
+        return self._evict_and_commit(state, table, upserted, dropped, layout, update_ms)
+
+    def _evict_and_commit(self, state: AggregationState, table: pa.Table, upserted: pa.Table, dropped: int,
+                          layout: pa.Table, update_ms: float) -> pa.Table | None:
         started = time.perf_counter()
         evicted = layout
         if self.evict_us is not None and self.time_key is not None and table.num_rows:
@@ -153,8 +197,15 @@ _LAYOUTS: dict[tuple[str, int, str], pa.Table] = {}
 _TOUCHED = "__touched"
 
 
+#: The merge's extra column telling the groups the state held (1) from those only the batch has (0).
+_STORED = "__stored"
+
+
 def _flagged(table: pa.Table, flag: int) -> pa.Table:
-    return table.append_column(_TOUCHED, pa.nulls(table.num_rows, pa.int8()).fill_null(flag))
+    """``table`` with ``__touched = flag`` (1: the batch's rows) and ``__stored = 1 - flag`` (the state's)."""
+    touched = pa.nulls(table.num_rows, pa.int8()).fill_null(flag)
+    stored = pa.nulls(table.num_rows, pa.int8()).fill_null(1 - flag)
+    return table.append_column(_TOUCHED, touched).append_column(_STORED, stored)
 
 
 def _plan_aggregate(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPlanner) -> PhysicalPlan | None:

@@ -68,10 +68,16 @@ _KEYS_META = b"dstreams.keys"
 
 def _write_ipc(directory: str, name: str, table: pa.Table, keys: int) -> None:
     table = table.replace_schema_metadata({_KEYS_META: str(keys).encode()})
+    # Serialized in memory, then written with one call: a state file is small, and opening
+    # it through Arrow's file layer costs more than the bytes (a delta is written per batch).
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    data = sink.getvalue()
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
     try:
-        with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
+        with open(tmp, "wb") as f:
+            f.write(data)
         os.replace(tmp, os.path.join(directory, name))
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
