@@ -118,9 +118,9 @@ class JobReporter:
 
     def task_launched(self, spec: TaskSpec, executor_id: str) -> None:
         if self._bus.listeners:
-            self._bus.post_deferred(self._task_start, spec, executor_id, _now())
+            self._bus.post_deferred(self._build_task_start, spec, executor_id, _now())
 
-    def _task_start(self, spec: TaskSpec, executor_id: str, now: int) -> tuple[Any, ...]:
+    def _build_task_start(self, spec: TaskSpec, executor_id: str, now: int) -> tuple[Any, ...]:
         info = TaskInfo(spec.task_id, spec.partition, spec.attempt, spec.partition, now, executor_id,
                         taskLocality="PROCESS_LOCAL" if spec.preferred is None else "NODE_LOCAL")
         self._launched[spec.task_id] = info
@@ -129,9 +129,9 @@ class JobReporter:
     # -- task outcomes (called by the runner's event sink, on the backend's thread) ----
     def task_event(self, event: Any) -> None:
         if self._bus.listeners:
-            self._bus.post_deferred(self._task_outcome, event, _now())
+            self._bus.post_deferred(self._build_task_outcome, event, _now())
 
-    def _task_outcome(self, event: Any, now: int) -> list[Any]:
+    def _build_task_outcome(self, event: Any, now: int) -> list[Any]:
         out: list[Any] = []
         if isinstance(event, TaskFinished):
             result = event.result
@@ -173,10 +173,10 @@ class JobReporter:
             # Snapshot what may change before the events are built: the call site, each
             # stage's attempt, and its RDDs' names and storage levels (setName, unpersist).
             snapshot = [(stage, max(stage.attempt, 0), _lineage(stage.node)) for stage in stages]
-            self._bus.post_deferred(self._job_start, job_id, snapshot, dict(properties), call_site(),
+            self._bus.post_deferred(self._build_job_start, job_id, snapshot, dict(properties), call_site(),
                                     _notice_facts(notices), _now())
 
-    def _job_start(self, job_id: int, stages: list[tuple[Any, int, list[tuple[Any, str | None, StorageLevel]]]],
+    def _build_job_start(self, job_id: int, stages: list[tuple[Any, int, list[tuple[Any, str | None, StorageLevel]]]],
                    properties: dict[str, str], site: str, notices: list[tuple[str, Any, int, str | None]],
                    now: int) -> list[Any]:
         self._job_site = site
@@ -185,14 +185,14 @@ class JobReporter:
         for stage, _, lineage in stages:
             self._remember_rdds(stage.id, lineage)
         infos = [self._stage_info(stage, attempt) for stage, attempt, _ in stages]
-        return [SparkListenerJobStart(job_id, now, infos, properties), *self._stage_notices(notices, now)]
+        return [SparkListenerJobStart(job_id, now, infos, properties), *self._build_stage_notices(notices, now)]
 
     def notices(self, notices: list[tuple[Any, ...]]) -> None:
         """Report the DAG scheduler's stage notices (``take_notices``)."""
         if notices and self._bus.listeners:
-            self._bus.post_deferred(self._stage_notices, _notice_facts(notices), _now())
+            self._bus.post_deferred(self._build_stage_notices, _notice_facts(notices), _now())
 
-    def _stage_notices(self, facts: list[tuple[str, Any, int, str | None]], now: int) -> list[Any]:
+    def _build_stage_notices(self, facts: list[tuple[str, Any, int, str | None]], now: int) -> list[Any]:
         out: list[Any] = []
         for kind, stage, attempt, failure in facts:
             if kind == "submitted":
@@ -209,11 +209,11 @@ class JobReporter:
         """Report the stage ``notices`` left at a job's end, then the end itself (one post)."""
         if self._bus.listeners:
             text = None if error is None else f"{type(error).__name__}: {error}"
-            self._bus.post_deferred(self._job_end, job_id, text, _notice_facts(notices), _now())
+            self._bus.post_deferred(self._build_job_end, job_id, text, _notice_facts(notices), _now())
 
-    def _job_end(self, job_id: int, text: str | None, notices: list[tuple[str, Any, int, str | None]],
+    def _build_job_end(self, job_id: int, text: str | None, notices: list[tuple[str, Any, int, str | None]],
                  now: int) -> list[Any]:
-        out: list[Any] = self._stage_notices(notices, now)
+        out: list[Any] = self._build_stage_notices(notices, now)
         for stage_id in list(self._running_stages):
             out.extend(self._complete(stage_id, text or "Job ended before the stage finished", now))
         result = {"Result": "JobSucceeded"} if text is None else {"Result": "JobFailed", "Exception": text}
