@@ -140,6 +140,9 @@ class Env:
         try:
             self.backend.shutdown()
         finally:
+            close_store = getattr(self.driver_env.shuffle_store, "close", None)
+            if close_store is not None:
+                close_store()  # its deleting thread must not outlive the context
             block_manager.current().clear()
             self._dir.remove()
             if last_event is not None:
