@@ -41,8 +41,14 @@ log = logging.getLogger(__name__)
 
 
 class FileShuffleStore:
+    #: Small map outputs may go back to the driver instead of into a file.
+    accepts_inline = True
+
     def __init__(self, local_dir: str) -> None:
         self.root = os.path.join(local_dir, "shuffle")
+        #: ``(shuffle_id, map_id, reduce_id)`` -> bucket bytes the running task received
+        #: with its spec (set and cleared around each task by the task runner).
+        self.inline: dict[tuple[int, int, int], bytes] = {}
         self._trash_ids = itertools.count()
         self._trash: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._deleter: threading.Thread | None = None
@@ -67,6 +73,10 @@ class FileShuffleStore:
         os.replace(temp, path)
 
     def get(self, shuffle_id: int, map_id: int, reduce_id: int) -> bytes:
+        if self.inline:
+            payload = self.inline.get((shuffle_id, map_id, reduce_id))
+            if payload is not None:
+                return payload
         path = self._path(shuffle_id, map_id)
         try:
             with open(path, "rb") as f:
