@@ -20,8 +20,7 @@ import signal
 import sys
 import threading
 import time
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SerializationError
 from ..local_dir import remove_orphaned
@@ -34,10 +33,15 @@ from ..storage import block_manager
 from ..storage.block_manager import BlockManager
 from .task_runner import BinaryCache, run_task
 
+if TYPE_CHECKING:  # an exec worker never imports multiprocessing (see fd_connection.py)
+    from multiprocessing.connection import Connection
+
+    from .fd_connection import FdConnection
+
 _PARENT_POLL_SECONDS = 0.2
 
 
-def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: int,
+def worker_main(conn: Connection | FdConnection, executor_id: str, local_dir: str, parent_pid: int,
                 inherited: list[Connection], env_vars: dict[str, str]) -> None:
     for other in inherited:  # driver ends of other workers' pipes, inherited through fork
         try:

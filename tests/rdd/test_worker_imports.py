@@ -3,7 +3,8 @@
 A worker is a fresh interpreter: every module it imports before its first task is part
 of the time from ``SparkContext(...)`` to the first job. The functions a stage ships by
 reference (``map``/``flatMap``/``filter`` adapters, ``count``'s partition function) live
-in ``rdd.task_functions``, so running them never imports the driver's facade.
+in ``rdd.task_functions``, so running them never imports the driver's facade; the
+worker's end of its socket is an ``FdConnection``, so it never imports ``multiprocessing``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from operator import add
 
 from rdd import SparkContext
 
-DRIVER_ONLY = ("rdd.rdd", "rdd.context", "rdd.actions", "rdd.pair", "rdd.env", "rdd.ui", "dstream", "tornado")
+DRIVER_ONLY = ("rdd.rdd", "rdd.context", "rdd.actions", "rdd.pair", "rdd.env", "rdd.ui", "dstream", "tornado",
+               "multiprocessing")
 
 
 def test_a_word_count_batch_does_not_import_the_facade_in_workers(make_sc: Callable[..., SparkContext]) -> None:
@@ -25,5 +27,5 @@ def test_a_word_count_batch_does_not_import_the_facade_in_workers(make_sc: Calla
     # A lambda ships by value: a function of this module would make workers import it.
     listed = sc.parallelize(range(2), 2).mapPartitions(lambda _: [sorted(sys.modules)]).collect()
     for modules in listed:
-        loaded = [m for m in modules if m.split(".")[0] in {"dstream", "tornado"} or m in DRIVER_ONLY]
+        loaded = [m for m in modules if m.split(".")[0] in {"dstream", "tornado", "multiprocessing"} or m in DRIVER_ONLY]
         assert loaded == [], f"a worker imported driver-only modules: {loaded}"
