@@ -36,10 +36,11 @@ import logging
 import multiprocessing
 import os
 import pickle
+import select
 import threading
 import time
 from collections import OrderedDict, deque
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any
 
 from ..scheduler.events import EventSink, ExecutorLost, TaskFailed, TaskFinished
@@ -82,6 +83,7 @@ class ProcessPoolBackend:
         self._workers: dict[str, _Worker] = {}
         self._shared: deque[tuple[TaskSpec, bytes, float]] = deque()
         self._next_id = 0
+        self._generation = 0  # bumped whenever a worker starts: the reader re-registers its pipes
         self._closing = False
         self._poked = False
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
@@ -174,6 +176,7 @@ class ProcessPoolBackend:
 
             handle = ForkedWorker(self._mp, worker_main, args, f"dstreams-executor-{executor_id}")
         self._workers[executor_id] = _Worker(executor_id, handle, handle.conn)
+        self._generation += 1
         if self._observer is not None:
             self._observer.executor_added(executor_id, handle.pid)
 
@@ -204,16 +207,34 @@ class ProcessPoolBackend:
 
     # -- the reader thread -----------------------------------------------------
     def _read_loop(self) -> None:
+        # One poll object for the pool's life, re-registered only when the workers change
+        # (``_generation``): building a selector and registering every pipe for each
+        # result, as multiprocessing's wait() does, cost more than reading the result.
+        poller = select.poll()
+        handles: dict[int, Any] = {}
+        by_conn: dict[Any, _Worker] = {}
+        by_sentinel: dict[Any, _Worker] = {}
+        generation = -1
         while True:
             with self._lock:
                 if self._closing:
                     return
-                by_conn = {w.conn: w for w in self._workers.values()}
-                by_sentinel = {w.process.sentinel: w for w in self._workers.values()
-                               if w.process.sentinel is not None}
+                if generation != self._generation:
+                    generation = self._generation
+                    by_conn = {w.conn: w for w in self._workers.values()}
+                    by_sentinel = {w.process.sentinel: w for w in self._workers.values()
+                                   if w.process.sentinel is not None}
+                    wanted = {c.fileno(): c for c in by_conn}
+                    wanted.update({fd: fd for fd in by_sentinel})
+                    wanted[self._wake_r.fileno()] = self._wake_r
+                    for fd in handles:
+                        poller.unregister(fd)
+                    for fd in wanted:
+                        poller.register(fd, select.POLLIN)
+                    handles = wanted
                 timeout = placement.steal_timeout(self._workers.values(), self._locality_wait)
-            waitables: list[Any] = [*by_conn, *by_sentinel, self._wake_r]
-            ready: list[Any] = wait(waitables, timeout)
+            events = poller.poll(None if timeout is None else max(0.0, timeout) * 1000)
+            ready: list[Any] = [handles[fd] for fd, _ in events if fd in handles]
             if not ready:
                 with self._lock:
                     if not self._closing:
@@ -268,6 +289,7 @@ class ProcessPoolBackend:
             if self._closing or worker.executor_id not in self._workers:
                 return
             del self._workers[worker.executor_id]
+            self._generation += 1
             lost = (worker.running,) if worker.running is not None else ()
             self._shared.extendleft(reversed(worker.queue))  # their cached input died with it
             code = worker.process.exitcode
