@@ -20,6 +20,9 @@ Invariants
   driver keeps, per worker, the digests it sent and their pickled sizes: over the
   closure-cache budget it tells the worker to drop the least recently used ones, and
   at the end of each job to drop them all; a digest it dropped is sent again in full.
+  At a job's end, binaries of at least ``EAGER_DROP_BYTES`` in all are dropped at once
+  (a closure may hold a lot); smaller ones are dropped with the worker's next task, in
+  the same message, so a micro-batch does not wake every worker once more per job.
 - ``cancel_job`` drops the job's queued tasks and kills the workers running its tasks
   (a Python task cannot be interrupted from outside; PySpark kills its worker too);
   they are replaced as any dead worker is.
@@ -53,6 +56,8 @@ from .worker import worker_main
 log = logging.getLogger(__name__)
 
 _STOP_GRACE_SECONDS = 2.0
+#: Pickled bytes of a worker's binaries from which a job's end drops them at once.
+EAGER_DROP_BYTES = 1024 * 1024
 
 
 class _Worker:
@@ -63,6 +68,7 @@ class _Worker:
         self.running: TaskSpec | None = None
         self.cancelled = False  # killed by cancel_job: its replacement is routine
         self.digests: OrderedDict[str, int] = OrderedDict()  # sent binaries, LRU first: size
+        self.stale: list[str] = []  # released binaries to drop with the next task
         self.queue: deque[tuple[TaskSpec, bytes, float]] = deque()
 
 
@@ -127,7 +133,10 @@ class ProcessPoolBackend:
         with self._lock:
             for worker in self._workers.values():
                 if worker.digests:
-                    self._send(worker, ("drop_binaries", list(worker.digests)))
+                    worker.stale.extend(worker.digests)
+                    if sum(worker.digests.values()) >= EAGER_DROP_BYTES:
+                        self._send(worker, ("drop_binaries", worker.stale))
+                        worker.stale = []
                     worker.digests.clear()
 
     def cancel_job(self, job_id: int) -> None:
@@ -203,7 +212,8 @@ class ProcessPoolBackend:
             evicted = placement.remember_binary(worker.digests, spec.digest, len(binary), self._closure_cache_bytes)
             if evicted:
                 self._send(worker, ("drop_binaries", evicted))
-            self._send(worker, ("task", spec, payload))
+            stale, worker.stale = worker.stale, []
+            self._send(worker, ("task", spec, payload, stale))
 
     # -- the reader thread -----------------------------------------------------
     def _read_loop(self) -> None:

@@ -2,7 +2,7 @@
 
 ::
 
-    driver ──("task", spec, binary|None)──▶ worker: cache binary by digest, run_task
+    driver ──("task", spec, binary|None, [stale digest])──▶ worker: drop the stale, cache binary by digest, run_task
     driver ◀──────────── pickled TaskResult | TaskFailure ──── worker
     driver ──("remove_rdd", id) / ("drop_binaries", [digest]) / ("stop",)──▶ worker
 
@@ -64,7 +64,9 @@ def worker_main(conn: Connection | FdConnection, executor_id: str, local_dir: st
             break
         kind = message[0]
         if kind == "task":
-            _, spec, binary = message
+            _, spec, binary, stale = message
+            if stale:
+                cache.drop(stale)  # released at the end of an earlier job (see process_pool.py)
             try:
                 stage = cache.get(spec.digest)
                 if stage is None:
