@@ -23,7 +23,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SerializationError
-from ..local_dir import remove_orphaned
 from ..runtime import environment
 from ..runtime.environment import ExecutorEnv
 from ..scheduler.task import TaskFailure, TaskResult
@@ -108,5 +107,8 @@ def _watch_parent(parent_pid: int, local_dir: str) -> None:
     while True:
         time.sleep(_PARENT_POLL_SECONDS)
         if os.getppid() != parent_pid:
+            # Imported here: local_dir's imports (tempfile, shutil...) would slow every start.
+            from ..local_dir import remove_orphaned
+
             remove_orphaned(local_dir)  # unless another process already is removing it
             os._exit(0)

@@ -25,7 +25,6 @@ import itertools
 import logging
 import os
 import queue
-import shutil
 import threading
 from array import array
 
@@ -38,6 +37,12 @@ _CLOSE_DEADLINE_S = 10.0
 TRASH_PREFIX = ".removed-"
 
 log = logging.getLogger(__name__)
+
+
+def _rmtree(path: str, ignore_errors: bool) -> None:
+    import shutil  # only the driver removes shuffles: a worker's start skips shutil's imports
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
 class FileShuffleStore:
@@ -105,11 +110,11 @@ class FileShuffleStore:
         except FileNotFoundError:
             return  # no map output was written (or it was removed already)
         except OSError:
-            shutil.rmtree(os.path.join(self.root, str(shuffle_id)), ignore_errors=True)
+            _rmtree(os.path.join(self.root, str(shuffle_id)), ignore_errors=True)
             return
         with self._lock:
             if self._closed:
-                shutil.rmtree(trash, ignore_errors=True)
+                _rmtree(trash, ignore_errors=True)
                 return
             if self._deleter is None:
                 self._deleter = threading.Thread(target=self._delete_loop, daemon=True, name="shuffle-deleter")
@@ -119,7 +124,7 @@ class FileShuffleStore:
     def _delete_loop(self) -> None:
         while (path := self._trash.get()) is not None:
             if not self._closed:  # closed: the local directory is about to go, trash and all
-                shutil.rmtree(path, ignore_errors=True)
+                _rmtree(path, ignore_errors=True)
 
     def close(self) -> None:
         """End the deleting thread (idempotent); what it had not deleted is left in ``root``."""

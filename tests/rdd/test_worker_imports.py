@@ -4,7 +4,9 @@ A worker is a fresh interpreter: every module it imports before its first task i
 of the time from ``SparkContext(...)`` to the first job. The functions a stage ships by
 reference (``map``/``flatMap``/``filter`` adapters, ``count``'s partition function) live
 in ``rdd.task_functions``, so running them never imports the driver's facade; the
-worker's end of its socket is an ``FdConnection``, so it never imports ``multiprocessing``.
+worker's end of its socket is an ``FdConnection``, so it never imports ``multiprocessing``;
+``hashlib`` (digests), ``shutil`` (removing shuffles) and ``rdd.local_dir`` (with
+``tempfile``; removing an orphaned directory) are the driver's, or the dying worker's.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from operator import add
 from rdd import SparkContext
 
 DRIVER_ONLY = ("rdd.rdd", "rdd.context", "rdd.actions", "rdd.pair", "rdd.env", "rdd.ui", "dstream", "tornado",
-               "multiprocessing")
+               "multiprocessing", "rdd.local_dir", "hashlib", "tempfile", "shutil")
 
 
 def test_a_word_count_batch_does_not_import_the_facade_in_workers(make_sc: Callable[..., SparkContext]) -> None:
