@@ -28,6 +28,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from rdd.task_functions import count_partition
+
 if TYPE_CHECKING:
     from rdd.rdd import RDD
 
@@ -47,11 +49,6 @@ _TAKE_SCALE_UP_FACTOR = 4
 _MAX_SAMPLE_SIZE = sys.maxsize - int(10.0 * math.sqrt(sys.maxsize))
 
 # --- per-partition helpers shipped to tasks ------------------------------------------
-
-
-def count_partition(iterator: Iterable[Any]) -> int:
-    """The number of elements of one partition (``count``, ``zipWithIndex``)."""
-    return sum(1 for _ in iterator)
 
 
 def _reduce_partition(f: Callable[[T, T], T], iterator: Iterable[T]) -> list[T]:

@@ -36,6 +36,10 @@ from .status.store import AppStatusStore
 from .storage import block_manager
 from .storage.block_manager import BlockManager
 
+#: A size (``64k``, or bytes): map outputs up to it travel through the driver, not files
+#: (``rdd.shuffle.writer``); ``0`` writes every map output to a file.
+INLINE_MAP_OUTPUT_KEY = "spark.shuffle.inlineMapOutputBytes"
+DEFAULT_INLINE_MAP_OUTPUT_BYTES = 64 * 1024
 START_METHOD_KEY = "spark.executor.startMethod"
 #: Each worker is a fresh interpreter (see executor/launcher.py for why).
 DEFAULT_START_METHOD = "exec"
@@ -50,6 +54,7 @@ class Env:
             raise ValueError(f"{START_METHOD_KEY}={start_method!r}: use 'exec' (a fresh interpreter per "
                              "worker, the default) or 'fork' (fork the driver)")
         closure_bytes = conf.getSizeAsBytes(CLOSURE_CACHE_KEY, DEFAULT_CLOSURE_CACHE_BYTES)
+        inline_bytes = conf.getSizeAsBytes(INLINE_MAP_OUTPUT_KEY, DEFAULT_INLINE_MAP_OUTPUT_BYTES)
         locality_wait_s = conf.getTimeAsMs("spark.locality.wait", "3s") / 1000
         env_vars = {k[len("spark.executorEnv."):]: v for k, v in conf.getAll()
                     if k.startswith("spark.executorEnv.")}
@@ -107,6 +112,7 @@ class Env:
             self.backend = ProcessPoolBackend(self.num_workers, self.local_dir, self.runner.on_event,
                                               start_method, env_vars, locality_wait_s, closure_bytes,
                                               self.reporter)
+            self.runner.scheduler.inline_map_output_bytes = inline_bytes
         self.runner.backend = self.backend
         self.bus.start()
 
@@ -140,6 +146,9 @@ class Env:
         try:
             self.backend.shutdown()
         finally:
+            close_store = getattr(self.driver_env.shuffle_store, "close", None)
+            if close_store is not None:
+                close_store()  # its deleting thread must not outlive the context
             block_manager.current().clear()
             self._dir.remove()
             if last_event is not None:

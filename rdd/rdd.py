@@ -39,6 +39,7 @@ from .pair import PairRDDFunctions
 from .partitioner import Partitioner
 from .serialization.serializer import RDD_ON_WORKER
 from .storage.level import StorageLevel
+from .task_functions import _FilterFunction, _FlatMapFunction, _MapFunction, _PartitionFunction
 
 if TYPE_CHECKING:
     from .context import SparkContext
@@ -331,31 +332,3 @@ def _debug_lines(root: LineageNode) -> list[str]:
             lines.append(f"{indent} |  {_label(parent)}")
         stack.extend((d, indent) for d in reversed(parent.dependencies))
     return lines
-
-
-# The per-partition adapters of mapPartitions/map/flatMap/filter are classes of this module,
-# not lambdas: a job's closure is pickled once per job, and a module-level class pickles by
-# reference where a lambda's code would be pickled by value every time.
-
-
-class _PartitionFunction:
-    def __init__(self, f: Callable[..., Any]) -> None:
-        self.f = f
-
-    def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:
-        return self.f(iterator)
-
-
-class _MapFunction(_PartitionFunction):
-    def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:
-        return map(self.f, iterator)
-
-
-class _FlatMapFunction(_PartitionFunction):
-    def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:
-        return itertools.chain.from_iterable(map(self.f, iterator))
-
-
-class _FilterFunction(_PartitionFunction):
-    def __call__(self, split: int, iterator: Iterator[Any]) -> Iterable[Any]:
-        return filter(self.f, iterator)

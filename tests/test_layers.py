@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RDD_LAYERS: list[set[str]] = [
     # Leaves: no import of rdd but errors.
     {"errors", "logs", "conf", "conf_parsing", "conf_defaults", "master", "version", "local_dir", "exit_signals",
-     "statcounter", "resultiterable", "partitioner", "aggregator", "runtime"},
+     "statcounter", "resultiterable", "partitioner", "aggregator", "runtime", "task_functions"},
     # Application status: listener events, their bus, the status store and its REST form.
     {"status"},
     # Bytes: closures, records and data to bytes and back.

@@ -20,6 +20,9 @@ Invariants
   driver keeps, per worker, the digests it sent and their pickled sizes: over the
   closure-cache budget it tells the worker to drop the least recently used ones, and
   at the end of each job to drop them all; a digest it dropped is sent again in full.
+  At a job's end, binaries of at least ``EAGER_DROP_BYTES`` in all are dropped at once
+  (a closure may hold a lot); smaller ones are dropped with the worker's next task, in
+  the same message, so a micro-batch does not wake every worker once more per job.
 - ``cancel_job`` drops the job's queued tasks and kills the workers running its tasks
   (a Python task cannot be interrupted from outside; PySpark kills its worker too);
   they are replaced as any dead worker is.
@@ -36,10 +39,11 @@ import logging
 import multiprocessing
 import os
 import pickle
+import select
 import threading
 import time
 from collections import OrderedDict, deque
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any
 
 from ..scheduler.events import EventSink, ExecutorLost, TaskFailed, TaskFinished
@@ -52,6 +56,8 @@ from .worker import worker_main
 log = logging.getLogger(__name__)
 
 _STOP_GRACE_SECONDS = 2.0
+#: Pickled bytes of a worker's binaries from which a job's end drops them at once.
+EAGER_DROP_BYTES = 1024 * 1024
 
 
 class _Worker:
@@ -62,6 +68,7 @@ class _Worker:
         self.running: TaskSpec | None = None
         self.cancelled = False  # killed by cancel_job: its replacement is routine
         self.digests: OrderedDict[str, int] = OrderedDict()  # sent binaries, LRU first: size
+        self.stale: list[str] = []  # released binaries to drop with the next task
         self.queue: deque[tuple[TaskSpec, bytes, float]] = deque()
 
 
@@ -82,6 +89,7 @@ class ProcessPoolBackend:
         self._workers: dict[str, _Worker] = {}
         self._shared: deque[tuple[TaskSpec, bytes, float]] = deque()
         self._next_id = 0
+        self._generation = 0  # bumped whenever a worker starts: the reader re-registers its pipes
         self._closing = False
         self._poked = False
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
@@ -125,7 +133,10 @@ class ProcessPoolBackend:
         with self._lock:
             for worker in self._workers.values():
                 if worker.digests:
-                    self._send(worker, ("drop_binaries", list(worker.digests)))
+                    worker.stale.extend(worker.digests)
+                    if sum(worker.digests.values()) >= EAGER_DROP_BYTES:
+                        self._send(worker, ("drop_binaries", worker.stale))
+                        worker.stale = []
                     worker.digests.clear()
 
     def cancel_job(self, job_id: int) -> None:
@@ -174,6 +185,7 @@ class ProcessPoolBackend:
 
             handle = ForkedWorker(self._mp, worker_main, args, f"dstreams-executor-{executor_id}")
         self._workers[executor_id] = _Worker(executor_id, handle, handle.conn)
+        self._generation += 1
         if self._observer is not None:
             self._observer.executor_added(executor_id, handle.pid)
 
@@ -200,20 +212,39 @@ class ProcessPoolBackend:
             evicted = placement.remember_binary(worker.digests, spec.digest, len(binary), self._closure_cache_bytes)
             if evicted:
                 self._send(worker, ("drop_binaries", evicted))
-            self._send(worker, ("task", spec, payload))
+            stale, worker.stale = worker.stale, []
+            self._send(worker, ("task", spec, payload, stale))
 
     # -- the reader thread -----------------------------------------------------
     def _read_loop(self) -> None:
+        # One poll object for the pool's life, re-registered only when the workers change
+        # (``_generation``): building a selector and registering every pipe for each
+        # result, as multiprocessing's wait() does, cost more than reading the result.
+        poller = select.poll()
+        handles: dict[int, Any] = {}
+        by_conn: dict[Any, _Worker] = {}
+        by_sentinel: dict[Any, _Worker] = {}
+        generation = -1
         while True:
             with self._lock:
                 if self._closing:
                     return
-                by_conn = {w.conn: w for w in self._workers.values()}
-                by_sentinel = {w.process.sentinel: w for w in self._workers.values()
-                               if w.process.sentinel is not None}
+                if generation != self._generation:
+                    generation = self._generation
+                    by_conn = {w.conn: w for w in self._workers.values()}
+                    by_sentinel = {w.process.sentinel: w for w in self._workers.values()
+                                   if w.process.sentinel is not None}
+                    wanted = {c.fileno(): c for c in by_conn}
+                    wanted.update({fd: fd for fd in by_sentinel})
+                    wanted[self._wake_r.fileno()] = self._wake_r
+                    for fd in handles:
+                        poller.unregister(fd)
+                    for fd in wanted:
+                        poller.register(fd, select.POLLIN)
+                    handles = wanted
                 timeout = placement.steal_timeout(self._workers.values(), self._locality_wait)
-            waitables: list[Any] = [*by_conn, *by_sentinel, self._wake_r]
-            ready: list[Any] = wait(waitables, timeout)
+            events = poller.poll(None if timeout is None else max(0.0, timeout) * 1000)
+            ready: list[Any] = [handles[fd] for fd, _ in events if fd in handles]
             if not ready:
                 with self._lock:
                     if not self._closing:
@@ -268,6 +299,7 @@ class ProcessPoolBackend:
             if self._closing or worker.executor_id not in self._workers:
                 return
             del self._workers[worker.executor_id]
+            self._generation += 1
             lost = (worker.running,) if worker.running is not None else ()
             self._shared.extendleft(reversed(worker.queue))  # their cached input died with it
             code = worker.process.exitcode

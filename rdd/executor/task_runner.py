@@ -87,6 +87,9 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
     started = time.perf_counter()
     cpu_started = time.thread_time_ns()
     metrics = tctx.metrics
+    store = env.shuffle_store
+    if spec.inline_buckets:
+        store.inline = spec.inline_buckets  # served by store.get while this task runs
     try:
         node, payload = binary
         split = pickle.loads(spec.split_bytes)
@@ -109,6 +112,8 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
         _finish_metrics(metrics, started, cpu_started)
         return TaskFailure(spec.task_id, exc, traceback.format_exc(), env.executor_id, metrics)
     finally:
+        if spec.inline_buckets:
+            store.inline = {}
         tctx.exit()
 
 

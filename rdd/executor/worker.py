@@ -2,7 +2,7 @@
 
 ::
 
-    driver ──("task", spec, binary|None)──▶ worker: cache binary by digest, run_task
+    driver ──("task", spec, binary|None, [stale digest])──▶ worker: drop the stale, cache binary by digest, run_task
     driver ◀──────────── pickled TaskResult | TaskFailure ──── worker
     driver ──("remove_rdd", id) / ("drop_binaries", [digest]) / ("stop",)──▶ worker
 
@@ -20,11 +20,9 @@ import signal
 import sys
 import threading
 import time
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SerializationError
-from ..local_dir import remove_orphaned
 from ..runtime import environment
 from ..runtime.environment import ExecutorEnv
 from ..scheduler.task import TaskFailure, TaskResult
@@ -34,10 +32,15 @@ from ..storage import block_manager
 from ..storage.block_manager import BlockManager
 from .task_runner import BinaryCache, run_task
 
+if TYPE_CHECKING:  # an exec worker never imports multiprocessing (see fd_connection.py)
+    from multiprocessing.connection import Connection
+
+    from .fd_connection import FdConnection
+
 _PARENT_POLL_SECONDS = 0.2
 
 
-def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: int,
+def worker_main(conn: Connection | FdConnection, executor_id: str, local_dir: str, parent_pid: int,
                 inherited: list[Connection], env_vars: dict[str, str]) -> None:
     for other in inherited:  # driver ends of other workers' pipes, inherited through fork
         try:
@@ -60,7 +63,9 @@ def worker_main(conn: Connection, executor_id: str, local_dir: str, parent_pid: 
             break
         kind = message[0]
         if kind == "task":
-            _, spec, binary = message
+            _, spec, binary, stale = message
+            if stale:
+                cache.drop(stale)  # released at the end of an earlier job (see process_pool.py)
             try:
                 stage = cache.get(spec.digest)
                 if stage is None:
@@ -102,5 +107,8 @@ def _watch_parent(parent_pid: int, local_dir: str) -> None:
     while True:
         time.sleep(_PARENT_POLL_SECONDS)
         if os.getppid() != parent_pid:
+            # Imported here: local_dir's imports (tempfile, shutil...) would slow every start.
+            from ..local_dir import remove_orphaned
+
             remove_orphaned(local_dir)  # unless another process already is removing it
             os._exit(0)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import sys
-from multiprocessing.connection import Connection
 
+from .fd_connection import FdConnection
 from .worker import worker_main
 
 
 def main(argv: list[str]) -> None:
     fd, executor_id, local_dir, parent_pid = argv
-    worker_main(Connection(int(fd)), executor_id, local_dir, int(parent_pid), [], {})
+    worker_main(FdConnection(int(fd)), executor_id, local_dir, int(parent_pid), [], {})
 
 
 if __name__ == "__main__":

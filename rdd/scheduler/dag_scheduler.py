@@ -125,6 +125,9 @@ class DAGScheduler:
         #: Whether each task lists the shuffle buckets it reads (``TaskSpec.shuffle_reads``):
         #: only a backend that ships map outputs to its tasks (Ray) needs them.
         self.list_shuffle_reads = False
+        #: Map outputs of at most this many bytes come back with the task's result and
+        #: are sent with the reduce tasks (``rdd.shuffle.writer``); 0: always files.
+        self.inline_map_output_bytes = 0
         self._stage_ids = itertools.count()
         self._task_ids = itertools.count()
         self._job: _Job | None = None
@@ -214,14 +217,16 @@ class DAGScheduler:
         if stage.is_shuffle_map:
             assert stage.dep.partitioner is not None
             buckets, shuffle_id = stage.dep.partitioner.numPartitions, stage.dep.shuffle_id
+        inline = any(self.tracker.holds_inline(p.dep.shuffle_id) for p in stage.parents)
         for index in todo:
             split = splits[index]
             preferred = _preferred_executor(stage.node, split, self.locations) if locality else None
-            reads = _shuffle_reads(stage.node, split) if self.list_shuffle_reads else ()
+            reads = _shuffle_reads(stage.node, split) if self.list_shuffle_reads or inline else ()
             spec = TaskSpec(next(self._task_ids), job.job_id, stage.id, index,
                             job.attempts.get((stage.id, index), 0), digest, dumps_data(split),
                             stage.is_shuffle_map, preferred, strict and preferred is not None, job.properties,
-                            buckets, shuffle_id, reads)
+                            buckets, shuffle_id, reads if self.list_shuffle_reads else (),
+                            self.tracker.inline_buckets(reads) if inline else {})
             actions.append(SubmitTask(spec, binary))
         return actions
 
@@ -231,7 +236,7 @@ class DAGScheduler:
             if stage.is_shuffle_map:
                 dep = stage.dep
                 payload: Any = ShuffleWriteSpec(dep.shuffle_id, dep.partitioner, dep.aggregator, dep.map_side_combine,
-                                                dep.count_constant)
+                                                dep.count_constant, self.inline_map_output_bytes)
             else:
                 payload = job.func
             what = f"the functions of stage {stage.id} ({stage.node.describe()})"
@@ -316,7 +321,7 @@ class DAGScheduler:
                 "aborted."))]
         retry = TaskSpec(next(self._task_ids), spec.job_id, spec.stage_id, spec.partition, job.attempts[key],
                          spec.digest, spec.split_bytes, spec.is_shuffle_map, None, False, spec.local_properties,
-                         spec.buckets, spec.shuffle_id, spec.shuffle_reads)
+                         spec.buckets, spec.shuffle_id, spec.shuffle_reads, spec.inline_buckets)
         return [SubmitTask(retry, job.binaries[spec.stage_id][1])]
 
     def _fetch_failed(self, job: _Job, stage: Stage, error: FetchFailedError) -> list[Action]:

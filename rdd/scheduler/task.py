@@ -32,6 +32,9 @@ class TaskSpec:
     #: The ``(shuffle_id, reduce_id)`` buckets the task reads; filled only for a backend
     #: that must ship map outputs to the task (Ray), empty otherwise.
     shuffle_reads: tuple[tuple[int, int], ...] = ()
+    #: ``(shuffle_id, map_id, reduce_id)`` -> the bytes of a bucket the task reads whose
+    #: map output the driver holds (an ``InlineMapOutput``); the other buckets are files.
+    inline_buckets: dict[tuple[int, int, int], bytes] = field(default_factory=dict)
 
 
 @dataclass

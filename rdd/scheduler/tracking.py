@@ -7,23 +7,51 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
 
 
 class MapOutputTracker:
-    """For each shuffle: the map ids whose output files are complete."""
+    """For each shuffle: the map ids whose outputs are complete (files, or held inline).
+
+    An output registered as an ``InlineMapOutput`` (anything with a ``bucket(reduce_id)``
+    method) is held here, in the driver, until it is unregistered or its shuffle removed.
+    """
 
     def __init__(self) -> None:
-        self._outputs: dict[int, dict[int, list[int]]] = defaultdict(dict)
+        self._outputs: dict[int, dict[int, Any]] = defaultdict(dict)
         self._num_maps: dict[int, int] = {}
+        self._inline: dict[int, dict[int, Any]] = {}
 
     def register_shuffle(self, shuffle_id: int, num_maps: int) -> None:
         self._num_maps.setdefault(shuffle_id, num_maps)
 
-    def register_output(self, shuffle_id: int, map_id: int, sizes: list[int]) -> None:
-        self._outputs[shuffle_id][map_id] = sizes
+    def register_output(self, shuffle_id: int, map_id: int, output: Any) -> None:
+        """Record a map output: its bucket sizes, or an ``InlineMapOutput``."""
+        self._outputs[shuffle_id][map_id] = output
+        if hasattr(output, "bucket"):
+            self._inline.setdefault(shuffle_id, {})[map_id] = output
+        else:
+            inline = self._inline.get(shuffle_id)
+            if inline is not None:
+                inline.pop(map_id, None)  # a later attempt wrote a file
 
     def unregister_output(self, shuffle_id: int, map_id: int) -> None:
         self._outputs[shuffle_id].pop(map_id, None)
+        inline = self._inline.get(shuffle_id)
+        if inline is not None:
+            inline.pop(map_id, None)
+
+    def inline_buckets(self, reads: Iterable[tuple[int, int]]) -> dict[tuple[int, int, int], bytes]:
+        """The bytes of every held bucket among ``(shuffle_id, reduce_id)`` ``reads``."""
+        found: dict[tuple[int, int, int], bytes] = {}
+        for shuffle_id, reduce_id in reads:
+            for map_id, output in self._inline.get(shuffle_id, {}).items():
+                found[(shuffle_id, map_id, reduce_id)] = output.bucket(reduce_id)
+        return found
+
+    def holds_inline(self, shuffle_id: int) -> bool:
+        return bool(self._inline.get(shuffle_id))
 
     def missing(self, shuffle_id: int) -> list[int]:
         done = self._outputs.get(shuffle_id, {})
@@ -35,6 +63,7 @@ class MapOutputTracker:
     def remove_shuffle(self, shuffle_id: int) -> None:
         self._outputs.pop(shuffle_id, None)
         self._num_maps.pop(shuffle_id, None)
+        self._inline.pop(shuffle_id, None)
 
 class BlockLocations:
     """Block id → executors holding it (one in practice). Thread-safe: ``unpersist``

@@ -9,7 +9,6 @@ message naming the function, the variable and the object's type, plus how to fix
 from __future__ import annotations
 
 import gc
-import hashlib
 import marshal
 import pickle
 import types
@@ -185,6 +184,8 @@ def _children(obj: Any) -> Iterator[tuple[str, Any]]:
 
 
 def digest_of(payload: bytes) -> str:
+    import hashlib  # driver-only: a worker never computes a digest, and hashlib loads OpenSSL
+
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
 

@@ -1,21 +1,26 @@
 """UIServer: the web UI's listening socket and the daemon thread that serves it.
 
-Owns one TCP socket and one thread. The socket is bound synchronously, with the standard
-library only, when the server is created: the URL is known at once and a port clash is
-detected in the caller's thread (the next port is tried, up to ``spark.port.maxRetries``
-times, as Spark does). Tornado, which costs tens of milliseconds to import, is imported
-on the serving thread only, which runs its own asyncio loop and accepts on the bound
-socket.
+Owns one TCP socket and one thread. The socket is bound and listening synchronously, with
+the standard library only, when the server is created: the URL is known at once and a port
+clash is detected in the caller's thread (the next port is tried, up to
+``spark.port.maxRetries`` times, as Spark does). Tornado and the application cost tens to
+hundreds of milliseconds of CPU to import and build, so the serving thread builds them
+only when the first connection arrives (the kernel holds it in the listen backlog
+meanwhile): creating a context does not pay for a UI nobody opens, and its workers, which
+start at the same time, do not share the cores with that import. The thread then runs its
+own asyncio loop and accepts on the bound socket.
 
 Invariants: after :meth:`UIServer.stop` returns, the socket is closed and the thread has
 ended, so a connection to the port is refused; ``stop`` is idempotent; a server is never
-restarted.
+restarted. A failure to build the application is logged and closes the socket (a client
+is refused rather than left waiting).
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+import select
 import socket
 import threading
 from collections.abc import Callable
@@ -23,7 +28,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-#: How long ``start`` and ``stop`` wait for the serving thread before failing loudly.
+#: How long ``stop`` waits for the serving thread to end before warning that it did not.
 THREAD_DEADLINE_S = 10.0
 
 
@@ -104,10 +109,11 @@ class UIServer:
         self._loop: Any = None
         self._http: Any = None
         self._shutdown_task: Any = None
-        self._ready = threading.Event()
         self._error: BaseException | None = None
         self._stopped = False
         self._lock = threading.Lock()
+        # Wakes the thread while it waits for the first connection (stop() writes to it).
+        self._wake_r, self._wake_w = socket.socketpair()
         self._thread = threading.Thread(target=self._serve, name=f"{name}-{self.port}", daemon=True)
 
     @property
@@ -117,18 +123,21 @@ class UIServer:
         return f"http://{host}:{self.port}"
 
     def start(self) -> UIServer:
-        """Start serving; returns when the thread accepts connections (or raises its error)."""
+        """Start the serving thread; the bound socket already queues connections.
+
+        Returns at once: the thread builds the application when the first connection
+        arrives (see the module doc).
+        """
         self._thread.start()
-        if not self._ready.wait(THREAD_DEADLINE_S):
-            self.stop()
-            raise RuntimeError(f"the web UI thread did not start serving on port {self.port} within "
-                               f"{THREAD_DEADLINE_S:.0f} s")
-        if self._error is not None:
-            self.stop()
-            raise RuntimeError(f"the web UI could not start on port {self.port}: {self._error}") from self._error
         return self
 
     def _serve(self) -> None:
+        try:
+            readable, _, _ = select.select([self._sock, self._wake_r], [], [], None)
+        except (OSError, ValueError):  # stop() closed the socket
+            return
+        if self._wake_r in readable:
+            return  # stopped before anyone connected
         import asyncio
 
         loop = asyncio.new_event_loop()
@@ -137,15 +146,21 @@ class UIServer:
             from tornado.httpserver import HTTPServer
 
             app = self._make_app()
-            self._http = HTTPServer(app)
-            self._http.add_sockets([self._sock])
-            self._loop = loop
-        except BaseException as exc:  # noqa: BLE001 - reported to start() in the caller's thread
+            http = HTTPServer(app)
+            http.add_sockets([self._sock])
+        except BaseException as exc:  # noqa: BLE001 - a UI must not take the application down
             self._error = exc
-            self._ready.set()
+            log.error("the web UI could not start on port %d: %s: %s", self.port, type(exc).__name__, exc)
             loop.close()
+            self._sock.close()
             return
-        loop.call_soon(self._ready.set)
+        with self._lock:
+            if self._stopped:  # stop() ran while the application was being built
+                http.stop()
+                loop.close()
+                return
+            self._http = http
+            self._loop = loop
         try:
             loop.run_forever()
         finally:
@@ -160,8 +175,10 @@ class UIServer:
             if self._stopped:
                 return
             self._stopped = True
-        loop = self._loop
-        if loop is not None and self._thread.is_alive():
+            loop = self._loop
+        if loop is None:
+            self._wake_w.send(b"x")  # the thread waits for a first connection, or is building the app
+        else:
             async def shutdown() -> None:
                 import asyncio
 
@@ -179,8 +196,11 @@ class UIServer:
                 loop.call_soon_threadsafe(schedule)
             except RuntimeError:  # the loop already closed
                 pass
+        if self._thread.is_alive():
             self._thread.join(THREAD_DEADLINE_S)
             if self._thread.is_alive():
                 log.warning("the web UI thread on port %d did not end within %.0f s", self.port,
                             THREAD_DEADLINE_S)
         self._sock.close()
+        self._wake_r.close()
+        self._wake_w.close()

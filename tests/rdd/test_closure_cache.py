@@ -83,3 +83,25 @@ def test_the_inline_cache_keeps_within_its_byte_budget() -> None:
         assert digest in cache, "the newest binary always stays: its task needs it"
     cache.drop(["d4"])
     assert cache.nbytes == 0 and len(cache) == 0
+
+
+def test_small_binaries_are_dropped_with_the_next_task_large_ones_at_the_job_end(
+        make_sc: Callable[..., SparkContext]) -> None:
+    from rdd.executor.process_pool import EAGER_DROP_BYTES
+
+    sc = make_sc("local[2]")
+    pool = sc._env.backend
+    factor = {"n": 2}
+    doubled = sc.parallelize(range(8), 2).map(lambda x: x * factor["n"])
+    assert doubled.collect() == [x * 2 for x in range(8)]
+    stale = {w.executor_id: list(w.stale) for w in pool._workers.values()}
+    assert all(stale.values()), f"small binaries are left to the next task: {stale}"
+    # The same function object, its captured value changed: the binary's digest is of its
+    # bytes, so the workers get the new value, not the binary they still hold.
+    factor["n"] = 3
+    assert doubled.collect() == [x * 3 for x in range(8)]
+    for worker in pool._workers.values():
+        assert not set(stale[worker.executor_id]) & set(worker.stale), "stale binaries were not sent to drop"
+    big = list(range(EAGER_DROP_BYTES // 4))
+    assert sc.parallelize(range(2), 2).map(lambda x: big[x]).collect() == [0, 1]
+    assert [w.stale for w in pool._workers.values()] == [[], []]  # over the threshold: dropped at once

@@ -38,8 +38,10 @@ DRIVER = textwrap.dedent(
     from rdd import SparkConf, SparkContext
 
     master, base, wait = sys.argv[1:4]
-    sc = SparkContext(master, "local-dir", conf=SparkConf().set("spark.local.dir", base))
-    # a shuffle, so the directory holds shuffle files (local[N]) when the driver dies
+    # Every map output in a file (none held by the driver), so the directory holds shuffle
+    # files (local[N]) when the driver dies.
+    conf = SparkConf().set("spark.local.dir", base).set("spark.shuffle.inlineMapOutputBytes", "0")
+    sc = SparkContext(master, "local-dir", conf=conf)
     sc.parallelize(range(100), 4).map(lambda x: (x % 7, x)).reduceByKey(lambda a, b: a + b).count()
     report = {"dir": sc._env.local_dir, "workers": sc._env.backend.worker_pids()}
     print(json.dumps(report), flush=True)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from array import array
 from pathlib import Path
 
 import pytest
 
 from rdd.errors import FetchFailedError
-from rdd.shuffle.store import FileShuffleStore
+from rdd.shuffle.store import TRASH_PREFIX, FileShuffleStore
 
 
 def _put(store: FileShuffleStore, shuffle_id: int, map_id: int, buckets: list[bytes]) -> None:
@@ -52,3 +53,31 @@ def test_an_unknown_bucket_is_a_fetch_failure(tmp_path: Path) -> None:
     _put(store, 4, 0, [b"a", b"b"])
     with pytest.raises(FetchFailedError, match="no bucket 2"):
         store.get(4, 0, 2)
+
+
+def test_a_removed_shuffle_reads_as_missing_at_once_and_its_files_are_deleted(tmp_path: Path) -> None:
+    store = FileShuffleStore(str(tmp_path))
+    try:
+        for map_id in range(3):
+            _put(store, 4, map_id, [b"x", b"y"])
+        _put(store, 5, 0, [b"z"])
+        store.remove_shuffle(4)
+        with pytest.raises(FetchFailedError, match="missing shuffle file"):
+            store.get(4, 1, 0)  # the rename happened before remove_shuffle returned
+        _put(store, 4, 0, [b"again"])  # written again while the old files may still be deleted
+        store.remove_shuffle(404)  # never written: nothing to do
+        deadline = time.monotonic() + 10
+        while any(name.startswith(TRASH_PREFIX) for name in os.listdir(store.root)):
+            assert time.monotonic() < deadline, f"removed shuffle not deleted: {os.listdir(store.root)}"
+            time.sleep(0.01)
+        assert store.get(4, 0, 0) == b"again" and store.get(5, 0, 0) == b"z"
+        assert sorted(os.listdir(store.root)) == ["4", "5"]
+        deleter = store._deleter
+        assert deleter is not None and deleter.is_alive()
+    finally:
+        store.close()
+    assert not deleter.is_alive()
+    store.close()  # idempotent
+    store.remove_shuffle(5)  # after close: deleted at once, no thread started
+    assert sorted(os.listdir(store.root)) == ["4"]
+    assert store._deleter is None

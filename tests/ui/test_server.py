@@ -62,6 +62,56 @@ def test_server_stop_leaves_no_port_open_and_is_idempotent() -> None:
     keep.close()
 
 
+def test_server_stopped_before_any_connection_ends_its_thread_without_building_the_app() -> None:
+    built: list[bool] = []
+    server = UIServer("127.0.0.1", 0, 0, lambda: built.append(True)).start()
+    server.stop()
+    assert not server._thread.is_alive()
+    assert refused(server.port)
+    assert built == []  # nobody connected: the application was never built
+
+
+def test_the_app_is_built_on_the_first_connection_and_serves_it() -> None:
+    import tornado.web
+
+    class Hello(tornado.web.RequestHandler):
+        def get(self) -> None:
+            self.write("hello")
+
+    built: list[bool] = []
+
+    def make_app() -> tornado.web.Application:
+        built.append(True)
+        return tornado.web.Application([(r"/", Hello)])
+
+    server = UIServer("127.0.0.1", 0, 0, make_app).start()
+    try:
+        assert built == []
+        # The kernel queued the connection while the thread built the application.
+        assert http(server.url + "/") == (200, "text/html; charset=UTF-8", "hello")
+        assert http(server.url + "/")[0] == 200
+        assert built == [True]
+    finally:
+        server.stop()
+    assert refused(server.port)
+
+
+def test_an_app_that_fails_to_build_is_logged_and_refuses_clients(caplog: pytest.LogCaptureFixture) -> None:
+    def broken() -> object:
+        raise ImportError("no module named tornado_plugin")
+
+    with caplog.at_level(logging.ERROR, logger="rdd.ui.server"):
+        server = UIServer("127.0.0.1", 0, 0, broken).start()
+        with pytest.raises(OSError):
+            http(server.url + "/")
+        server._thread.join(HTTP_DEADLINE_S)
+        assert not server._thread.is_alive()
+    assert f"the web UI could not start on port {server.port}: ImportError: no module named tornado_plugin" \
+        in caplog.text
+    assert refused(server.port)
+    server.stop()
+
+
 # --------------------------------------------------------------------------- context lifecycle
 
 
