@@ -29,5 +29,6 @@ def test_a_word_count_batch_does_not_import_the_facade_in_workers(make_sc: Calla
     # A lambda ships by value: a function of this module would make workers import it.
     listed = sc.parallelize(range(2), 2).mapPartitions(lambda _: [sorted(sys.modules)]).collect()
     for modules in listed:
-        loaded = [m for m in modules if m.split(".")[0] in {"dstream", "tornado", "multiprocessing"} or m in DRIVER_ONLY]
+        loaded = [m for m in modules
+                  if m.split(".")[0] in {"dstream", "tornado", "multiprocessing"} or m in DRIVER_ONLY]
         assert loaded == [], f"a worker imported driver-only modules: {loaded}"
