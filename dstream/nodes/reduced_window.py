@@ -37,10 +37,16 @@ Invariants
 - The parent is this operator's own ``reduceByKey`` of the batch, so a partition of a
   parent RDD holds each key at most once: a batch's table is ``dict(partition)``, with
   no call of ``func``, exactly what folding it record by record into an empty table gives.
-- The parent and the windows are persisted at ``MEMORY_ONLY_SHARING_IMMUTABLE``: a
-  partition of immutable records (counts, sums of numbers and strings) stays in the
-  worker as the objects, read back with no decode; any other partition is serialized,
-  so a ``func`` that changes its first argument in place never changes a cached batch.
+- Of the parent and the windows, the RDDs this operator reads back are persisted at
+  ``MEMORY_ONLY_SHARING_IMMUTABLE``, the others at ``MEMORY_ONLY``: an incremental window
+  reads its previous window once and each batch once more as it leaves, a short window
+  reads each batch once per window it is in and never its previous window. A partition
+  of immutable records (counts, sums of numbers and strings) at the sharing level stays
+  in the worker as the objects, read back with no decode; any other partition is
+  serialized, so a ``func`` that changes its first argument in place never changes a
+  cached batch. Both kinds stay cached until the stream forgets them (twice the
+  checkpoint interval), so keeping only what is read back as objects bounds the memory
+  this costs (objects take several times their serialized size).
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rdd import Partitioner, portable_hash
+from rdd import Partitioner, StorageLevel, portable_hash
 from rdd.engine_api import MEMORY_ONLY_SHARING_IMMUTABLE, ZipPartitionsNode, lineage_of, rdd_of
 
 from dstream.nodes.base import StreamNode
@@ -146,9 +152,11 @@ class ReducedWindowedNode(StatefulNode):
         self.inverse = _InverseReduce(inv_func)
         self.num_partitions = num_partitions
         self.filter_func = filter_func
-        self.storage_level = MEMORY_ONLY_SHARING_IMMUTABLE
+        incremental = window_ms >= INCREMENTAL_MIN_SLIDES * slide_ms
+        shared, serialized = MEMORY_ONLY_SHARING_IMMUTABLE, StorageLevel.MEMORY_ONLY
+        self.storage_level = shared if incremental else serialized
         if reduced.storage_level is None:
-            reduced.persist(MEMORY_ONLY_SHARING_IMMUTABLE)
+            reduced.persist(serialized if incremental else shared)
 
     def _batches(self, begin_ms: int, end_ms: int) -> list[Any]:
         parent = self.dependencies[0]
