@@ -39,6 +39,9 @@ Runtime:
 * :func:`active_spark_context` — the process's active SparkContext, or ``None``.
 * :func:`block_manager` — this process's block manager (``put``/``get``/``contains``/
   ``remove`` of named blocks; driver and workers each have one).
+* :data:`MEMORY_ONLY_SHARING_IMMUTABLE` — ``MEMORY_ONLY`` (equal to it, shown as it),
+  except that a block of immutable built-in records is kept as the objects: for RDDs a
+  layer reads back often in the same worker (no serialize on store, no decode per read).
 * :func:`dumps_closure` — cloudpickle a driver object, raising ``SerializationError``
   (or ``DriverOnlyError``) naming the culprit.
 * :func:`install_default_handler` — Spark's log format on stderr for a package's
@@ -100,6 +103,7 @@ from .status.replay import find_event_logs
 from .status.replay import replay as replay_event_log
 from .status.store import AppStatusStore
 from .storage import block_manager as _block_manager
+from .storage.level import MEMORY_ONLY_SHARING_IMMUTABLE
 from .ui.rest_answer import rest_answer
 from .ui.server import UIServer
 from .ui.web_ui import CORE_TABS, SparkUI, UITab
@@ -112,6 +116,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CORE_TABS",
+    "MEMORY_ONLY_SHARING_IMMUTABLE",
     "UI_STATIC_DIR",
     "AppStatusStore",
     "SparkUI",

@@ -18,7 +18,10 @@ PySpark's rule (``PythonReducedWindowedDStream``), exactly::
   previous RDD is used as is, as PySpark does.
 * Otherwise (the first window, or a window shorter than 5 slides: reducing twice would
   cost more than once) the window is reduced from its batches, and keys that left the
-  window are gone.
+  window are gone. With the batches partitioned like the window, that is one narrow
+  pass per partition (``WindowReduce``: a C-level copy of the first batch's table, the
+  others folded in, in order, then the filter), the same calls as ``union`` +
+  ``reduceByKey``; otherwise that form is used.
 
 Cost of a slide: the old and new batches, plus one C-level copy of the previous
 window's table: the previous window and every batch are partitioned alike, so the step
@@ -27,7 +30,23 @@ is one narrow pass per partition (``WindowStep``: reduce the leaving batches, ap
 where the previous window is cached. It calls the user's functions exactly as PySpark's
 join-and-union form does; if some input is not co-partitioned, that form is used.
 The parent (per-batch reduced values) is persisted: old batches are read again when
-they leave the window.
+they leave the window, and a short window reads each batch once per window it is in.
+
+Invariants
+----------
+- The parent is this operator's own ``reduceByKey`` of the batch, so a partition of a
+  parent RDD holds each key at most once: a batch's table is ``dict(partition)``, with
+  no call of ``func``, exactly what folding it record by record into an empty table gives.
+- Of the parent and the windows, the RDDs this operator reads back are persisted at
+  ``MEMORY_ONLY_SHARING_IMMUTABLE``, the others at ``MEMORY_ONLY``: an incremental window
+  reads its previous window once and each batch once more as it leaves, a short window
+  reads each batch once per window it is in and never its previous window. A partition
+  of immutable records (counts, sums of numbers and strings) at the sharing level stays
+  in the worker as the objects, read back with no decode; any other partition is
+  serialized, so a ``func`` that changes its first argument in place never changes a
+  cached batch. Both kinds stay cached until the stream forgets them (twice the
+  checkpoint interval), so keeping only what is read back as objects bounds the memory
+  this costs (objects take several times their serialized size).
 """
 
 from __future__ import annotations
@@ -35,8 +54,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rdd import StorageLevel
-from rdd.engine_api import ZipPartitionsNode, lineage_of, rdd_of
+from rdd import Partitioner, StorageLevel, portable_hash
+from rdd.engine_api import MEMORY_ONLY_SHARING_IMMUTABLE, ZipPartitionsNode, lineage_of, rdd_of
 
 from dstream.nodes.base import StreamNode
 from dstream.nodes.stateful import StatefulNode
@@ -62,6 +81,30 @@ class _InverseReduce:
         return current if old is None else self.inv_func(current, old)
 
 
+def fold_batches(func: Callable[[Any, Any], Any], batches: list[Any]) -> dict[Any, Any]:
+    """One table of ``batches`` (each holding a key at most once), folded in order with ``func``."""
+    totals = dict(batches[0])
+    for batch in batches[1:]:
+        for key, value in batch:
+            totals[key] = func(totals[key], value) if key in totals else value
+    return totals
+
+
+class WindowReduce:
+    """One partition of a window reduced from its batches (in time order), then filtered."""
+
+    def __init__(self, func: Callable[[Any, Any], Any],
+                 filter_func: Callable[[tuple[Any, Any]], bool] | None) -> None:
+        self.func, self.filter_func = func, filter_func
+
+    def __call__(self, split: int, iterators: list[Any]) -> Any:
+        window = fold_batches(self.func, iterators)
+        keep = self.filter_func
+        if keep is None:
+            return window.items()
+        return [kv for kv in window.items() if keep(kv)]
+
+
 class WindowStep:
     """One partition of the incremental window: previous - leaving + entering, filtered."""
 
@@ -70,27 +113,19 @@ class WindowStep:
         self.func, self.inv_func, self.filter_func = func, inv_func, filter_func
         self.leaving, self.entering = leaving, entering
 
-    def _totals(self, batches: list[Any]) -> dict[Any, Any]:
-        func = self.func
-        totals: dict[Any, Any] = {}
-        for batch in batches:
-            for key, value in batch:
-                totals[key] = func(totals[key], value) if key in totals else value
-        return totals
-
     def __call__(self, split: int, iterators: list[Any]) -> Any:
         window = dict(iterators[0])
         leaving = iterators[1:1 + self.leaving]
         entering = iterators[1 + self.leaving:]
         if leaving:
             inv = self.inv_func
-            for key, value in self._totals(leaving).items():
+            for key, value in fold_batches(self.func, leaving).items():
                 if key in window:
                     window[key] = inv(window[key], value)
         if not entering:
             return window.items()  # PySpark returns the subtracted window unfiltered
         func = self.func
-        for key, value in self._totals(entering).items():
+        for key, value in fold_batches(self.func, entering).items():
             window[key] = func(window[key], value) if key in window else value
         keep = self.filter_func
         if keep is None:
@@ -117,9 +152,11 @@ class ReducedWindowedNode(StatefulNode):
         self.inverse = _InverseReduce(inv_func)
         self.num_partitions = num_partitions
         self.filter_func = filter_func
-        self.storage_level = StorageLevel.MEMORY_ONLY
+        incremental = window_ms >= INCREMENTAL_MIN_SLIDES * slide_ms
+        shared, serialized = MEMORY_ONLY_SHARING_IMMUTABLE, StorageLevel.MEMORY_ONLY
+        self.storage_level = shared if incremental else serialized
         if reduced.storage_level is None:
-            reduced.persist(StorageLevel.MEMORY_ONLY)
+            reduced.persist(serialized if incremental else shared)
 
     def _batches(self, begin_ms: int, end_ms: int) -> list[Any]:
         parent = self.dependencies[0]
@@ -150,6 +187,16 @@ class ReducedWindowedNode(StatefulNode):
         step = WindowStep(self.func, self.inverse.inv_func, self.filter_func, len(old), len(new))
         return rdd_of(self.graph.sc, ZipPartitionsNode(nodes, step, preserves_partitioning=True))
 
+    def _reduce(self, batches: list[Any]) -> Any:
+        """The window reduced from ``batches`` in one narrow pass, or ``None`` when they are
+        not all partitioned as ``reduceByKey(func, num_partitions)`` partitions."""
+        partitioner = Partitioner(self.num_partitions, portable_hash)
+        if any(rdd.partitioner != partitioner for rdd in batches):
+            return None
+        nodes = [lineage_of(rdd) for rdd in batches]
+        reduce = WindowReduce(self.func, self.filter_func)
+        return rdd_of(self.graph.sc, ZipPartitionsNode(nodes, reduce, preserves_partitioning=True))
+
     def compute(self, time_ms: int) -> Any:
         parent_slide = self.dependencies[0].slide_ms
         window, slide = self.window_ms, self.slide_ms
@@ -164,4 +211,7 @@ class ReducedWindowedNode(StatefulNode):
             subtracted = self._subtract(previous, old) if old else previous
             return self._add(subtracted, new) if new else subtracted
         current = self._batches(time_ms - window + parent_slide, time_ms)
-        return self._add(None, current) if current else None
+        if not current:
+            return None
+        reduced = self._reduce(current)
+        return reduced if reduced is not None else self._add(None, current)

@@ -6,8 +6,11 @@ What this module owns
   partition zipped with the batch partitioned the same way, the update function
   called for every key with state or new values. Spark's ``StateDStream.compute``
   cases: no batch RDD -> the previous state; no previous state -> the initial RDD (or
-  nothing). The state RDDs are persisted serialized, so each batch costs O(state),
-  as in Spark.
+  nothing). Each batch costs O(state), as in Spark. The state RDDs are persisted at
+  ``MEMORY_ONLY_SHARING_IMMUTABLE``: a partition whose states are immutable (counts,
+  sums, tuples of them) stays in the worker as the objects, read back by the next batch
+  with no decode; any other is serialized, so an update function that changes its old
+  state in place (appends to a list) never changes the cached partition.
 * ``MapWithStateNode`` (the internal stream of ``mapWithState``): one
   ``StateRecord`` per partition (the partition's ``StateTable`` and this batch's
   mapped values). The table is updated in place in the worker that holds it, so a
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdd import Partitioner, StorageLevel
 from rdd.engine_api import (
+    MEMORY_ONLY_SHARING_IMMUTABLE,
     ZipPartitionsNode,
     append_to_list,
     constant_pair_value,
@@ -107,7 +111,7 @@ class UpdateStateNode(StatefulNode):
         self.update = update
         self.partitioner = partitioner
         self.initial = _InitialState(initial)
-        self.storage_level = StorageLevel.MEMORY_ONLY
+        self.storage_level = MEMORY_ONLY_SHARING_IMMUTABLE
 
     def compute(self, time_ms: int) -> Any:
         previous = self.previous(time_ms)

@@ -124,19 +124,40 @@ class UpdateStateFunction:
         self.update = update
         self.constant = constant
 
-    def __call__(self, split: int, iterators: list[Iterator[Any]]) -> Iterator[tuple[Any, Any]]:
+    def __call__(self, split: int, iterators: list[Iterator[Any]]) -> list[tuple[Any, Any]]:
         previous, data = iterators
         c = self.constant
-        if c is None:
-            grouped: dict[Any, list[Any]] = dict(data)
-        else:
-            grouped = {key: [c] * (total // c) for key, total in data}
+        if c is not None:
+            return self._update_counted(previous, dict(data), c)
+        grouped: dict[Any, list[Any]] = dict(data)
         update = self.update
+        out: list[tuple[Any, Any]] = []
+        append = out.append
+        pop = grouped.pop
         for key, old in previous:
-            new = update(grouped.pop(key, []), old)
+            new = update(pop(key, []), old)
             if new is not None:
-                yield (key, new)
+                append((key, new))
         for key, values in grouped.items():
             new = update(values, None)
             if new is not None:
-                yield (key, new)
+                append((key, new))
+        return out
+
+    def _update_counted(self, previous: Iterator[Any], totals: dict[Any, int], c: int) -> list[tuple[Any, Any]]:
+        # The batch as ``key -> c * n`` (one C-level dict); each key's list ``[c] * n`` is
+        # built only when its update is called, so the batch is walked once in Python, not
+        # twice. ``c * n // c`` is ``n`` exactly for ints, and an absent key gives ``[]``.
+        update = self.update
+        out: list[tuple[Any, Any]] = []
+        append = out.append
+        pop = totals.pop
+        for key, old in previous:
+            new = update([c] * (pop(key, 0) // c), old)
+            if new is not None:
+                append((key, new))
+        for key, total in totals.items():
+            new = update([c] * (total // c), None)
+            if new is not None:
+                append((key, new))
+        return out

@@ -7,10 +7,15 @@ partition 1) or ``input-0-17`` (a received stream block).
 Invariants
 ----------
 - A block is stored whole or not at all (``put`` takes a list).
-- Memory blocks are kept as Python lists (deserialized) or bytes (serialized levels,
+- Memory blocks are kept as Python lists (deserialized levels, and blocks of
+  immutable records at a level that ``shares_immutable``) or bytes (serialized levels,
   ``dumps_records``: marshal for built-in types, else pickle); disk blocks are files
   of the same bytes under the process's block directory, written with a temporary
   name and renamed, so a reader never sees half a block.
+- A list kept as objects is returned by ``get`` itself, not a copy: callers only iterate
+  it (``LineageNode._get_or_compute`` hands readers an iterator over it). So a reader can
+  change a cached record only if the record itself is mutable, which a
+  ``shares_immutable`` level never keeps unserialized.
 - The driver learns which process holds which block from task results
   (``TaskResult.blocks_added``) and uses it for preferred locations; a block that is
   asked for but missing is simply recomputed from lineage by the caller.
@@ -24,6 +29,7 @@ import threading
 from typing import Any
 
 from ..serialization.serializer import dumps_records, loads_records
+from .immutable import records_are_immutable
 from .level import StorageLevel
 
 
@@ -33,7 +39,8 @@ class BlockManager:
     def __init__(self, executor_id: str, block_dir: str | None) -> None:
         self.executor_id = executor_id
         self.block_dir = block_dir
-        self._memory: dict[str, tuple[StorageLevel, Any]] = {}
+        # block id -> (kept as objects, the list of records or its serialized bytes)
+        self._memory: dict[str, tuple[bool, Any]] = {}
         self._disk: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -44,10 +51,11 @@ class BlockManager:
         Spark's is: measuring every object would cost more than caching it.
         """
         if level.useMemory:
-            payload: Any = values if level.deserialized else dumps_records(values)
+            as_objects = level.deserialized or (level.shares_immutable and records_are_immutable(values))
+            payload: Any = values if as_objects else dumps_records(values)
             with self._lock:
-                self._memory[block_id] = (level, payload)
-            return (estimate_size(values) if level.deserialized else len(payload)), 0
+                self._memory[block_id] = (as_objects, payload)
+            return (estimate_size(values) if as_objects else len(payload)), 0
         if level.useDisk:
             path = self._disk_path(block_id)
             tmp = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
@@ -66,8 +74,8 @@ class BlockManager:
             entry = self._memory.get(block_id)
             path = self._disk.get(block_id)
         if entry is not None:
-            level, payload = entry
-            return payload if level.deserialized else loads_records(payload)
+            as_objects, payload = entry
+            return payload if as_objects else loads_records(payload)
         if path is not None:
             try:
                 with open(path, "rb") as f:
