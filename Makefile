@@ -76,7 +76,7 @@ test-deps:
 	@bash scripts/kafka/kafka-maven.sh fetch >/dev/null
 
 test: venv test-deps
-	@$(PYTEST) -q -p no:cacheprovider $(PYTEST_ARGS); rc=$$?; \
+	@$(PYTEST) -q -p no:cacheprovider --durations=15 $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ] && [ "$(ALLOW_NO_TESTS)" = 1 ]; then \
 	  echo "make test: no tests were collected"; rc=0; \
 	fi; exit $$rc
