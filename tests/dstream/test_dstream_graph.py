@@ -15,6 +15,7 @@ import cloudpickle
 import pytest
 
 from rdd import DriverOnlyError, SparkConf, StorageLevel
+from rdd.engine_api import listener_bus
 
 from dstream import StreamingContext, StreamingStateError
 from dstream.nodes.transformed import TransformedNode
@@ -150,10 +151,13 @@ def _settled_memory(ssc: Any) -> int:
     The context cleaner deletes the shuffle outputs of collected RDDs at the start of the
     next job, so right after a batch some of them are still held, how many depending on
     when the garbage collector ran: one more batch after a collection settles that, and
-    the figure measures what the engine keeps, not that lag.
+    the figure measures what the engine keeps, not that lag. Events still queued for the
+    listener threads are in flight too, so both buses are drained first.
     """
     gc.collect()
     advance_batches(ssc, 1)
+    assert ssc._engine.bus.wait_until_empty(60), "the streaming listener bus did not drain in 60 s"
+    assert listener_bus(ssc.sparkContext).wait_until_empty(60), "the context's listener bus did not drain in 60 s"
     gc.collect()
     return tracemalloc.get_traced_memory()[0]
 
