@@ -120,7 +120,10 @@ def wait_for(driver: Any, condition: Callable[[Any], Any], what: str, deadline_s
 
 def open_page(driver: Any, url: str, condition: Callable[[Any], Any], what: str) -> Any:
     """Load ``url``, wait for ``condition``, and fail on console errors. Returns the condition's value."""
-    console_errors(driver)  # forget the previous page's entries
+    # The previous page may belong to a context a finished test stopped: until it is unloaded
+    # its refresh timers fetch from a closed port and log errors that are not this page's.
+    driver.get("about:blank")
+    console_errors(driver)
     driver.get(url)
     value = wait_for(driver, condition, what)
     assert_no_console_errors(driver)
