@@ -45,7 +45,7 @@ from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench.bench_state import StateKeys, running_count, update_count, zero_state
+from bench.bench_state import StateKeys, add_batches_timed, running_count, update_count, zero_state
 from bench.corpus import ensure_corpus, read_lines
 from bench.curves_plot import Series, describe_knee, plot
 from bench.harness import BENCH_DIR, QUICK_RESULTS_PATH, Benchmark, Options, Result, Target, Timing, format_seconds
@@ -338,14 +338,7 @@ def _state_child(operator: str, keys: int, samples: int) -> dict[str, Any]:
     counts: dict[int, int] = dict.fromkeys(range(keys), 0)
     gc.collect()
     dict_bytes = tree_pss_bytes() - dict_before
-    baseline: list[float] = []
-    for index, records in enumerate(batches):
-        get = counts.get
-        started = time.perf_counter()
-        for key, value in records:
-            counts[key] = get(key, 0) + value
-        if warmup <= index < warmup + samples:
-            baseline.append(time.perf_counter() - started)
+    baseline = add_batches_timed(counts, batches)[warmup:warmup + samples]
     if operator == "mapWithState":
         expected = {k: counts[k] for k, _ in batches[-1]}
     else:

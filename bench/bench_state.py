@@ -403,15 +403,20 @@ def plain_state(case: StateCase, sizes: Sizes, items: list[list[tuple[int, int, 
     keys = StateKeys(sizes.state_keys)
     batches = [[r for item in batch for r in keys(item)] for batch in items]
     counts: dict[int, int] = dict.fromkeys(range(sizes.state_keys), 0) if case.state == "initial" else {}
+    times = add_batches_timed(counts, batches)[warmup:]
+    return Timing(tuple(times[:-1])), counts  # the last batch is the untimed check
+
+
+def add_batches_timed(counts: dict[int, int], batches: list[list[tuple[int, int]]]) -> list[float]:
+    """Add each batch's ``(key, value)`` pairs into ``counts``; the seconds each batch took."""
     times: list[float] = []
-    for index, records in enumerate(batches):
+    for records in batches:
         get = counts.get
         started = time.perf_counter()
         for key, value in records:
             counts[key] = get(key, 0) + value
-        if index >= warmup:
-            times.append(time.perf_counter() - started)
-    return Timing(tuple(times[:-1])), counts  # the last batch is the untimed check
+        times.append(time.perf_counter() - started)
+    return times
 
 
 def stream_state(master: str, case: StateCase, sizes: Sizes, items: list[Any], warmup: int,

@@ -106,10 +106,6 @@ class JobReporter:
         self._rdd_infos: dict[int, list[RDDInfo]] = {}        # stage id -> its RDDs, for the running job
         self._job_properties: dict[str, str] = {}
 
-    @property
-    def enabled(self) -> bool:
-        return bool(self._bus.listeners)
-
     # -- executors (called by the backends) -------------------------------------------
     def executor_added(self, executor_id: str, pid: int | None, cores: int = 1) -> None:
         if self._bus.listeners:
