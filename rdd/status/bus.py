@@ -27,6 +27,10 @@ Invariants
   and the statistics, however many events it builds.
 * With a ``linger`` (the context's bus: 50 ms), an event is delivered within that
   delay, or at once when someone waits (``wait_until_empty``, ``stop``).
+* An idle delivery thread is woken by the first post after it went idle, however posts
+  and waiters race: only the thread waits on its wake-up condition (callers of
+  ``wait_until_empty`` wait on another), and it marks itself idle before every look at
+  the queue, also after a wake-up whose event it had already taken.
 * ``stop`` delivers what is queued (bounded by its timeout), then ends the thread.
   Events posted after ``stop`` are dropped silently.
 """
@@ -95,7 +99,12 @@ class ListenerBus:
         # Copy-on-write: the delivery thread iterates a snapshot without a lock.
         self._listeners: tuple[Any, ...] = ()
         self._queue: deque[Any] = deque()
-        self._wakeup = threading.Condition(threading.Lock())
+        # Two conditions on one lock: the delivery thread alone waits on _wakeup, so the
+        # single notify of a post always reaches it (with waiters on the same condition, a
+        # notify could go to one of them, and the thread slept on with events queued).
+        lock = threading.Lock()
+        self._wakeup = threading.Condition(lock)
+        self._drained = threading.Condition(lock)  # wait_until_empty's waiters
         self._idle = False  # the delivery thread waits for an event: a post must wake it
         self._busy = False
         self._stopping = False
@@ -202,12 +211,12 @@ class ListenerBus:
         with self._wakeup:
             if self._queue and self._idle:
                 self._idle = False
-                self._wakeup.notify_all()  # no lingering: someone waits for these events
+                self._wakeup.notify()  # no lingering: someone waits for these events
             while self._queue or self._busy:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return False
-                self._wakeup.wait(remaining)
+                self._drained.wait(remaining)
             return True
 
     def statistics(self) -> ListenerBusStatistics:
@@ -225,9 +234,13 @@ class ListenerBus:
                     # With a linger the thread looks every `linger` seconds (posts do not
                     # wake it); wait_until_empty and stop cut the wait short.
                     self._wakeup.wait(self._linger or None)
+                    # Idle again before the next look: the post that woke this thread set it
+                    # False, and its event may have gone with the last drain, so the queue
+                    # can be empty here; waiting on with _idle False, no post would wake it.
+                    self._idle = True
                 self._idle = False
                 if not self._queue:
-                    self._wakeup.notify_all()
+                    self._drained.notify_all()
                     return
                 self._busy = True
                 listeners = self._listeners
@@ -239,7 +252,7 @@ class ListenerBus:
                     self._busy = False
                     self._delivered += delivered
                     if not self._queue:
-                        self._wakeup.notify_all()
+                        self._drained.notify_all()
 
     def _drain(self, listeners: tuple[Any, ...]) -> int:
         """Deliver queued items until the queue is empty; return how many were taken."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import pytest
 
@@ -114,6 +115,37 @@ def test_full_queue_drops_and_counts(caplog: pytest.LogCaptureFixture) -> None:
         assert rec.seen == [0, 1, 2, 3]
     finally:
         gate.set()
+        bus.stop(WAIT)
+
+
+def test_racing_wake_ups_never_leave_the_thread_asleep_with_events_queued() -> None:
+    # Posters and a waiter race to wake the idle thread: a wake-up can land after the
+    # thread already took its event and went idle again. The thread must still wake for
+    # the next post; it once slept on with events queued (on the old code this test stalls
+    # within some 200 events, in every run).
+    per_poster = 400
+    bus = ListenerBus("racing", capacity=2 * per_poster)
+    rec = Recorder()
+    bus.add_listener(rec)
+    bus.start()
+
+    def post_all(first: int) -> None:
+        for n in range(first, first + per_poster):
+            bus.post(Event(n))
+            time.sleep(0)  # hand the GIL over, so that posts and wake-ups interleave
+
+    posters = [threading.Thread(target=post_all, args=(k * per_poster,)) for k in range(2)]
+    try:
+        for poster in posters:
+            poster.start()
+        while any(poster.is_alive() for poster in posters):  # the waiter, asking all the time
+            assert bus.wait_until_empty(WAIT), (
+                f"events stayed queued for {WAIT} s while posts went on: {bus.statistics().queued} "
+                f"queued, {len(rec.seen)} delivered")
+        assert bus.wait_until_empty(WAIT), f"{bus.statistics().queued} events still queued after {WAIT} s"
+        assert sorted(rec.seen) == list(range(2 * per_poster))
+        assert bus.statistics().dropped == 0
+    finally:
         bus.stop(WAIT)
 
 
