@@ -14,8 +14,9 @@ What this module owns
 
 Invariants
 ----------
-* Without a listener bus on the SparkContext nothing is forwarded; without a UI no tab
-  and no endpoint are added. Either way the stream runs unchanged.
+* Without a listener bus on the SparkContext, or with no listener on it when the
+  StreamingContext starts (no UI, no event log), nothing is forwarded; without a UI no
+  tab and no endpoint are added. Either way the stream runs unchanged.
 * The Streaming store sees the forwarded events in the order the StreamingContext posted
   them: one forwarder, one bus, in-order delivery on both.
 * The REST handlers answer 404 (Spark's "no streaming listener attached") once the
@@ -93,8 +94,12 @@ class StreamingUI:
             self._api = _Switchable(StreamingApi(self.store))
             ui.api.register("streaming", self._api)  # type: ignore[attr-defined]
         self._bus.post(StreamingContextInfo(now_ms, batch_ms, {str(k): v for k, v in inputs.items()}))
-        self._forwarder = _Forwarder(self._bus)
-        streaming_bus.add_listener(self._forwarder)
+        if self._bus.listeners:
+            # Registered only for someone on the context's bus (the UI's store, the event
+            # log, both registered with the SparkContext): a streaming bus with no listener
+            # lets the engine skip building a batch's events altogether.
+            self._forwarder = _Forwarder(self._bus)
+            streaming_bus.add_listener(self._forwarder)
         if ui is not None:
             _attach_static(ui)
             ui.attach_tab(UITab("streaming", "Streaming", "streaming.js"))

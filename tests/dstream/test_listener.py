@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 
+from rdd import SparkConf
+
 from dstream import StreamingContext, StreamingListener
 from dstream.listener import BatchInfo, OutputOperationInfo
 from dstream.testing import advance_batches, manual_clock
+from tests.conftest import LOCAL
 
 WAIT = 30.0
 
@@ -153,6 +156,27 @@ def test_remove_streaming_listener(sc: Any) -> None:
     ssc.stop(stopSparkContext=False)
     completed = [info.batchTime().milliseconds() for name, info in recorder.events if name == "batchCompleted"]
     assert completed == [1000]
+
+
+def test_with_nobody_listening_no_event_is_built_until_a_listener_comes(make_sc: Any) -> None:
+    sc = make_sc(LOCAL, SparkConf().set("spark.ui.enabled", "false"))  # no UI, no event log
+    ssc = StreamingContext(sc, 1)
+    manual_clock(ssc)
+    ssc.queueStream([[1], [2]]).foreachRDD(lambda rdd: rdd.count())
+    ssc.start()
+    try:
+        advance_batches(ssc, 1)
+        # Nothing on the SparkContext's bus would take the forwarded events, so the
+        # streaming bus has no listener, and the engine builds no event for a batch.
+        assert ssc._engine.bus.listeners == ()
+        recorder = Recorder()
+        ssc.addStreamingListener(recorder)
+        advance_batches(ssc, 1)
+        assert ssc._engine.bus.wait_until_empty(WAIT)
+    finally:
+        ssc.stop(stopSparkContext=False)
+    completed = [info.batchTime().milliseconds() for name, info in recorder.events if name == "batchCompleted"]
+    assert completed == [2000]
 
 
 def test_records_are_immutable_and_comparable(sc: Any) -> None:
