@@ -11,7 +11,10 @@ What this module owns
 * :class:`StreamingContextInfo`: what the Streaming tab needs that no StreamingListener
   event carries (batch interval, input streams' ids and names), posted when a
   StreamingContext starts, so a replayed log rebuilds the store the live UI had.
-* :func:`wrap`: a :mod:`dstream.listener` event -> its bus event.
+* :func:`wrap`: a :mod:`dstream.listener` event -> its bus event. The event keeps the
+  record it came from, and its JSON field is built from that record the first time it
+  is read (by the event log): the live Streaming store reads the record itself, so a
+  context without an event log never builds the JSON forms of its batches.
 
 Invariants
 ----------
@@ -23,7 +26,7 @@ Invariants
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rdd.engine_api import register_event
 
@@ -122,8 +125,24 @@ class StreamingContextInfo:
     inputStreams: dict[str, str] = field(default_factory=dict)  # noqa: N815 - keys are ids as JSON keys
 
 
+class _FromRecord:
+    """Builds the one field of a :func:`wrap`-made event from its record on first read."""
+
+    if not TYPE_CHECKING:  # to the type checker, the fields are plain dataclass fields
+        def __getattr__(self, name: str) -> Any:
+            # Only called when the attribute is missing: a wrapped event's field until read.
+            record = self.__dict__.get("_record_of_origin")
+            if record is not None and not name.startswith("_"):
+                field_name, body = _WRAPPERS[type(record)][1:]
+                if name == field_name:
+                    value = body(record)
+                    object.__setattr__(self, name, value)
+                    return value
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 @dataclass(frozen=True)
-class StreamingStartedEvent:
+class StreamingStartedEvent(_FromRecord):
     _callback: ClassVar[str] = "onStreamingStarted"
     time: int
 
@@ -132,7 +151,7 @@ class StreamingStartedEvent:
 
 
 @dataclass(frozen=True)
-class _BatchEvent:
+class _BatchEvent(_FromRecord):
     _record: ClassVar[type]
     batchInfo: dict[str, Any]  # noqa: N815
 
@@ -159,7 +178,7 @@ class BatchCompletedEvent(_BatchEvent):
 
 
 @dataclass(frozen=True)
-class _OutputOperationEvent:
+class _OutputOperationEvent(_FromRecord):
     _record: ClassVar[type]
     outputOperationInfo: dict[str, Any]  # noqa: N815
 
@@ -180,7 +199,7 @@ class OutputOperationCompletedEvent(_OutputOperationEvent):
 
 
 @dataclass(frozen=True)
-class _ReceiverEvent:
+class _ReceiverEvent(_FromRecord):
     _record: ClassVar[type]
     receiverInfo: dict[str, Any]  # noqa: N815
 
@@ -206,32 +225,36 @@ class ReceiverStoppedEvent(_ReceiverEvent):
     _callback: ClassVar[str] = "onReceiverStopped"
 
 
-#: dstream.listener event class -> (bus event class, the record's JSON form).
-_WRAPPERS: dict[type, tuple[type, Any]] = {
-    StreamingListenerStreamingStarted: (StreamingStartedEvent, lambda e: e.time()),
-    StreamingListenerBatchSubmitted: (BatchSubmittedEvent, lambda e: batch_info_to_json(e.batchInfo())),
-    StreamingListenerBatchStarted: (BatchStartedEvent, lambda e: batch_info_to_json(e.batchInfo())),
-    StreamingListenerBatchCompleted: (BatchCompletedEvent, lambda e: batch_info_to_json(e.batchInfo())),
-    StreamingListenerOutputOperationStarted: (OutputOperationStartedEvent,
+#: dstream.listener event class -> (bus event class, its field, the record's JSON form).
+_WRAPPERS: dict[type, tuple[type, str, Any]] = {
+    StreamingListenerStreamingStarted: (StreamingStartedEvent, "time", lambda e: e.time()),
+    StreamingListenerBatchSubmitted: (BatchSubmittedEvent, "batchInfo", lambda e: batch_info_to_json(e.batchInfo())),
+    StreamingListenerBatchStarted: (BatchStartedEvent, "batchInfo", lambda e: batch_info_to_json(e.batchInfo())),
+    StreamingListenerBatchCompleted: (BatchCompletedEvent, "batchInfo",
+                                      lambda e: batch_info_to_json(e.batchInfo())),
+    StreamingListenerOutputOperationStarted: (OutputOperationStartedEvent, "outputOperationInfo",
                                               lambda e: _op_to_json(e.outputOperationInfo())),
-    StreamingListenerOutputOperationCompleted: (OutputOperationCompletedEvent,
+    StreamingListenerOutputOperationCompleted: (OutputOperationCompletedEvent, "outputOperationInfo",
                                                 lambda e: _op_to_json(e.outputOperationInfo())),
-    StreamingListenerReceiverStarted: (ReceiverStartedEvent, lambda e: _receiver_to_json(e.receiverInfo())),
-    StreamingListenerReceiverError: (ReceiverErrorEvent, lambda e: _receiver_to_json(e.receiverInfo())),
-    StreamingListenerReceiverStopped: (ReceiverStoppedEvent, lambda e: _receiver_to_json(e.receiverInfo())),
+    StreamingListenerReceiverStarted: (ReceiverStartedEvent, "receiverInfo",
+                                       lambda e: _receiver_to_json(e.receiverInfo())),
+    StreamingListenerReceiverError: (ReceiverErrorEvent, "receiverInfo", lambda e: _receiver_to_json(e.receiverInfo())),
+    StreamingListenerReceiverStopped: (ReceiverStoppedEvent, "receiverInfo",
+                                       lambda e: _receiver_to_json(e.receiverInfo())),
 }
 
 register_event(StreamingContextInfo, "dstream.StreamingContextInfo")
-for _record_cls, (_event_cls, _) in _WRAPPERS.items():
+for _record_cls, (_event_cls, _, _) in _WRAPPERS.items():
     register_event(_event_cls, _PREFIX + _record_cls.__name__)
 
 
 def wrap(event: StreamingListenerEvent) -> Any:
     """The bus event carrying ``event`` (a :mod:`dstream.listener` event)."""
-    cls, body = _WRAPPERS[type(event)]
-    wrapped = cls(body(event))
-    # The live store reads the record itself rather than rebuilding it from the JSON
-    # form (a replayed event has only the JSON form). Not a field: not logged, not compared.
+    cls = _WRAPPERS[type(event)][0]
+    # No field yet: _FromRecord builds it from the record when it is first read. The live
+    # store reads the record itself rather than rebuilding it from the JSON form (a
+    # replayed event has only the JSON form). Not a field: not logged, not compared.
+    wrapped: Any = object.__new__(cls)
     object.__setattr__(wrapped, "_record_of_origin", event)
     return wrapped
 

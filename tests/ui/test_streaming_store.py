@@ -29,7 +29,7 @@ from dstream.listener import (
     StreamingListenerStreamingStarted,
     StreamInputInfo,
 )
-from dstream.ui.events import StreamingContextInfo, wrap
+from dstream.ui.events import StreamingContextInfo, batch_info_to_json, wrap
 from dstream.ui.streaming_api import StreamingApi, spark_date
 from dstream.ui.streaming_store import BATCH_TIME_PROPERTY, OUTPUT_OP_ID_PROPERTY, StreamingStore
 
@@ -162,3 +162,16 @@ def test_every_event_round_trips_through_the_event_log_form() -> None:
     completed = event_from_json(events[-1].to_json())  # the replayed form rebuilds the record
     assert completed.listener_event() == StreamingListenerBatchCompleted(_info(T0 + 1000, 3, T0 + 1000, T0 + 1001,
                                                                                 T0 + 1003, "err"))
+
+
+def test_a_wrapped_event_builds_its_json_form_only_when_read() -> None:
+    record = StreamingListenerBatchCompleted(_info(T0 + 1000, 3, T0 + 1000, T0 + 1001, T0 + 1003, None))
+    event = wrap(record)
+    assert "batchInfo" not in vars(event)  # the live store reads the record: no JSON built
+    assert event.listener_event() is record
+    assert "batchInfo" not in vars(event)
+    assert event.batchInfo == batch_info_to_json(record.batchInfo())  # the event log's read
+    assert vars(event)["batchInfo"] is event.batchInfo  # built once
+    assert event_from_json(wrap(record).to_json()) == event
+    with pytest.raises(AttributeError, match="no attribute 'outputOperationInfo'"):
+        event.outputOperationInfo  # noqa: B018 - the attribute access is the test
