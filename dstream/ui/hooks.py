@@ -14,9 +14,10 @@ What this module owns
 
 Invariants
 ----------
-* Without a listener bus on the SparkContext, or with no listener on it when the
-  StreamingContext starts (no UI, no event log), nothing is forwarded; without a UI no
-  tab and no endpoint are added. Either way the stream runs unchanged.
+* Without a listener bus on the SparkContext, or while it has no listener (no UI, no
+  event log, no program's listener), nothing is forwarded and the streaming bus has no
+  forwarder; without a UI no tab and no endpoint are added. Either way the stream runs
+  unchanged.
 * The Streaming store sees the forwarded events in the order the StreamingContext posted
   them: one forwarder, one bus, in-order delivery on both.
 * The REST handlers answer 404 (Spark's "no streaming listener attached") once the
@@ -94,20 +95,39 @@ class StreamingUI:
             self._api = _Switchable(StreamingApi(self.store))
             ui.api.register("streaming", self._api)  # type: ignore[attr-defined]
         self._bus.post(StreamingContextInfo(now_ms, batch_ms, {str(k): v for k, v in inputs.items()}))
-        if self._bus.listeners:
-            # Registered only for someone on the context's bus (the UI's store, the event
-            # log, both registered with the SparkContext): a streaming bus with no listener
-            # lets the engine skip building a batch's events altogether.
-            self._forwarder = _Forwarder(self._bus)
-            streaming_bus.add_listener(self._forwarder)
+        # On the streaming bus only while someone listens on the context's bus (the UI's
+        # store, the event log, a program's listener): a streaming bus with no listener lets
+        # the engine skip building a batch's events altogether.
+        self._forwarder = _Forwarder(self._bus)
+        self._forwarding = False
+        self._following = True
+        self._follow_lock = threading.Lock()
+        self._follow()
+        self._bus.watch_listeners(self._follow)
         if ui is not None:
             _attach_static(ui)
             ui.attach_tab(UITab("streaming", "Streaming", "streaming.js"))
 
+    def _follow(self) -> None:
+        """Put the forwarder on the streaming bus, or take it off, as the context's bus has listeners."""
+        with self._follow_lock:
+            if self._forwarder is None or self._bus is None:
+                return
+            wanted = self._following and bool(self._bus.listeners)
+            if wanted != self._forwarding:
+                if wanted:
+                    self._streaming_bus.add_listener(self._forwarder)
+                else:
+                    self._streaming_bus.remove_listener(self._forwarder)
+                self._forwarding = wanted
+
     def stop(self) -> None:
         """Detach the tab and the endpoints (after the streaming bus delivered its last events)."""
-        if self._forwarder is not None:
-            self._streaming_bus.remove_listener(self._forwarder)
+        if self._bus is not None:
+            self._bus.unwatch_listeners(self._follow)
+            with self._follow_lock:
+                self._following = False
+            self._follow()
         ui = spark_ui(self._sc)
         if ui is not None and self.store is not None:
             ui.detach_tab("streaming")

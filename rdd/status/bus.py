@@ -98,6 +98,7 @@ class ListenerBus:
         self._linger = linger
         # Copy-on-write: the delivery thread iterates a snapshot without a lock.
         self._listeners: tuple[Any, ...] = ()
+        self._watchers: tuple[Callable[[], None], ...] = ()
         self._queue: deque[Any] = deque()
         # Two conditions on one lock: the delivery thread alone waits on _wakeup, so the
         # single notify of a post always reaches it (with waiters on the same condition, a
@@ -118,6 +119,7 @@ class ListenerBus:
         """Register ``listener``; it receives the events posted from now on."""
         with self._wakeup:
             self._listeners = (*self._listeners, listener)
+        self._listeners_changed()
 
     # Spark's name, for code written against SparkContext.addSparkListener habits.
     addListener = add_listener  # noqa: N815
@@ -126,6 +128,25 @@ class ListenerBus:
         """Remove ``listener`` (compared by identity); unknown listeners are ignored."""
         with self._wakeup:
             self._listeners = tuple(lst for lst in self._listeners if lst is not listener)
+        self._listeners_changed()
+
+    def watch_listeners(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` after each change of the listeners, on the changing thread.
+
+        For a poster that builds costly events only while someone listens (a StreamingContext
+        forwards its events here only then).
+        """
+        with self._wakeup:
+            self._watchers = (*self._watchers, callback)
+
+    def unwatch_listeners(self, callback: Callable[[], None]) -> None:
+        """Stop calling ``callback`` (compared by equality, so a bound method can be given again)."""
+        with self._wakeup:
+            self._watchers = tuple(w for w in self._watchers if w != callback)
+
+    def _listeners_changed(self) -> None:
+        for callback in self._watchers:
+            callback()
 
     @property
     def listeners(self) -> tuple[Any, ...]:

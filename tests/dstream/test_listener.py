@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from rdd import SparkConf
+from rdd.engine_api import listener_bus
 
 from dstream import StreamingContext, StreamingListener
 from dstream.listener import BatchInfo, OutputOperationInfo
@@ -162,7 +163,7 @@ def test_with_nobody_listening_no_event_is_built_until_a_listener_comes(make_sc:
     sc = make_sc(LOCAL, SparkConf().set("spark.ui.enabled", "false"))  # no UI, no event log
     ssc = StreamingContext(sc, 1)
     manual_clock(ssc)
-    ssc.queueStream([[1], [2]]).foreachRDD(lambda rdd: rdd.count())
+    ssc.queueStream([[1], [2], [3], [4]]).foreachRDD(lambda rdd: rdd.count())
     ssc.start()
     try:
         advance_batches(ssc, 1)
@@ -173,10 +174,21 @@ def test_with_nobody_listening_no_event_is_built_until_a_listener_comes(make_sc:
         ssc.addStreamingListener(recorder)
         advance_batches(ssc, 1)
         assert ssc._engine.bus.wait_until_empty(WAIT)
+        # A program's listener on the SparkContext's bus gets the streaming events again.
+        seen: list[str] = []
+        spark_listener = type("Seen", (), {"on_event": lambda self, event: seen.append(type(event).__name__)})()
+        listener_bus(sc).add_listener(spark_listener)
+        advance_batches(ssc, 1)
+        assert ssc._engine.bus.wait_until_empty(WAIT) and listener_bus(sc).wait_until_empty(WAIT)
+        assert "BatchCompletedEvent" in seen
+        listener_bus(sc).remove_listener(spark_listener)
+        assert ssc._engine.bus.listeners == (recorder,)
+        advance_batches(ssc, 1)
+        assert ssc._engine.bus.wait_until_empty(WAIT)
     finally:
         ssc.stop(stopSparkContext=False)
     completed = [info.batchTime().milliseconds() for name, info in recorder.events if name == "batchCompleted"]
-    assert completed == [2000]
+    assert completed == [2000, 3000, 4000]
 
 
 def test_records_are_immutable_and_comparable(sc: Any) -> None:

@@ -169,3 +169,20 @@ def test_listener_may_lack_a_callback(bus: ListenerBus) -> None:
     bus.post(Event(1))
     assert bus.wait_until_empty(WAIT)
     assert rec.seen == [1]
+
+
+def test_watchers_hear_every_change_of_the_listeners_until_unwatched() -> None:
+    bus = ListenerBus("watched")
+    counts: list[int] = []
+
+    def watcher() -> None:
+        counts.append(len(bus.listeners))
+
+    bus.watch_listeners(watcher)
+    rec = Recorder()
+    bus.add_listener(rec)
+    bus.add_listener(Recorder())
+    bus.remove_listener(rec)
+    bus.unwatch_listeners(watcher)
+    bus.add_listener(rec)
+    assert counts == [1, 2, 1]
