@@ -10,17 +10,21 @@ queries to its listeners.
 Invariants
 ----------
 * Events are delivered asynchronously, in the order they were posted, never on the
-  query's own thread: a slow listener cannot slow a query down.
+  query's own thread: a slow listener cannot slow a query down. The bus is the engine's
+  :class:`~rdd.engine_api.ListenerBus` (bounded queue, counted drops, one thread); each
+  event names its listener method in ``_callback``.
 * A listener that raises is logged and keeps receiving later events.
 * ``onQueryStarted`` is posted before ``start()`` returns.
+* The thread starts with the first listener and ends when the session stops, after the
+  events queued so far (the queries' terminations among them) are delivered.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 from typing import Any
+
+from rdd.engine_api import ListenerBus as _EngineListenerBus
 
 __all__ = ["ListenerBus", "QueryIdleEvent", "QueryProgressEvent", "QueryStartedEvent", "QueryTerminatedEvent",
            "StreamingQueryListener"]
@@ -31,12 +35,16 @@ _log = logging.getLogger("dstream.sql.streaming")
 class QueryStartedEvent:
     """A query started (``id``, ``runId``, ``name``, ``timestamp``)."""
 
+    _callback = "onQueryStarted"
+
     def __init__(self, id: str, runId: str, name: str | None, timestamp: str) -> None:  # noqa: A002,N803
         self.id, self.runId, self.name, self.timestamp = id, runId, name, timestamp
 
 
 class QueryProgressEvent:
     """A trigger ran a batch (``progress``)."""
+
+    _callback = "onQueryProgress"
 
     def __init__(self, progress: Any) -> None:
         self.progress = progress
@@ -45,12 +53,16 @@ class QueryProgressEvent:
 class QueryIdleEvent:
     """A query had nothing to do for a while (``id``, ``runId``, ``timestamp``)."""
 
+    _callback = "onQueryIdle"
+
     def __init__(self, id: str, runId: str, timestamp: str) -> None:  # noqa: A002,N803
         self.id, self.runId, self.timestamp = id, runId, timestamp
 
 
 class QueryTerminatedEvent:
     """A query stopped (``exception`` is the error text, ``None`` on a clean stop)."""
+
+    _callback = "onQueryTerminated"
 
     def __init__(self, id: str, runId: str, exception: str | None,  # noqa: A002,N803
                  errorClassOnException: str | None = None) -> None:  # noqa: N803
@@ -74,54 +86,16 @@ class StreamingQueryListener:
         """A query stopped."""
 
 
-_HANDLERS = {QueryStartedEvent: "onQueryStarted", QueryProgressEvent: "onQueryProgress",
-             QueryIdleEvent: "onQueryIdle", QueryTerminatedEvent: "onQueryTerminated"}
-
-
-class ListenerBus:
-    """Delivers events to listeners from one daemon thread (started on the first listener)."""
+class ListenerBus(_EngineListenerBus):
+    """Delivers one session's query events to its listeners, from one thread (see the module doc)."""
 
     def __init__(self) -> None:
-        self._listeners: list[StreamingQueryListener] = []
-        self._lock = threading.Lock()
-        self._queue: queue.Queue[Any] = queue.Queue()
-        self._thread: threading.Thread | None = None
+        super().__init__("streaming-query-listener-bus", logger=_log)
 
     def add(self, listener: StreamingQueryListener) -> None:
-        with self._lock:
-            self._listeners.append(listener)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="streaming-query-listener-bus", daemon=True)
-                self._thread.start()
+        """Register ``listener``, starting the thread with the first one."""
+        self.add_listener(listener)
+        self.start()
 
     def remove(self, listener: StreamingQueryListener) -> None:
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-    def post(self, event: Any) -> None:
-        with self._lock:
-            if not self._listeners:
-                return
-        self._queue.put(event)
-
-    def wait_until_empty(self, timeout: float) -> bool:
-        """Wait until every posted event is delivered (``False`` if ``timeout`` passed first)."""
-        done = threading.Event()
-        self._queue.put(done)
-        return done.wait(timeout) if self._thread is not None else True
-
-    def _run(self) -> None:
-        while True:
-            event = self._queue.get()
-            if isinstance(event, threading.Event):
-                event.set()
-                continue
-            with self._lock:
-                listeners = list(self._listeners)
-            method = _HANDLERS[type(event)]
-            for listener in listeners:
-                try:
-                    getattr(listener, method)(event)
-                except Exception:
-                    _log.exception("StreamingQueryListener %r failed on %s", listener, method)
+        self.remove_listener(listener)

@@ -213,8 +213,10 @@ class StreamingQueryManager:
         return self._bus.wait_until_empty(timeout)
 
     def _stop_all(self) -> None:
+        """Stop the queries, deliver the events queued so far, and end the listener thread."""
         for query in self.active:
             query.stop()
+        self._bus.stop()
 
 
 _managers_lock = threading.Lock()
