@@ -12,7 +12,9 @@ listeners with Spark's callback names.
 Invariants
 ----------
 * Events reach each listener in the order they were posted; one event is delivered to
-  all listeners before the next one is taken.
+  all listeners before the next one is taken. A listener gets every event posted after
+  its ``add_listener`` returned, and none posted after its ``remove_listener`` returned,
+  even while the thread is delivering.
 * A listener receives an event through its ``on_event(event)`` when it has one, else
   through the method the event's ``_callback`` names (``onJobStart``...), if it has it.
 * A listener that raises is logged (with its traceback) and counted; delivery goes on,
@@ -284,6 +286,11 @@ class ListenerBus:
         while queue:
             item = queue.popleft()
             taken += 1
+            if self._listeners is not listeners:
+                # Added or removed during this drain (the tuple is replaced on each change):
+                # an event posted after add_listener returned must reach the new listener.
+                listeners = self._listeners
+                targets = [(listener, getattr(listener, "on_event", None)) for listener in listeners]
             if type(item) is tuple:  # a post_deferred: (build, args); events are never tuples
                 try:
                     events: Iterable[Any] = item[0](*item[1])

@@ -186,3 +186,38 @@ def test_watchers_hear_every_change_of_the_listeners_until_unwatched() -> None:
     bus.unwatch_listeners(watcher)
     bus.add_listener(rec)
     assert counts == [1, 2, 1]
+
+
+def test_a_listener_added_while_the_thread_delivers_gets_the_next_events() -> None:
+    # The thread takes the listeners once per round of deliveries; a listener added during
+    # a round once missed that round's later events (a query store added at a query's
+    # start never heard of the query).
+    bus = ListenerBus("adding")
+    gate = threading.Event()
+    delivering = threading.Event()
+
+    class Blocking(Recorder):
+        def onThing(self, event: Event) -> None:  # noqa: N802
+            if event.n == 0:
+                delivering.set()
+                assert gate.wait(WAIT), "the test never opened the gate"
+            super().onThing(event)
+
+    first, added, removed = Blocking(), Recorder(), Recorder()
+    bus.add_listener(first)
+    bus.add_listener(removed)
+    bus.start()
+    try:
+        bus.post(Event(0))
+        assert delivering.wait(WAIT), "event 0 never reached the first listener"
+        bus.add_listener(added)
+        bus.remove_listener(removed)
+        bus.post(Event(1))
+        gate.set()
+        assert bus.wait_until_empty(WAIT)
+        assert first.seen == [0, 1]
+        assert added.seen == [1]
+        assert removed.seen == [0]
+    finally:
+        gate.set()
+        bus.stop(WAIT)
