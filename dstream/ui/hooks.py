@@ -99,7 +99,6 @@ class StreamingUI:
         # store, the event log, a program's listener): a streaming bus with no listener lets
         # the engine skip building a batch's events altogether.
         self._forwarder = _Forwarder(self._bus)
-        self._forwarding = False
         self._following = True
         self._follow_lock = threading.Lock()
         self._follow()
@@ -114,12 +113,11 @@ class StreamingUI:
             if self._forwarder is None or self._bus is None:
                 return
             wanted = self._following and bool(self._bus.listeners)
-            if wanted != self._forwarding:
+            if wanted != any(lst is self._forwarder for lst in self._streaming_bus.listeners):
                 if wanted:
                     self._streaming_bus.add_listener(self._forwarder)
                 else:
                     self._streaming_bus.remove_listener(self._forwarder)
-                self._forwarding = wanted
 
     def stop(self) -> None:
         """Detach the tab and the endpoints (after the streaming bus delivered its last events)."""

@@ -266,10 +266,9 @@ class ListenerBus:
                     self._drained.notify_all()
                     return
                 self._busy = True
-                listeners = self._listeners
             delivered = 0
             try:
-                delivered = self._drain(listeners)
+                delivered = self._drain()
             finally:
                 with self._wakeup:
                     self._busy = False
@@ -277,18 +276,19 @@ class ListenerBus:
                     if not self._queue:
                         self._drained.notify_all()
 
-    def _drain(self, listeners: tuple[Any, ...]) -> int:
+    def _drain(self) -> int:
         """Deliver queued items until the queue is empty; return how many were taken."""
-        # Each listener's entry point, looked up once per drain rather than per event.
-        targets = [(listener, getattr(listener, "on_event", None)) for listener in listeners]
+        listeners: tuple[Any, ...] | None = None
+        targets: list[tuple[Any, Any]] = []
         queue = self._queue
         taken = 0
         while queue:
             item = queue.popleft()
             taken += 1
             if self._listeners is not listeners:
-                # Added or removed during this drain (the tuple is replaced on each change):
-                # an event posted after add_listener returned must reach the new listener.
+                # Each listener's entry point, looked up again only when the listeners changed
+                # (the tuple is replaced on each change), also during this drain: an event
+                # posted after add_listener returned must reach the new listener.
                 listeners = self._listeners
                 targets = [(listener, getattr(listener, "on_event", None)) for listener in listeners]
             if type(item) is tuple:  # a post_deferred: (build, args); events are never tuples

@@ -96,6 +96,3 @@ class ListenerBus(_EngineListenerBus):
         """Register ``listener``, starting the thread with the first one."""
         self.add_listener(listener)
         self.start()
-
-    def remove(self, listener: StreamingQueryListener) -> None:
-        self.remove_listener(listener)

@@ -163,7 +163,7 @@ class StreamingQueryManager:
 
     def removeListener(self, listener: StreamingQueryListener) -> None:  # noqa: N802 - PySpark's name
         """Stop sending events to ``listener``."""
-        self._bus.remove(listener)
+        self._bus.remove_listener(listener)
 
     # -- for the writer ---------------------------------------------------------------
 
