@@ -20,7 +20,6 @@ planned and again in the task:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..aggregator import Aggregator, constant_pair_value, is_sum_aggregator
@@ -39,12 +38,12 @@ def plan_count(parent: LineageNode, aggregator: Aggregator | None, map_side_comb
 
 
 def fused_items(node: LineageNode, constant: int, split: Partition,
-                tctx: TaskContext) -> Iterable[tuple[Any, int]] | None:
-    """Combined ``(key, sum)`` pairs for the map task, or ``None`` to take the generic path."""
+                tctx: TaskContext) -> dict[Any, int] | None:
+    """The map task's combined sums, key to sum, or ``None`` to take the generic path."""
     source = getattr(node, "parent", None)
     if source is None or node.storage_level.is_valid or node.checkpointed is not None:
         return None
     counts = Counter(source.iterator(split, tctx))
     if constant == 1:
-        return counts.items()
-    return ((key, constant * n) for key, n in counts.items())
+        return counts
+    return {key: constant * n for key, n in counts.items()}

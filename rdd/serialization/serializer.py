@@ -12,7 +12,7 @@ import gc
 import marshal
 import pickle
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import cloudpickle
@@ -203,6 +203,7 @@ def loads(payload: bytes) -> Any:
 
 _MARSHAL = b"M"
 _PICKLE = b"P"
+_PAIRS = b"K"
 #: marshal's format 4 keeps shared objects shared and cycles intact, as pickle does.
 _MARSHAL_VERSION = 4
 
@@ -259,12 +260,44 @@ def _marshals_exactly(records: list[Any], budget: int) -> bool:
             return False
 
 
+def dumps_pairs(keys: list[Any], values: list[Any], kinds: set[type] | None = None) -> bytes:
+    """Serialize the records ``zip(keys, values)``; read back with :func:`loads_records`
+    (the records as a list of pairs) or :func:`loads_pairs` (an iterable of them).
+
+    A map output's combined ``(key, combiner)`` records come from a dict, so its keys
+    and values are at hand as two lists. When both hold only marshal's leaf types
+    (``str`` keys and ``int`` counts, say) they are written as those two lists, without
+    a tuple per record; marshal's format 2 then suffices (it drops only the sharing of
+    objects, which cannot matter for immutable leaves) and skips format 4's table of
+    objects already written. Other records go through :func:`dumps_records`. ``kinds``
+    may give a set holding every type of the keys and values, when the caller has it.
+    """
+    if kinds is None:
+        kinds = set(map(type, keys)) | set(map(type, values))
+    if kinds <= _MARSHAL_LEAVES:
+        return _PAIRS + marshal.dumps((keys, values), 2)
+    return dumps_records(list(zip(keys, values)))
+
+
 def loads_records(payload: bytes) -> list[Any]:
-    """The records of a :func:`dumps_records` payload."""
+    """The records of a :func:`dumps_records` or :func:`dumps_pairs` payload."""
     body = memoryview(payload)[1:]
-    if payload[:1] == _MARSHAL:
+    kind = payload[:1]
+    if kind == _MARSHAL:
         return marshal.loads(body)
+    if kind == _PAIRS:
+        return list(zip(*marshal.loads(body)))
     return pickle.loads(body)
+
+
+def loads_pairs(payload: bytes) -> tuple[Iterable[Any], int]:
+    """The records of a payload as an iterable, and how many there are: a
+    :func:`dumps_pairs` payload's pairs are made while they are iterated, not all at once."""
+    if payload[:1] == _PAIRS:
+        keys, values = marshal.loads(memoryview(payload)[1:])
+        return zip(keys, values), len(keys)
+    records = loads_records(payload)
+    return records, len(records)
 
 
 class SerializedRecords:
