@@ -222,11 +222,17 @@ def dumps_records(records: list[Any]) -> bytes:
     them), and bytes-like objects that are not exactly ``bytes`` (``bytearray``,
     ``array``, subclasses of ``bytes``), which marshal would silently turn into ``bytes``.
     """
+    kinds = set(map(type, records))
+    if kinds <= _MARSHAL_LEAVES:
+        # Lines of text, numbers: nothing to keep shared, so format 2, which skips format
+        # 4's table of the objects written (each str of a list the caller still holds
+        # would go into it).
+        return _MARSHAL + marshal.dumps(records, 2)
     try:
         payload = marshal.dumps(records, _MARSHAL_VERSION)
     except ValueError:  # an object marshal does not handle, or nesting deeper than it allows
         return _PICKLE + dumps_data(records)
-    if _marshals_exactly(records, len(payload)):
+    if _marshals_exactly(records, len(payload), kinds):
         return _MARSHAL + payload
     return _PICKLE + dumps_data(records)
 
@@ -239,7 +245,7 @@ _MARSHAL_CONTAINERS = frozenset({tuple, list, set, frozenset, dict})
 _MARSHAL_EXACT = _MARSHAL_LEAVES | _MARSHAL_CONTAINERS
 
 
-def _marshals_exactly(records: list[Any], budget: int) -> bool:
+def _marshals_exactly(records: list[Any], budget: int, kinds: set[type]) -> bool:
     """True when every object inside ``records`` has a type in ``_MARSHAL_EXACT``.
 
     Walks the nesting one level at a time at C speed: ``set(map(type, level))``, then
@@ -248,16 +254,17 @@ def _marshals_exactly(records: list[Any], budget: int) -> bool:
     values, and those keys are leaves marshal keeps). A per-object Python loop would
     cost more than marshal itself. Every reference visited took at least one byte of the
     marshal payload, so more than ``budget`` (its length) means a cycle: pickle it.
+    ``kinds`` is the set of the types of ``records``' items (the first level).
     """
     level: Any = records
     while True:
-        kinds = set(map(type, level))
         if kinds <= _MARSHAL_LEAVES or not kinds <= _MARSHAL_EXACT:
             return kinds <= _MARSHAL_LEAVES
         level = gc.get_referents(*level)
         budget -= len(level)
         if budget < 0:
             return False
+        kinds = set(map(type, level))
 
 
 def dumps_pairs(keys: list[Any], values: list[Any], kinds: set[type] | None = None) -> bytes:
