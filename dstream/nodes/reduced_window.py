@@ -81,13 +81,25 @@ class _InverseReduce:
         return current if old is None else self.inv_func(current, old)
 
 
+#: A value no table holds: one ``get`` both tests and reads a key.
+_MISSING = object()
+
+
 def fold_batches(func: Callable[[Any, Any], Any], batches: list[Any]) -> dict[Any, Any]:
     """One table of ``batches`` (each holding a key at most once), folded in order with ``func``."""
     totals = dict(batches[0])
+    get = totals.get
     for batch in batches[1:]:
         for key, value in batch:
-            totals[key] = func(totals[key], value) if key in totals else value
+            current = get(key, _MISSING)
+            totals[key] = value if current is _MISSING else func(current, value)
     return totals
+
+
+def _one_table(func: Callable[[Any, Any], Any], batches: list[Any]) -> Any:
+    """The ``(key, value)`` pairs of ``batches`` folded into one table: a single batch as
+    it is (it holds each key once already), several through :func:`fold_batches`."""
+    return batches[0] if len(batches) == 1 else fold_batches(func, batches).items()
 
 
 class WindowReduce:
@@ -115,18 +127,21 @@ class WindowStep:
 
     def __call__(self, split: int, iterators: list[Any]) -> Any:
         window = dict(iterators[0])
+        get = window.get
         leaving = iterators[1:1 + self.leaving]
         entering = iterators[1 + self.leaving:]
+        func = self.func
         if leaving:
             inv = self.inv_func
-            for key, value in fold_batches(self.func, leaving).items():
-                if key in window:
-                    window[key] = inv(window[key], value)
+            for key, value in _one_table(func, leaving):
+                current = get(key, _MISSING)
+                if current is not _MISSING:
+                    window[key] = inv(current, value)
         if not entering:
             return window.items()  # PySpark returns the subtracted window unfiltered
-        func = self.func
-        for key, value in fold_batches(self.func, entering).items():
-            window[key] = func(window[key], value) if key in window else value
+        for key, value in _one_table(func, entering):
+            current = get(key, _MISSING)
+            window[key] = value if current is _MISSING else func(current, value)
         keep = self.filter_func
         if keep is None:
             return window.items()
