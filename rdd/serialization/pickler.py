@@ -13,6 +13,9 @@ for that in every batch. :class:`_Pickler` remembers the classes and functions c
 pickled by reference and lets the C pickler save them as globals directly next time; the
 memory is forgotten whenever a module is imported or a module is registered with
 ``cloudpickle.register_pickle_by_value``, the two things that can change the decision.
+It also remembers the types of the other objects cloudpickle was asked about (lineage
+nodes, partitioners...): cloudpickle declines every instance that is neither a class nor
+a function, a decision made by the type alone, so their instances skip the question.
 The payload is the same bytes cloudpickle would write, and the closure is traversed once.
 
 Invariant: payloads stay deterministic (the same function pickles to the same bytes),
@@ -55,6 +58,10 @@ def _reduce_code(code: types.CodeType) -> tuple[Any, ...]:
 #: value, so an id is never reused while remembered).
 _BY_REFERENCE: dict[int, object] = {}
 _BY_REFERENCE_MAX = 20_000
+#: Types whose instances are neither classes nor functions: cloudpickle's own reducer
+#: declines them (it decides by the type alone), so they skip it (a stage's lineage nodes,
+#: storage levels, partitioners, aggregators).
+_PLAIN_INSTANCE_TYPES: set[type] = set()
 _by_reference_stamp: tuple[int, frozenset[str]] = (-1, frozenset())
 _dispatch_size = -1
 
@@ -67,11 +74,17 @@ class _Pickler(cloudpickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         if _BY_REFERENCE.get(id(obj)) is obj:
             return NotImplemented  # the C pickler saves it as a global, as cloudpickle decided before
+        kind = type(obj)
+        if kind in _PLAIN_INSTANCE_TYPES:
+            return NotImplemented  # cloudpickle only handles classes and functions itself
         result = super().reducer_override(obj)
-        if result is NotImplemented and isinstance(obj, type | types.FunctionType):
-            if len(_BY_REFERENCE) >= _BY_REFERENCE_MAX:
-                _BY_REFERENCE.clear()
-            _BY_REFERENCE[id(obj)] = obj
+        if result is NotImplemented:
+            if isinstance(obj, type | types.FunctionType):
+                if len(_BY_REFERENCE) >= _BY_REFERENCE_MAX:
+                    _BY_REFERENCE.clear()
+                _BY_REFERENCE[id(obj)] = obj
+            elif not issubclass(kind, type | types.FunctionType) and len(_PLAIN_INSTANCE_TYPES) < _BY_REFERENCE_MAX:
+                _PLAIN_INSTANCE_TYPES.add(kind)
         return result
 
 
