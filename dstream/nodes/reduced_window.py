@@ -85,14 +85,19 @@ class _InverseReduce:
 _MISSING = object()
 
 
+def _merge_into(table: dict[Any, Any], pairs: Any, func: Callable[[Any, Any], Any]) -> None:
+    """Fold ``(key, value)`` pairs into ``table`` with ``func``; a key new to it takes the value."""
+    get = table.get
+    for key, value in pairs:
+        current = get(key, _MISSING)
+        table[key] = value if current is _MISSING else func(current, value)
+
+
 def fold_batches(func: Callable[[Any, Any], Any], batches: list[Any]) -> dict[Any, Any]:
     """One table of ``batches`` (each holding a key at most once), folded in order with ``func``."""
     totals = dict(batches[0])
-    get = totals.get
     for batch in batches[1:]:
-        for key, value in batch:
-            current = get(key, _MISSING)
-            totals[key] = value if current is _MISSING else func(current, value)
+        _merge_into(totals, batch, func)
     return totals
 
 
@@ -127,21 +132,19 @@ class WindowStep:
 
     def __call__(self, split: int, iterators: list[Any]) -> Any:
         window = dict(iterators[0])
-        get = window.get
         leaving = iterators[1:1 + self.leaving]
         entering = iterators[1 + self.leaving:]
         func = self.func
         if leaving:
             inv = self.inv_func
+            get = window.get
             for key, value in _one_table(func, leaving):
                 current = get(key, _MISSING)
                 if current is not _MISSING:
                     window[key] = inv(current, value)
         if not entering:
             return window.items()  # PySpark returns the subtracted window unfiltered
-        for key, value in _one_table(func, entering):
-            current = get(key, _MISSING)
-            window[key] = value if current is _MISSING else func(current, value)
+        _merge_into(window, _one_table(func, entering), func)
         keep = self.filter_func
         if keep is None:
             return window.items()

@@ -97,7 +97,7 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
             assert isinstance(payload, ShuffleWriteSpec)
             combined = None
             if payload.count_constant is not None:
-                combined = fusion.fused_items(node, payload.count_constant, split, tctx)
+                combined = fusion.fused_counts(node, payload.count_constant, split, tctx)
             records = node.iterator(split, tctx) if combined is None else combined
             value: Any = write_map_output(payload, split.index, spec.task_id, records,
                                           env.shuffle_store, combined is not None)

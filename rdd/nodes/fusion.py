@@ -37,7 +37,7 @@ def plan_count(parent: LineageNode, aggregator: Aggregator | None, map_side_comb
     return None if fn is None else constant_pair_value(fn)
 
 
-def fused_items(node: LineageNode, constant: int, split: Partition,
+def fused_counts(node: LineageNode, constant: int, split: Partition,
                 tctx: TaskContext) -> dict[Any, int] | None:
     """The map task's combined sums, key to sum, or ``None`` to take the generic path."""
     source = getattr(node, "parent", None)
