@@ -56,6 +56,9 @@ $(PY):
 $(STAMP): pyproject.toml setup.cfg | $(PY)
 	@echo "make: installing dstreams (editable) and its test, lint and docs tools into $(VENV)..."
 	@$(PY) -m pip install --quiet --quiet -e '.[dev]'
+	@# matplotlib (the bench plots) builds its font cache at first use by running fc-list:
+	@# build it here, so that no test starts that process (make test-fast allows none).
+	@$(PY) -c 'import matplotlib.font_manager'
 	@touch $@
 
 # The tests start hundreds of Python processes (workers, drivers, examples), and pytest
