@@ -100,6 +100,11 @@ class StreamingListener:
         """Called when an output operation of a batch has finished (see ``failureReason``)."""
 
 
+#: Sets a field of an immutable record. The hot records (one of each per batch and output
+#: operation) call it field by field: building them is most of a listener bus's work.
+_set = object.__setattr__
+
+
 class _Record:
     """Immutable record with slots; ``repr`` lists the fields."""
 
@@ -110,7 +115,7 @@ class _Record:
 
     def _init(self, **fields: Any) -> None:
         for name, value in fields.items():
-            object.__setattr__(self, "_" + name, value)
+            _set(self, "_" + name, value)
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{slot[1:]}={getattr(self, slot)!r}" for slot in self.__slots__)
@@ -175,15 +180,13 @@ class OutputOperationInfo(_Record):
         end_time: int = -1,
         failure_reason: str | None = None,
     ) -> None:
-        self._init(
-            batch_time=batch_time,
-            id=id,
-            name=name,
-            description=description,
-            start_time=start_time,
-            end_time=end_time,
-            failure_reason=failure_reason,
-        )
+        _set(self, "_batch_time", batch_time)
+        _set(self, "_id", id)
+        _set(self, "_name", name)
+        _set(self, "_description", description)
+        _set(self, "_start_time", start_time)
+        _set(self, "_end_time", end_time)
+        _set(self, "_failure_reason", failure_reason)
 
     def batchTime(self) -> Time:
         """Return the batch time."""
@@ -241,14 +244,12 @@ class BatchInfo(_Record):
         processing_end_time: int = -1,
         output_operation_infos: dict[int, OutputOperationInfo] | None = None,
     ) -> None:
-        self._init(
-            batch_time=batch_time,
-            stream_id_to_input_info=dict(stream_id_to_input_info),
-            submission_time=submission_time,
-            processing_start_time=processing_start_time,
-            processing_end_time=processing_end_time,
-            output_operation_infos=dict(output_operation_infos or {}),
-        )
+        _set(self, "_batch_time", batch_time)
+        _set(self, "_stream_id_to_input_info", dict(stream_id_to_input_info))
+        _set(self, "_submission_time", submission_time)
+        _set(self, "_processing_start_time", processing_start_time)
+        _set(self, "_processing_end_time", processing_end_time)
+        _set(self, "_output_operation_infos", dict(output_operation_infos or {}))
 
     def batchTime(self) -> Time:
         """Return the batch time (``.milliseconds()`` gives epoch ms)."""
@@ -401,7 +402,7 @@ class _BatchEvent(StreamingListenerEvent):
     _batch_info: BatchInfo
 
     def __init__(self, batch_info: BatchInfo) -> None:
-        self._init(batch_info=batch_info)
+        _set(self, "_batch_info", batch_info)
 
     def batchInfo(self) -> BatchInfo:
         """Return the batch's :class:`BatchInfo`."""
@@ -434,7 +435,7 @@ class _OutputOperationEvent(StreamingListenerEvent):
     _output_operation_info: OutputOperationInfo
 
     def __init__(self, output_operation_info: OutputOperationInfo) -> None:
-        self._init(output_operation_info=output_operation_info)
+        _set(self, "_output_operation_info", output_operation_info)
 
     def outputOperationInfo(self) -> OutputOperationInfo:
         """Return the operation's :class:`OutputOperationInfo`."""

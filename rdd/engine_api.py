@@ -97,6 +97,7 @@ from .nodes.base import LineageNode, Partition
 from .nodes.narrow import ZipPartitionsNode
 from .resultiterable import ResultIterable
 from .serialization.serializer import dumps_closure
+from .status.bus import LINGER_S as LISTENER_BUS_LINGER_S
 from .status.bus import ListenerBus, ListenerBusStatistics, SparkListener
 from .status.events import event_from_json, register_event
 from .status.replay import find_event_logs
@@ -116,6 +117,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CORE_TABS",
+    "LISTENER_BUS_LINGER_S",
     "MEMORY_ONLY_SHARING_IMMUTABLE",
     "UI_STATIC_DIR",
     "AppStatusStore",

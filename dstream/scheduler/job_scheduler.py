@@ -50,7 +50,7 @@ from dstream.listener import (
     StreamingListenerOutputOperationStarted,
 )
 from dstream.listener_bus import ListenerBus
-from dstream.scheduler.job import Job, JobSet
+from dstream.scheduler.job import Job, JobSet, batch_events, output_operation_events
 from dstream.time import describe_time
 
 __all__ = ["JobScheduler"]
@@ -143,7 +143,7 @@ class JobScheduler:
     # -- submission (generator thread) -----------------------------------------------
     def submit(self, job_set: JobSet) -> None:
         if self._bus.listeners:
-            self._bus.post(StreamingListenerBatchSubmitted(job_set.batch_info()))
+            self._bus.post_deferred(batch_events, StreamingListenerBatchSubmitted, job_set.facts())
         self._queue.put(job_set)
 
     def unpersist(self, rdds: list[Any]) -> None:
@@ -231,11 +231,12 @@ class JobScheduler:
         bus = self._bus
         job_set.processing_start = clock.now_ms()
         if bus.listeners:
-            bus.post(StreamingListenerBatchStarted(job_set.batch_info()))
+            bus.post_deferred(batch_events, StreamingListenerBatchStarted, job_set.facts())
         for job in job_set.jobs:
             job.start_time = clock.now_ms()
             if bus.listeners:
-                bus.post(StreamingListenerOutputOperationStarted(job.info()))
+                bus.post_deferred(output_operation_events, StreamingListenerOutputOperationStarted,
+                                  job.time_ms, job.facts())
             if self._before_job is not None:
                 self._before_job(job)
             job.run()
@@ -250,13 +251,13 @@ class JobScheduler:
                 logger.info("Finished job %s in %.3f s", _job_name(job),
                             (job.end_time - job.start_time) / 1000)
             if bus.listeners:
-                bus.post(StreamingListenerOutputOperationCompleted(job.info()))
+                bus.post_deferred(output_operation_events, StreamingListenerOutputOperationCompleted,
+                                  job.time_ms, job.facts())
         job_set.processing_end = clock.now_ms()
-        if bus.listeners or logger.isEnabledFor(logging.INFO):
-            info = job_set.batch_info()
-            if bus.listeners:
-                bus.post(StreamingListenerBatchCompleted(info))
-            _log_batch(info)
+        if bus.listeners:
+            bus.post_deferred(batch_events, StreamingListenerBatchCompleted, job_set.facts())
+        if logger.isEnabledFor(logging.INFO):
+            _log_batch(job_set.batch_info())
         # A failed job does not keep the batch's RDDs alive (Spark would keep the batch
         # pending); later batches would clean them anyway, and the error is reported.
         self._on_batch_done(job_set.time_ms)
