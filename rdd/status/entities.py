@@ -115,7 +115,7 @@ class LiveStage:
     killed_tasks: int = 0
     completed_indices: set[int] = field(default_factory=set)
     first_launch: int | None = None
-    totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_METRIC_NAMES, 0))
+    totals: list[int] = field(default_factory=lambda: [0] * len(_METRIC_NAMES))  # in _METRIC_NAMES order
     task_ids: list[int] = field(default_factory=list)
     executor_totals: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -124,10 +124,7 @@ class LiveStage:
         return self.info.stageId, self.info.attemptId
 
     def add_metrics(self, executor_id: str, metrics: TaskMetrics, failed: bool) -> None:
-        totals = self.totals
-        for name, value in zip(_METRIC_NAMES, _metric_values(metrics)):
-            if value:  # most metrics of most tasks are 0
-                totals[name] += value
+        self.totals = list(map(operator.add, self.totals, _metric_values(metrics)))  # one C loop
         per = self.executor_totals.setdefault(executor_id, {
             "taskTime": 0, "failedTasks": 0, "succeededTasks": 0, "killedTasks": 0, "inputBytes": 0,
             "inputRecords": 0, "outputBytes": 0, "outputRecords": 0, "shuffleRead": 0, "shuffleReadRecords": 0,
@@ -142,7 +139,7 @@ class LiveStage:
         per["shuffleWriteRecords"] += metrics.shuffleWriteRecords
 
     def to_api(self, tasks: dict[int, LiveTask] | None = None) -> dict[str, Any]:
-        info, t = self.info, self.totals
+        info, t = self.info, dict(zip(_METRIC_NAMES, self.totals))
         out: dict[str, Any] = {
             "status": self.status, "stageId": info.stageId, "attemptId": info.attemptId,
             "numTasks": info.numTasks, "numActiveTasks": self.active_tasks, "numCompleteTasks": self.complete_tasks,

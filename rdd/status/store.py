@@ -13,14 +13,15 @@ Invariants
 * Bounded, as Spark: at most ``spark.ui.retainedJobs`` jobs, ``spark.ui.retainedStages``
   stage attempts, ``spark.ui.retainedTasks`` tasks per stage attempt and
   ``spark.ui.retainedDeadExecutors`` dead executors. Past a limit the oldest *finished*
-  entries go, ``max(limit // 10, excess)`` at a time, so cleanup runs rarely; running
-  ones always stay.
+  entries go (in the order they finished), ``max(limit // 10, excess)`` at a time, so
+  cleanup runs rarely and costs what it drops; running ones always stay.
 * One lock: the bus thread writes and the HTTP thread reads under it; the critical
   sections are one event's update or one read's copy.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -62,6 +63,11 @@ class AppStatusStore:
         self._executors: dict[str, LiveExecutor] = {}
         self._rdds: dict[int, LiveRDD] = {}
         self._handlers: dict[type, Any] = {}  # event type -> bound handler (or None)
+        # Finished jobs and stage attempts in the order they finished (the order their end
+        # events arrived, which is their completion order): a cleanup drops the oldest from
+        # the front, without sorting every retained entry each time.
+        self._finished_jobs: dict[int, None] = {}
+        self._finished_stages: dict[tuple[int, int], None] = {}
 
     # -- the listener ------------------------------------------------------------------
     def on_event(self, event: Any) -> None:
@@ -110,6 +116,7 @@ class AppStatusStore:
             return
         job.status = "SUCCEEDED" if e.jobResult.get("Result") == "JobSucceeded" else "FAILED"
         job.completionTime = e.time
+        self._finished(self._finished_jobs, e.jobId)
         for stage_id in job.stageIds:
             if stage_id in job.completed_stages or stage_id in job.active_stages or stage_id in job.failed_ids:
                 continue
@@ -119,6 +126,7 @@ class AppStatusStore:
                 job.skipped_tasks += stage.info.numTasks
                 if stage.status == "PENDING":
                     stage.status = "SKIPPED"
+                    self._finished(self._finished_stages, stage.key)
         self._cleanup_jobs()
 
     def _onStageSubmitted(self, e: Any) -> None:  # noqa: N802
@@ -129,6 +137,7 @@ class AppStatusStore:
             stage = LiveStage(info)
             self._stages[key] = stage
         stage.info, stage.status = info, "ACTIVE"
+        self._finished_stages.pop(key, None)
         self._latest_attempt[info.stageId] = info.attemptId
         props = e.properties or {}
         stage.description, stage.job_group = props.get("spark.job.description"), props.get("spark.jobGroup.id")
@@ -145,6 +154,7 @@ class AppStatusStore:
             return
         stage.info = info
         stage.status = "FAILED" if info.failureReason else "COMPLETE"
+        self._finished(self._finished_stages, stage.key)
         for job_id in stage.job_ids:
             job = self._jobs.get(job_id)
             if job is None:
@@ -289,21 +299,28 @@ class AppStatusStore:
         return None
 
     # -- retention ---------------------------------------------------------------------
+    @staticmethod
+    def _finished(order: dict[Any, None], key: Any) -> None:
+        order.pop(key, None)  # finished again (a stage attempt re-run): it moves to the back
+        order[key] = None
+
     def _cleanup_jobs(self) -> None:
         drop = to_remove(len(self._jobs), self.retained_jobs)
         if drop:
-            done = sorted((j for j in self._jobs.values() if j.status != "RUNNING"),
-                          key=lambda j: j.completionTime or 0)
-            for job in done[:drop]:
-                del self._jobs[job.jobId]
+            order = self._finished_jobs
+            for job_id in list(itertools.islice(order, drop)):
+                del order[job_id]
+                self._jobs.pop(job_id, None)
 
     def _cleanup_stages(self) -> None:
         drop = to_remove(len(self._stages), self.retained_stages)
         if drop:
-            done = sorted((s for s in self._stages.values() if s.status not in ("ACTIVE", "PENDING")),
-                          key=lambda s: s.info.completionTime or 0)
-            for stage in done[:drop]:
-                del self._stages[stage.key]
+            order = self._finished_stages
+            for key in list(itertools.islice(order, drop)):
+                del order[key]
+                stage = self._stages.pop(key, None)
+                if stage is None:
+                    continue
                 if self._latest_attempt.get(stage.info.stageId) == stage.info.attemptId:
                     del self._latest_attempt[stage.info.stageId]
                 for task_id in stage.task_ids:
