@@ -61,6 +61,40 @@ def test_running_entries_are_never_cleaned_up() -> None:
     assert 0 in ids and ids[0] == 5 and len(ids) <= 3
 
 
+def test_cleanup_drops_the_jobs_that_finished_first_not_the_lowest_ids() -> None:
+    store = AppStatusStore(SparkConf().set("spark.ui.retainedJobs", "2"))
+    store.on_event(ev.SparkListenerJobStart(0, 1, [], {}))
+    store.on_event(ev.SparkListenerJobStart(1, 2, [], {}))
+    store.on_event(ev.SparkListenerJobEnd(1, 3, {"Result": "JobSucceeded"}))
+    store.on_event(ev.SparkListenerJobEnd(0, 4, {"Result": "JobSucceeded"}))  # the older job ends last
+    store.on_event(ev.SparkListenerJobStart(2, 5, [], {}))  # 3 jobs for 2 places: one goes
+    assert [j["jobId"] for j in store.jobs()] == [2, 0]
+
+
+def test_cleanup_drops_finished_stage_attempts_in_finishing_order_and_never_a_resubmitted_one() -> None:
+    store = AppStatusStore(SparkConf().set("spark.ui.retainedStages", "2"))
+
+    def submit(stage: int, at: int) -> None:
+        store.on_event(ev.SparkListenerStageSubmitted(ev.StageInfo(stage, 0, f"s{stage}", 1, submissionTime=at), {}))
+
+    def complete(stage: int, at: int) -> None:
+        store.on_event(ev.SparkListenerStageCompleted(
+            ev.StageInfo(stage, 0, f"s{stage}", 1, submissionTime=0, completionTime=at)))
+
+    submit(0, 1)
+    submit(1, 2)
+    complete(1, 3)
+    complete(0, 4)
+    submit(2, 5)  # three attempts for two places: stage 1 finished first and goes
+    assert sorted(s["stageId"] for s in store.stages()) == [0, 2]
+    submit(0, 6)  # attempt (0, 0) runs again: it is no longer among the finished
+    submit(3, 7)  # three again, only stage 0 finished earlier and it is active now: nothing to drop
+    assert sorted(s["stageId"] for s in store.stages()) == [0, 2, 3]
+    complete(2, 8)
+    submit(4, 9)  # four for two: max(2 // 10, 4 - 2) = 2 to drop, and stage 2 is the only finished one
+    assert sorted(s["stageId"] for s in store.stages()) == [0, 3, 4]
+
+
 def test_dead_executors_are_retained_up_to_the_limit() -> None:
     store = AppStatusStore(SparkConf().set("spark.ui.retainedDeadExecutors", "2"))
     for n in range(5):
