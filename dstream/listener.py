@@ -117,14 +117,19 @@ class _Record:
         for name, value in fields.items():
             _set(self, "_" + name, value)
 
+    @classmethod
+    def _fields(cls) -> tuple[str, ...]:
+        """Every slot of the record, the base classes' first (an event type adds none)."""
+        return tuple(slot for klass in reversed(cls.__mro__) for slot in klass.__dict__.get("__slots__", ()))
+
     def __repr__(self) -> str:
-        fields = ", ".join(f"{slot[1:]}={getattr(self, slot)!r}" for slot in self.__slots__)
+        fields = ", ".join(f"{slot[1:]}={getattr(self, slot)!r}" for slot in self._fields())
         return f"{type(self).__name__}({fields})"
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return all(getattr(self, s) == getattr(other, s) for s in self.__slots__)
+        return all(getattr(self, s) == getattr(other, s) for s in self._fields())
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -14,7 +14,7 @@ from rdd import SparkConf
 from rdd.engine_api import listener_bus
 
 from dstream import StreamingContext, StreamingListener
-from dstream.listener import BatchInfo, OutputOperationInfo
+from dstream.listener import BatchInfo, OutputOperationInfo, StreamingListenerBatchCompleted
 from dstream.testing import advance_batches, manual_clock
 from tests.conftest import LOCAL
 
@@ -200,3 +200,12 @@ def test_records_are_immutable_and_comparable(sc: Any) -> None:
     assert info == BatchInfo(2000, {}, 2000, 2000, 2250, info.outputOperationInfos())
     assert info != BatchInfo(2000, {}, 2000)
     assert "BatchInfo(batch_time=2000" in repr(info)
+
+
+def test_events_compare_and_print_the_fields_of_their_base_class() -> None:
+    # The event types declare no slots of their own: their batchInfo is the base's field.
+    first = StreamingListenerBatchCompleted(BatchInfo(1000, {}, 1000, 1000, 1010))
+    second = StreamingListenerBatchCompleted(BatchInfo(2000, {}, 2000, 2000, 2010))
+    assert first != second
+    assert first == StreamingListenerBatchCompleted(BatchInfo(1000, {}, 1000, 1000, 1010))
+    assert repr(first).startswith("StreamingListenerBatchCompleted(batch_info=BatchInfo(batch_time=1000")
