@@ -88,9 +88,6 @@ class Job:
         """A snapshot of the operation, for a listener event built later."""
         return (self.output_op_id, self.name, self.description, self.start_time, self.end_time, self.error)
 
-    def info(self) -> OutputOperationInfo:
-        return _operation_info(self.time_ms, self.facts())
-
 
 @dataclass(slots=True, eq=False)
 class JobSet:
