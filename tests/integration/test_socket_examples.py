@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from rdd import CheckpointError
+
+from dstream.checkpoint.files import read_latest
 from tests.integration.examples_runner import DEADLINE, ROOT, Example, alive
 from tests.receiver.servers import Netcat, free_port, have_netcat
 
@@ -131,11 +134,12 @@ def test_stateful_network_wordcount_continues_its_totals_after_kill_9(tmp_path: 
                                                  f"{first.stderr}")
             # Printed before the state's RDD checkpoint exists: totals it holds, or older ones.
             printed = printed_totals(list(first.lines))
-            states = [p.stat().st_mtime_ns for p in checkpoint.glob("*/rdd-*/part-*")]
-            if states:
+            if any(checkpoint.glob("*/rdd-*/part-*")):
                 before = before or printed
-                metadata = [p.stat().st_mtime_ns for p in checkpoint.glob("checkpoint-*")]
-                if max(metadata, default=0) > max(states):
+                # A metadata checkpoint written after the part files need not name them: one
+                # taken while the state's job was still running names only finished RDD
+                # checkpoints. Wait for the newest one to name the state's.
+                if names_an_rdd_checkpoint(checkpoint):
                     break
             threading.Event().wait(0.1)
     finally:
@@ -149,3 +153,12 @@ def test_stateful_network_wordcount_continues_its_totals_after_kill_9(tmp_path: 
     # At least the totals that were checkpointed: the last block printed before the
     # state's checkpoint appeared is one of those, or older.
     assert after[0]["the"] >= before[-1]["the"], (before[-1], after[0])
+
+
+def names_an_rdd_checkpoint(directory: Path) -> bool:
+    """Whether the newest metadata checkpoint in ``directory`` names an RDD checkpoint."""
+    try:
+        found = read_latest(str(directory))
+    except CheckpointError:  # every file found was replaced or deleted while it was read
+        return False
+    return found is not None and any(found.data.get("nodes", {}).values())
