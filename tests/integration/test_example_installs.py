@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cloudpickle
@@ -94,12 +95,16 @@ def test_every_example_runs_against_an_installed_dstreams(tmp_path: Path, editab
                            capture_output=True, text=True, check=True).stdout.strip()
     assert Path(where).is_relative_to(tmp_path), f"rdd was imported from {where}, not the install"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    failures = []
-    for script in scripts():
+
+    def failure(script: str) -> str | None:
         args = RUNS.get(script, STREAMING_ARGS)
         run = subprocess.run([str(python), str(EXAMPLES / script), *args], cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=120)
         if run.returncode != 0 or "Traceback" in run.stderr:
-            failures.append(f"{script} {' '.join(args)}: exit {run.returncode}\n"
-                            f"{run.stderr[-2000:]}")
+            return f"{script} {' '.join(args)}: exit {run.returncode}\n{run.stderr[-2000:]}"
+        return None
+
+    # Two at a time: an example is mostly its interpreter starting and importing.
+    with ThreadPoolExecutor(2) as pool:
+        failures = [f for f in pool.map(failure, scripts()) if f is not None]
     assert not failures, "\n\n".join(failures)

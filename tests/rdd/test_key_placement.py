@@ -21,6 +21,7 @@ import subprocess
 import sys
 import textwrap
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,13 @@ def run_python(script: str, seed: str | None, *args: str) -> dict[str, Any]:
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 0, f"PYTHONHASHSEED={seed}: {done.stderr}"
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_pythons(script: str, seeds: list[str | None], *args: str) -> dict[str | None, dict[str, Any]]:
+    """:func:`run_python` once per seed, the interpreters side by side (each mostly waits on its workers)."""
+    with ThreadPoolExecutor(len(seeds)) as pool:
+        runs = {seed: pool.submit(run_python, script, seed, *args) for seed in seeds}
+        return {seed: run.result() for seed, run in runs.items()}
 
 
 # ------------------------------------------------------------------ properties
@@ -130,7 +138,7 @@ AGREEMENT = """
 
 @pytest.fixture(scope="module")
 def agreement() -> dict[str | None, dict[str, Any]]:
-    return {seed: run_python(AGREEMENT, seed, str(NUM_KEYS), str(PARTITIONS)) for seed in SEEDS}
+    return run_pythons(AGREEMENT, SEEDS, str(NUM_KEYS), str(PARTITIONS))
 
 
 @pytest.mark.parametrize("seed", SEEDS, ids=["seed0", "seed1", "seed12345", "unset"])
@@ -181,7 +189,8 @@ SEED_RULE = """
 
 @pytest.fixture(scope="module")
 def seed_rule() -> dict[str, dict[str, Any]]:
-    return {"unset": run_python(SEED_RULE, None), "12345": run_python(SEED_RULE, "12345")}
+    runs = run_pythons(SEED_RULE, [None, "12345"])
+    return {"unset": runs[None], "12345": runs["12345"]}
 
 
 def test_workers_start_with_the_drivers_seed_or_zero(seed_rule: dict[str, dict[str, Any]]) -> None:
