@@ -48,6 +48,21 @@ def test_row_group_splits_and_projection(sorted_file: str) -> None:
     assert ids == list(range(10_000))
 
 
+def test_a_file_within_the_split_size_is_one_split_whatever_its_row_groups(tmp_path: os.PathLike) -> None:
+    # Spark splits by the file's bytes: 8 row groups of zeros, ~64 KB each uncompressed, in
+    # a file of a few KB, read with 16 KB splits, stay one split (packing the row groups by
+    # their uncompressed sizes made several).
+    path = os.path.join(str(tmp_path), "zeros.parquet")
+    pq.write_table(pa.table({"x": pa.array([0] * 64_000, pa.int64())}), path, row_group_size=8_000,
+                   use_dictionary=False, compression="zstd")
+    meta = pq.ParquetFile(path).metadata
+    assert meta.num_row_groups == 8 and os.path.getsize(path) < 16_000 < meta.row_group(0).total_byte_size * 2
+    splits = PARQUET.splits([path], {"maxPartitionBytes": "16k"})
+    assert [(s.path, s.row_groups) for s in splits] == [(path, None)]
+    schema = PARQUET.infer_arrow_schema([path], {})
+    assert sum(b.num_rows for b in PARQUET.read_arrow(splits[0], schema, {}, ["x"])) == 64_000
+
+
 def test_missing_column_reads_null_and_timestamps_in_micros(tmp_path: os.PathLike) -> None:
     path = os.path.join(str(tmp_path), "t.parquet")
     pq.write_table(pa.table({"t": pa.array([0, 1_000_000_000], pa.timestamp("ns", tz="UTC"))}), path)

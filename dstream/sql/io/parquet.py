@@ -3,8 +3,9 @@
 What this module owns
 ---------------------
 :class:`ParquetFormat`: the schema of the first file (Spark's default without
-``mergeSchema``; with it, the union of all files' fields), splits of whole row groups packed
-up to ``maxPartitionBytes``, and :meth:`ParquetFormat.row_groups_to_read`, which keeps only
+``mergeSchema``; with it, the union of all files' fields), splits (a file within the split
+size is one split, its footer unread on the driver; a larger one is cut into whole row
+groups packed up to the split size), and :meth:`ParquetFormat.row_groups_to_read`, which keeps only
 the row groups whose min/max/null-count statistics may hold a row matching the filters.
 
 Invariants
@@ -17,6 +18,7 @@ Invariants
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -134,8 +136,12 @@ class ParquetFormat(FileFormat):
 
     def _split_file(self, path: str, options: Mapping[str, Any],
                     partition: tuple[tuple[str, str | None], ...]) -> list[FileSplit]:
-        meta = pq.ParquetFile(path).metadata
         limit = max_partition_bytes(options)
+        if os.path.getsize(path) <= limit:
+            # Spark splits by the file's bytes: a file within the split size is one split,
+            # and its footer is left for the task to read (the driver opens none).
+            return [FileSplit(path, 0, -1, None, partition)]
+        meta = pq.ParquetFile(path).metadata
         if meta.num_row_groups <= 1:
             return [FileSplit(path, 0, -1, None, partition)]
         out: list[FileSplit] = []
