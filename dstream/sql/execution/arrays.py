@@ -24,13 +24,20 @@ import pyarrow.compute as pc
 __all__ = ["arange", "concat_batches", "constant", "row_count_table", "table_as_batch", "table_to_batches"]
 
 
+#: Up to this many values, arrays are built directly: a compute kernel's call costs more.
+_SMALL = 256
+
+
 def arange(start: int, stop: int | None = None, step: int = 1) -> pa.Array:
-    """``range(start, stop, step)`` as an int64 Arrow array, built without Python objects per value."""
+    """``range(start, stop, step)`` as an int64 Arrow array (past a few values, computed in Arrow
+    without a Python object per value)."""
     if stop is None:
         start, stop = 0, start
-    count = len(range(start, stop, step))
-    if count == 0:
-        return pa.array([], pa.int64())
+    values = range(start, stop, step)
+    if len(values) <= _SMALL:
+        # Four kernel calls cost more than boxing a few values (a micro-batch of a few rows).
+        return pa.array(values, pa.int64())
+    count = len(values)
     # A running sum of ones is 1..n, computed in Arrow (a Python range would box every value).
     ones = pa.nulls(count, pa.int64()).fill_null(1)
     positions = pc.subtract(pc.cumulative_sum(ones), 1)
@@ -42,10 +49,15 @@ def arange(start: int, stop: int | None = None, step: int = 1) -> pa.Array:
 def constant(length: int, value: Any, arrow_type: pa.DataType) -> pa.Array:
     """``length`` copies of ``value`` (``None`` gives nulls).
 
-    Filling an all-null array is one C loop; ``pa.repeat`` builds the values one by one.
+    Filling an all-null array is one C loop; ``pa.repeat`` builds the values one by one,
+    which costs less than the kernel's call for a few values.
     """
-    nulls = pa.nulls(length, arrow_type)
-    return nulls if value is None else nulls.fill_null(pa.scalar(value, arrow_type))
+    if value is None:
+        return pa.nulls(length, arrow_type)
+    scalar = pa.scalar(value, arrow_type)
+    if length <= _SMALL:
+        return pa.repeat(scalar, length)
+    return pa.nulls(length, arrow_type).fill_null(scalar)
 
 
 def concat_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema | None = None) -> pa.Table | None:

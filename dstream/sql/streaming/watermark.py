@@ -69,7 +69,9 @@ def event_time_us(arr: pa.Array) -> pa.Array:
     if pa.types.is_struct(arr.type):
         arr = pc.struct_field(arr, [arr.type.get_field_index("end")])
     if pa.types.is_timestamp(arr.type):
-        return arr.cast(pa.timestamp("us", arr.type.tz)).cast(pa.int64())
+        if arr.type.unit != "us":  # a cast, even to the same type, is a kernel call
+            arr = arr.cast(pa.timestamp("us", arr.type.tz))
+        return arr.cast(pa.int64())
     return arr.cast(pa.int64())
 
 

@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...execution.aggregate import AggregateSpec, PartialAggregateExec, collect_aggregates
-from ...execution.arrays import concat_batches
+from ...execution.arrays import concat_batches, constant
 from ...execution.context import QueryContext
 from ...execution.exchange import ShuffleExchangeExec
 from ...execution.physical import PhysicalPlan, arrow_schema, key_names
@@ -203,8 +203,8 @@ _STORED = "__stored"
 
 def _flagged(table: pa.Table, flag: int) -> pa.Table:
     """``table`` with ``__touched = flag`` (1: the batch's rows) and ``__stored = 1 - flag`` (the state's)."""
-    touched = pa.nulls(table.num_rows, pa.int8()).fill_null(flag)
-    stored = pa.nulls(table.num_rows, pa.int8()).fill_null(1 - flag)
+    touched = constant(table.num_rows, flag, pa.int8())
+    stored = constant(table.num_rows, 1 - flag, pa.int8())
     return table.append_column(_TOUCHED, touched).append_column(_STORED, stored)
 
 

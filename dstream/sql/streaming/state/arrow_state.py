@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 
 from ...errors import SparkRuntimeException
 from ...execution.aggregate import encode_key
-from ...execution.arrays import arange
+from ...execution.arrays import arange, constant
 from . import files
 from .store import StateStoreConf, StateStoreId
 
@@ -99,7 +99,7 @@ def _group_ids(table: pa.Table, key_names: Sequence[str]) -> dict[str, pa.Array]
 
 def apply_delta(table: pa.Table, delta: pa.Table, key_names: Sequence[str]) -> pa.Table:
     """``table`` with ``delta``'s rows upserted and its removed keys dropped (last row per key wins)."""
-    both = pa.concat_tables([table.append_column(REMOVED, pa.nulls(table.num_rows, pa.bool_()).fill_null(False)),
+    both = pa.concat_tables([table.append_column(REMOVED, constant(table.num_rows, False, pa.bool_())),
                              delta.select(table.column_names + [REMOVED])], promote_options="permissive")
     if not key_names:
         last = both.slice(both.num_rows - 1, 1) if both.num_rows else both
@@ -189,12 +189,14 @@ class AggregationState:
             files.remove_files(self.directory, stale)
         found.snapshots = {s for s in found.snapshots if s < new_version}
         found.deltas = {d for d in found.deltas if d <= new_version}
-        flags = pa.concat_arrays([pa.nulls(upserted.num_rows, pa.bool_()).fill_null(False),
-                                  pa.nulls(removed.num_rows, pa.bool_()).fill_null(True)])
+        flags = pa.concat_arrays([constant(upserted.num_rows, False, pa.bool_()),
+                                  constant(removed.num_rows, True, pa.bool_())])
         padded = pa.table({name: pa.nulls(removed.num_rows, table.schema.field(name).type)
                            if name not in removed.column_names else removed.column(name)
                            for name in table.column_names})
-        delta = pa.concat_tables([upserted.select(table.column_names), padded.cast(table.schema)])
+        if padded.schema != table.schema:
+            padded = padded.cast(table.schema)
+        delta = pa.concat_tables([upserted.select(table.column_names), padded])
         _write_ipc(self.directory, files.delta_name(new_version), delta.append_column(REMOVED, flags),
                    len(self.key_names))
         found.deltas.add(new_version)
