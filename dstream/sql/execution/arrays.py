@@ -55,7 +55,7 @@ def constant(length: int, value: Any, arrow_type: pa.DataType) -> pa.Array:
     if value is None:
         return pa.nulls(length, arrow_type)
     scalar = pa.scalar(value, arrow_type)
-    if length <= _SMALL:
+    if 0 < length <= _SMALL:  # (Arrow cannot repeat some nested scalars zero times)
         return pa.repeat(scalar, length)
     return pa.nulls(length, arrow_type).fill_null(scalar)
 

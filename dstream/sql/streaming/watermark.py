@@ -69,8 +69,9 @@ def event_time_us(arr: pa.Array) -> pa.Array:
     if pa.types.is_struct(arr.type):
         arr = pc.struct_field(arr, [arr.type.get_field_index("end")])
     if pa.types.is_timestamp(arr.type):
-        if arr.type.unit != "us":  # a cast, even to the same type, is a kernel call
-            arr = arr.cast(pa.timestamp("us", arr.type.tz))
+        micros = pa.timestamp("us", arr.type.tz)
+        if arr.type != micros:  # a cast, even to the same type, is a kernel call
+            arr = arr.cast(micros)
         return arr.cast(pa.int64())
     return arr.cast(pa.int64())
 
