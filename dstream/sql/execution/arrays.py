@@ -34,10 +34,10 @@ def arange(start: int, stop: int | None = None, step: int = 1) -> pa.Array:
     if stop is None:
         start, stop = 0, start
     values = range(start, stop, step)
-    if len(values) <= _SMALL:
+    count = len(values)
+    if count <= _SMALL:
         # Four kernel calls cost more than boxing a few values (a micro-batch of a few rows).
         return pa.array(values, pa.int64())
-    count = len(values)
     # A running sum of ones is 1..n, computed in Arrow (a Python range would box every value).
     ones = pa.nulls(count, pa.int64()).fill_null(1)
     positions = pc.subtract(pc.cumulative_sum(ones), 1)

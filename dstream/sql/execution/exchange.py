@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..expressions.base import EvalContext, Expression
-from .arrays import arange, concat_batches, table_as_batch
+from .arrays import arange, concat_batches, constant, table_as_batch
 from .context import QueryContext
 from .partitioning import normalize_floats, partition_ids
 from .physical import PhysicalPlan, as_array, expr_text
@@ -72,8 +72,7 @@ def _range_fn(orders: Sequence[Expression], bounds: pa.Table, ctx: EvalContext) 
         keys, sort_keys = sort_key_table(table, orders, ctx)
         rows = keys.num_rows
         both = pa.concat_tables([keys, bounds.cast(keys.schema)]).combine_chunks()
-        tag = pa.concat_arrays([pa.nulls(rows, pa.int32()).fill_null(0),
-                                pa.nulls(bounds.num_rows, pa.int32()).fill_null(1)])
+        tag = pa.concat_arrays([constant(rows, 0, pa.int32()), constant(bounds.num_rows, 1, pa.int32())])
         both = both.append_column("__bound", tag)
         order = sort_indices(both, sort_keys + [("__bound", "ascending")])
         below = pc.cumulative_sum(tag.take(order))
