@@ -43,6 +43,7 @@ from dstream.sql.types import (
     ByteType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -91,6 +92,8 @@ def to_arrow_type(dt: DataType) -> pa.DataType:
         return atomic
     if isinstance(dt, DecimalType):
         return pa.decimal128(dt.precision, dt.scale)
+    if isinstance(dt, DayTimeIntervalType):
+        return pa.duration("us")
     if isinstance(dt, ArrayType):
         return pa.list_(pa.field("element", to_arrow_type(dt.elementType), nullable=dt.containsNull))
     if isinstance(dt, MapType):
@@ -121,7 +124,7 @@ def from_arrow_type(at: pa.DataType) -> DataType:
     Raises
     ------
     PySparkTypeError
-        For an Arrow type Spark has no type for (time of day, durations...).
+        For an Arrow type Spark has no type for (time of day...).
     """
     t = pa.types
     simple: list[tuple[Any, DataType]] = [
@@ -143,6 +146,8 @@ def from_arrow_type(at: pa.DataType) -> DataType:
         return DecimalType(at.precision, at.scale)
     if t.is_timestamp(at):
         return TimestampType() if at.tz is not None else TimestampNTZType()
+    if t.is_duration(at):
+        return DayTimeIntervalType()
     if t.is_map(at):
         return MapType(from_arrow_type(at.key_type), from_arrow_type(at.item_type), at.item_field.nullable)
     if t.is_list(at) or t.is_large_list(at) or t.is_fixed_size_list(at) or getattr(t, "is_list_view", _never)(at) \

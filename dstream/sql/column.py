@@ -59,6 +59,7 @@ from .types import (
     BooleanType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     IntegerType,
@@ -88,7 +89,7 @@ def lit_expr(value: Any) -> Expression:
     ``bool`` -> boolean, ``int`` -> int (bigint beyond 32 bits), ``float`` -> double,
     ``str`` -> string, ``None`` -> void, ``datetime`` -> timestamp (a naive one is local
     time, as PySpark reads it), ``date`` -> date, ``Decimal`` -> decimal of its digits,
-    ``bytes`` -> binary, ``list``/``tuple`` -> ``array(...)``.
+    ``bytes`` -> binary, ``timedelta`` -> interval day to second, ``list``/``tuple`` -> ``array(...)``.
     """
     if isinstance(value, Column):
         return value.expr
@@ -109,6 +110,8 @@ def lit_expr(value: Any) -> Expression:
         return Literal(value, StringType())
     if isinstance(value, decimal.Decimal):
         return Literal(value, _decimal_type(value))
+    if isinstance(value, _dt.timedelta):
+        return Literal(value, DayTimeIntervalType())
     if isinstance(value, _dt.datetime):
         aware = value if value.tzinfo is not None else value.astimezone()
         return Literal(aware.astimezone(_dt.timezone.utc), TimestampType())
@@ -120,7 +123,7 @@ def lit_expr(value: Any) -> Expression:
         return CreateArray([lit_expr(v) for v in value])
     raise PySparkTypeError(
         f"[UNSUPPORTED_LITERAL] Unsupported literal type {type(value).__name__} of {value!r}: use a bool, int, "
-        "float, str, Decimal, date, datetime, bytes, list or None.",
+        "float, str, Decimal, date, datetime, timedelta, bytes, list or None.",
         "UNSUPPORTED_LITERAL", {"value": repr(value)})
 
 

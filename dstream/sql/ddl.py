@@ -23,7 +23,7 @@ from typing import Any
 
 from dstream.sql.errors import ParseException
 
-__all__ = ["parse_table_schema", "parse_data_type", "Field"]
+__all__ = ["parse_table_schema", "parse_data_type", "parse_schema_or_type", "Field"]
 
 Field = tuple[str, Any, bool, "str | None"]
 
@@ -144,8 +144,33 @@ class _Parser:
             return ("map", key, value_type)
         if name == "struct":
             return self._struct()
+        if name == "interval":
+            return self._interval(pos)
         raise ParseException(f'Unsupported data type "{value.upper()}".{self._where(pos)}', "UNSUPPORTED_DATATYPE",
                              {"typeName": f'"{value.upper()}"'})
+
+    def _interval(self, pos: int) -> Any:
+        # Day-time intervals only: "interval day to second", "interval hour". Year-month
+        # intervals and the bare calendar "interval" have no dstreams type.
+        fields = ("day", "hour", "minute", "second")
+        start = self.peek()[1].lower()
+        if start not in fields:
+            raise ParseException(
+                f"Unsupported interval type: only day-time intervals (INTERVAL DAY TO SECOND, INTERVAL HOUR...) "
+                f"are supported, not year-month or calendar intervals.{self._where(pos)}", "UNSUPPORTED_DATATYPE",
+                {"typeName": '"INTERVAL"'})
+        self.next()
+        end = start
+        if self.peek()[1].lower() == "to":
+            self.next()
+            kind, value, at = self.next()
+            end = value.lower()
+            if end not in fields or fields.index(end) < fields.index(start):
+                raise ParseException(f"Invalid interval type INTERVAL {start.upper()} TO {value.upper()}: the end "
+                                     f"field must be one of {', '.join(f.upper() for f in fields)}, no wider than "
+                                     f"the start.{self._where(at)}", "UNSUPPORTED_DATATYPE",
+                                     {"typeName": '"INTERVAL"'})
+        return ("interval", fields.index(start), fields.index(end))
 
     def _decimal(self) -> Any:
         if self.peek()[1] != "(":
@@ -207,6 +232,23 @@ def parse_table_schema(text: str) -> list[Field]:
         fields.append(parser.field(colon_allowed=False))
     parser.at_end()
     return fields
+
+
+def parse_schema_or_type(text: str) -> Any:
+    """The tree of a table schema, else of one type, else of ``name: type`` pairs (PySpark's order).
+
+    Raises the table schema's ``ParseException`` when none of the three reads the text.
+    """
+    try:
+        return ("struct", parse_table_schema(text))
+    except ParseException as schema_error:
+        try:
+            return parse_data_type(text)
+        except ParseException:
+            try:
+                return parse_data_type(f"struct<{text.strip()}>")
+            except ParseException:
+                raise schema_error from None
 
 
 def parse_data_type(text: str) -> Any:

@@ -10,7 +10,8 @@ What this module owns
 * ``format_value``: Spark's *pretty string* of one collected Python value of a Spark type,
   as ``show()`` prints a cell: ``NULL``, ``true``/``false``, Java doubles, plain decimals at
   the type's scale, ``2025-01-31``, ``2025-01-31 12:00:00.5``, binary as ``[0A FF]``, arrays
-  ``[1, 2, NULL]``, structs ``{1, a}``, maps ``{k1 -> v1, k2 -> NULL}``.
+  ``[1, 2, NULL]``, structs ``{1, a}``, maps ``{k1 -> v1, k2 -> NULL}``, day-time
+  intervals ``INTERVAL '0 01:30:00' DAY TO SECOND``.
 
 Invariants
 ----------
@@ -37,6 +38,7 @@ from dstream.sql.types import (
     BooleanType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -308,6 +310,9 @@ def format_value(value: Any, dt: DataType, time_zone: str) -> str:
         return format_date(value)
     if isinstance(dt, DecimalType):
         return _format_decimal(value, dt)
+    if isinstance(dt, DayTimeIntervalType):
+        micros = value if isinstance(value, int) else dt.toInternal(value)
+        return format_day_time_interval(micros, dt.startField, dt.endField)
     if isinstance(dt, BinaryType):
         return _format_binary(value)
     if isinstance(dt, ArrayType):
@@ -317,6 +322,41 @@ def format_value(value: Any, dt: DataType, time_zone: str) -> str:
     if isinstance(dt, MapType):
         return _format_map(value, dt, time_zone)
     return _format_untyped(value, time_zone)
+
+
+#: Microseconds in one unit of each day-time interval field, by field (DAY 0 .. SECOND 3).
+FIELD_MICROS = (86_400_000_000, 3_600_000_000, 60_000_000, 1_000_000)
+_FIELD_NAMES = ("day", "hour", "minute", "second")
+
+
+def format_day_time_interval(micros: int, start: int = 0, end: int = 3) -> str:
+    """Spark's ANSI string of a day-time interval: ``INTERVAL '1 02:03:04.5' DAY TO SECOND``.
+
+    The first field (``start``: 0 day, 1 hour, 2 minute, 3 second) holds everything above
+    it (``INTERVAL '26:00' HOUR TO MINUTE``); the others are two digits, seconds with their
+    fraction without trailing zeros.
+    """
+    sign, rest = ("-", -micros) if micros < 0 else ("", micros)
+    parts: list[str] = []
+    for index in range(start, end + 1):
+        name = _FIELD_NAMES[index]
+        if name == "second":
+            whole, fraction = divmod(rest, 1_000_000)
+            text = f"{whole:02d}" if index > start else str(whole)
+            if fraction:
+                text += f".{fraction:06d}".rstrip("0")
+            if index == start and whole < 10:
+                text = "0" + text
+            parts.append(text)
+            rest = 0
+            continue
+        amount, rest = divmod(rest, FIELD_MICROS[index])
+        parts.append(str(amount) if index == start and name == "day" else f"{amount:02d}")
+    body = parts[0]
+    for index, part in enumerate(parts[1:], start + 1):
+        body += (" " if _FIELD_NAMES[index - 1] == "day" else ":") + part
+    first, last = _FIELD_NAMES[start].upper(), _FIELD_NAMES[end].upper()
+    return f"INTERVAL '{sign}{body}' {first if start == end else f'{first} TO {last}'}"
 
 
 def _format_untyped(value: Any, time_zone: str) -> str:

@@ -18,13 +18,14 @@ Invariants
 
 from __future__ import annotations
 
+import datetime as _dt
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from .column import Column, column_of, expr_of, lit_expr, to_expr
 from .errors import PySparkTypeError
-from .expressions.base import Expression
+from .expressions.base import Expression, Literal
 from .expressions.collection_functions import (
     ArrayContains,
     CreateArray,
@@ -82,9 +83,14 @@ def lit(col: Any) -> Column:
     Parameters
     ----------
     col : Any
-        A bool, int, float, str, Decimal, date, datetime, bytes, list or None.
+        A bool, int, float, str, Decimal, date, datetime, timedelta, bytes, list or None.
     """
     return col if isinstance(col, Column) else Column(lit_expr(col))
+
+
+def _interval_literal(value: _dt.timedelta, type_name: str) -> Column:
+    """An SQL ``INTERVAL`` literal of the parser: ``value`` typed ``type_name`` (``interval hour``)."""
+    return Column(Literal(value, _parse_datatype_string(type_name)))
 
 
 def expr(str: str) -> Column:  # noqa: A002 - PySpark's name

@@ -34,6 +34,7 @@ from dstream.sql.types import (
     ByteType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -69,6 +70,7 @@ _ACCEPTABLE: dict[type[DataType], tuple[type, ...]] = {
     DateType: (datetime.date, datetime.datetime),
     TimestampType: (datetime.datetime,),
     TimestampNTZType: (datetime.datetime,),
+    DayTimeIntervalType: (datetime.timedelta,),
     NullType: (type(None),),
 }
 _INT_BOUNDS: dict[type[DataType], tuple[int, int]] = {

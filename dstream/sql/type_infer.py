@@ -31,6 +31,7 @@ from dstream.sql.types import (
     ByteType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -60,6 +61,7 @@ _TYPE_MAPPINGS: dict[type, type[DataType]] = {
     decimal.Decimal: DecimalType,
     datetime.date: DateType,
     datetime.datetime: TimestampType,
+    datetime.timedelta: DayTimeIntervalType,
 }
 
 # array.array typecodes and the element type PySpark infers for them.

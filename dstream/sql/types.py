@@ -3,7 +3,7 @@
 What this module owns
 ---------------------
 The classes a schema is made of (``pyspark.sql.types``): the atomic types, ``DecimalType``,
-``ArrayType``, ``MapType``, ``StructField`` and ``StructType``, with PySpark 4's reprs,
+``DayTimeIntervalType``, ``ArrayType``, ``MapType``, ``StructField`` and ``StructType``, with PySpark 4's reprs,
 ``simpleString()`` (``bigint``, ``array<int>``, ``struct<a:int>``), ``typeName()``, JSON form
 (``json()``/``fromJson``), printSchema's tree text (``StructType.treeString()``) and the DDL
 parser (``_parse_datatype_string("a int, b string")``, in :mod:`dstream.sql.ddl`).
@@ -18,6 +18,7 @@ Invariants
 
 from __future__ import annotations
 
+import datetime as _dt
 import json as _json
 import re
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from typing import Any, ClassVar
 
 from dstream.sql import ddl
 from dstream.sql.errors import ParseException, PySparkTypeError, PySparkValueError
+from dstream.sql.schema_tree import tree_string
 
 __all__ = [
     "ArrayType",
@@ -34,6 +36,7 @@ __all__ = [
     "ByteType",
     "DataType",
     "DateType",
+    "DayTimeIntervalType",
     "DecimalType",
     "DoubleType",
     "FloatType",
@@ -182,6 +185,72 @@ class TimestampNTZType(AtomicType, metaclass=_Singleton):
     def typeName(cls) -> str:  # noqa: N802 - PySpark's name
         """``timestamp_ntz``."""
         return "timestamp_ntz"
+
+
+class DayTimeIntervalType(AtomicType):
+    """A span of days, hours, minutes and seconds in microseconds (``datetime.timedelta``).
+
+    Spark's ANSI day-time interval: ``INTERVAL 1 HOUR`` and ``lit(timedelta(hours=1))`` are
+    of this type, and adding one to a timestamp moves it by exactly that many microseconds.
+    The fields say which units the interval is written with, from ``startField`` to
+    ``endField`` (``DAY``, ``HOUR``, ``MINUTE``, ``SECOND``); the value is the same either way.
+
+    Parameters
+    ----------
+    startField, endField : int, optional
+        The first and last unit, ``DayTimeIntervalType.DAY`` (0) to ``SECOND`` (3); both
+        default to the widest span, ``DAY`` to ``SECOND``.
+    """
+
+    DAY = 0
+    HOUR = 1
+    MINUTE = 2
+    SECOND = 3
+    _fields: ClassVar[dict[int, str]] = {0: "day", 1: "hour", 2: "minute", 3: "second"}
+
+    def __init__(self, startField: int | None = None, endField: int | None = None) -> None:  # noqa: N803 - PySpark's names
+        start = DayTimeIntervalType.DAY if startField is None and endField is None else startField
+        end = DayTimeIntervalType.SECOND if startField is None and endField is None else endField
+        start, end = (end if start is None else start), (start if end is None else end)
+        if start not in self._fields or end not in self._fields or start > end:
+            raise PySparkValueError(
+                f"interval {start} to {end} is invalid: the fields are DAY (0), HOUR (1), MINUTE (2) "
+                "and SECOND (3), the start no later than the end.", "INVALID_INTERVAL_CASTING",
+                {"start_field": str(start), "end_field": str(end)})
+        self.startField = start
+        self.endField = end
+
+    def _interval_name(self) -> str:
+        start, end = self._fields[self.startField], self._fields[self.endField]
+        return f"interval {start}" if start == end else f"interval {start} to {end}"
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``interval day to second``, ``interval hour``..."""
+        return self._interval_name()
+
+    def jsonValue(self) -> str:  # noqa: N802 - PySpark's name
+        """As :meth:`simpleString`."""
+        return self._interval_name()
+
+    def _tree_name(self) -> str:
+        return self._interval_name()
+
+    def __repr__(self) -> str:
+        return f"DayTimeIntervalType({self.startField}, {self.endField})"
+
+    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
+        """``True``: the internal form is microseconds."""
+        return True
+
+    def toInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
+        """Microseconds of a ``timedelta``."""
+        if obj is None:
+            return None
+        return (obj.days * 86_400 + obj.seconds) * 1_000_000 + obj.microseconds
+
+    def fromInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
+        """The ``timedelta`` of a number of microseconds."""
+        return None if obj is None else _dt.timedelta(microseconds=obj)
 
 
 class DecimalType(FractionalType):
@@ -398,14 +467,6 @@ class StructField(DataType):
         """Whether the field's values need converting."""
         return self.dataType.needConversion()
 
-    def _tree_lines(self, prefix: str, out: list[str], depth: int) -> None:
-        if depth <= 0:
-            return
-        out.append(f"{prefix}-- {_escape_meta(self.name)}: {self.dataType._tree_name()} "
-                   f"(nullable = {str(self.nullable).lower()})\n")
-        _nested_tree_lines(self.dataType, prefix + "    |", out, depth - 1)
-
-
 class StructType(DataType):
     """A row type: an ordered list of :class:`StructField`.
 
@@ -513,41 +574,11 @@ class StructType(DataType):
         level : int, optional
             The deepest level printed (all when ``None`` or not positive).
         """
-        depth = level if level is not None and level > 0 else 1 << 31
-        out = ["root\n"]
-        for field in self.fields:
-            field._tree_lines(" |", out, depth)
-        return "".join(out)
+        return tree_string(self, level)
 
     def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
         """Rows always need converting (tuples to ``Row``)."""
         return True
-
-
-def _nested_tree_lines(dt: DataType, prefix: str, out: list[str], depth: int) -> None:
-    if depth <= 0:
-        return
-    if isinstance(dt, StructType):
-        for field in dt.fields:
-            field._tree_lines(prefix, out, depth)
-    elif isinstance(dt, ArrayType):
-        out.append(f"{prefix}-- element: {dt.elementType._tree_name()} "
-                   f"(containsNull = {str(dt.containsNull).lower()})\n")
-        _nested_tree_lines(dt.elementType, prefix + "    |", out, depth - 1)
-    elif isinstance(dt, MapType):
-        out.append(f"{prefix}-- key: {dt.keyType._tree_name()}\n")
-        _nested_tree_lines(dt.keyType, prefix + "    |", out, depth - 1)
-        out.append(f"{prefix}-- value: {dt.valueType._tree_name()} "
-                   f"(valueContainsNull = {str(dt.valueContainsNull).lower()})\n")
-        _nested_tree_lines(dt.valueType, prefix + "    |", out, depth - 1)
-
-
-_META_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f", "\b": "\\b", "\v": "\\v", "\a": "\\a"}
-
-
-def _escape_meta(name: str) -> str:
-    # Spark escapes control characters in field names so each field stays on one line.
-    return "".join(_META_ESCAPES.get(ch, ch) for ch in name)
 
 
 _ATOMIC_TYPES: tuple[type[DataType], ...] = (
@@ -570,6 +601,8 @@ def _parse_datatype_json_value(json_value: Any) -> DataType:
         m = _DECIMAL_JSON.fullmatch(json_value)
         if m:
             return DecimalType(int(m.group(1)), int(m.group(2)))
+        if json_value.startswith("interval "):
+            return _from_tree(ddl.parse_data_type(json_value))
         raise PySparkValueError(f"Could not parse datatype: {json_value}.", "CANNOT_PARSE_DATATYPE",
                                 {"msg": json_value})
     if isinstance(json_value, dict) and json_value.get("type") in _COMPLEX_BY_JSON_NAME:
@@ -591,17 +624,7 @@ def _parse_datatype_string(s: str) -> DataType:
     ``"map<string,int>"``, ``"struct<a:int>"``, ``"decimal(10,2)"`` give that type.
     Raises ParseException naming the text when it is not a type.
     """
-    try:
-        return _from_tree(("struct", ddl.parse_table_schema(s)))
-    except ParseException as schema_error:
-        # As PySpark: a table schema first, then one type, then "name: type" pairs; the first error is reported.
-        try:
-            return _from_tree(ddl.parse_data_type(s))
-        except ParseException:
-            try:
-                return _from_tree(ddl.parse_data_type(f"struct<{s.strip()}>"))
-            except ParseException:
-                raise schema_error from None
+    return _from_tree(ddl.parse_schema_or_type(s))
 
 
 _ATOMIC_BY_SIMPLE_STRING: dict[str, type[DataType]] = {t().simpleString(): t for t in _ATOMIC_TYPES}
@@ -621,6 +644,8 @@ def _from_tree(tree: Any) -> DataType:
             raise ParseException(f"Decimal scale ({scale}) cannot be greater than precision ({precision}).",
                                  "INVALID_DECIMAL_SCALE", {"scale": str(scale), "precision": str(precision)})
         return DecimalType(precision, scale)
+    if kind == "interval":
+        return DayTimeIntervalType(tree[1], tree[2])
     if kind == "array":
         return ArrayType(_from_tree(tree[1]))
     if kind == "map":

@@ -89,6 +89,11 @@ def group_aggregate(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, 
     lists = [c for c, fn, _ in aggs if fn == LIST_CONCAT]
     # An empty column name is an aggregation of no column (``count_all``: the group's rows).
     spec = [([] if not c else c, fn, o) if o is not None else ([] if not c else c, fn) for c, fn, o in plain]
+    durations = {c for c, _, _ in plain if c and c not in key_cols and pa.types.is_duration(table.schema.field(c).type)}
+    if durations:
+        # Arrow's hash aggregates have no duration kernels: intervals aggregate as their microseconds.
+        return _durations_back(group_aggregate(_durations_as_int64(table, durations), key_cols, aggs, use_threads),
+                               table, durations, plain)
     if not lists:
         return table.group_by(key_cols, use_threads=use_threads).aggregate(spec)
     rows = pa.array(range(table.num_rows), pa.int64())
@@ -106,6 +111,35 @@ def group_aggregate(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, 
     return grouped.drop_columns(["__rows_list"])
 
 
+#: Arrow aggregates whose result is one of the input values (of the input's type).
+_VALUE_TYPED = frozenset({"min", "max", "first", "last", "one"})
+
+
+def _durations_as_int64(table: pa.Table, names: set[str]) -> pa.Table:
+    for name in names:
+        index = table.schema.get_field_index(name)
+        table = table.set_column(index, name, table.column(name).cast(pa.int64()))
+    return table
+
+
+def _durations_back(result: pa.Table, source: pa.Table, names: set[str], plain: list[tuple[str, str, Any]]) -> pa.Table:
+    """Cast back to its duration type each aggregate of a duration column that keeps the value type."""
+    for column, fn, _ in plain:
+        if column not in names:
+            continue
+        out = f"{column}_{fn}"
+        index = result.schema.get_field_index(out)
+        if index < 0:
+            continue
+        duration_type = source.schema.field(column).type
+        got = result.schema.field(index).type
+        if got == pa.int64() and fn in _VALUE_TYPED:
+            result = result.set_column(index, out, result.column(index).cast(duration_type))
+        elif pa.types.is_list(got) and got.value_type == pa.int64():
+            result = result.set_column(index, out, result.column(index).cast(pa.list_(duration_type)))
+    return result
+
+
 def _flatten_groups(buffer: pa.Array) -> tuple[pa.Array, pa.Array]:
     """A merged ``list<T>`` buffer as (group index, value) pairs, null values kept."""
     values = pc.list_flatten(buffer)
@@ -115,6 +149,8 @@ def _flatten_groups(buffer: pa.Array) -> tuple[pa.Array, pa.Array]:
 
 def _per_group(groups: pa.Array, values: pa.Array, n: int, fn: str, opts: Any, out_type: pa.DataType) -> pa.Array:
     """``fn`` over the values of each of ``n`` groups (null for a group without values)."""
+    if pa.types.is_duration(values.type):
+        values = values.cast(pa.int64())  # no duration kernels: the microseconds, cast back below
     table = pa.table({"g": groups.cast(pa.int64()), "v": values})
     agg = table.group_by("g", use_threads=False).aggregate([("v", fn, opts) if opts is not None else ("v", fn)])
     result = pa.nulls(n, out_type)

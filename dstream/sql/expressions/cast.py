@@ -28,6 +28,7 @@ from ..types import (
     BooleanType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     MapType,
     NullType,
     StringType,
@@ -58,6 +59,8 @@ def can_cast(src: DataType, dst: DataType) -> bool:
         return isinstance(src, (DateType, TimestampType))
     if isinstance(dst, DateType):
         return isinstance(src, (TimestampType, TimestampNTZType))
+    if isinstance(dst, DayTimeIntervalType):
+        return isinstance(src, DayTimeIntervalType)
     if isinstance(src, ArrayType) and isinstance(dst, ArrayType):
         return can_cast(src.elementType, dst.elementType)
     if isinstance(src, MapType) and isinstance(dst, MapType):
@@ -133,12 +136,29 @@ class Cast(Expression):
 
         if isinstance(src, NullType):
             return pa.nulls(len(values), to_arrow_type(self.to_type))
+        if isinstance(src, DayTimeIntervalType):
+            return _cast_interval(values, src, self.to_type)
         from ..kernels import cast as cast_kernels  # noqa: PLC0415 - kernels load at run time
 
         return cast_kernels.cast(values, src, self.to_type, self.mode(ctx), ctx.time_zone)
 
     def _options(self) -> Any:
         return (self.keyword, self.to_type.simpleString())
+
+
+def _cast_interval(values: pa.Array, src: DayTimeIntervalType, dst: DataType) -> pa.Array:
+    """A day-time interval as a narrower or wider one (whole units of the end field) or as Spark's text."""
+    from ..formatting import FIELD_MICROS, format_day_time_interval  # noqa: PLC0415 - leaf module, no cycle
+
+    micros = values.cast(pa.int64()).to_pylist()
+    if isinstance(dst, StringType):
+        return pa.array([None if m is None else format_day_time_interval(m, src.startField, src.endField)
+                         for m in micros], pa.string())
+    assert isinstance(dst, DayTimeIntervalType)
+    step = FIELD_MICROS[dst.endField] if dst.endField < DayTimeIntervalType.SECOND else 1
+    # Spark drops the units below the end field, toward zero: -90 minutes as INTERVAL HOUR is -1 hour.
+    cut = [None if m is None else (abs(m) // step * step) * (1 if m >= 0 else -1) for m in micros]
+    return pa.array(cut, pa.int64()).cast(pa.duration("us"))
 
 
 class TryCast(Cast):

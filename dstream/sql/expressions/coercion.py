@@ -25,6 +25,7 @@ from ..types import (
     ByteType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -137,10 +138,16 @@ def _wider_datetime(a: DataType, b: DataType) -> DataType:
     return TimestampNTZType()
 
 
+def wider_interval(a: DayTimeIntervalType, b: DayTimeIntervalType) -> DayTimeIntervalType:
+    """The interval type spanning both types' fields (``HOUR`` and ``MINUTE TO SECOND``: ``HOUR TO SECOND``)."""
+    return DayTimeIntervalType(min(a.startField, b.startField), max(a.endField, b.endField))
+
+
 def find_common_type(types: list[DataType]) -> DataType | None:
     """The type several values meet at (``coalesce``, ``CASE`` branches, ``IN`` lists), or ``None``.
 
-    Numbers widen, dates widen to timestamps, ``void`` meets anything, arrays and maps
+    Numbers widen, dates widen to timestamps, day-time intervals to the span of both
+    types' fields, ``void`` meets anything, arrays and maps
     meet element-wise; otherwise the types must be equal. A string meets a number or a
     date at the other type, as Spark 4's ANSI coercion does.
     """
@@ -164,6 +171,8 @@ def _common_of_two(a: DataType, b: DataType) -> DataType | None:
         return wider_numeric(a, b)
     if _is_datetime(a) and _is_datetime(b):
         return _wider_datetime(a, b)
+    if isinstance(a, DayTimeIntervalType) and isinstance(b, DayTimeIntervalType):
+        return wider_interval(a, b)
     if isinstance(a, StringType) and (is_numeric(b) or _is_datetime(b)):
         return b
     if isinstance(b, StringType) and (is_numeric(a) or _is_datetime(a)):

@@ -14,6 +14,8 @@ Coercion rules
   ``DecimalPrecision`` (``p1 + p2 + 1`` digits for a product...), capped at 38 digits.
 * ``/`` is ``double`` unless an operand is a decimal (then a decimal); ``div`` is
   ``bigint``.
+* ``+`` and ``-`` on timestamps, dates and day-time intervals follow
+  :mod:`.interval_arith` (``t + INTERVAL 1 HOUR``, ``t1 - t2``).
 
 Invariants
 ----------
@@ -27,13 +29,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import ArithmeticException
-from ..types import DataType, DecimalType, DoubleType, LongType, NullType, StringType
+from ..types import DataType, DayTimeIntervalType, DecimalType, DoubleType, LongType, NullType, StringType
 from .base import EvalContext, Expression
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import adjust_precision_scale, decimal_of, is_integral, is_numeric, wider_numeric
+from .interval_arith import coerce_temporal, eval_temporal, is_temporal, temporal_type
 
 __all__ = [
     "Abs",
@@ -81,6 +85,8 @@ class BinaryArithmetic(Expression):
         return f"({self.left.sql()} {self.symbol} {self.right.sql()})"
 
     def check_input_types(self) -> None:
+        if is_temporal(self.symbol, self.left.data_type(), self.right.data_type()):
+            return  # coerce_temporal checked the pair
         for side in self.children:
             dt = side.data_type()
             if not is_numeric(dt):
@@ -98,6 +104,8 @@ class BinaryArithmetic(Expression):
     def coerce(self) -> Expression:
         left, right = self.left, self.right
         lt, rt = left.data_type(), right.data_type()
+        if is_temporal(self.symbol, lt, rt):
+            return coerce_temporal(self)
         if isinstance(lt, NullType) and isinstance(rt, NullType):
             left, right = cast_to(left, DoubleType()), cast_to(right, DoubleType())
         elif isinstance(lt, NullType) and is_numeric(rt):
@@ -126,6 +134,8 @@ class BinaryArithmetic(Expression):
         lt, rt = self.left.data_type(), self.right.data_type()
         if isinstance(lt, DecimalType) and isinstance(rt, DecimalType):
             return self._decimal_type(lt, rt)
+        if is_temporal(self.symbol, lt, rt):
+            return temporal_type(self.symbol, lt, rt) or lt
         return wider_numeric(lt, rt) if is_numeric(lt) and is_numeric(rt) else lt
 
     def _decimal_type(self, a: DecimalType, b: DecimalType) -> DataType:
@@ -136,6 +146,9 @@ class BinaryArithmetic(Expression):
         from ..kernels import arith  # noqa: PLC0415 - kernels load at run time
 
         a, b = self.left.eval(batch, ctx), self.right.eval(batch, ctx)
+        lt, rt = self.left.data_type(), self.right.data_type()
+        if is_temporal(self.symbol, lt, rt):
+            return eval_temporal(self.symbol, a, b, lt, rt, self.data_type())
         return _fit(getattr(arith, self.kernel)(a, b, self.data_type(), ctx.ansi), self.data_type())
 
 
@@ -258,7 +271,7 @@ class UnaryMinus(Expression):
 
     def check_input_types(self) -> None:
         dt = self.child.data_type()
-        if not is_numeric(dt):
+        if not is_numeric(dt) and not isinstance(dt, DayTimeIntervalType):
             raise mismatch(self, "UNEXPECTED_INPUT_TYPE",
                            f'the first parameter requires the "NUMERIC" type, however "{self.child.sql()}" '
                            f"has the type {quoted_type(dt)}")
@@ -272,7 +285,18 @@ class UnaryMinus(Expression):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..kernels import arith  # noqa: PLC0415 - kernels load at run time
 
-        return arith.negate(self.child.eval(batch, ctx), self.data_type(), ctx.ansi)
+        values = self.child.eval(batch, ctx)
+        if isinstance(self.data_type(), DayTimeIntervalType):
+            return _interval_unary("negate_checked", values)
+        return arith.negate(values, self.data_type(), ctx.ansi)
+
+
+def _interval_unary(fn: str, values: pa.Array) -> pa.Array:
+    try:
+        return getattr(pc, fn)(values.cast(pa.int64())).cast(pa.duration("us"))
+    except pa.ArrowInvalid:
+        raise ArithmeticException("[ARITHMETIC_OVERFLOW] The interval is out of range when negated.",
+                                  "ARITHMETIC_OVERFLOW", {"message": "interval negation"}) from None
 
 
 class Abs(UnaryMinus):
@@ -284,7 +308,10 @@ class Abs(UnaryMinus):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..kernels import arith  # noqa: PLC0415 - kernels load at run time
 
-        return arith.abs_(self.child.eval(batch, ctx), self.data_type(), ctx.ansi)
+        values = self.child.eval(batch, ctx)
+        if isinstance(self.data_type(), DayTimeIntervalType):
+            return _interval_unary("abs_checked", values)
+        return arith.abs_(values, self.data_type(), ctx.ansi)
 
 
 class TryEval(Expression):

@@ -25,7 +25,11 @@ from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 
+from dstream.sql.formatting import format_day_time_interval
+
 __all__ = ["java_double", "value_encoder", "csv_field", "json_text"]
+
+_MICROSECOND = datetime.timedelta(microseconds=1)
 
 
 def java_double(x: float) -> str:
@@ -89,6 +93,9 @@ def value_encoder(t: pa.DataType, time_zone: str) -> Callable[[Any], Any]:
         return lambda v: v.isoformat()
     if pa.types.is_decimal(t):
         return lambda v: format(v, "f")
+    if pa.types.is_duration(t):
+        # Arrow keeps no interval fields: written as DAY TO SECOND, which any day-time interval reads back.
+        return lambda v: format_day_time_interval(v // _MICROSECOND if isinstance(v, datetime.timedelta) else v)
     return str
 
 
@@ -110,7 +117,7 @@ def _json_value(value: Any, t: pa.DataType, time_zone: str) -> Any:
         return text if text in ("NaN", "Infinity", "-Infinity") else _Raw(text)
     if pa.types.is_decimal(t):
         return _Raw(format(value, "f"))
-    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+    if pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_duration(t):
         return value_encoder(t, time_zone)(value)
     if isinstance(value, (bytes, bytearray)):
         import base64

@@ -252,7 +252,7 @@ def _convert(value: Any, t: pa.DataType, parse: ParseOptions) -> Any:
             number = decimal.Decimal(str(value)).quantize(decimal.Decimal(1).scaleb(-t.scale), decimal.ROUND_HALF_UP)
             if len(number.as_tuple().digits) <= t.precision:
                 return number
-    elif pa.types.is_timestamp(t) or pa.types.is_date(t):
+    elif pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_duration(t):
         if isinstance(value, str):
             try:
                 stamp: Any = _value_parser(t, parse)(value)
@@ -260,6 +260,8 @@ def _convert(value: Any, t: pa.DataType, parse: ParseOptions) -> Any:
                 raise _MalformedError(value) from None
             if pa.types.is_date(t):
                 return datetime.date(1970, 1, 1) + datetime.timedelta(days=int(stamp))
+            if pa.types.is_duration(t):
+                return datetime.timedelta(microseconds=int(stamp))
             return _EPOCH + datetime.timedelta(microseconds=int(stamp))
     elif pa.types.is_struct(t):
         if isinstance(value, dict):

@@ -190,6 +190,16 @@ def _value_parser(type_: pa.DataType, opts: ParseOptions) -> Callable[[str], obj
         return dec
     if pa.types.is_binary(type_) or pa.types.is_large_binary(type_):
         return lambda text: text.encode("utf-8")
+    if pa.types.is_duration(type_):
+        from dstream.sql.errors import ParseException  # noqa: PLC0415 - with the parser, on first use
+        from dstream.sql.parser.intervals import parse_interval_text  # noqa: PLC0415 - the parser loads on first use
+
+        def interval(text: str) -> object:
+            try:
+                return parse_interval_text(text)
+            except ParseException:
+                raise ValueError(text) from None
+        return interval
     raise ValueError(f"CSV cannot read a column of type {type_}")
 
 

@@ -35,6 +35,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dstream.sql.formatting import format_day_time_interval
 from dstream.sql.kernels.arith import _decimal_rows, as_array, fit_decimal
 from dstream.sql.kernels.cast_text import parse_decimal_strings, parse_string
 from dstream.sql.kernels.conditions import cast_invalid_input, cast_overflow
@@ -271,6 +272,10 @@ def to_string(a: Any, time_zone: str = "UTC") -> pa.Array:
         text = pc.strftime(pc.cast(local, pa.timestamp("us")), format="%Y-%m-%d %H:%M:%S")
         text = pc.replace_substring_regex(text, r"\.?0+$", "")
         return text
+    if pa.types.is_duration(t):
+        micros = pc.cast(x, pa.duration("us")).cast(pa.int64()).to_pylist()
+        # The Arrow array carries no interval fields: the text is DAY TO SECOND, Spark's default.
+        return pa.array([None if m is None else format_day_time_interval(m) for m in micros], pa.string())
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         try:
             return pc.cast(pc.cast(x, pa.binary()), pa.string())

@@ -22,7 +22,10 @@ Invariants
 
 from __future__ import annotations
 
+import datetime
+
 from dstream.sql.errors import ParseException
+from dstream.sql.parser import intervals
 from dstream.sql.parser.cursor import ALIAS_RESERVED, TokenCursor
 from dstream.sql.parser.lexer import Token, syntax_error
 from dstream.sql.parser.literals import number_literal
@@ -261,8 +264,8 @@ class ExpressionParser(TokenCursor):
             type_name = {"TIMESTAMP_LTZ": "timestamp"}.get(word, word.lower())
             return Literal(text, type_name)
         if word == "INTERVAL":
-            raise ParseException("INTERVAL literals are not supported; use date_add, add_months or timestamp "
-                                 "arithmetic functions instead.", "UNSUPPORTED_FEATURE", {"feature": "INTERVAL"})
+            self.advance()
+            return self._interval()
         if word == "EXTRACT" and nxt.is_op("("):
             self.advance()
             self.advance()
@@ -291,6 +294,37 @@ class ExpressionParser(TokenCursor):
             self.advance()
             return Call(word.lower())
         return Name((self.identifier(),))
+
+    def _interval(self) -> Literal:
+        """After ``INTERVAL``: ``'1 02:03' DAY TO MINUTE``, ``'1 day 2 hours'`` or ``1 HOUR 30 MINUTES``."""
+        start_token = self.tok
+        if self.tok.kind == "STRING" and not (self.peek().kind == "WORD" and intervals.is_unit(self.peek().value)):
+            micros, first, last = intervals.unit_text(self.advance().value)
+        elif self.tok.kind == "STRING" and self.peek(2).is_word("TO"):
+            text = self.advance().value
+            start = self.advance().value
+            self.advance()
+            end = self.expect_word(*intervals.FIELDS, "YEAR", "MONTH").value
+            micros, first, last = intervals.unit_to_unit(text, start, end)
+        else:
+            pairs = []
+            while True:
+                signed = 1 if self.tok.is_op("-", "+") else 0
+                value, unit = self.peek(signed), self.peek(signed + 1)
+                is_unit = unit.kind == "WORD" and intervals.is_unit(unit.value)
+                if value.kind not in ("NUMBER", "STRING") or not is_unit:
+                    break
+                sign = "-" if signed and self.advance().value == "-" else ""
+                self.advance()
+                self.advance()
+                pairs.append((sign + value.value, unit.value))
+            if not pairs:
+                raise syntax_error(start_token, ": INTERVAL needs a value and a unit, as in INTERVAL 1 HOUR")
+            context = " ".join(f"{v} {u}" for v, u in pairs)
+            micros, first, last = intervals.multi_unit(pairs, context)
+        span = intervals.FIELDS[first].lower() if first == last else \
+            f"{intervals.FIELDS[first].lower()} to {intervals.FIELDS[last].lower()}"
+        return Literal(datetime.timedelta(microseconds=micros), f"interval {span}")
 
     def _binary_literal(self, text: str, token: Token) -> Literal:
         try:

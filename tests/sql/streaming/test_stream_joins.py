@@ -97,9 +97,13 @@ def test_equal_windows_evict_both_sides_and_late_rows_are_dropped(spark: SparkSe
     assert ops[-1]["numRowsTotal"] == 2  # watermark 35 s: only the windows [40, 50) remain
 
 
-def test_left_outer_join_emits_unmatched_rows_after_the_watermark_passes_their_bound(spark: SparkSession) -> None:
+@pytest.mark.parametrize("upper", ["cast(lt as long) <= cast(rt as long) + 10", "lt <= rt + INTERVAL 10 SECONDS",
+                                   "lt - INTERVAL '00:10' MINUTE TO SECOND <= rt"])
+def test_left_outer_join_emits_unmatched_rows_after_the_watermark_passes_their_bound(spark: SparkSession,
+                                                                                     upper: str) -> None:
+    # The bound is the same whether the condition counts seconds or says INTERVAL (Spark's own example).
     stream, left, right = sides(spark, "5 seconds", "5 seconds")
-    cond = F.expr("lk = rk AND lt >= rt AND cast(lt as long) <= cast(rt as long) + 10")
+    cond = F.expr(f"lk = rk AND lt >= rt AND {upper}")
     query, out = collecting(left.join(right, cond, "left_outer"))
     run(query, stream, [("L", "a", ts(5), 1), ("R", "a", ts(1), 2), ("R", "a", ts(4), 3), ("L", "b", ts(6), 4)])
     assert ids(out[0], 2, 5) == [(1, 2), (1, 3)]

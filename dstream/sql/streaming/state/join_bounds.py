@@ -16,14 +16,15 @@ the start-time checks:
   one side's stored rows can no longer match a row the other side may still send.
   It is solved from the terms of the condition of the forms ``a < b``, ``a <= b``,
   ``a > b`` and ``a >= b`` where each of ``a`` and ``b`` is a sum of terms, each term
-  one column (optionally cast to a number or a timestamp, optionally negated) or a
-  numeric literal meaning seconds, with exactly one column of this side (with a minus
-  sign after moving everything to one side: ``this > other + c``, or
-  ``other + c < this``) and only the other side's watermarked column among the
-  other side's columns. For example ``l.t >= r.t`` and, without interval literals,
-  ``cast(l.t as long) <= cast(r.t as long) + 3600`` (``l.t`` at most an hour after
-  ``r.t``). The bound of a strict comparison is the solved value; of ``<=``/``>=``
-  one millisecond less; of several terms the smallest.
+  one column (optionally cast to a number or a timestamp, optionally negated), a
+  numeric literal meaning seconds or a day-time interval literal, with exactly one
+  column of this side (with a minus sign after moving everything to one side:
+  ``this > other + c``, or ``other + c < this``) and only the other side's watermarked
+  column among the other side's columns. For example ``l.t >= r.t``,
+  ``l.t <= r.t + INTERVAL 1 HOUR`` (``l.t`` at most an hour after ``r.t``) and
+  ``cast(l.t as long) <= cast(r.t as long) + 3600``. The bound of a strict comparison
+  is the solved value; of ``<=``/``>=`` one millisecond less; of several terms the
+  smallest.
 
 Invariants
 ----------
@@ -45,7 +46,7 @@ from ...expressions.cast import Cast
 from ...expressions.operators import Add, Subtract, UnaryMinus
 from ...expressions.predicates import And, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual
 from ...plan.logical import Join, LogicalPlan
-from ...types import NumericType, TimestampNTZType, TimestampType
+from ...types import DayTimeIntervalType, NumericType, TimestampNTZType, TimestampType
 from ..watermark import event_time_columns
 
 __all__ = ["JoinParts", "join_parts", "key_watermark_ordinal", "state_value_watermark", "watermark_in_join_keys",
@@ -158,6 +159,8 @@ def _literal_micros(lit: Literal) -> float | None:
     if isinstance(lit.dtype, TimestampType | TimestampNTZType) and isinstance(value, dt.datetime):
         epoch = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) if value.tzinfo else dt.datetime(1970, 1, 1)
         return (value - epoch) / dt.timedelta(microseconds=1)
+    if isinstance(lit.dtype, DayTimeIntervalType) and isinstance(value, dt.timedelta):
+        return value / dt.timedelta(microseconds=1)  # INTERVAL 1 HOUR
     if isinstance(lit.dtype, NumericType):
         return float(value) * _MICROS_PER_SECOND  # a number next to a time means seconds
     return None

@@ -1,0 +1,152 @@
+"""``+`` and ``-`` on timestamps, dates and day-time intervals (``t + INTERVAL 1 HOUR``, ``t1 - t2``).
+
+What this module owns
+---------------------
+The typing, coercion and evaluation of Spark's datetime arithmetic with ANSI day-time
+intervals, for the ``Add`` and ``Subtract`` nodes of :mod:`.operators` (they stay those
+nodes, so the rest of the engine, the stream-stream join's time bounds among them, reads
+``t + INTERVAL 1 HOUR`` as a sum):
+
+==========================================  ==========================================
+operands                                    result
+==========================================  ==========================================
+timestamp ± interval, interval + timestamp  the timestamp's type, moved by exactly the
+                                            interval's microseconds
+date ± interval of days only                date
+date ± any other day-time interval          timestamp (the date's midnight, UTC-free
+                                            arithmetic on the instant)
+interval ± interval                         interval (the fields of both)
+timestamp - timestamp                       ``interval day to second``
+date - date                                 ``interval day``
+==========================================  ==========================================
+
+Invariants
+----------
+* Overflow raises ``ARITHMETIC_OVERFLOW`` whatever ``spark.sql.ansi.enabled`` says, as
+  Spark's ``Math.addExact`` does for datetimes.
+* A ``void`` operand takes the other side's temporal type; a timestamp meets a
+  ``timestamp_ntz`` as ``timestamp``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import ArithmeticException
+from ..types import DataType, DateType, DayTimeIntervalType, NullType, TimestampNTZType, TimestampType
+from .cast import cast_to
+from .checks import mismatch, quoted_type
+from .coercion import wider_interval
+
+if TYPE_CHECKING:
+    from .operators import BinaryArithmetic
+
+__all__ = ["is_temporal", "coerce_temporal", "temporal_type", "eval_temporal"]
+
+_DAY_MICROS = 86_400_000_000
+
+
+def _ts(dt: DataType) -> bool:
+    return isinstance(dt, TimestampType | TimestampNTZType)
+
+
+def _iv(dt: DataType) -> bool:
+    return isinstance(dt, DayTimeIntervalType)
+
+
+def is_temporal(symbol: str, lt: DataType, rt: DataType) -> bool:
+    """Whether ``lt symbol rt`` is datetime arithmetic (handled here) rather than numeric."""
+    if symbol not in ("+", "-"):
+        return False
+    if _iv(lt) or _iv(rt):
+        return True
+    if symbol == "-":
+        return (_ts(lt) and _ts(rt)) or (isinstance(lt, DateType) and isinstance(rt, DateType))
+    return False
+
+
+def coerce_temporal(node: BinaryArithmetic) -> BinaryArithmetic:
+    """``node`` with its operands cast to the types its datetime arithmetic needs (or a clear error)."""
+    left, right = node.left, node.right
+    lt, rt = left.data_type(), right.data_type()
+    if isinstance(lt, NullType):
+        left, lt = cast_to(left, rt), rt
+    elif isinstance(rt, NullType):
+        right, rt = cast_to(right, lt), lt
+    if _ts(lt) and _ts(rt) and lt != rt:
+        left, right = cast_to(left, TimestampType()), cast_to(right, TimestampType())
+    elif isinstance(lt, DateType) and _iv(rt) and not _days_only(rt):
+        left = cast_to(left, TimestampType())
+    elif isinstance(rt, DateType) and _iv(lt) and not _days_only(lt) and node.symbol == "+":
+        right = cast_to(right, TimestampType())
+    out = node if left is node.left and right is node.right else type(node)(left, right)
+    if temporal_type(out.symbol, out.left.data_type(), out.right.data_type()) is None:
+        lt, rt = out.left.data_type(), out.right.data_type()
+        raise mismatch(out, "BINARY_OP_DIFF_TYPES",
+                       f"the left and right operands of the binary operator have incompatible types "
+                       f"({quoted_type(lt)} and {quoted_type(rt)}); an interval adds to or subtracts from a "
+                       "timestamp, a date or another interval, and only a timestamp or a date is subtracted "
+                       "from its own kind")
+    return out
+
+
+def _days_only(dt: DataType) -> bool:
+    return isinstance(dt, DayTimeIntervalType) and dt.startField == dt.endField == DayTimeIntervalType.DAY
+
+
+def temporal_type(symbol: str, lt: DataType, rt: DataType) -> DataType | None:
+    """The result type of ``lt symbol rt`` after coercion, ``None`` when the pair has no meaning."""
+    if _ts(lt) and _iv(rt):
+        return lt
+    if symbol == "+" and _iv(lt) and _ts(rt):
+        return rt
+    if isinstance(lt, DateType) and _days_only(rt) or symbol == "+" and _days_only(lt) and isinstance(rt, DateType):
+        return DateType()
+    if isinstance(lt, DayTimeIntervalType) and isinstance(rt, DayTimeIntervalType):
+        return wider_interval(lt, rt)
+    if symbol == "-" and _ts(lt) and lt == rt:
+        return DayTimeIntervalType()
+    if symbol == "-" and isinstance(lt, DateType) and isinstance(rt, DateType):
+        return DayTimeIntervalType(DayTimeIntervalType.DAY, DayTimeIntervalType.DAY)
+    return None
+
+
+def _micros(values: pa.Array) -> pa.Array:
+    """Timestamps, durations or dates as int64 (microseconds; days for dates)."""
+    if pa.types.is_date32(values.type):
+        return values.cast(pa.int32()).cast(pa.int64())
+    return values.cast(pa.int64())
+
+
+def _exact(fn: str, a: pa.Array, b: pa.Array, what: str) -> pa.Array:
+    try:
+        return getattr(pc, fn)(a, b)
+    except pa.ArrowInvalid:
+        raise ArithmeticException(
+            f"[ARITHMETIC_OVERFLOW] {what} overflowed: the result is beyond the range of a timestamp or an "
+            "interval (about 292,000 years).", "ARITHMETIC_OVERFLOW", {"message": what}) from None
+
+
+def eval_temporal(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataType, result: DataType) -> pa.Array:
+    """The values of ``a symbol b`` for coerced operand types ``lt``, ``rt`` and result type ``result``."""
+    fn = "add_checked" if symbol == "+" else "subtract_checked"
+    what = f"{quoted_type(lt)} {symbol} {quoted_type(rt)}"
+    left, right = _micros(a), _micros(b)
+    if isinstance(result, DateType):
+        # Days only: the interval's whole days move the date.
+        if _iv(lt):
+            left = pc.divide(left, _DAY_MICROS)
+        else:
+            right = pc.divide(right, _DAY_MICROS)
+        days = _exact(fn, left, right, what)
+        return days.cast(pa.int32()).cast(pa.date32())
+    if isinstance(lt, DateType) and isinstance(rt, DateType):
+        days = _exact("subtract_checked", left, right, what)
+        return _exact("multiply_checked", days, pa.scalar(_DAY_MICROS, pa.int64()), what).cast(pa.duration("us"))
+    out = _exact(fn, left, right, what)
+    from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
+
+    return out.cast(to_arrow_type(result))
