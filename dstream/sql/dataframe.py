@@ -240,6 +240,21 @@ class DataFrame(StreamingMethods):
         """The same DataFrame, its columns also reachable as ``alias.col``."""
         return self._new(SubqueryAlias(alias, self._plan))
 
+    def transform(self, func: Any, *args: Any, **kwargs: Any) -> DataFrame:
+        """``func(self, *args, **kwargs)``, which must return a DataFrame: chains custom steps.
+
+        Parameters
+        ----------
+        func : callable
+            Takes this DataFrame (and ``args``, ``kwargs``) and returns a DataFrame.
+        """
+        result = func(self, *args, **kwargs)
+        if not isinstance(result, DataFrame):
+            raise PySparkTypeError(
+                f"Func returned an instance of type [{type(result).__name__}], should have been DataFrame.",
+                "NOT_DATAFRAME", {"arg_name": "func", "arg_type": type(result).__name__})
+        return result
+
     # -- row selection ------------------------------------------------------------------
 
     def filter(self, condition: Any) -> DataFrame:

@@ -26,6 +26,7 @@ __all__ = [
     "date_add",
     "date_format",
     "date_sub",
+    "date_trunc",
     "datediff",
     "dayofmonth",
     "dayofweek",
@@ -38,6 +39,7 @@ __all__ = [
     "second",
     "to_date",
     "to_timestamp",
+    "trunc",
     "unix_timestamp",
     "weekofyear",
     "year",
@@ -288,3 +290,33 @@ def datediff(end: ColumnOrName, start: ColumnOrName) -> Column:
         The earlier dates.
     """
     return _call("datediff", expr_of(end), expr_of(start))
+
+
+def date_trunc(format: str, timestamp: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """The timestamp truncated to the unit ``format`` in the session time zone (null for an unknown unit).
+
+    Parameters
+    ----------
+    format : str
+        ``year`` (``yyyy``, ``yy``), ``quarter``, ``month`` (``mon``, ``mm``), ``week`` (from
+        Monday), ``day`` (``dd``), ``hour``, ``minute``, ``second``, ``millisecond`` or
+        ``microsecond``.
+    timestamp : Column or str
+        The timestamps (strings and dates are cast to timestamps).
+    """
+    return _call("date_trunc", lit_expr(format), expr_of(timestamp))
+
+
+def trunc(date: ColumnOrName, format: str) -> Column:  # noqa: A002 - PySpark's name
+    """The date truncated to ``format``: ``year`` (``yyyy``, ``yy``), ``quarter``, ``month`` (``mon``,
+    ``mm``) or ``week`` (from Monday); null for any other unit.
+
+    Parameters
+    ----------
+    date : Column or str
+        The dates (timestamps and strings are cast to dates).
+    format : str
+        The unit.
+    """
+    return _call("trunc", expr_of(date), lit_expr(format))
+

@@ -23,6 +23,9 @@ from .expressions.base import Expression
 from .expressions.scalar_functions import ScalarFunction
 
 __all__ = [
+    "array_distinct",
+    "array_max",
+    "array_min",
     "bround",
     "ceil",
     "concat",
@@ -52,6 +55,7 @@ __all__ = [
     "rtrim",
     "sha1",
     "sha2",
+    "sort_array",
     "split",
     "sqrt",
     "substring",
@@ -504,3 +508,49 @@ def least(*cols: ColumnOrName) -> Column:
         At least two columns.
     """
     return _call("least", *[expr_of(c) for c in cols])
+
+
+def sort_array(col: ColumnOrName, asc: bool = True) -> Column:
+    """The array sorted, nulls first when ascending and last when descending (NaN after every number).
+
+    Parameters
+    ----------
+    col : Column or str
+        Arrays of atomic values.
+    asc : bool, optional
+        Ascending (default) or descending.
+    """
+    return _call("sort_array", expr_of(col), lit_expr(asc))
+
+
+def array_distinct(col: ColumnOrName) -> Column:
+    """The array without repeated values, first occurrences in order (one null kept).
+
+    Parameters
+    ----------
+    col : Column or str
+        Arrays of atomic values.
+    """
+    return _call("array_distinct", expr_of(col))
+
+
+def array_max(col: ColumnOrName) -> Column:
+    """The largest non-null element (null for an empty array).
+
+    Parameters
+    ----------
+    col : Column or str
+        Arrays of atomic values.
+    """
+    return _call("array_max", expr_of(col))
+
+
+def array_min(col: ColumnOrName) -> Column:
+    """The smallest non-null element (null for an empty array).
+
+    Parameters
+    ----------
+    col : Column or str
+        Arrays of atomic values.
+    """
+    return _call("array_min", expr_of(col))

@@ -52,7 +52,8 @@ class QueryExecution:
     def optimized(self) -> LogicalPlan:
         """The plan after the optimizer's rules."""
         if self._optimized is None:
-            self._optimized = optimize(self.analyzed)
+            conf = self.session.conf
+            self._optimized = optimize(self.analyzed, EvalContext(ansi=conf.ansi_enabled(), time_zone=conf.time_zone()))
         return self._optimized
 
     def context(self) -> QueryContext:

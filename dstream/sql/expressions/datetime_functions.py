@@ -233,3 +233,52 @@ register(FunctionSpec("current_timestamp", 0, 0, lambda ts: [], _const(Timestamp
                       null_intolerant=False, foldable=False), "now")
 register(FunctionSpec("current_date", 0, 0, lambda ts: [], _const(DateType()), _run_today,
                       null_intolerant=False, foldable=False), "curdate")
+
+
+#: The units ``date_trunc`` and ``trunc`` accept (Spark's spellings, any case), as Arrow's rounding units.
+_TRUNC_UNITS = {"YEAR": "year", "YYYY": "year", "YY": "year", "QUARTER": "quarter", "MONTH": "month", "MM": "month",
+                "MON": "month", "WEEK": "week", "DAY": "day", "DD": "day", "HOUR": "hour", "MINUTE": "minute",
+                "SECOND": "second", "MILLISECOND": "millisecond", "MICROSECOND": "microsecond"}
+_DATE_TRUNC_UNITS = ("year", "quarter", "month", "week")
+
+
+def _floor(values: pa.Array, unit: str) -> pa.Array:
+    # A zoned timestamp is floored in its zone's wall time (Arrow's rule), weeks from Monday as Spark's.
+    return pc.floor_temporal(values, unit=unit, week_starts_monday=True)
+
+
+_SUB_DAY_UNITS = ("hour", "minute", "second", "millisecond", "microsecond")
+
+
+def _run_date_trunc(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    unit = _TRUNC_UNITS.get(str(args[0]).upper()) if args[0] is not None else None
+    values = args[1]
+    if unit is None:  # Spark gives null for a unit it does not know
+        return pa.nulls(len(values), values.type)
+    if not isinstance(types[1], TimestampType):
+        return _floor(values, unit)
+    wall = pc.local_timestamp(values.cast(pa.timestamp("us", tz=ctx.time_zone)))
+    floored = _floor(wall, unit)
+    if unit in _SUB_DAY_UNITS:
+        # As Spark: below a day each value keeps its own UTC offset (01:30 of the repeated hour
+        # of a fall-back night truncates to 01:00 of that same repeated hour).
+        offset = pc.subtract(wall.cast(pa.int64()), values.cast(pa.int64()))
+        return pc.subtract(floored.cast(pa.int64()), offset).cast(values.type)
+    # A day or more: the truncated wall time in the zone, the earlier of two, after a gap as Java shifts it.
+    return pc.assume_timezone(floored, ctx.time_zone, ambiguous="earliest",
+                              nonexistent="latest").cast(values.type)
+
+
+def _run_trunc(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    unit = _TRUNC_UNITS.get(str(args[1]).upper()) if args[1] is not None else None
+    values = _date_values(args[0], types[0], ctx)
+    if unit not in _DATE_TRUNC_UNITS:  # only year, quarter, month and week truncate a date
+        return pa.nulls(len(values), pa.date32())
+    return _floor(values, unit)
+
+
+register(FunctionSpec("date_trunc", 2, 2, lambda ts: [StringType(), _time_input(ts[1:])[0]],
+                      lambda ts: ts[1], _run_date_trunc, scalar_positions=(0,)))
+register(FunctionSpec("trunc", 2, 2, lambda ts: [DateType(), StringType()], _const(DateType()), _run_trunc,
+                      scalar_positions=(1,)))
+

@@ -99,6 +99,8 @@ def cast(a: Any, from_dt: Any, to_dt: Any, mode: str = "ansi", time_zone: str = 
         return pa.nulls(len(x), dst)
     if pa.types.is_string(dst) or pa.types.is_large_string(dst):
         return pc.cast(to_string(x, time_zone), dst)
+    if pa.types.is_list(src) and pa.types.is_list(dst):
+        return _list_cast(x, from_dt, to_dt, mode, time_zone)
     if pa.types.is_string(src):
         return _from_string(x, dst, mode, time_zone)
     if pa.types.is_boolean(dst):
@@ -120,6 +122,16 @@ def cast(a: Any, from_dt: Any, to_dt: Any, mode: str = "ansi", time_zone: str = 
     if pa.types.is_binary(dst) and pa.types.is_binary(src):
         return x
     raise TypeError(f"cannot cast {src} to {dst}")
+
+
+def _list_cast(x: pa.Array, from_dt: Any, to_dt: Any, mode: str, time_zone: str) -> pa.Array:
+    """``array<a>`` to ``array<b>``: each element cast with Spark's rules, the lists' shape and nulls kept."""
+    from_element = getattr(from_dt, "elementType", None) or x.type.value_type
+    to_element = getattr(to_dt, "elementType", None) or arrow_type(to_dt).value_type
+    # The offsets index the whole child array, so the whole child is cast (a slice's too).
+    values = cast(x.values, from_element, to_element, mode, time_zone)
+    mask = x.is_null() if x.null_count else None
+    return pa.ListArray.from_arrays(x.offsets, values, type=arrow_type(to_dt), mask=mask)
 
 
 def _from_string(x: pa.Array, dst: pa.DataType, mode: str, time_zone: str) -> pa.Array:

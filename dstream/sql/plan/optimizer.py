@@ -26,6 +26,7 @@ Invariants
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import pyarrow as pa
@@ -89,29 +90,35 @@ def _deterministic(expr: Expression) -> bool:
 # -- expression rules -------------------------------------------------------------------
 
 
-#: Folded results by expression object (identity), so that a streaming query, which plans
-#: the same expression objects again every micro-batch, evaluates each constant once. The
-#: keys are held, so an id is never reused while cached; the cache is cleared when full.
-_FOLDED: dict[Expression, Expression | None] = {}
+#: Folded results by expression object (identity) and the settings a value may depend on,
+#: so that a streaming query, which plans the same expression objects again every
+#: micro-batch, evaluates each constant once. The keys are held, so an id is never reused
+#: while cached; the cache is cleared when full.
+_FOLDED: dict[tuple[Expression, str, bool], Expression | None] = {}
 _FOLDED_MAX = 4096
+#: The session's settings while :func:`optimize` runs: a constant folds to the value the
+#: query would compute (``to_timestamp('2024-01-01 10:15')`` is a wall time in the session zone).
+_FOLD_CONTEXT: ContextVar[EvalContext | None] = ContextVar("fold_context", default=None)
 
 
 def _fold(expr: Expression) -> Expression | None:
     if isinstance(expr, Literal | Alias) or not expr.foldable:
         return None
-    if expr in _FOLDED:
-        return _FOLDED[expr]
+    ctx = _FOLD_CONTEXT.get() or EvalContext()
+    key = (expr, ctx.time_zone, ctx.ansi)
+    if key in _FOLDED:
+        return _FOLDED[key]
     folded: Expression | None = None
     if _deterministic(expr):
         try:
             batch = pa.RecordBatch.from_arrays([pa.array([0])], names=["_"])
-            value = expr.eval(batch, EvalContext())[0].as_py()
+            value = expr.eval(batch, EvalContext(ansi=ctx.ansi, time_zone=ctx.time_zone))[0].as_py()
             folded = Literal(value, expr.data_type())
         except Exception:  # noqa: BLE001 - an error (1/0 under ANSI) must surface when the query runs
             folded = None
     if len(_FOLDED) >= _FOLDED_MAX:
         _FOLDED.clear()
-    _FOLDED[expr] = folded
+    _FOLDED[key] = folded
     return folded
 
 
@@ -366,8 +373,20 @@ def _once(plan: LogicalPlan) -> LogicalPlan:
     return plan.transform_up(apply)
 
 
-def optimize(plan: LogicalPlan) -> LogicalPlan:
-    """The optimized form of a resolved plan (same output, same results)."""
+def optimize(plan: LogicalPlan, settings: EvalContext | None = None) -> LogicalPlan:
+    """The optimized form of a resolved plan (same output, same results).
+
+    ``settings`` are the session's ANSI mode and time zone, which constants fold under
+    (the defaults, ANSI and UTC, when ``None``).
+    """
+    token = _FOLD_CONTEXT.set(settings)
+    try:
+        return _optimize(plan)
+    finally:
+        _FOLD_CONTEXT.reset(token)
+
+
+def _optimize(plan: LogicalPlan) -> LogicalPlan:
     output = plan.output()
     current = plan
     for _ in range(MAX_ITERATIONS):
