@@ -7,27 +7,15 @@ order before every value, ``NaN`` after every number and equal to itself.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rdd import SparkContext
-
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
 from dstream.sql.errors import AnalysisException, NumberFormatException, PySparkTypeError
-
-
-@pytest.fixture
-def spark(sc: SparkContext) -> Iterator[SparkSession]:
-    session = SparkSession(sc, [("spark.sql.session.timeZone", "UTC")])
-    try:
-        yield session
-    finally:
-        session.stop()
 
 
 def order(v: Any) -> tuple[int, Any]:

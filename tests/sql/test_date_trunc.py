@@ -8,14 +8,11 @@ placed in the zone again (the earlier instant when it occurs twice).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from rdd import SparkContext
 
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
@@ -23,15 +20,6 @@ from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional na
 UTC = dt.timezone.utc
 ZONES = ["UTC", "America/New_York", "Asia/Kolkata"]
 UNITS = ["year", "quarter", "month", "week", "day", "hour", "minute", "second"]
-
-
-@pytest.fixture
-def spark(sc: SparkContext) -> Iterator[SparkSession]:
-    session = SparkSession(sc, [("spark.sql.session.timeZone", "UTC")])
-    try:
-        yield session
-    finally:
-        session.stop()
 
 
 def truncate_wall(wall: dt.datetime, unit: str) -> dt.datetime:

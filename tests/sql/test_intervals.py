@@ -8,14 +8,11 @@ naive datetime by exactly a ``timedelta``'s microseconds as Spark moves a timest
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from rdd import SparkContext
 
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
@@ -25,15 +22,6 @@ from dstream.sql.parser.intervals import parse_interval_text
 from dstream.sql.types import DataType, DateType, DayTimeIntervalType, StructType, TimestampType
 
 HOUR = dt.timedelta(hours=1)
-
-
-@pytest.fixture
-def spark(sc: SparkContext) -> Iterator[SparkSession]:
-    session = SparkSession(sc, [("spark.sql.session.timeZone", "UTC")])
-    try:
-        yield session
-    finally:
-        session.stop()
 
 
 @pytest.mark.parametrize(("text", "value", "name"), [
