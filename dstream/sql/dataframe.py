@@ -27,6 +27,7 @@ from rdd import StorageLevel
 
 from .arrow_convert import to_pandas
 from .column import Column, expr_of, lit_expr
+from .dataframe_reshape import ReshapeMethods
 from .dataframe_streaming import StreamingMethods
 from .errors import AnalysisException, PySparkTypeError, PySparkValueError
 from .expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
@@ -84,7 +85,7 @@ def _name_expr(col: Any) -> Expression:
         "NOT_COLUMN_OR_STR", {"arg_name": "col", "arg_type": type(col).__name__})
 
 
-class DataFrame(StreamingMethods):
+class DataFrame(StreamingMethods, ReshapeMethods):
     """A distributed collection of rows with named columns (``pyspark.sql.DataFrame``)."""
 
     def __init__(self, plan: LogicalPlan, session: SparkSession) -> None:

@@ -1,0 +1,114 @@
+"""DataFrame methods that reshape or summarize: ``unpivot`` / ``melt`` and ``describe``.
+
+What this module owns
+---------------------
+:class:`ReshapeMethods`, a base of :class:`~dstream.sql.dataframe.DataFrame`, built on
+the public DataFrame and functions API only:
+
+* ``unpivot(ids, values, variableColumnName, valueColumnName)`` (``melt``): one row per
+  input row and value column, in the values' order, the values cast to their common type
+  (Spark's ``Expand``), as an ``explode`` of an array of ``(name, value)`` structs;
+* ``describe(*cols)``: Spark's ``count``, ``mean``, ``stddev``, ``min``, ``max`` rows, every
+  value a string, computed by one aggregation.
+
+Invariants
+----------
+* Column positions, not names, carry the ids through the reshaping, so ids may be any
+  column expressions, with any names.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import AnalysisException
+from .expressions.coercion import find_common_type, is_numeric
+from .types import StringType, StructField, StructType
+
+if TYPE_CHECKING:
+    from .dataframe import DataFrame
+
+__all__ = ["ReshapeMethods"]
+
+_SUMMARY = ("count", "mean", "stddev", "min", "max")
+
+
+def _names(cols: Any) -> list[Any]:
+    if cols is None:
+        return []
+    return list(cols) if isinstance(cols, list | tuple) else [cols]
+
+
+class ReshapeMethods:
+    """``DataFrame``'s reshaping and summary methods (PySpark's names)."""
+
+    def unpivot(self, ids: Any, values: Any, variableColumnName: str,  # noqa: N803 - PySpark's names
+                valueColumnName: str) -> DataFrame:  # noqa: N803
+        """Turn value columns into rows: ``ids..., variableColumnName, valueColumnName``.
+
+        Parameters
+        ----------
+        ids : str, Column, or a list of them
+            The columns kept on every output row.
+        values : str, Column, list of them, or None
+            The columns turned into rows (all but the ids when ``None``); they must share a type.
+        variableColumnName, valueColumnName : str
+            The names of the column holding a value column's name and of the one holding its value.
+        """
+        from . import functions as F  # noqa: N812, PLC0415 - functions imports this module's users
+
+        df: DataFrame = self  # type: ignore[assignment]
+        id_cols = [df[c] if isinstance(c, str) else c for c in _names(ids)]
+        value_cols = [df[c] if isinstance(c, str) else c for c in _names(values)]
+        if values is None:
+            id_names = set(df.select(*id_cols).columns) if id_cols else set()
+            value_cols = [df[c] for c in df.columns if c not in id_names]
+        if not value_cols:
+            raise AnalysisException("At least one value column needs to be specified for UNPIVOT, all columns "
+                                    "specified as ids.", "UNPIVOT_REQUIRES_VALUE_COLUMNS", {})
+        named = df.select(*value_cols)
+        common = find_common_type([f.dataType for f in named.schema.fields])
+        if common is None:
+            types = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in named.schema.fields)
+            raise AnalysisException(f"Unpivot value columns must share a least common type, some types do not: "
+                                    f"[{types}]. Cast them to one type first.",
+                                    "UNPIVOT_VALUE_DATA_TYPE_MISMATCH", {"types": types})
+        pairs = [F.struct(F.lit(name).alias("v"), col.cast(common).alias("x"))
+                 for name, col in zip(named.columns, value_cols)]
+        exploded = df.select(*id_cols, F.explode(F.array(*pairs)).alias("__unpivot"))
+        kept = [exploded[i] for i in range(len(id_cols))]
+        pair = exploded[len(id_cols)]
+        return exploded.select(*kept, pair.getField("v").alias(variableColumnName),
+                               pair.getField("x").alias(valueColumnName))
+
+    def melt(self, ids: Any, values: Any, variableColumnName: str,  # noqa: N803 - PySpark's names
+             valueColumnName: str) -> DataFrame:  # noqa: N803
+        """:meth:`unpivot` under pandas' name."""
+        return self.unpivot(ids, values, variableColumnName, valueColumnName)
+
+    def describe(self, *cols: Any) -> DataFrame:
+        """``count``, ``mean``, ``stddev``, ``min`` and ``max`` of columns, as strings.
+
+        Parameters
+        ----------
+        *cols : str or list of str
+            The columns; all numeric and string columns when none are given. A string
+            column's mean and standard deviation read its numeric values (else null).
+        """
+        from . import functions as F  # noqa: N812, PLC0415 - functions imports this module's users
+
+        df: DataFrame = self  # type: ignore[assignment]
+        names = _names(cols[0]) if len(cols) == 1 and isinstance(cols[0], list) else list(cols)
+        if not names:
+            names = [f.name for f in df.schema.fields if is_numeric(f.dataType) or isinstance(f.dataType, StringType)]
+        stats = []
+        for name in names:
+            col = df[name]
+            number = col if is_numeric(df.select(col).schema.fields[0].dataType) else col.try_cast("double")
+            stats += [F.count(col), F.avg(number), F.stddev_samp(number), F.min(col), F.max(col)]
+        row = df.agg(*[s.cast("string").alias(f"s{i}") for i, s in enumerate(stats)]).first() if stats else None
+        rows = [(label, *(row[i * len(_SUMMARY) + k] for i in range(len(names)) if row is not None))
+                for k, label in enumerate(_SUMMARY)]
+        schema = StructType([StructField("summary", StringType(), True)]
+                            + [StructField(n, StringType(), True) for n in names])
+        return df.sparkSession.createDataFrame(rows, schema)
