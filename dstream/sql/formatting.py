@@ -311,8 +311,7 @@ def format_value(value: Any, dt: DataType, time_zone: str) -> str:
     if isinstance(dt, DecimalType):
         return _format_decimal(value, dt)
     if isinstance(dt, DayTimeIntervalType):
-        micros = value if isinstance(value, int) else dt.toInternal(value)
-        return format_day_time_interval(micros, dt.startField, dt.endField)
+        return format_day_time_interval(dt.toInternal(value), dt.startField, dt.endField)
     if isinstance(dt, BinaryType):
         return _format_binary(value)
     if isinstance(dt, ArrayType):

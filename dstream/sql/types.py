@@ -209,9 +209,9 @@ class DayTimeIntervalType(AtomicType):
     _fields: ClassVar[dict[int, str]] = {0: "day", 1: "hour", 2: "minute", 3: "second"}
 
     def __init__(self, startField: int | None = None, endField: int | None = None) -> None:  # noqa: N803 - PySpark's names
-        start = DayTimeIntervalType.DAY if startField is None and endField is None else startField
-        end = DayTimeIntervalType.SECOND if startField is None and endField is None else endField
-        start, end = (end if start is None else start), (start if end is None else end)
+        # Neither given: DAY TO SECOND; one given: an interval of that unit alone.
+        given = [f for f in (startField, endField) if f is not None]
+        start, end = (given[0], given[-1]) if given else (DayTimeIntervalType.DAY, DayTimeIntervalType.SECOND)
         if start not in self._fields or end not in self._fields or start > end:
             raise PySparkValueError(
                 f"interval {start} to {end} is invalid: the fields are DAY (0), HOUR (1), MINUTE (2) "
@@ -220,20 +220,17 @@ class DayTimeIntervalType(AtomicType):
         self.startField = start
         self.endField = end
 
-    def _interval_name(self) -> str:
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``interval day to second``, ``interval hour``..."""
         start, end = self._fields[self.startField], self._fields[self.endField]
         return f"interval {start}" if start == end else f"interval {start} to {end}"
 
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """``interval day to second``, ``interval hour``..."""
-        return self._interval_name()
-
     def jsonValue(self) -> str:  # noqa: N802 - PySpark's name
         """As :meth:`simpleString`."""
-        return self._interval_name()
+        return self.simpleString()
 
     def _tree_name(self) -> str:
-        return self._interval_name()
+        return self.simpleString()
 
     def __repr__(self) -> str:
         return f"DayTimeIntervalType({self.startField}, {self.endField})"

@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ArithmeticException
+from ..formatting import FIELD_MICROS
 from ..types import DataType, DateType, DayTimeIntervalType, NullType, TimestampNTZType, TimestampType
 from .cast import cast_to
 from .checks import mismatch, quoted_type
@@ -44,9 +45,9 @@ from .coercion import wider_interval
 if TYPE_CHECKING:
     from .operators import BinaryArithmetic
 
-__all__ = ["is_temporal", "coerce_temporal", "temporal_type", "eval_temporal"]
+__all__ = ["is_temporal", "coerce_temporal", "temporal_type", "eval_temporal", "exact"]
 
-_DAY_MICROS = 86_400_000_000
+_DAY_MICROS = FIELD_MICROS[DayTimeIntervalType.DAY]
 
 
 def _ts(dt: DataType) -> bool:
@@ -121,9 +122,11 @@ def _micros(values: pa.Array) -> pa.Array:
     return values.cast(pa.int64())
 
 
-def _exact(fn: str, a: pa.Array, b: pa.Array, what: str) -> pa.Array:
+def exact(fn: str, what: str, *arrays: pa.Array | pa.Scalar) -> pa.Array:
+    """Arrow's checked ``fn`` (``add_checked``, ``negate_checked``...) of int64 ``arrays``; overflow raises
+    ``ARITHMETIC_OVERFLOW`` naming ``what``."""
     try:
-        return getattr(pc, fn)(a, b)
+        return getattr(pc, fn)(*arrays)
     except pa.ArrowInvalid:
         raise ArithmeticException(
             f"[ARITHMETIC_OVERFLOW] {what} overflowed: the result is beyond the range of a timestamp or an "
@@ -141,12 +144,12 @@ def eval_temporal(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataT
             left = pc.divide(left, _DAY_MICROS)
         else:
             right = pc.divide(right, _DAY_MICROS)
-        days = _exact(fn, left, right, what)
+        days = exact(fn, what, left, right)
         return days.cast(pa.int32()).cast(pa.date32())
     if isinstance(lt, DateType) and isinstance(rt, DateType):
-        days = _exact("subtract_checked", left, right, what)
-        return _exact("multiply_checked", days, pa.scalar(_DAY_MICROS, pa.int64()), what).cast(pa.duration("us"))
-    out = _exact(fn, left, right, what)
+        days = exact("subtract_checked", what, left, right)
+        return exact("multiply_checked", what, days, pa.scalar(_DAY_MICROS, pa.int64())).cast(pa.duration("us"))
+    out = exact(fn, what, left, right)
     from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
 
     return out.cast(to_arrow_type(result))

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import ArithmeticException
 from ..types import DataType, DayTimeIntervalType, DecimalType, DoubleType, LongType, NullType, StringType
@@ -37,7 +36,7 @@ from .base import EvalContext, Expression
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import adjust_precision_scale, decimal_of, is_integral, is_numeric, wider_numeric
-from .interval_arith import coerce_temporal, eval_temporal, is_temporal, temporal_type
+from .interval_arith import coerce_temporal, eval_temporal, exact, is_temporal, temporal_type
 
 __all__ = [
     "Abs",
@@ -292,11 +291,7 @@ class UnaryMinus(Expression):
 
 
 def _interval_unary(fn: str, values: pa.Array) -> pa.Array:
-    try:
-        return getattr(pc, fn)(values.cast(pa.int64())).cast(pa.duration("us"))
-    except pa.ArrowInvalid:
-        raise ArithmeticException("[ARITHMETIC_OVERFLOW] The interval is out of range when negated.",
-                                  "ARITHMETIC_OVERFLOW", {"message": "interval negation"}) from None
+    return exact(fn, "the interval's negation", values.cast(pa.int64())).cast(pa.duration("us"))
 
 
 class Abs(UnaryMinus):

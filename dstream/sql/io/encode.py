@@ -95,7 +95,7 @@ def value_encoder(t: pa.DataType, time_zone: str) -> Callable[[Any], Any]:
         return lambda v: format(v, "f")
     if pa.types.is_duration(t):
         # Arrow keeps no interval fields: written as DAY TO SECOND, which any day-time interval reads back.
-        return lambda v: format_day_time_interval(v // _MICROSECOND if isinstance(v, datetime.timedelta) else v)
+        return lambda v: format_day_time_interval(v // _MICROSECOND)
     return str
 
 

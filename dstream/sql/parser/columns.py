@@ -170,10 +170,7 @@ class _Builder:
             return typed(node.value, node.type_name)
         if node.type_name.startswith("interval"):
             # Typed with its own fields (INTERVAL '01' HOUR), not cast from lit(timedelta)'s DAY TO SECOND.
-            interval = getattr(fns, "_interval_literal", None)
-            if interval is not None:
-                return interval(node.value, node.type_name)
-            return fns.lit(node.value).cast(node.type_name)
+            return fns._interval_literal(node.value, node.type_name)
         if node.type_name in ("date", "timestamp", "timestamp_ntz"):
             return fns.lit(node.value).cast(node.type_name)
         if node.type_name in ("smallint", "tinyint", "float") or (

@@ -50,6 +50,7 @@ from dstream.sql.parser.nodes import (
     Subscript,
     Unary,
 )
+from dstream.sql.types import DayTimeIntervalType
 
 __all__ = ["ExpressionParser", "parse_expression_ast"]
 
@@ -322,9 +323,7 @@ class ExpressionParser(TokenCursor):
                 raise syntax_error(start_token, ": INTERVAL needs a value and a unit, as in INTERVAL 1 HOUR")
             context = " ".join(f"{v} {u}" for v, u in pairs)
             micros, first, last = intervals.multi_unit(pairs, context)
-        span = intervals.FIELDS[first].lower() if first == last else \
-            f"{intervals.FIELDS[first].lower()} to {intervals.FIELDS[last].lower()}"
-        return Literal(datetime.timedelta(microseconds=micros), f"interval {span}")
+        return Literal(datetime.timedelta(microseconds=micros), DayTimeIntervalType(first, last).simpleString())
 
     def _binary_literal(self, text: str, token: Token) -> Literal:
         try:

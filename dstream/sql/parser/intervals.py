@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 
 from dstream.sql.errors import ParseException
+from dstream.sql.formatting import FIELD_MICROS
 
 __all__ = ["FIELDS", "is_unit", "multi_unit", "parse_interval_text", "unit_text", "unit_to_unit"]
 
@@ -41,11 +42,8 @@ FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
 
 #: unit word (singular) -> (microseconds in one, the field it belongs to).
 _UNITS: dict[str, tuple[int, int]] = {
-    "WEEK": (7 * 86_400_000_000, 0),
-    "DAY": (86_400_000_000, 0),
-    "HOUR": (3_600_000_000, 1),
-    "MINUTE": (60_000_000, 2),
-    "SECOND": (1_000_000, 3),
+    **{name: (FIELD_MICROS[field], field) for field, name in enumerate(FIELDS)},
+    "WEEK": (7 * FIELD_MICROS[0], 0),
     "MILLISECOND": (1_000, 3),
     "MICROSECOND": (1, 3),
 }
@@ -153,7 +151,8 @@ _SPAN_PATTERNS: dict[tuple[int, int], str] = {
     (2, 3): r"(?P<m>\d+):(?P<s>\d{1,2}(?:\.\d{1,9})?)",
     (3, 3): r"(?P<s>\d+(?:\.\d{1,9})?)",
 }
-_BOUNDS = {"h": 23, "m": 59}
+#: Spark bounds the fields after the first: hours 0-23, minutes and seconds 0-59.
+_BOUNDS = {"h": 23, "m": 59, "s": 59}
 
 
 def unit_to_unit(text: str, start: str, end: str) -> tuple[int, int, int]:
@@ -181,8 +180,7 @@ def unit_to_unit(text: str, start: str, end: str) -> tuple[int, int, int]:
         if value is None:
             continue
         amount = Decimal(value)
-        # Spark bounds the fields after the first: hours 0-23, minutes and seconds 0-59.
-        bound = _BOUNDS.get(group, 59 if group == "s" else None)
+        bound = _BOUNDS.get(group)
         if bound is not None and unit != upper_start and amount >= bound + 1:
             raise _invalid(text, f"{unit.lower()} {value} is out of range [0, {bound}]")
         total += amount * _UNITS[unit][0]
