@@ -33,6 +33,12 @@ __all__ = ["ParquetFormat", "might_match"]
 # Three-valued answers of the statistics check.
 _Stats = dict[str, tuple[Any, Any, int | None, int]]  # column -> (min, max, null_count, num_rows)
 
+# Rows per batch read: Arrow's own scan default. A row group up to this size comes back as
+# one batch, so the operators above run once per group and never concatenate its pieces
+# (at 65,536 a 100,000-row group came back in two batches, 8% more CPU for a scan and a
+# grouped count); larger groups are still cut, which bounds a batch's memory.
+_BATCH_ROWS = 1 << 17
+
 
 def _comparable(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
@@ -188,7 +194,7 @@ class ParquetFormat(FileFormat):
                 rows = handle.metadata.row_group(index).num_rows
                 yield pa.RecordBatch.from_arrays([pa.nulls(rows, f.type) for f in wanted], schema=wanted)
             return
-        for batch in handle.iter_batches(batch_size=1 << 16, row_groups=groups, columns=present, use_threads=False):
+        for batch in handle.iter_batches(batch_size=_BATCH_ROWS, row_groups=groups, columns=present, use_threads=False):
             yield conform_batch(batch, wanted)
 
 
