@@ -39,6 +39,7 @@ if _typing.TYPE_CHECKING:
     from .runtime.task_context import TaskContext
     from .statcounter import StatCounter
     from .storage.level import StorageLevel
+    from .user_files import SparkFiles
 
 _WHERE = {
     "Accumulator": ".accumulators",
@@ -60,6 +61,7 @@ _WHERE = {
     "SparkConf": ".conf",
     "SparkContext": ".context",
     "SparkError": ".errors",
+    "SparkFiles": ".user_files",
     "StatCounter": ".statcounter",
     "StorageLevel": ".storage.level",
     "TaskContext": ".runtime.task_context",

@@ -153,6 +153,15 @@ def _sample_fraction(num: int, total: int, with_replacement: bool) -> float:
     return min(1.0, fraction + gamma + math.sqrt(gamma * gamma + 2 * gamma * fraction))
 
 
+def _local_iterator(rdd: RDD[T], prefetch: bool) -> Iterator[T]:
+    count = rdd.getNumPartitions()
+    ahead: list[T] | None = None
+    for split in range(count):
+        current = ahead if ahead is not None else rdd.ctx._run_job(rdd, list, [split])[0]
+        ahead = rdd.ctx._run_job(rdd, list, [split + 1])[0] if prefetch and split + 1 < count else None
+        yield from current
+
+
 class RDDActions:
     """Actions of ``RDD``.
 
@@ -172,6 +181,24 @@ class RDDActions:
         [1, 2, 3]
         """
         return [value for part in self.ctx._run_job(self, list) for value in part]
+
+    def toLocalIterator(self: RDD[T], prefetchPartitions: bool = False) -> Iterator[T]:  # noqa: N802,N803
+        """Iterate over the elements, computing one partition at a time.
+
+        The driver holds one partition (two with ``prefetchPartitions``) instead of the
+        whole RDD: each partition is a job of its own, run when the iteration reaches it.
+
+        Parameters
+        ----------
+        prefetchPartitions : bool
+            Compute the next partition before handing out the current one's elements.
+
+        Examples
+        --------
+        >>> list(sc.parallelize(range(10), 3).toLocalIterator())
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+        """
+        return _local_iterator(self, bool(prefetchPartitions))
 
     def count(self: RDD[Any]) -> int:
         """Return the number of elements in this RDD.

@@ -8,9 +8,11 @@ runs (and after which marked RDDs are checkpointed).
 from __future__ import annotations
 
 import atexit
+import getpass
 import itertools
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -26,11 +28,21 @@ from .accumulators import (
 )
 from .broadcast import Broadcast
 from .conf import SparkConf
+from .context_files import ContextFiles
 from .env import Env
 from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
 from .logs import LIBRARY_LOGGERS, level_of
 from .master import DEFAULT_MASTER, Master
-from .nodes.files import PickleFileNode, TextFileNode, WholeTextFilesNode, group_files, list_input_files, plan_splits
+from .nodes.files import (
+    BinaryFilesNode,
+    BinaryRecordsNode,
+    PickleFileNode,
+    TextFileNode,
+    WholeTextFilesNode,
+    group_files,
+    list_input_files,
+    plan_splits,
+)
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
 from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
@@ -49,7 +61,7 @@ U = TypeVar("U")
 log = logging.getLogger(__name__)
 
 
-class SparkContext:
+class SparkContext(ContextFiles):
     """Main entry point for the ``rdd`` engine: creates RDDs, broadcasts and accumulators.
 
     Parameters
@@ -64,7 +76,10 @@ class SparkContext:
         Settings; ``master`` and ``appName`` arguments take precedence.
     environment : dict, optional
         Environment variables of the worker processes.
-    sparkHome, pyFiles, batchSize, serializer
+    pyFiles : list of str, optional
+        ``.py``, ``.zip`` or ``.egg`` files to ship, as :meth:`addPyFile` does (so do the
+        comma-separated paths of the conf's ``spark.submit.pyFiles``).
+    sparkHome, batchSize, serializer
         Accepted for PySpark compatibility and ignored.
     gateway, jsc, profiler_cls, udf_profiler_cls, memory_profiler_cls
         Accepted for PySpark compatibility and ignored (there is no JVM).
@@ -117,6 +132,8 @@ class SparkContext:
         self._ids = itertools.count()
         self._checkpoint_dir: str | None = None
         self._checkpoints_read: set[str] = set()  # run directories read by _checkpoint_file
+        self._shipped_files: dict[str, str] = {}     # addFile / addPyFile: name -> source path
+        self._shipped_archives: dict[str, str] = {}  # addArchive: name -> source path
         self._local_properties = threading.local()
         self._shuffle_ids = itertools.count()
         self._listener_bus = self._env.bus
@@ -132,6 +149,8 @@ class SparkContext:
                 self._progress_bar = ConsoleProgressBar(
                     self._status_store, interval_ms=self._conf.getTimeAsMs(INTERVAL_KEY, f"{DEFAULT_INTERVAL_MS}ms"))
             self._ui = create_ui(self._conf, self._rest_api, self.applicationId, self.appName)
+            for py_file in [*(pyFiles or []), *filter(None, (self._conf.get("spark.submit.pyFiles") or "").split(","))]:
+                self.addPyFile(py_file)
         except BaseException:
             self.stop()  # free the active-context slot and the workers: the context was never usable
             raise
@@ -167,6 +186,32 @@ class SparkContext:
     def defaultMinPartitions(self) -> int:
         """Default minimum partitions for files: ``min(defaultParallelism, 2)``."""
         return min(self.defaultParallelism, 2)
+
+    @property
+    def pythonVer(self) -> str:  # noqa: N802 - PySpark's name
+        """The ``major.minor`` version of the Python running the tasks (``"3.11"``)."""
+        return f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+    @property
+    def pythonExec(self) -> str:  # noqa: N802 - PySpark's name
+        """The Python executable the workers run."""
+        return sys.executable
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """The variables set in the workers' environment (``spark.executorEnv.*``)."""
+        prefix = "spark.executorEnv."
+        return {k[len(prefix):]: v for k, v in self._conf.getAll() if k.startswith(prefix)}
+
+    def sparkUser(self) -> str:  # noqa: N802 - PySpark's name
+        """The user running the application: ``SPARK_USER`` if set, else the login name."""
+        user = os.environ.get("SPARK_USER")
+        if user:
+            return user
+        try:
+            return getpass.getuser()
+        except (KeyError, OSError):  # no name for this uid (a container without /etc/passwd entry)
+            return str(os.getuid())
 
     @property
     def uiWebUrl(self) -> str | None:
@@ -370,6 +415,22 @@ class SparkContext:
         files = list_input_files(path)
         minimum = self.defaultMinPartitions if minPartitions is None else max(1, minPartitions)
         return self._wrap(WholeTextFilesNode(group_files(files, minimum)))
+
+    def binaryFiles(self, path: str, minPartitions: int | None = None) -> RDD[tuple[str, bytes]]:  # noqa: N802
+        """``(path, bytes)`` for each file of a directory (or glob, or list), the whole file as one value."""
+        self._check_alive()
+        files = list_input_files(path)
+        minimum = self.defaultMinPartitions if minPartitions is None else max(1, minPartitions)
+        return self._wrap(BinaryFilesNode(group_files(files, minimum)))
+
+    def binaryRecords(self, path: str, recordLength: int) -> RDD[bytes]:  # noqa: N802,N803 - PySpark's names
+        """The fixed-length records of flat binary files, each ``recordLength`` bytes."""
+        self._check_alive()
+        if isinstance(recordLength, bool) or not isinstance(recordLength, int) or recordLength <= 0:
+            raise ValueError(f"binaryRecords needs recordLength as a positive int (bytes per record), "
+                             f"got {recordLength!r}")
+        files = list_input_files(path)
+        return self._wrap(BinaryRecordsNode(group_files(files, self.defaultMinPartitions), recordLength))
 
     def pickleFile(self, name: str, minPartitions: int | None = None) -> RDD[Any]:
         """Load an RDD saved with ``RDD.saveAsPickleFile``."""

@@ -1,6 +1,6 @@
 """RDDDerived: the transformations of ``RDD`` composed from other methods.
 
-``sample``, ``distinct``, ``intersection``, ``subtract``, ``keyBy``, ``groupBy``,
+``sample``, ``randomSplit``, ``sampleByKey``, ``distinct``, ``intersection``, ``subtract``, ``keyBy``, ``groupBy``,
 ``zipWithIndex`` and ``zipWithUniqueId`` construct no lineage node themselves: each is a
 composition of ``mapPartitionsWithIndex``, ``map`` and the key-value methods of
 ``rdd.pair`` (so their shuffles go through the one funnel, ``RDD._shuffle``).
@@ -108,6 +108,37 @@ def _sample_partition(
                 yield value
 
 
+def _range_sample_partition(
+    lower: float, upper: float, seed: int, split: int, iterator: Iterable[T]
+) -> Iterator[T]:
+    # Every split of one randomSplit call draws the same stream (seed, partition) and
+    # keeps the elements whose draw falls in its own [lower, upper): the splits are
+    # disjoint and together hold every element exactly once.
+    rng = random.Random(f"{seed}:{split}:split")
+    for value in iterator:
+        if lower <= rng.random() < upper:
+            yield value
+
+
+def _stratified_sample_partition(
+    with_replacement: bool, fractions: dict[Any, float], seed: int, split: int, iterator: Iterable[tuple[Any, Any]]
+) -> Iterator[tuple[Any, Any]]:
+    rng = random.Random(f"{seed}:{split}")
+    for pair in iterator:
+        key = pair[0]
+        try:
+            fraction = fractions[key]
+        except KeyError:
+            known = ", ".join(sorted(map(repr, fractions))[:10]) or "none"
+            raise ValueError(f"sampleByKey: no fraction for key {key!r}; give fractions an entry for every "
+                             f"key of the RDD (it has fractions for: {known})") from None
+        if with_replacement:
+            for _ in range(_poisson(rng, fraction)):
+                yield pair
+        elif rng.random() < fraction:
+            yield pair
+
+
 class RDDDerived:
     """Transformations of ``RDD`` built from its other methods.
 
@@ -151,6 +182,79 @@ class RDDDerived:
         if seed is None:
             seed = random.randint(0, 2**32 - 1)
         sampler = functools.partial(_sample_partition, bool(withReplacement), float(fraction), seed)
+        return self.mapPartitionsWithIndex(sampler, preservesPartitioning=True)
+
+    def randomSplit(self: RDD[T], weights: list[float], seed: int | None = None) -> list[RDD[T]]:  # noqa: N802
+        """Split this RDD at random into RDDs whose sizes follow ``weights``.
+
+        Each element lands in exactly one of the returned RDDs, the i-th with probability
+        ``weights[i] / sum(weights)``; recomputing a split gives the same elements.
+
+        Parameters
+        ----------
+        weights : list of float
+            Relative sizes of the splits (nonnegative, with a positive sum).
+        seed : int, optional
+            Seed; without one a seed is drawn now.
+
+        Returns
+        -------
+        list of RDD
+            One RDD per weight, elements in their original order.
+
+        Examples
+        --------
+        >>> rdd = sc.parallelize(range(500), 1)
+        >>> a, b = rdd.randomSplit([2, 3], 17)
+        >>> len(a.collect() + b.collect()), sorted(a.collect() + b.collect()) == list(range(500))
+        (500, True)
+        >>> 150 < a.count() < 250
+        True
+        """
+        weights = list(weights)
+        bad = [w for w in weights if isinstance(w, bool) or not isinstance(w, (int, float)) or not w >= 0]
+        if bad:
+            raise ValueError(f"Weights must be nonnegative numbers, got {weights!r}")
+        total = float(sum(weights))
+        if not total > 0 or math.isinf(total):
+            raise ValueError(f"Sum of weights must be positive and finite, got {weights!r}")
+        if seed is None:
+            seed = random.randint(0, 2**32 - 1)
+        bounds = [0.0, *itertools.accumulate(w / total for w in weights)]
+        bounds[-1] = 1.0  # rounding must not leave a sliver below 1.0 in no split
+        return [self.mapPartitionsWithIndex(functools.partial(_range_sample_partition, lower, upper, seed),
+                                            preservesPartitioning=True)
+                for lower, upper in zip(bounds, bounds[1:])]
+
+    def sampleByKey(self: RDD[tuple[K, Any]], withReplacement: bool, fractions: dict[K, float],  # noqa: N802,N803
+                    seed: int | None = None) -> RDD[tuple[K, Any]]:
+        """Sample each key's pairs with its own fraction (stratified sampling).
+
+        Parameters
+        ----------
+        withReplacement : bool
+            Whether a pair may appear more than once.
+        fractions : dict
+            Key -> fraction, as for :meth:`sample`; every key of the RDD needs one.
+        seed : int, optional
+            Seed; without one a seed is drawn now.
+
+        Examples
+        --------
+        >>> pairs = sc.parallelize([(k, i) for i in range(1000) for k in "ab"], 2)
+        >>> sample = pairs.sampleByKey(False, {"a": 0.1, "b": 0.0}, 2).collect()
+        >>> 50 < len(sample) < 150, {k for k, _ in sample}
+        (True, {'a'})
+        """
+        fractions = dict(fractions)
+        bad = {k: f for k, f in fractions.items()
+               if isinstance(f, bool) or not isinstance(f, (int, float)) or not f >= 0}
+        if bad:
+            raise ValueError(f"Negative fraction value: fractions must be numbers >= 0, got {bad!r}")
+        if seed is None:
+            seed = random.randint(0, 2**32 - 1)
+        sampler = functools.partial(_stratified_sample_partition, bool(withReplacement),
+                                    {k: float(f) for k, f in fractions.items()}, seed)
         return self.mapPartitionsWithIndex(sampler, preservesPartitioning=True)
 
     def distinct(self: RDD[T], numPartitions: int | None = None) -> RDD[T]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .actions import RDDActions
 from .aggregator import Aggregator
+from .approximate import BoundedFloat, RDDApproximate  # noqa: F401 - pyspark.rdd has BoundedFloat too
 from .derived import RDDDerived
 from .errors import DriverOnlyError
 from .join import JoinRDDFunctions
@@ -37,6 +38,7 @@ from .ordered import OrderedRDDFunctions
 from .output import RDDOutput
 from .pair import PairRDDFunctions
 from .partitioner import Partitioner
+from .piped import RDDPiped
 from .serialization.serializer import RDD_ON_WORKER
 from .storage.level import StorageLevel
 from .task_functions import _FilterFunction, _FlatMapFunction, _MapFunction, _PartitionFunction
@@ -50,7 +52,7 @@ U = TypeVar("U")
 
 
 class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
-          OrderedRDDFunctions, DoubleRDDFunctions, Generic[T_co]):
+          OrderedRDDFunctions, DoubleRDDFunctions, RDDApproximate, RDDPiped, Generic[T_co]):
     """A Resilient Distributed Dataset: an immutable, partitioned collection with lineage.
 
     Create RDDs with a :class:`SparkContext` (``parallelize``, ``textFile``...), derive

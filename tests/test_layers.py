@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RDD_LAYERS: list[set[str]] = [
     # Leaves: no import of rdd but errors.
     {"errors", "logs", "conf", "conf_parsing", "conf_defaults", "master", "version", "local_dir", "exit_signals",
-     "statcounter", "resultiterable", "partitioner", "aggregator", "runtime", "task_functions"},
+     "statcounter", "resultiterable", "partitioner", "aggregator", "runtime", "task_functions", "user_files"},
     # Application status: listener events, their bus, the status store and its REST form.
     {"status"},
     # Bytes: closures, records and data to bytes and back.
@@ -61,8 +61,8 @@ RDD_LAYERS: list[set[str]] = [
 ]
 
 #: Top-level modules of ``rdd`` that make up the facade (see the module docstring).
-RDD_FACADE = {"context", "rdd", "actions", "derived", "output", "pair", "join", "numeric",
-              "ordered"}
+RDD_FACADE = {"context", "context_files", "rdd", "actions", "approximate", "derived", "output", "pair", "join",
+              "numeric", "ordered", "piped"}
 
 
 @dataclass(frozen=True)

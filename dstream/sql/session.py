@@ -40,6 +40,21 @@ __all__ = ["Builder", "Catalog", "SparkSession"]
 _lock = threading.RLock()
 
 
+def _add_rdd_to_df(session: SparkSession) -> None:
+    """Give ``RDD`` PySpark's ``toDF``, bound to the newest session, as creating a session does in PySpark.
+
+    The RDD layer cannot import this one (the layers are one-way), so the method is
+    attached here, when a session exists to build the DataFrame.
+    """
+    from rdd.rdd import RDD
+
+    def toDF(self: RDD[Any], schema: Any = None, sampleRatio: float | None = None) -> DataFrame:  # noqa: N802,N803
+        """This RDD as a DataFrame: ``spark.createDataFrame(rdd, schema, sampleRatio)``."""
+        return session.createDataFrame(self, schema, sampleRatio)
+
+    RDD.toDF = toDF  # type: ignore[attr-defined]
+
+
 class Catalog:
     """``spark.catalog``: the session's temporary views."""
 
@@ -178,6 +193,7 @@ class SparkSession:
         self._stopped = False
         with _lock:
             SparkSession._active = self
+        _add_rdd_to_df(self)
 
     # -- session --------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from ..runtime import environment
 from ..runtime.task_context import TaskContext
 from ..scheduler.task import TaskFailure, TaskResult, TaskSpec
 from ..shuffle.writer import ShuffleWriteSpec, write_map_output
+from ..user_files import sync_python_path
 
 #: A size (``64m``, ``512k``, or bytes), read with ``SparkConf.getSizeAsBytes``.
 CLOSURE_CACHE_KEY = "spark.executor.closureCacheBytes"
@@ -50,6 +51,9 @@ class BinaryCache:
         return entry[0]
 
     def put(self, digest: str, payload: bytes) -> Any:
+        # A new stage's functions may import modules shipped with addPyFile since the last one.
+        if environment.is_installed():
+            sync_python_path(environment.current().local_dir)
         value = pickle.loads(payload)
         self.drop([digest])
         self._entries[digest] = (value, len(payload))

@@ -182,7 +182,7 @@ def group_files(files: list[str], count: int) -> list[_FilesPartition]:
 
 
 class WholeTextFilesNode(LineageNode):
-    """``(path, content)`` per file."""
+    """``(path, content)`` per file; :class:`BinaryFilesNode` keeps the bytes."""
 
     def __init__(self, groups: list[_FilesPartition]) -> None:
         super().__init__([])
@@ -194,10 +194,50 @@ class WholeTextFilesNode(LineageNode):
     def compute(self, split: _FilesPartition, tctx: TaskContext) -> Iterator[Any]:
         for path in split.paths:
             with open(path, "rb") as f:
-                yield ("file:" + os.path.abspath(path), f.read().decode("utf-8", "replace"))
+                yield ("file:" + os.path.abspath(path), self._content(f.read()))
+
+    def _content(self, data: bytes) -> Any:
+        return data.decode("utf-8", "replace")
 
     def describe(self) -> str:
         return "WholeTextFileRDD"
+
+
+class BinaryFilesNode(WholeTextFilesNode):
+    """``(path, bytes)`` per file (``SparkContext.binaryFiles``)."""
+
+    def _content(self, data: bytes) -> Any:
+        return data
+
+    def describe(self) -> str:
+        return "BinaryFileRDD"
+
+
+class BinaryRecordsNode(LineageNode):
+    """Fixed-length ``bytes`` records of flat binary files (``SparkContext.binaryRecords``)."""
+
+    def __init__(self, groups: list[_FilesPartition], record_length: int) -> None:
+        super().__init__([])
+        self._groups = groups
+        self._record_length = record_length
+
+    def _make_partitions(self) -> list[Partition]:
+        return list(self._groups)
+
+    def compute(self, split: _FilesPartition, tctx: TaskContext) -> Iterator[Any]:
+        length = self._record_length
+        for path in split.paths:
+            with open(path, "rb") as f:
+                while record := f.read(length):
+                    if len(record) < length:
+                        raise ValueError(
+                            f"binaryRecords: {path} ends with a partial record of {len(record)} bytes (its size, "
+                            f"{os.path.getsize(path)} bytes, is not a multiple of recordLength={length}); give "
+                            "files of whole records or the right recordLength")
+                    yield record
+
+    def describe(self) -> str:
+        return "BinaryRecordsRDD"
 
 
 def read_pickle_frames(path: str) -> Iterator[Any]:

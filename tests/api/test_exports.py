@@ -79,6 +79,12 @@ SPARK_CONTEXT: dict[str, list[tuple[str, Any]]] = {
     "textFile": [("name", REQUIRED), ("minPartitions", None), ("use_unicode", True)],
     "wholeTextFiles": [("path", REQUIRED), ("minPartitions", None), ("use_unicode", True)],
     "pickleFile": [("name", REQUIRED), ("minPartitions", None)],
+    "binaryFiles": [("path", REQUIRED), ("minPartitions", None)],
+    "binaryRecords": [("path", REQUIRED), ("recordLength", REQUIRED)],
+    "addFile": [("path", REQUIRED), ("recursive", False)],
+    "addPyFile": [("path", REQUIRED)],
+    "addArchive": [("path", REQUIRED)],
+    "sparkUser": [],
     "union": [("rdds", REQUIRED)],
     "broadcast": [("value", REQUIRED)],
     "accumulator": [("value", REQUIRED), ("accum_param", None)],
@@ -183,6 +189,14 @@ RDD_METHODS: dict[str, list[tuple[str, Any]]] = {
     "foreachPartition": [("f", REQUIRED)],
     "saveAsTextFile": [("path", REQUIRED), ("compressionCodecClass", None)],
     "saveAsPickleFile": [("path", REQUIRED), ("batchSize", 10)],
+    "toLocalIterator": [("prefetchPartitions", False)],
+    "randomSplit": [("weights", REQUIRED), ("seed", None)],
+    "sampleByKey": [("withReplacement", REQUIRED), ("fractions", REQUIRED), ("seed", None)],
+    "countApprox": [("timeout", REQUIRED), ("confidence", 0.95)],
+    "sumApprox": [("timeout", REQUIRED), ("confidence", 0.95)],
+    "meanApprox": [("timeout", REQUIRED), ("confidence", 0.95)],
+    "countApproxDistinct": [("relativeSD", 0.05)],
+    "pipe": [("command", REQUIRED), ("env", None), ("checkCode", False)],
 }
 
 MANIFEST = [

@@ -65,6 +65,15 @@ def test_create_from_an_rdd_infers_and_converts_once_per_partition(spark: SparkS
     assert got == {"a": 4, "b": 2}
 
 
+def test_rdd_to_df_is_create_data_frame(spark: SparkSession) -> None:
+    """PySpark gives ``RDD`` a ``toDF`` once a session exists; the same here."""
+    rdd = spark.sparkContext.parallelize([("a", 1), ("b", 2)], 2)
+    assert rdd.toDF().columns == ["_1", "_2"]
+    assert rdd.toDF(["k", "v"]).collect() == spark.createDataFrame(rdd, ["k", "v"]).collect()
+    assert rdd.toDF("k string, v int").dtypes == [("k", "string"), ("v", "int")]
+    assert spark.sparkContext.parallelize([Row(n=1)]).toDF().collect() == [Row(n=1)]
+
+
 def test_cache_reuses_the_computed_partitions(spark: SparkSession) -> None:
     calls = spark.sparkContext.accumulator(0)
 
