@@ -20,6 +20,7 @@ if _typing.TYPE_CHECKING:
     from .broadcast import Broadcast
     from .conf import SparkConf
     from .context import SparkContext
+    from .context_jobs import SparkJobInfo, SparkStageInfo, StatusTracker
     from .errors import (
         ActiveContextError,
         BrokenExecutorError,
@@ -62,7 +63,10 @@ _WHERE = {
     "SparkContext": ".context",
     "SparkError": ".errors",
     "SparkFiles": ".user_files",
+    "SparkJobInfo": ".context_jobs",
+    "SparkStageInfo": ".context_jobs",
     "StatCounter": ".statcounter",
+    "StatusTracker": ".context_jobs",
     "StorageLevel": ".storage.level",
     "TaskContext": ".runtime.task_context",
     "portable_hash": ".partitioner",

@@ -29,6 +29,7 @@ from .accumulators import (
 from .broadcast import Broadcast
 from .conf import SparkConf
 from .context_files import ContextFiles
+from .context_jobs import ContextJobs
 from .env import Env
 from .errors import ActiveContextError, ContextStoppedError, DriverOnlyError
 from .logs import LIBRARY_LOGGERS, level_of
@@ -61,7 +62,7 @@ U = TypeVar("U")
 log = logging.getLogger(__name__)
 
 
-class SparkContext(ContextFiles):
+class SparkContext(ContextFiles, ContextJobs):
     """Main entry point for the ``rdd`` engine: creates RDDs, broadcasts and accumulators.
 
     Parameters

@@ -12,6 +12,7 @@ local directory, then delivers the last events and stops the bus (no thread surv
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from . import accumulators
@@ -71,6 +72,7 @@ class Env:
         # thread starts last: a failed set-up leaves no thread behind.
         self.bus = LiveListenerBus(capacity)
         self.status_store = AppStatusStore(conf)
+        self._tracking_lock = threading.Lock()
         # The store is fed only when something reads it (the web UI, the console progress
         # bar): with neither, and no other listener, the scheduler builds no event at all.
         if conf.getBoolean("spark.ui.enabled", True) or conf.getBoolean("spark.ui.showConsoleProgress", False):
@@ -115,6 +117,12 @@ class Env:
             self.runner.scheduler.inline_map_output_bytes = inline_bytes
         self.runner.backend = self.backend
         self.bus.start()
+
+    def track_status(self) -> None:
+        """Feed the status store from now on, if nothing does yet (``sc.statusTracker()`` reads it)."""
+        with self._tracking_lock:
+            if self.status_store not in self.bus.listeners:
+                self.bus.add_listener(self.status_store)
 
     def _remove_shuffle(self, shuffle_id: int) -> None:
         self.runner.tracker.remove_shuffle(shuffle_id)

@@ -37,13 +37,18 @@ _WAKE = object()
 _EVENT_POLL_S = 0.2
 
 
+#: The local property holding a thread's job tags, comma-separated (Spark's name).
+JOB_TAGS_KEY = "spark.job.tags"
+
+
 class _Ticket:
-    """One call of ``run_job``: its job group, and why it was cancelled (``None``: it was not)."""
+    """One call of ``run_job``: its job group and tags, and why it was cancelled (``None``: it was not)."""
 
-    __slots__ = ("group", "job_id", "reason")
+    __slots__ = ("group", "job_id", "reason", "tags")
 
-    def __init__(self, group: str | None) -> None:
+    def __init__(self, group: str | None, tags: str | None) -> None:
         self.group = group
+        self.tags = frozenset(filter(None, (tags or "").split(",")))
         self.job_id: int | None = None
         self.reason: str | None = None
 
@@ -80,7 +85,8 @@ class JobRunner:
 
     def run_job(self, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
                 properties: dict[str, str] | None = None) -> list[Any]:
-        ticket = _Ticket((properties or {}).get("spark.jobGroup.id"))
+        props = properties or {}
+        ticket = _Ticket(props.get("spark.jobGroup.id"), props.get(JOB_TAGS_KEY))
         with self._tickets_lock:
             self._check_not_stopped()
             self._tickets.add(ticket)
@@ -177,15 +183,15 @@ class JobRunner:
                 outcome = action
         return outcome
 
-    def cancel(self, reason: str, group: str | None = None) -> None:
-        """Cancel the running and waiting jobs (of job group ``group``, if given).
+    def cancel(self, reason: str, group: str | None = None, tag: str | None = None) -> None:
+        """Cancel the running and waiting jobs (of job group ``group``, or with tag ``tag``, if given).
 
         Returns at once; each cancelled job raises :class:`JobCancelledError`, whose
         message ends with ``reason``, in the thread that ran its action.
         """
         with self._tickets_lock:
             hit = [t for t in self._tickets
-                   if t.reason is None and (group is None or t.group == group)]
+                   if t.reason is None and (group is None or t.group == group) and (tag is None or tag in t.tags)]
             for ticket in hit:
                 ticket.reason = reason
             running = self._running if self._running in hit else None

@@ -211,7 +211,8 @@ class LiveJob:
         out["stageIds"] = list(self.stageIds)
         _put(out, "jobGroup", self.jobGroup)
         out.update({
-            "jobTags": [], "status": self.status, "numTasks": self.numTasks, "numActiveTasks": self.active_tasks,
+            "jobTags": sorted(filter(None, self.properties.get("spark.job.tags", "").split(","))),
+            "status": self.status, "numTasks": self.numTasks, "numActiveTasks": self.active_tasks,
             "numCompletedTasks": self.completed_tasks, "numSkippedTasks": self.skipped_tasks,
             "numFailedTasks": self.failed_tasks, "numKilledTasks": self.killed_tasks,
             "numCompletedIndices": len(self.completed_indices), "numActiveStages": len(self.active_stages),

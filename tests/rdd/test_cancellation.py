@@ -7,7 +7,7 @@
   be killed: ``stop`` still returns and the driver still exits.
 - ``sys.exit()`` in a driver whose other (daemon) thread runs such a job: the exit hook
   stops the context, and the driver exits with its status, leaving no worker.
-- ``cancelJobGroup`` / ``cancelAllJobs`` from another thread end the running job with
+- ``cancelJobGroup`` / ``cancelJobsWithTag`` / ``cancelAllJobs`` from another thread end the running job with
   ``JobCancelledError``; the killed workers are replaced and the context keeps working.
 
 A task proves it has started by creating a file; every wait has a deadline.
@@ -125,8 +125,8 @@ def test_sys_exit_while_a_daemon_thread_runs_a_job(master: str, tmp_path: Path) 
     assert "Traceback" not in err, err[-2000:]
 
 
-def sleeping_job(sc: Any, markers: Path,
-                 group: str | None) -> tuple[threading.Thread, list[BaseException]]:
+def sleeping_job(sc: Any, markers: Path, group: str | None,
+                 tag: str | None = None) -> tuple[threading.Thread, list[BaseException]]:
     """Start, in a thread, a job whose two tasks sleep; return it once both tasks run."""
     errors: list[BaseException] = []
     marker_dir = str(markers)
@@ -139,6 +139,9 @@ def sleeping_job(sc: Any, markers: Path,
     def job() -> None:
         if group is not None:
             sc.setJobGroup(group, "sleeps")
+        if tag is not None:
+            sc.addJobTag(tag)
+            sc.addJobTag("another-tag")
         try:
             sc.parallelize(range(2), 2).map(slow).collect()
         except BaseException as exc:  # noqa: BLE001 - the test inspects it
@@ -151,13 +154,18 @@ def sleeping_job(sc: Any, markers: Path,
     return thread, errors
 
 
-@pytest.mark.parametrize("how", ["group", "all"])
+@pytest.mark.parametrize("how", ["group", "tag", "all"])
 def test_cancelling_kills_the_tasks_and_the_context_keeps_working(make_sc: Callable[..., Any],
                                                                   tmp_path: Path, how: str) -> None:
     sc = make_sc("local[2]")
     before = list(sc._env.backend.worker_pids())
-    thread, errors = sleeping_job(sc, tmp_path / "markers", "nightly")
-    if how == "group":
+    thread, errors = sleeping_job(sc, tmp_path / "markers", "nightly", "etl")
+    if how == "tag":
+        sc.cancelJobsWithTag("not-this-one")  # no job carries it: nothing happens
+        assert thread.is_alive()
+        sc.cancelJobsWithTag("etl")
+        expected = "cancelled part of cancelled job tags etl"
+    elif how == "group":
         sc.cancelJobGroup("another-group")  # not this job's group: nothing happens
         sc.cancelJobGroup("nightly")
         expected = "cancelled part of cancelled job group nightly"

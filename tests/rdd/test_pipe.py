@@ -8,13 +8,14 @@ worker's child).
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from typing import Any
 
 import pytest
 
 from rdd.piped import PipeFunctionExitedError
+
+from tests.rdd.processes import wait_until
 
 
 def _running(marker: str) -> list[int]:
@@ -76,7 +77,4 @@ def test_the_process_does_not_outlive_a_task_that_stops_early(ctx: Any) -> None:
     marker = f"dstreams-pipe-{uuid.uuid4().hex}"
     # `yes` never ends on its own: only the task's clean-up can stop it.
     assert ctx.parallelize(["x"], 1).pipe(f"yes {marker}").take(2) == [marker, marker]
-    deadline = time.monotonic() + 10
-    while _running(marker):
-        assert time.monotonic() < deadline, f"`yes {marker}` still runs after the task ended"
-        time.sleep(0.05)
+    wait_until(lambda: not _running(marker), 10.0, f"`yes {marker}` is gone after its task ended")
