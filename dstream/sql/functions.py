@@ -44,6 +44,8 @@ from .functions_agg import *  # noqa: F403 - the aggregates are part of this mod
 from .functions_agg import __all__ as _agg_all
 from .functions_datetime import *  # noqa: F403 - the datetime functions are part of this module's surface
 from .functions_datetime import __all__ as _datetime_all
+from .functions_math import *  # noqa: F403 - the math functions are part of this module's surface
+from .functions_math import __all__ as _math_all
 from .functions_scalar import *  # noqa: F403 - the scalar functions are part of this module's surface
 from .functions_scalar import __all__ as _scalar_all
 from .functions_udf import UserDefinedFunction, udf  # noqa: F401 - re-exported (listed in __all__)
@@ -54,7 +56,7 @@ __all__ = sorted([
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
-    *_agg_all, *_datetime_all, *_scalar_all,
+    *_agg_all, *_datetime_all, *_math_all, *_scalar_all,
 ])
 
 ColumnOrName = Column | str

@@ -21,6 +21,7 @@ from .expressions.base import Expression
 from .expressions.scalar_functions import ScalarFunction
 
 __all__ = [
+    "add_months",
     "current_date",
     "current_timestamp",
     "date_add",
@@ -33,8 +34,12 @@ __all__ = [
     "dayofyear",
     "from_unixtime",
     "hour",
+    "last_day",
+    "make_date",
     "minute",
     "month",
+    "months_between",
+    "next_day",
     "quarter",
     "second",
     "to_date",
@@ -320,3 +325,67 @@ def trunc(date: ColumnOrName, format: str) -> Column:  # noqa: A002 - PySpark's 
     """
     return _call("trunc", expr_of(date), lit_expr(format))
 
+
+
+def add_months(start: ColumnOrName, months: Any) -> Column:
+    """The date ``months`` months after ``start`` (the day clamped to the month's length).
+
+    Parameters
+    ----------
+    start : Column or str
+        The dates (timestamps and strings are read as dates).
+    months : int or Column
+        The number of months (negative: before).
+    """
+    return _call("add_months", expr_of(start), _col_or_lit(months))
+
+
+def last_day(date: ColumnOrName) -> Column:
+    """The last day of the month of each date.
+
+    Parameters
+    ----------
+    date : Column or str
+        The dates.
+    """
+    return _call("last_day", expr_of(date))
+
+
+def next_day(date: ColumnOrName, dayOfWeek: str) -> Column:  # noqa: N803 - PySpark's name
+    """The first date after ``date`` that falls on ``dayOfWeek``.
+
+    Parameters
+    ----------
+    date : Column or str
+        The dates.
+    dayOfWeek : str
+        ``"Mon"``, ``"Monday"`` or ``"MO"`` (any case), and so on for the other days.
+    """
+    return _call("next_day", expr_of(date), lit_expr(dayOfWeek))
+
+
+def months_between(date1: ColumnOrName, date2: ColumnOrName, roundOff: bool = True) -> Column:  # noqa: N803
+    """The months from ``date2`` to ``date1``, with Spark's fractional rule.
+
+    Whole months when the days of month are equal or both are month ends; otherwise the
+    fraction counts 31-day months, rounded to 8 digits when ``roundOff``.
+
+    Parameters
+    ----------
+    date1, date2 : Column or str
+        Dates or timestamps (timestamps in the session time zone).
+    roundOff : bool
+        Round the result to 8 digits.
+    """
+    return _call("months_between", expr_of(date1), expr_of(date2), lit_expr(bool(roundOff)))
+
+
+def make_date(year: ColumnOrName, month: ColumnOrName, day: ColumnOrName) -> Column:
+    """The date of ``year``, ``month`` and ``day`` (an impossible date raises under ANSI mode).
+
+    Parameters
+    ----------
+    year, month, day : Column or str
+        The fields.
+    """
+    return _call("make_date", expr_of(year), expr_of(month), expr_of(day))

@@ -88,7 +88,7 @@ doubles = st.one_of(st.none(), st.floats(), st.sampled_from([3.9, -3.9, 2.0**31,
 @given(xs=st.lists(doubles, max_size=20))
 def test_double_to_int(xs: list) -> None:
     def trunc_or_bad(x: float) -> int | str:
-        if math.isnan(x) or not (math.floor(x) <= INT32[1] and math.ceil(x) >= INT32[0]):
+        if not math.isfinite(x) or not (math.floor(x) <= INT32[1] and math.ceil(x) >= INT32[0]):
             return "bad"
         return int(x)
 

@@ -24,7 +24,14 @@ from typing import Any
 import pyarrow as pa
 
 from ..types import DataType
-from . import array_functions, datetime_functions, math_functions, string_functions
+from . import (
+    array_functions,
+    calendar_functions,
+    datetime_functions,
+    elementary_functions,
+    math_functions,
+    string_functions,
+)
 from .base import EvalContext, Expression
 from .cast import Cast, can_cast, cast_to
 from .checks import mismatch, quoted_type
@@ -34,7 +41,8 @@ from .predicates import fold
 __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
-_REGISTERED_MODULES = (array_functions, datetime_functions, math_functions, string_functions)
+_REGISTERED_MODULES = (array_functions, calendar_functions, datetime_functions, elementary_functions, math_functions,
+                       string_functions)
 
 
 class ScalarFunction(Expression):
