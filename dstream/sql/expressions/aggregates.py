@@ -303,6 +303,7 @@ class VarianceSamp(_ListBased):
     name = "var_samp"
     partial_fn = "list"
     ddof = 1
+    min_count = 2  # a sample variance needs two values; a population one (subclass) one
 
     def __init__(self, child: Expression, distinct: bool = False, name: str | None = None) -> None:
         super().__init__(child, distinct)
@@ -315,8 +316,8 @@ class VarianceSamp(_ListBased):
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         groups, values, n = self.groups_and_values(buffers)
-        return self._post(_per_group(groups, values, n, "variance", pc.VarianceOptions(ddof=self.ddof, min_count=2),
-                                     pa.float64()))
+        options = pc.VarianceOptions(ddof=self.ddof, min_count=self.min_count)
+        return self._post(_per_group(groups, values, n, "variance", options, pa.float64()))
 
     def _post(self, variance: pa.Array) -> pa.Array:
         return variance.cast(pa.float64())
