@@ -50,6 +50,8 @@ from .functions_scalar import *  # noqa: F403 - the scalar functions are part of
 from .functions_scalar import __all__ as _scalar_all
 from .functions_stats import *  # noqa: F403 - the statistical aggregates are part of this module's surface
 from .functions_stats import __all__ as _stats_all
+from .functions_text import *  # noqa: F403 - the string functions are part of this module's surface
+from .functions_text import __all__ as _text_all
 from .functions_udf import UserDefinedFunction, udf  # noqa: F401 - re-exported (listed in __all__)
 from .types import DataType, _parse_datatype_string
 
@@ -58,7 +60,7 @@ __all__ = sorted([
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
-    *_agg_all, *_datetime_all, *_math_all, *_scalar_all, *_stats_all,
+    *_agg_all, *_datetime_all, *_math_all, *_scalar_all, *_stats_all, *_text_all,
 ])
 
 ColumnOrName = Column | str

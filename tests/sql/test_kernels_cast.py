@@ -224,3 +224,11 @@ def test_million_strings_fast() -> None:
     cast(a, None, pa.int32(), "ansi")
     cast(pa.array([i * 0.5 for i in range(1_000_000)]), None, pa.string())
     assert time.perf_counter() - start < 3.0
+
+
+@given(xs=st.lists(st.one_of(st.none(), st.decimals(min_value=-10**12, max_value=10**12, places=6,
+                                                     allow_nan=False)), max_size=20))
+def test_decimal_to_double_is_correctly_rounded(xs: list) -> None:
+    """As Java's ``BigDecimal.doubleValue``: the double nearest the exact value (Python's ``float(Decimal)``)."""
+    a = pa.array(xs, pa.decimal128(19, 6))
+    assert cast(a, None, pa.float64(), "ansi").to_pylist() == [None if x is None else float(x) for x in xs]

@@ -31,6 +31,7 @@ from . import (
     elementary_functions,
     math_functions,
     string_functions,
+    text_functions,
 )
 from .base import EvalContext, Expression
 from .cast import Cast, can_cast, cast_to
@@ -42,7 +43,7 @@ __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
 _REGISTERED_MODULES = (array_functions, calendar_functions, datetime_functions, elementary_functions, math_functions,
-                       string_functions)
+                       string_functions, text_functions)
 
 
 class ScalarFunction(Expression):

@@ -114,6 +114,11 @@ def cast(a: Any, from_dt: Any, to_dt: Any, mode: str = "ansi", time_zone: str = 
     if is_integral(dst):
         return _to_integral(x, src, dst, mode)
     if pa.types.is_floating(dst):
+        if pa.types.is_decimal(src):
+            # Through the exact decimal text: Arrow's own decimal-to-double cast multiplies by a power
+            # of ten and can miss by an ulp (2.675 became 2.6750000000000003); parsing the text rounds
+            # correctly, as Java's BigDecimal.doubleValue does.
+            return pc.cast(pc.cast(x, pa.string()), dst)
         return pc.cast(x, dst, safe=False)
     if pa.types.is_decimal(dst):
         return _to_decimal(x, src, dst, mode)
