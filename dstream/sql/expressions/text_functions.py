@@ -37,7 +37,7 @@ from .base import EvalContext
 from .coercion import is_numeric
 from .function_registry import FunctionSpec, register
 
-__all__: list[str] = []
+__all__ = ["edit_distance"]
 
 Run = Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]
 
@@ -232,7 +232,8 @@ register(FunctionSpec("crc32", 1, 1, _binary_or_string, _const(LongType()), _byt
 # -- comparing and formatting -----------------------------------------------------
 
 
-def _levenshtein(a: str, b: str) -> int:
+def edit_distance(a: str, b: str) -> int:
+    """The Levenshtein distance of two strings (also the analyzer's "did you mean" ranking)."""
     previous = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         current = [i]
@@ -249,7 +250,7 @@ def _run_levenshtein(args: list[Any], types: list[DataType], rt: DataType, ctx: 
         if a is None or b is None:
             out.append(None)
             continue
-        distance = _levenshtein(a, b)
+        distance = edit_distance(a, b)
         out.append(-1 if threshold is not None and distance > threshold else distance)
     return pa.array(out, pa.int32())
 

@@ -27,6 +27,7 @@ from ..errors import AnalysisException
 from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
 from ..expressions.cast import Cast
 from ..expressions.collection_functions import CreateStruct
+from ..expressions.text_functions import edit_distance
 
 __all__ = ["Resolver", "ensure_named", "quote", "resolve_star", "unique_outputs"]
 
@@ -37,16 +38,6 @@ FieldExtractor = Callable[[Expression, str], Expression]
 def quote(name: str) -> str:
     """Spark's quoting of a name in messages: backquotes, inner backquotes doubled."""
     return "`" + name.replace("`", "``") + "`"
-
-
-def _edit_distance(a: str, b: str) -> int:
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
 
 
 def _display(attr: AttributeReference) -> str:
@@ -157,7 +148,7 @@ class Resolver:
         name = ".".join(quote(p) for p in parts)
         target = parts[-1].lower()
         names = [_display(a) for a in self.output]
-        ranked = sorted(names, key=lambda n: (_edit_distance(n.lower().strip("`"), target), n))[:5]
+        ranked = sorted(names, key=lambda n: (edit_distance(n.lower().strip("`"), target), n))[:5]
         suggestion = "[" + ", ".join(ranked) + "]"
         raise AnalysisException(
             f"A column, variable, or function parameter with name {name} cannot be resolved. "
