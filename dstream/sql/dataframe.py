@@ -28,6 +28,8 @@ from rdd import StorageLevel
 from .arrow_convert import to_pandas
 from .column import Column, expr_of, lit_expr
 from .dataframe_reshape import ReshapeMethods
+from .dataframe_rows import RowMethods
+from .dataframe_stat import StatMethods
 from .dataframe_streaming import StreamingMethods
 from .errors import AnalysisException, PySparkTypeError, PySparkValueError
 from .expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
@@ -49,7 +51,6 @@ from .plan.logical import (
     LogicalPlan,
     Project,
     Repartition,
-    Sample,
     SubqueryAlias,
 )
 from .query import QueryExecution
@@ -85,7 +86,7 @@ def _name_expr(col: Any) -> Expression:
         "NOT_COLUMN_OR_STR", {"arg_name": "col", "arg_type": type(col).__name__})
 
 
-class DataFrame(StreamingMethods, ReshapeMethods):
+class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods):
     """A distributed collection of rows with named columns (``pyspark.sql.DataFrame``)."""
 
     def __init__(self, plan: LogicalPlan, session: SparkSession) -> None:
@@ -301,19 +302,6 @@ class DataFrame(StreamingMethods, ReshapeMethods):
     def offset(self, num: int) -> DataFrame:
         """The rows after the first ``num``."""
         return self._new(Limit(-1, self._plan, offset=int(num)))
-
-    def sample(self, withReplacement: Any = None, fraction: Any = None,  # noqa: N803 - PySpark's names
-               seed: int | None = None) -> DataFrame:
-        """A random sample of about ``fraction`` of the rows."""
-        if isinstance(withReplacement, float) and fraction is None:
-            withReplacement, fraction = False, withReplacement
-        if fraction is None or not 0 <= float(fraction):
-            raise PySparkValueError(f"fraction must be a non-negative float, got {fraction!r}.",
-                                    "INVALID_PARAMETER_VALUE", {"fraction": str(fraction)})
-        import random
-
-        return self._new(Sample(float(fraction), bool(withReplacement),
-                                seed if seed is not None else random.randrange(1 << 31), self._plan))
 
     def orderBy(self, *cols: Any, **kwargs: Any) -> DataFrame:  # noqa: N802 - PySpark's name
         """Sort by the given columns (``ascending=`` a bool or a list of bools)."""

@@ -300,17 +300,19 @@ class CoalesceExec(PhysicalPlan):
 
 
 class SampleExec(PhysicalPlan):
-    """``Sample``: each row kept with probability ``fraction`` (or repeated, Poisson-distributed)."""
+    """``Sample``: each row kept when its draw is in ``[lower, fraction)`` (or repeated, Poisson-distributed)."""
 
-    def __init__(self, fraction: float, with_replacement: bool, seed: int, child: PhysicalPlan) -> None:
+    def __init__(self, fraction: float, with_replacement: bool, seed: int, child: PhysicalPlan,
+                 lower: float = 0.0) -> None:
         self.fraction = fraction
         self.with_replacement = with_replacement
         self.seed = seed
+        self.lower = lower
         self.children = (child,)
         self.output = child.output
 
     def execute(self, qctx: QueryContext) -> Any:
-        fraction, replace, seed = self.fraction, self.with_replacement, self.seed
+        fraction, replace, seed, lower = self.fraction, self.with_replacement, self.seed, self.lower
 
         def run(index: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             rng = random.Random(seed * 1000003 + index)
@@ -321,13 +323,14 @@ class SampleExec(PhysicalPlan):
                     out = batch.take(pa.array(indices, pa.int64()))
                 else:
                     draws = pc.random(batch.num_rows, initializer=rng.getrandbits(63))
-                    out = batch.filter(pc.less(draws, fraction))
+                    keep = pc.less(draws, fraction)
+                    out = batch.filter(pc.and_(pc.greater_equal(draws, lower), keep) if lower else keep)
                 if out.num_rows:
                     yield out
         return self.child.execute(qctx).mapPartitionsWithIndex(run)
 
     def describe(self) -> str:
-        return f"Sample 0.0, {self.fraction}, {str(self.with_replacement).lower()}, {self.seed}"
+        return f"Sample {self.lower}, {self.fraction}, {str(self.with_replacement).lower()}, {self.seed}"
 
 
 def _poisson(rng: random.Random, mean: float) -> int:

@@ -169,7 +169,7 @@ def _repartition(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
 
 def _sample(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, L.Sample)
-    return SampleExec(plan.fraction, plan.with_replacement, plan.seed, plan_physical(plan.child, qctx))
+    return SampleExec(plan.fraction, plan.with_replacement, plan.seed, plan_physical(plan.child, qctx), plan.lower)
 
 
 def _generate(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:

@@ -512,16 +512,22 @@ class Repartition(UnaryPlan):
 
 
 class Sample(UnaryPlan):
-    """``sample(withReplacement, fraction, seed)``."""
+    """``sample(withReplacement, fraction, seed)``; with a ``lower`` bound, one split of ``randomSplit``.
 
-    def __init__(self, fraction: float, with_replacement: bool, seed: int, child: LogicalPlan) -> None:
+    Without replacement a row is kept when its draw falls in ``[lower, fraction)``: the
+    splits of one ``randomSplit`` draw the same stream, so each row is in exactly one.
+    """
+
+    def __init__(self, fraction: float, with_replacement: bool, seed: int, child: LogicalPlan,
+                 lower: float = 0.0) -> None:
         super().__init__(child)
         self.fraction = fraction
         self.with_replacement = with_replacement
         self.seed = seed
+        self.lower = lower
 
     def with_children(self, children: Sequence[LogicalPlan]) -> LogicalPlan:
-        return Sample(self.fraction, self.with_replacement, self.seed, children[0])
+        return Sample(self.fraction, self.with_replacement, self.seed, children[0], self.lower)
 
     def describe(self) -> str:
-        return f"Sample 0.0, {self.fraction}, {str(self.with_replacement).lower()}, {self.seed}"
+        return f"Sample {self.lower}, {self.fraction}, {str(self.with_replacement).lower()}, {self.seed}"

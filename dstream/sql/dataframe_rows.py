@@ -1,0 +1,108 @@
+"""DataFrame methods over its rows: ``foreach``, ``foreachPartition``, ``toJSON``, ``replace``, and
+the multiset operations ``exceptAll`` and ``intersectAll``.
+
+What this module owns
+---------------------
+:class:`RowMethods`, a base of :class:`~dstream.sql.dataframe.DataFrame`, built on the
+public API: the row functions run over ``df.rdd`` in the tasks; ``toJSON`` is
+``to_json(struct(*))`` per row; the multiset operations count each distinct row on both
+sides in one aggregation (nulls compare equal, as in SQL's set operations) and repeat it
+as often as the operation says.
+
+Invariants
+----------
+* ``exceptAll`` keeps a row ``max(0, a - b)`` times and ``intersectAll`` ``min(a, b)``
+  times, for ``a`` and ``b`` its counts on each side; the columns are matched by
+  position and keep this DataFrame's names and types.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from .errors import AnalysisException
+
+if TYPE_CHECKING:
+    from rdd import RDD
+
+    from .dataframe import DataFrame
+    from .row import Row
+
+__all__ = ["RowMethods"]
+
+_SIDE = "__dstreams_side"
+_LEFT = "__dstreams_left"
+_RIGHT = "__dstreams_right"
+
+
+def _json_of(row: Row) -> str:
+    return row[0]
+
+
+def _repeat(width: int, keep: Callable[[int, int], int], row: Row) -> Iterator[tuple[Any, ...]]:
+    values = tuple(row[:width])
+    for _ in range(keep(row[width], row[width + 1])):
+        yield values
+
+
+def _difference(a: int, b: int) -> int:
+    return max(0, a - b)
+
+
+def _common(a: int, b: int) -> int:
+    return min(a, b)
+
+
+class RowMethods:
+    """Row-wise actions and multiset operations of a DataFrame (see the module doc)."""
+
+    def foreach(self, f: Callable[[Row], Any]) -> None:
+        """Call ``f`` on every row, in the tasks."""
+        df: DataFrame = self  # type: ignore[assignment]
+        df.rdd.foreach(f)
+
+    def foreachPartition(self, f: Callable[[Iterator[Row]], Any]) -> None:  # noqa: N802 - PySpark's name
+        """Call ``f`` on each partition's iterator of rows, in the tasks."""
+        df: DataFrame = self  # type: ignore[assignment]
+        df.rdd.foreachPartition(f)
+
+    def toJSON(self, use_unicode: bool = True) -> RDD[str]:  # noqa: N802 - PySpark's name
+        """An RDD of one JSON object per row (null fields left out)."""
+        from . import functions as F  # noqa: N812, PLC0415 - functions imports the DataFrame
+
+        df: DataFrame = self  # type: ignore[assignment]
+        return df.select(F.to_json(F.struct(*[F.col(f"`{c}`") for c in df.columns]))).rdd.map(_json_of)
+
+    def replace(self, to_replace: Any, value: Any = None, subset: Any = None) -> DataFrame:
+        """Replace values (``df.na.replace``): a value, a list of values, or a dict of old to new."""
+        df: DataFrame = self  # type: ignore[assignment]
+        return df.na.replace(to_replace, value, subset)
+
+    def exceptAll(self, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
+        """The rows of this DataFrame not in ``other``, duplicates kept (``EXCEPT ALL``)."""
+        return self._multiset(other, "exceptAll", _difference)
+
+    def intersectAll(self, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
+        """The rows in both DataFrames, duplicates kept (``INTERSECT ALL``)."""
+        return self._multiset(other, "intersectAll", _common)
+
+    def _multiset(self, other: DataFrame, name: str, keep: Callable[[int, int], int]) -> DataFrame:
+        from . import functions as F  # noqa: N812, PLC0415
+
+        df: DataFrame = self  # type: ignore[assignment]
+        if len(other.columns) != len(df.columns):
+            raise AnalysisException(
+                f"{name} can only be performed on inputs with the same number of columns, but the first input has "
+                f"{len(df.columns)} columns and the second input has {len(other.columns)} columns.",
+                "NUM_COLUMNS_MISMATCH", {"operator": name, "firstNumColumns": str(len(df.columns)),
+                                         "invalidOrdinalNum": "second", "invalidNumColumns": str(len(other.columns))})
+        keys = [f"c{i}" for i in range(len(df.columns))]
+        left = df.toDF(*keys).withColumn(_SIDE, F.lit(1))
+        right = other.toDF(*keys).withColumn(_SIDE, F.lit(-1))
+        side = F.col(_SIDE)
+        counts = left.union(right).groupBy(*keys).agg(
+            F.count(F.when(side == 1, 1)).alias(_LEFT), F.count(F.when(side == -1, 1)).alias(_RIGHT))
+        rows = counts.rdd.flatMap(functools.partial(_repeat, len(keys), keep))
+        return df.sparkSession.createDataFrame(rows, df.schema)

@@ -1,0 +1,227 @@
+"""DataFrame statistics, samples and random splits: ``sample``, ``randomSplit``, ``sampleBy``, ``corr``, ``cov``,
+``approxQuantile``, ``crosstab`` and the ``stat`` accessor (PySpark's ``DataFrameStatFunctions``).
+
+What this module owns
+---------------------
+:class:`StatMethods`, a base of :class:`~dstream.sql.dataframe.DataFrame`, and
+:class:`DataFrameStatFunctions`. The statistics are aggregations of the public API
+(``corr``, ``covar_samp``, ``percentile_approx``); ``randomSplit`` is one ``Sample`` per
+split over the same random stream; ``sampleBy`` and ``crosstab`` read rows on the driver
+side of a job (``sampleBy`` in the tasks, ``crosstab`` from a grouped count).
+
+Invariants
+----------
+* ``randomSplit``: with the same seed and input, every row is in exactly one split.
+* ``sampleBy``: a stratum missing from ``fractions`` is not sampled (fraction 0), as Spark's.
+* ``approxQuantile`` ignores nulls and NaN; an input without values gives ``[]`` per column.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import random
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from .errors import PySparkValueError
+from .plan.logical import Sample
+
+if TYPE_CHECKING:
+    from .dataframe import DataFrame
+    from .row import Row
+
+__all__ = ["DataFrameStatFunctions", "StatMethods"]
+
+
+def _keep_strata(column: str, fractions: dict[Any, float], seed: int, index: int,
+                 rows: Iterator[Row]) -> Iterator[Row]:
+    rng = random.Random(f"{seed}:{index}")
+    for row in rows:
+        if rng.random() < fractions.get(row[column], 0.0):
+            yield row
+
+
+class StatMethods:
+    """Statistics, samples and random splits of a DataFrame (see the module doc)."""
+
+    def sample(self, withReplacement: Any = None, fraction: Any = None,  # noqa: N803 - PySpark's names
+               seed: int | None = None) -> DataFrame:
+        """A random sample of about ``fraction`` of the rows (with replacement: a row repeated a
+        Poisson number of times)."""
+        df: DataFrame = self  # type: ignore[assignment]
+        if isinstance(withReplacement, float):
+            # PySpark's sample(0.5) and sample(0.5, 42): the fraction first, then the seed.
+            if fraction is not None:
+                seed = int(fraction)
+            withReplacement, fraction = False, withReplacement  # noqa: N806 - PySpark's names
+        elif not (withReplacement is None or isinstance(withReplacement, bool)):
+            raise PySparkValueError(f"withReplacement must be a bool, got {withReplacement!r}.",
+                                    "NOT_BOOL", {"arg_name": "withReplacement",
+                                                 "arg_type": type(withReplacement).__name__})
+        if isinstance(fraction, int) and not isinstance(fraction, bool):
+            fraction = float(fraction)
+        if not isinstance(fraction, float) or not 0 <= fraction:
+            raise PySparkValueError(f"fraction must be a non-negative float, got {fraction!r}.",
+                                    "INVALID_PARAMETER_VALUE", {"fraction": str(fraction)})
+        return df._new(Sample(float(fraction), bool(withReplacement),
+                              seed if seed is not None else random.randrange(1 << 31), df._plan))
+
+    def randomSplit(self, weights: list[float], seed: int | None = None) -> list[DataFrame]:  # noqa: N802
+        """Split the rows at random into DataFrames whose sizes follow ``weights``.
+
+        Parameters
+        ----------
+        weights : list of float
+            Relative sizes (nonnegative, positive sum).
+        seed : int, optional
+            Seed of the split; the same seed over the same input gives the same split.
+        """
+        df: DataFrame = self  # type: ignore[assignment]
+        weights = list(weights)
+        if not weights or any(isinstance(w, bool) or not isinstance(w, (int, float)) or not w >= 0 for w in weights):
+            raise PySparkValueError(f"Weights must be nonnegative numbers, got {weights!r}.", "VALUE_NOT_POSITIVE",
+                                    {"arg_name": "weights", "arg_value": str(weights)})
+        total = float(sum(weights))
+        if not total > 0:
+            raise PySparkValueError(f"Sum of weights must be positive, got {weights!r}.", "VALUE_NOT_POSITIVE",
+                                    {"arg_name": "weights", "arg_value": str(weights)})
+        seed = random.randrange(1 << 31) if seed is None else int(seed)
+        bounds = [0.0, *itertools.accumulate(w / total for w in weights)]
+        bounds[-1] = 1.0
+        return [df._new(Sample(upper, False, seed, df._plan, lower)) for lower, upper in zip(bounds, bounds[1:])]
+
+    def sampleBy(self, col: Any, fractions: dict[Any, float], seed: int | None = None) -> DataFrame:  # noqa: N802
+        """A stratified sample: each row kept with the fraction of its value of ``col``.
+
+        Parameters
+        ----------
+        col : str or Column
+            The stratum column (a name here).
+        fractions : dict
+            Stratum -> fraction in [0, 1]; strata not listed are not sampled.
+        seed : int, optional
+            Seed of the sample.
+        """
+        df: DataFrame = self  # type: ignore[assignment]
+        name = col if isinstance(col, str) else df.select(col).columns[0]
+        if not isinstance(fractions, dict):
+            raise PySparkValueError(f"fractions must be a dict of stratum to fraction, got {fractions!r}.",
+                                    "NOT_DICT", {"arg_name": "fractions", "arg_type": type(fractions).__name__})
+        bad = {k: v for k, v in fractions.items() if isinstance(v, bool) or not isinstance(v, (int, float))
+               or not 0 <= v <= 1}
+        if bad:
+            raise PySparkValueError(f"Fractions must be in [0, 1], got {bad!r}.", "INVALID_PARAMETER_VALUE",
+                                    {"fractions": str(bad)})
+        source = df if isinstance(col, str) else df.withColumn(name, col)
+        seed = random.randrange(1 << 31) if seed is None else int(seed)
+        keep = functools.partial(_keep_strata, name, {k: float(v) for k, v in fractions.items()}, seed)
+        return df.sparkSession.createDataFrame(source.rdd.mapPartitionsWithIndex(keep), source.schema)
+
+    def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
+        """Pearson's correlation of two numeric columns (``None`` when undefined)."""
+        from . import functions as F  # noqa: N812, PLC0415 - functions imports the DataFrame
+
+        if method not in (None, "pearson"):
+            raise PySparkValueError(f"Currently only the calculation of the Pearson Correlation coefficient is "
+                                    f"supported, got method={method!r}.", "VALUE_NOT_PEARSON",
+                                    {"arg_name": "method", "arg_value": str(method)})
+        df: DataFrame = self  # type: ignore[assignment]
+        return df.agg(F.corr(col1, col2)).first()[0]  # type: ignore[index]
+
+    def cov(self, col1: str, col2: str) -> float | None:
+        """The sample covariance of two numeric columns."""
+        from . import functions as F  # noqa: N812, PLC0415
+
+        df: DataFrame = self  # type: ignore[assignment]
+        return df.agg(F.covar_samp(col1, col2)).first()[0]  # type: ignore[index]
+
+    def approxQuantile(self, col: Any, probabilities: list[float],  # noqa: N802
+                       relativeError: float) -> list[float] | list[list[float]]:  # noqa: N803
+        """The quantiles of one column (a list) or of several (a list of lists), nulls and NaN ignored.
+
+        Parameters
+        ----------
+        col : str or list of str
+            The numeric column(s).
+        probabilities : list of float
+            Each in [0, 1].
+        relativeError : float
+            Spark's accuracy (>= 0); the answer here is exact (a value of the column).
+        """
+        from . import functions as F  # noqa: N812, PLC0415
+
+        df: DataFrame = self  # type: ignore[assignment]
+        if isinstance(relativeError, bool) or not isinstance(relativeError, (int, float)) or relativeError < 0:
+            raise PySparkValueError(f"relativeError must be a number >= 0, got {relativeError!r}.",
+                                    "NEGATIVE_VALUE", {"arg_name": "relativeError", "arg_value": str(relativeError)})
+        names = [col] if isinstance(col, str) else list(col)
+        probs = [float(p) for p in probabilities]
+        out: list[list[float]] = []
+        for name in names:
+            number = F.col(name).cast("double")
+            kept = df.select(number.alias("v")).where(F.col("v").isNotNull() & ~F.isnan("v"))
+            got = kept.agg(F.percentile_approx("v", probs)).first()[0]  # type: ignore[index]
+            out.append([] if got is None else list(got))
+        return out[0] if isinstance(col, str) else out
+
+    def crosstab(self, col1: str, col2: str) -> DataFrame:
+        """Pair counts as a table: a row per value of ``col1``, a column per value of ``col2``.
+
+        The first column is ``<col1>_<col2>``; values are shown as strings (null as ``"null"``),
+        the other columns sorted; a pair that never occurs counts 0.
+        """
+        from .types import LongType, StringType, StructField, StructType  # noqa: PLC0415
+
+        df: DataFrame = self  # type: ignore[assignment]
+        counts = df.groupBy(col1, col2).count().collect()
+
+        def text(v: Any) -> str:
+            if v is None:
+                return "null"
+            if isinstance(v, float) and math.isfinite(v) and v == int(v):
+                return f"{v:.1f}"
+            return str(v).lower() if isinstance(v, bool) else str(v)
+
+        columns = sorted({text(r[1]) for r in counts})
+        table: dict[str, dict[str, int]] = {}
+        for r in counts:
+            table.setdefault(text(r[0]), {})[text(r[1])] = r[2]
+        schema = StructType([StructField(f"{col1}_{col2}", StringType(), False)]
+                            + [StructField(c, LongType(), False) for c in columns])
+        rows = [(key, *(found.get(c, 0) for c in columns)) for key, found in table.items()]
+        return df.sparkSession.createDataFrame(rows, schema)
+
+    @property
+    def stat(self) -> DataFrameStatFunctions:
+        """PySpark's ``df.stat``: the statistics functions of this DataFrame."""
+        return DataFrameStatFunctions(self)  # type: ignore[arg-type]
+
+
+class DataFrameStatFunctions:
+    """``df.stat``: ``corr``, ``cov``, ``approxQuantile``, ``crosstab``, ``sampleBy`` of one DataFrame."""
+
+    def __init__(self, df: DataFrame) -> None:
+        self.df = df
+
+    def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
+        """See :meth:`StatMethods.corr`."""
+        return self.df.corr(col1, col2, method)
+
+    def cov(self, col1: str, col2: str) -> float | None:
+        """See :meth:`StatMethods.cov`."""
+        return self.df.cov(col1, col2)
+
+    def approxQuantile(self, col: Any, probabilities: list[float],  # noqa: N802
+                       relativeError: float) -> list[float] | list[list[float]]:  # noqa: N803
+        """See :meth:`StatMethods.approxQuantile`."""
+        return self.df.approxQuantile(col, probabilities, relativeError)
+
+    def crosstab(self, col1: str, col2: str) -> DataFrame:
+        """See :meth:`StatMethods.crosstab`."""
+        return self.df.crosstab(col1, col2)
+
+    def sampleBy(self, col: Any, fractions: dict[Any, float], seed: int | None = None) -> DataFrame:  # noqa: N802
+        """See :meth:`StatMethods.sampleBy`."""
+        return self.df.sampleBy(col, fractions, seed)
