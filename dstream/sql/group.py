@@ -3,7 +3,8 @@
 What this module owns
 ---------------------
 The aggregation methods of a grouping: ``agg`` (Columns, or a dict of column ->
-function name), ``count``, ``sum``, ``avg``/``mean``, ``min``, ``max``; and the
+function name), ``count``, ``sum``, ``avg``/``mean``, ``min``, ``max``; ``pivot`` (each
+aggregate computed per pivot value, over that value's rows only); and the
 Scala API's arbitrary stateful processing, ``mapGroupsWithState`` and
 ``flatMapGroupsWithState`` (built in ``streaming/groups_with_state.py``). Results have
 the grouping columns first, then one column per aggregate, named as Spark names them
@@ -23,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from .column import Column, expr_of
 from .errors import AnalysisException, PySparkTypeError
+from .expressions.aggregate_base import AggregateFunction
 from .expressions.base import Alias, Expression
+from .expressions.collection_functions import CreateStruct
 from .plan.analysis import ensure_named
 from .plan.builders import build_aggregate, resolver_for
 from .plan.windowing import rewrite_window_grouping
@@ -35,12 +38,93 @@ if TYPE_CHECKING:
 __all__ = ["GroupedData"]
 
 
+#: Spark's ``spark.sql.pivotMaxValues``: the most distinct values a pivot finds by itself.
+PIVOT_MAX_VALUES = 10000
+
+
+def _pivot_name(value: Any) -> str:
+    """A pivot value as Spark names its column (``2012``, ``dotNET``, ``null``)."""
+    from . import functions  # noqa: PLC0415 - functions imports this module's users
+
+    return "null" if value is None else expr_of(functions.lit(value)).sql()
+
+
+def _only_where(expr: Expression, condition: Column) -> Expression:
+    """``expr`` with each aggregate reading only the rows where ``condition`` holds."""
+    from . import functions  # noqa: PLC0415
+
+    def rewrite(node: Expression) -> Expression:
+        if isinstance(node, AggregateFunction):
+            def gated(child: Expression) -> Expression:
+                if isinstance(child, CreateStruct):  # the inputs of a two-input aggregate
+                    return child.with_children([gated(c) for c in child.children])
+                return expr_of(functions.when(condition, Column(child)))
+            return node.with_children([gated(c) for c in node.children])
+        if not node.children:
+            return node
+        return node.with_children([rewrite(c) for c in node.children])
+
+    return rewrite(expr)
+
+
 class GroupedData:
     """The rows of a DataFrame grouped by some columns (``pyspark.sql.GroupedData``)."""
 
-    def __init__(self, df: DataFrame, keys: list[Expression]) -> None:
+    def __init__(self, df: DataFrame, keys: list[Expression],
+                 pivot: tuple[Expression, list[Any]] | None = None) -> None:
         self._df = df
         self._keys = keys
+        self._pivot = pivot
+
+    def pivot(self, pivot_col: Any, values: list[Any] | None = None) -> GroupedData:
+        """Pivot: one output column per value of ``pivot_col`` (and aggregate), per group.
+
+        Parameters
+        ----------
+        pivot_col : str or Column
+            The column whose values become columns.
+        values : list, optional
+            The values, in the output's order; found (sorted, nulls first) when omitted.
+
+        Notes
+        -----
+        A group with no row for a value gets null in that value's columns, whatever the
+        aggregate (``count`` too), as Spark's pivot does.
+        """
+        from . import functions  # noqa: PLC0415
+
+        if self._pivot is not None:
+            raise AnalysisException("Repeated pivots are not supported: pivot once per groupBy.",
+                                    "REPEATED_CLAUSE", {"clause": "pivot", "operation": "groupBy"})
+        column = functions.col(pivot_col) if isinstance(pivot_col, str) else pivot_col
+        if values is None:
+            found = self._df.select(column).distinct().orderBy(column).limit(PIVOT_MAX_VALUES + 1).collect()
+            if len(found) > PIVOT_MAX_VALUES:
+                raise AnalysisException(
+                    f"The pivot column {expr_of(column).sql()} has more than {PIVOT_MAX_VALUES} distinct values, "
+                    "this could indicate an error. If this was intended, pass the values to pivot(col, values).",
+                    "PIVOT_VALUE_DATA_TYPE_MISMATCH", {})
+            values = [r[0] for r in found]
+        return GroupedData(self._df, self._keys, (expr_of(column), list(values)))
+
+    def _pivoted(self, aggregates: list[Expression]) -> list[Expression]:
+        """Per pivot value, each aggregate over that value's rows, null where the group has none."""
+        from . import functions  # noqa: PLC0415
+
+        assert self._pivot is not None
+        pivot, values = self._pivot
+        out: list[Expression] = []
+        for value in values:
+            matches = Column(pivot).eqNullSafe(functions.lit(value))
+            present = functions.count(functions.when(matches, 1)) > 0
+            for agg in aggregates:
+                label = _pivot_name(value)
+                if len(aggregates) > 1:
+                    label += "_" + (agg.name if isinstance(agg, Alias) else agg.sql())
+                body = agg.child if isinstance(agg, Alias) else agg
+                gated = functions.when(present, Column(_only_where(body, matches)))
+                out.append(Alias(expr_of(gated), label))
+        return out
 
     def agg(self, *exprs: Any) -> DataFrame:
         """Aggregate each group: ``agg(F.sum("v"), F.max("w"))`` or ``agg({"v": "sum"})``."""
@@ -71,6 +155,8 @@ class GroupedData:
         return self._aggregate([expr_of(c) for c in columns])
 
     def _aggregate(self, aggregates: list[Expression]) -> DataFrame:
+        if self._pivot is not None:
+            aggregates = self._pivoted(aggregates)
         df = self._df
         resolver = resolver_for(df._plan, df._case_sensitive)
         resolved = [resolver.resolve(e) for e in aggregates]
