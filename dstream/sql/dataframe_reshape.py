@@ -9,7 +9,8 @@ the public DataFrame and functions API only:
   input row and value column, in the values' order, the values cast to their common type
   (Spark's ``Expand``), as an ``explode`` of an array of ``(name, value)`` structs;
 * ``describe(*cols)``: Spark's ``count``, ``mean``, ``stddev``, ``min``, ``max`` rows, every
-  value a string, computed by one aggregation.
+  value a string, computed by one aggregation; ``summary(*statistics)`` the same with any
+  of Spark's statistics, percentiles (``"25%"``) included.
 
 Invariants
 ----------
@@ -19,9 +20,10 @@ Invariants
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import AnalysisException
+from .errors import AnalysisException, PySparkValueError
 from .expressions.coercion import find_common_type, is_numeric
 from .types import StringType, StructField, StructType
 
@@ -95,20 +97,66 @@ class ReshapeMethods:
             The columns; all numeric and string columns when none are given. A string
             column's mean and standard deviation read its numeric values (else null).
         """
-        from . import functions as F  # noqa: N812, PLC0415 - functions imports this module's users
-
         df: DataFrame = self  # type: ignore[assignment]
         names = _names(cols[0]) if len(cols) == 1 and isinstance(cols[0], list) else list(cols)
-        if not names:
-            names = [f.name for f in df.schema.fields if is_numeric(f.dataType) or isinstance(f.dataType, StringType)]
-        stats = []
-        for name in names:
-            col = df[name]
-            number = col if is_numeric(df.select(col).schema.fields[0].dataType) else col.try_cast("double")
-            stats += [F.count(col), F.avg(number), F.stddev_samp(number), F.min(col), F.max(col)]
-        row = df.agg(*[s.cast("string").alias(f"s{i}") for i, s in enumerate(stats)]).first() if stats else None
-        rows = [(label, *(row[i * len(_SUMMARY) + k] for i in range(len(names)) if row is not None))
-                for k, label in enumerate(_SUMMARY)]
-        schema = StructType([StructField("summary", StringType(), True)]
-                            + [StructField(n, StringType(), True) for n in names])
-        return df.sparkSession.createDataFrame(rows, schema)
+        return _summary(df, names, _SUMMARY)
+
+    def summary(self, *statistics: str) -> DataFrame:
+        """Statistics of every numeric and string column, as strings (Spark's ``summary``).
+
+        Parameters
+        ----------
+        *statistics : str
+            Any of ``count``, ``mean``, ``stddev``, ``min``, ``max``, ``count_distinct``,
+            ``approx_count_distinct`` and percentiles such as ``"25%"``; by default
+            ``count, mean, stddev, min, 25%, 50%, 75%, max``. Percentiles are values of the
+            column (``percentile_approx``), null for strings.
+        """
+        df: DataFrame = self  # type: ignore[assignment]
+        wanted = list(statistics) or ["count", "mean", "stddev", "min", "25%", "50%", "75%", "max"]
+        for name in wanted:
+            if name not in _STATISTICS and not _percent(name):
+                raise PySparkValueError(f"{name} is not a recognised statistic: use count, mean, stddev, min, max, "
+                                        "count_distinct, approx_count_distinct or a percentage such as 25%.",
+                                        "INVALID_PARAMETER_VALUE", {"statistic": name})
+        return _summary(df, [], wanted)
+
+
+_STATISTICS = ("count", "mean", "stddev", "min", "max", "count_distinct", "approx_count_distinct")
+
+
+def _percent(name: str) -> float | None:
+    if not name.endswith("%"):
+        return None
+    try:
+        value = float(name[:-1]) / 100
+    except ValueError:
+        return None
+    return value if 0 <= value <= 1 else None
+
+
+def _statistic(df: DataFrame, name: str, stat: str) -> Any:
+    from . import functions as F  # noqa: N812, PLC0415 - functions imports this module's users
+
+    col = df[name]
+    numeric = is_numeric(df.select(col).schema.fields[0].dataType)
+    number = col if numeric else col.try_cast("double")
+    fraction = _percent(stat)
+    if fraction is not None:
+        return F.percentile_approx(col, fraction) if numeric else F.lit(None)
+    return {"count": F.count(col), "mean": F.avg(number), "stddev": F.stddev_samp(number), "min": F.min(col),
+            "max": F.max(col), "count_distinct": F.count_distinct(col),
+            "approx_count_distinct": F.approx_count_distinct(col)}[stat]
+
+
+def _summary(df: DataFrame, names: list[str], stats: Sequence[str]) -> DataFrame:
+    """One row per statistic, one string column per column (all numeric and string ones when none)."""
+    if not names:
+        names = [f.name for f in df.schema.fields if is_numeric(f.dataType) or isinstance(f.dataType, StringType)]
+    columns = [_statistic(df, name, stat) for name in names for stat in stats]
+    row = df.agg(*[c.cast("string").alias(f"s{i}") for i, c in enumerate(columns)]).first() if columns else None
+    rows = [(label, *(row[i * len(stats) + k] for i in range(len(names)) if row is not None))
+            for k, label in enumerate(stats)]
+    schema = StructType([StructField("summary", StringType(), True)]
+                        + [StructField(n, StringType(), True) for n in names])
+    return df.sparkSession.createDataFrame(rows, schema)

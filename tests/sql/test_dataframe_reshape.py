@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
-from dstream.sql.errors import AnalysisException
+from dstream.sql.errors import AnalysisException, PySparkValueError
 from dstream.sql.formatting import java_double_str
 
 ROWS = st.lists(st.tuples(st.integers(-5, 5), st.one_of(st.none(), st.integers(-1000, 1000)),
@@ -60,3 +60,17 @@ def test_describe_gives_sparks_summary_as_strings(spark: SparkSession, values: l
     else:
         assert got["stddev"] == (None, None)
     assert df.describe("n").columns == ["summary", "n"]
+
+
+def test_summary_matches_spark_example_and_describe(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("Bob", 13, 40.3), ("Alice", 12, 37.8), ("Tom", 11, 44.1)],
+                               "name string, age int, weight double")
+    got = {r.summary: (r.name, r.age, r.weight) for r in df.summary().collect()}
+    assert list(got) == ["count", "mean", "stddev", "min", "25%", "50%", "75%", "max"]
+    assert got["25%"] == (None, "11", "37.8") and got["50%"] == (None, "12", "40.3") and got["max"] == (
+        "Tom", "13", "44.1")
+    assert df.summary("count", "min", "max").collect() == [
+        r for r in df.describe().collect() if r.summary in ("count", "min", "max")]
+    assert [r.age for r in df.summary("count_distinct", "100%").collect()] == ["3", "13"]
+    with pytest.raises(PySparkValueError, match="not a recognised statistic"):
+        df.summary("median-ish")
