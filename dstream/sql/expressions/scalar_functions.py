@@ -26,6 +26,7 @@ import pyarrow as pa
 from ..types import DataType
 from . import (
     array_functions,
+    array_set_functions,
     calendar_functions,
     datetime_functions,
     elementary_functions,
@@ -42,8 +43,8 @@ from .predicates import fold
 __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
-_REGISTERED_MODULES = (array_functions, calendar_functions, datetime_functions, elementary_functions, math_functions,
-                       string_functions, text_functions)
+_REGISTERED_MODULES = (array_functions, array_set_functions, calendar_functions, datetime_functions,
+                       elementary_functions, math_functions, string_functions, text_functions)
 
 
 class ScalarFunction(Expression):
