@@ -46,7 +46,7 @@ def _add_rdd_to_df(session: SparkSession) -> None:
     The RDD layer cannot import this one (the layers are one-way), so the method is
     attached here, when a session exists to build the DataFrame.
     """
-    from rdd.rdd import RDD
+    from rdd import RDD
 
     def toDF(self: RDD[Any], schema: Any = None, sampleRatio: float | None = None) -> DataFrame:  # noqa: N802,N803
         """This RDD as a DataFrame: ``spark.createDataFrame(rdd, schema, sampleRatio)``."""

@@ -129,3 +129,27 @@ def test_sigterm_and_sighup_stop_the_context_and_delete_its_directory(tmp_path: 
     wait_until(lambda: not any(is_running(w) for w in driver.workers), DEADLINE_S,
                "the workers exit")
     assert "Traceback" not in err, err[-2000:]
+
+
+def test_a_signal_handled_inside_a_finalizer_still_stops_the_driver(tmp_path: Path) -> None:
+    """The garbage collector may run a finalizer (the context cleaner's) just as SIGTERM is
+    handled; an exception raised there is dropped, so the handler sends the signal again."""
+    script = textwrap.dedent(
+        """
+        import signal, sys, time, weakref
+        from rdd import SparkConf, SparkContext
+        sc = SparkContext("local", "finalizer-signal", conf=SparkConf().set("spark.local.dir", sys.argv[1]))
+
+        class Box:
+            pass
+
+        box = Box()
+        weakref.finalize(box, signal.raise_signal, signal.SIGTERM)
+        del box  # the finalizer runs now, and the handler with it
+        time.sleep(30)
+        """)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "local")], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr[-3000:]
+    assert not list((tmp_path / "local").glob("dstreams-*")), "the context's directory was left behind"

@@ -265,7 +265,9 @@ def test_aware_datetimes_keep_their_instant(values: list[datetime.datetime]) -> 
     schema = StructType([StructField("t", TimestampType())])
     rows = arrow_to_rows(rows_to_arrow([(v,) for v in values], schema, LA), LA)
     for value, row in zip(values, rows):
-        assert row.t.replace(tzinfo=zoneinfo.ZoneInfo(LA), fold=row.t.fold) == value
+        # Compared as instants: PEP 495 makes == between zones False for a time in a gap or a
+        # fold (1942-09-01 00:00 in Kolkata is in a gap), whatever instant it stands for.
+        assert row.t.replace(tzinfo=zoneinfo.ZoneInfo(LA), fold=row.t.fold).timestamp() == value.timestamp()
 
 
 def _float32(x: float) -> float:
@@ -335,3 +337,11 @@ def test_rows_round_trip_every_type(data: st.DataObject) -> None:
     assert back == expected
     assert all(r.__fields__ == schema.names for r in back)
     assert from_arrow_schema(rows_to_arrow(rows, schema, LA).schema) == schema
+
+
+def test_an_aware_datetime_in_a_gap_keeps_its_instant() -> None:
+    """The example Hypothesis found: midnight of 1942-09-01 in Kolkata did not exist (+05:30 to +06:30)."""
+    value = datetime.datetime(1942, 9, 1, 0, 0, tzinfo=zoneinfo.ZoneInfo("Asia/Kolkata"))
+    schema = StructType([StructField("t", TimestampType())])
+    [row] = arrow_to_rows(rows_to_arrow([(value,)], schema, LA), LA)
+    assert row.t.replace(tzinfo=zoneinfo.ZoneInfo(LA)).timestamp() == value.timestamp()
