@@ -412,17 +412,17 @@ class SparkContext(ContextFiles, ContextJobs):
     def wholeTextFiles(self, path: str, minPartitions: int | None = None,
                        use_unicode: bool = True) -> RDD[tuple[str, str]]:
         """``(path, content)`` for each file of a directory (or glob, or list)."""
-        self._check_alive()
-        files = list_input_files(path)
-        minimum = self.defaultMinPartitions if minPartitions is None else max(1, minPartitions)
-        return self._wrap(WholeTextFilesNode(group_files(files, minimum)))
+        return self._whole_files(WholeTextFilesNode, path, minPartitions)
 
     def binaryFiles(self, path: str, minPartitions: int | None = None) -> RDD[tuple[str, bytes]]:  # noqa: N802
         """``(path, bytes)`` for each file of a directory (or glob, or list), the whole file as one value."""
+        return self._whole_files(BinaryFilesNode, path, minPartitions)
+
+    def _whole_files(self, node: type[WholeTextFilesNode], path: str, min_partitions: int | None) -> RDD[Any]:
         self._check_alive()
         files = list_input_files(path)
-        minimum = self.defaultMinPartitions if minPartitions is None else max(1, minPartitions)
-        return self._wrap(BinaryFilesNode(group_files(files, minimum)))
+        minimum = self.defaultMinPartitions if min_partitions is None else max(1, min_partitions)
+        return self._wrap(node(group_files(files, minimum)))
 
     def binaryRecords(self, path: str, recordLength: int) -> RDD[bytes]:  # noqa: N802,N803 - PySpark's names
         """The fixed-length records of flat binary files, each ``recordLength`` bytes."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .scheduler.runner import JOB_TAGS_KEY
+from .status.entities import JOB_TAGS_KEY, job_tags
 
 if TYPE_CHECKING:
     from .env import Env
@@ -110,7 +110,7 @@ class ContextJobs:
         def setLocalProperty(self, key: str, value: str | None) -> None: ...  # noqa: N802
 
     def _tags(self) -> set[str]:
-        return set(filter(None, (self._properties().get(JOB_TAGS_KEY) or "").split(",")))
+        return set(job_tags(self._properties()))
 
     def _set_tags(self, tags: set[str]) -> None:
         self.setLocalProperty(JOB_TAGS_KEY, ",".join(sorted(tags)) if tags else None)

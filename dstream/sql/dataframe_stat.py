@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -172,22 +171,22 @@ class StatMethods:
         The first column is ``<col1>_<col2>``; values are shown as strings (null as ``"null"``),
         the other columns sorted; a pair that never occurs counts 0.
         """
+        from .formatting import format_value  # noqa: PLC0415
         from .types import LongType, StringType, StructField, StructType  # noqa: PLC0415
 
         df: DataFrame = self  # type: ignore[assignment]
-        counts = df.groupBy(col1, col2).count().collect()
+        pairs = df.groupBy(col1, col2).count()
+        types = [f.dataType for f in pairs.schema.fields[:2]]
+        zone = df.sparkSession.conf.time_zone()
+        counts = pairs.collect()
 
-        def text(v: Any) -> str:
-            if v is None:
-                return "null"
-            if isinstance(v, float) and math.isfinite(v) and v == int(v):
-                return f"{v:.1f}"
-            return str(v).lower() if isinstance(v, bool) else str(v)
+        def text(v: Any, i: int) -> str:  # Scala's toString of the value, as Spark's crosstab shows it
+            return "null" if v is None else format_value(v, types[i], zone)
 
-        columns = sorted({text(r[1]) for r in counts})
+        columns = sorted({text(r[1], 1) for r in counts})
         table: dict[str, dict[str, int]] = {}
         for r in counts:
-            table.setdefault(text(r[0]), {})[text(r[1])] = r[2]
+            table.setdefault(text(r[0], 0), {})[text(r[1], 1)] = r[2]
         schema = StructType([StructField(f"{col1}_{col2}", StringType(), False)]
                             + [StructField(c, LongType(), False) for c in columns])
         rows = [(key, *(found.get(c, 0) for c in columns)) for key, found in table.items()]

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import ContextStoppedError, JobCancelledError, LineageTooDeepError
 from ..nodes.base import LineageNode
+from ..status.entities import job_tags
 from .dag_scheduler import DAGScheduler, JobFailed, JobSucceeded, MergeAccumulators, SubmitTask
 from .reporter import JobReporter
 from .tracking import BlockLocations, MapOutputTracker
@@ -37,18 +38,14 @@ _WAKE = object()
 _EVENT_POLL_S = 0.2
 
 
-#: The local property holding a thread's job tags, comma-separated (Spark's name).
-JOB_TAGS_KEY = "spark.job.tags"
-
-
 class _Ticket:
     """One call of ``run_job``: its job group and tags, and why it was cancelled (``None``: it was not)."""
 
     __slots__ = ("group", "job_id", "reason", "tags")
 
-    def __init__(self, group: str | None, tags: str | None) -> None:
+    def __init__(self, group: str | None, tags: frozenset[str]) -> None:
         self.group = group
-        self.tags = frozenset(filter(None, (tags or "").split(",")))
+        self.tags = tags
         self.job_id: int | None = None
         self.reason: str | None = None
 
@@ -86,7 +83,7 @@ class JobRunner:
     def run_job(self, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
                 properties: dict[str, str] | None = None) -> list[Any]:
         props = properties or {}
-        ticket = _Ticket(props.get("spark.jobGroup.id"), props.get(JOB_TAGS_KEY))
+        ticket = _Ticket(props.get("spark.jobGroup.id"), job_tags(props))
         with self._tickets_lock:
             self._check_not_stopped()
             self._tickets.add(ticket)

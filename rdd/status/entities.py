@@ -29,6 +29,16 @@ _METRIC_NAMES = tuple(TaskMetrics.__dataclass_fields__)
 _metric_values = operator.attrgetter(*_METRIC_NAMES)
 
 
+#: The local property holding a thread's job tags, comma-separated (Spark's name). The
+#: scheduler, the context and the store read it, through :func:`job_tags`.
+JOB_TAGS_KEY = "spark.job.tags"
+
+
+def job_tags(properties: dict[str, str]) -> frozenset[str]:
+    """The tags of a job (or a thread) whose local properties are ``properties``."""
+    return frozenset(filter(None, (properties.get(JOB_TAGS_KEY) or "").split(",")))
+
+
 def api_date(ms: int | None) -> str | None:
     """Epoch ms as Spark's REST date string (``None`` stays ``None``)."""
     if ms is None:
@@ -211,7 +221,7 @@ class LiveJob:
         out["stageIds"] = list(self.stageIds)
         _put(out, "jobGroup", self.jobGroup)
         out.update({
-            "jobTags": sorted(filter(None, self.properties.get("spark.job.tags", "").split(","))),
+            "jobTags": sorted(job_tags(self.properties)),
             "status": self.status, "numTasks": self.numTasks, "numActiveTasks": self.active_tasks,
             "numCompletedTasks": self.completed_tasks, "numSkippedTasks": self.skipped_tasks,
             "numFailedTasks": self.failed_tasks, "numKilledTasks": self.killed_tasks,

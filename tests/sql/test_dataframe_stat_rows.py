@@ -138,3 +138,10 @@ def test_sample_reads_pyspark_argument_forms(spark: SparkSession) -> None:
     assert len(first) == len(set(first)) < 100
     with pytest.raises(PySparkValueError, match="NOT_BOOL"):
         df.sample("yes", 0.1)  # type: ignore[arg-type]
+
+
+def test_crosstab_shows_values_as_spark_prints_them(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1.0, True), (1e7, False), (None, None)], "x double, b boolean")
+    table = df.crosstab("x", "b")
+    assert table.columns == ["x_b", "false", "null", "true"]
+    assert sorted(r[0] for r in table.collect()) == ["1.0", "1.0E7", "null"]

@@ -43,16 +43,15 @@ _DAY_NAMES = {name: i for i, names in enumerate([
     ("FR", "FRI", "FRIDAY"), ("SA", "SAT", "SATURDAY"), ("SU", "SUN", "SUNDAY")]) for name in names}
 
 
-def _days_and_valid(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Days since the epoch (0 where null) and the validity of a date array."""
-    valid = values.is_valid().to_numpy(zero_copy_only=False)
-    days = values.cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-    return days, valid
-
-
 def _ints_and_valid(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """An integer array as int64 (0 where null) and its validity."""
     valid = values.is_valid().to_numpy(zero_copy_only=False)
     return values.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64), valid
+
+
+def _days_and_valid(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Days since the epoch (0 where null) and the validity of a date array."""
+    return _ints_and_valid(values.cast(pa.int32()))
 
 
 def _month_index(days: np.ndarray) -> np.ndarray:
