@@ -173,15 +173,15 @@ def pytest_configure(config: pytest.Config) -> None:
 #   - its fixtures and parameters: `sc2`, `kafka*`, `ctx` on local[2], a local[N] master,
 #     a parameter object with `processes = True` (an executor backend, say);
 #   - its body or the bodies of the fixtures it uses (a local[N] master, subprocess,
-#     multiprocessing, sys.executable: a child interpreter), or its module's helpers that
-#     start child processes.
+#     multiprocessing, sys.executable: a child interpreter, RDD.pipe: a command), or its
+#     module's helpers that start child processes.
 # The rule is checked while --fast runs: an audit hook fails any test that starts a
 # process anyway, naming it, so a test the rule misses cannot slip into the fast run.
 
 _PROCESS_FOLDERS = ("integration", "kafka")
 _PROCESS_FIXTURES = frozenset({"sc2", "kafka", "kafka_bootstrap", "browser"})  # browser: tests/ui (chromium)
 _MULTI_PROCESS_MASTER = re.compile(r"local\[(\d+|\*)\]")
-_CHILD_PROCESS = re.compile(r"subprocess|multiprocessing|sys\.executable|Popen|os\.fork")
+_CHILD_PROCESS = re.compile(r"subprocess|multiprocessing|sys\.executable|Popen|os\.fork|\.pipe\(")
 _PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",
                              "os.exec", "os.system"})
 _source_cache: dict[object, str] = {}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import inspect
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +35,23 @@ MODULES = [
 ]
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+#: What in an example starts a process: a local[N] master's workers, or ``RDD.pipe``'s command.
+_STARTS_PROCESSES = re.compile(r"local\[(\d+|\*)\]|\.pipe\(")
+
+
+class _Examples:
+    """The examples of one module, as a test parameter.
+
+    ``processes`` tells the test-fast rule of ``tests/conftest.py`` whether they start a
+    process, read from the module's source, so ``make test-fast`` leaves those out.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.processes = bool(_STARTS_PROCESSES.search(inspect.getsource(importlib.import_module(name))))
+
+    def __repr__(self) -> str:
+        return self.name
 
 
 def _run(name: str, extraglobs: dict[str, Any]) -> None:
@@ -41,14 +60,15 @@ def _run(name: str, extraglobs: dict[str, Any]) -> None:
     assert result.failed == 0, f"{result.failed} of {result.attempted} doctest(s) of {name} failed (see output)"
 
 
-@pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(make_sc: Callable[..., Any], name: str) -> None:
-    _run(name, {"sc": make_sc("local"), "SparkFiles": SparkFiles})
+@pytest.mark.parametrize("examples", [_Examples(name) for name in MODULES], ids=MODULES)
+def test_docstring_examples(make_sc: Callable[..., Any], examples: _Examples) -> None:
+    _run(examples.name, {"sc": make_sc("local"), "SparkFiles": SparkFiles})
 
 
-def test_the_context_examples(make_sc: Callable[..., Any]) -> None:
+@pytest.mark.parametrize("examples", [_Examples("rdd.context")], ids=["rdd.context"])
+def test_the_context_examples(make_sc: Callable[..., Any], examples: _Examples) -> None:
     """The class's example makes its own context; the methods' use ``sc``, made after it stopped."""
-    module = importlib.import_module("rdd.context")
+    module = importlib.import_module(examples.name)
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     tests = [t for t in doctest.DocTestFinder().find(module) if t.examples]
     made: list[Any] = []
