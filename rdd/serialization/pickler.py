@@ -35,6 +35,8 @@ from typing import Any
 
 import cloudpickle
 
+from . import function_memo
+
 __all__ = ["dumps"]
 
 _cloudpickle_code_reduce: Callable[[types.CodeType], tuple[Any, ...]] = (
@@ -70,6 +72,8 @@ class _Pickler(cloudpickle.Pickler):
     # A plain dict, rebuilt by dumps() when copyreg's table changes: the C pickler looks
     # every object's type up in it, and a ChainMap (cloudpickle's) answers in Python.
     dispatch_table: dict[Any, Any] = {}
+    #: The function this pickler writes by value for function_memo (not through it).
+    by_value_root: Any = None
 
     def reducer_override(self, obj: Any) -> Any:
         if _BY_REFERENCE.get(id(obj)) is obj:
@@ -77,7 +81,17 @@ class _Pickler(cloudpickle.Pickler):
         kind = type(obj)
         if kind in _PLAIN_INSTANCE_TYPES:
             return NotImplemented  # cloudpickle only handles classes and functions itself
+        memoize = kind is types.FunctionType and obj is not self.by_value_root
+        if memoize:
+            reduction = function_memo.memoized_reduce(obj, _BY_REFERENCE)
+            if reduction:
+                return reduction
+            memoize = reduction is None  # () : remembered as too large to keep
         result = super().reducer_override(obj)
+        if memoize and result is not NotImplemented:
+            reduction = function_memo.remember(obj, lambda: _dumps_by_value(obj), _BY_REFERENCE)
+            if reduction is not None:
+                return reduction
         if result is NotImplemented:
             if isinstance(obj, type | types.FunctionType):
                 if len(_BY_REFERENCE) >= _BY_REFERENCE_MAX:
@@ -88,12 +102,21 @@ class _Pickler(cloudpickle.Pickler):
         return result
 
 
+def _dumps_by_value(function: types.FunctionType) -> bytes:
+    with io.BytesIO() as buffer:
+        pickler = _Pickler(buffer, protocol=5)
+        pickler.by_value_root = function
+        pickler.dump(function)
+        return buffer.getvalue()
+
+
 def dumps(obj: Any, protocol: int = 5) -> bytes:
     """cloudpickle ``obj`` (same result as ``cloudpickle.dumps``, file names kept)."""
     global _by_reference_stamp, _dispatch_size
     stamp = (len(sys.modules), frozenset(cloudpickle.list_registry_pickle_by_value()))
     if stamp != _by_reference_stamp:
         _BY_REFERENCE.clear()
+        function_memo.forget_all()
         _by_reference_stamp = stamp
     if len(copyreg.dispatch_table) != _dispatch_size:
         table = dict(ChainMap({types.CodeType: _reduce_code}, cloudpickle.Pickler.dispatch_table))
