@@ -392,7 +392,7 @@ class Column:
     def when(self, condition: Column, value: Any) -> Column:
         """One more ``WHEN`` of a column made by ``functions.when``."""
         if not isinstance(condition, Column):
-            raise PySparkTypeError("[NOT_COLUMN] Argument `condition` should be a Column, got "
+            raise PySparkTypeError("Argument `condition` should be a Column, got "
                                    f"{type(condition).__name__}.", "NOT_COLUMN",
                                    {"arg_name": "condition", "arg_type": type(condition).__name__})
         case = self.expr

@@ -48,6 +48,8 @@ from .functions_datetime import *  # noqa: F403 - the datetime functions are par
 from .functions_datetime import __all__ as _datetime_all
 from .functions_math import *  # noqa: F403 - the math functions are part of this module's surface
 from .functions_math import __all__ as _math_all
+from .functions_partition import *  # noqa: F403 - the partition-dependent functions are part of this module's surface
+from .functions_partition import __all__ as _partition_all
 from .functions_scalar import *  # noqa: F403 - the scalar functions are part of this module's surface
 from .functions_scalar import __all__ as _scalar_all
 from .functions_stats import *  # noqa: F403 - the statistical aggregates are part of this module's surface
@@ -62,7 +64,7 @@ __all__ = sorted([
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
-    *_agg_all, *_arrays_all, *_datetime_all, *_math_all, *_scalar_all, *_stats_all, *_text_all,
+    *_agg_all, *_arrays_all, *_datetime_all, *_math_all, *_partition_all, *_scalar_all, *_stats_all, *_text_all,
 ])
 
 ColumnOrName = Column | str
@@ -77,7 +79,7 @@ def col(col: str) -> Column:
         The name.
     """
     if not isinstance(col, str):
-        raise PySparkTypeError(f"[NOT_STR] Argument `col` should be a str, got {type(col).__name__}.", "NOT_STR",
+        raise PySparkTypeError(f"Argument `col` should be a str, got {type(col).__name__}.", "NOT_STR",
                                {"arg_name": "col", "arg_type": type(col).__name__})
     return Column(expr_of(col))
 
@@ -127,7 +129,7 @@ def when(condition: Column, value: Any) -> Column:
         The value (a Column or a Python value).
     """
     if not isinstance(condition, Column):
-        raise PySparkTypeError(f"[NOT_COLUMN] Argument `condition` should be a Column, got "
+        raise PySparkTypeError(f"Argument `condition` should be a Column, got "
                                f"{type(condition).__name__}.", "NOT_COLUMN",
                                {"arg_name": "condition", "arg_type": type(condition).__name__})
     return Column(CaseWhen([(condition.expr, to_expr(value))]))

@@ -45,7 +45,7 @@ class UserDefinedFunction:
     def __init__(self, func: Callable[..., Any], returnType: DataType | str | None = None,  # noqa: N803
                  name: str | None = None, deterministic: bool = True) -> None:
         if not callable(func):
-            raise PySparkTypeError(f"[NOT_CALLABLE] Argument `func` should be a callable, got "
+            raise PySparkTypeError(f"Argument `func` should be a callable, got "
                                    f"{type(func).__name__}.", "NOT_CALLABLE",
                                    {"arg_name": "func", "arg_type": type(func).__name__})
         self.func = func

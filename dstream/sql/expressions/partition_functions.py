@@ -1,0 +1,146 @@
+"""Expressions whose value depends on where a row is evaluated: ``spark_partition_id()``,
+``monotonically_increasing_id()``, ``rand(seed)`` and ``randn(seed)``.
+
+What this module owns
+---------------------
+:class:`SparkPartitionId`, :class:`MonotonicallyIncreasingId`, :class:`Rand` and
+:class:`Randn`, and the per-task state the last three carry from one batch of rows to
+the next.
+
+Invariants
+----------
+* All four are non-deterministic (``deterministic = False``): the optimizer neither
+  folds them nor moves them past a filter, so a position or a random draw belongs to
+  the row it was computed for, as in Spark.
+* The partition is the running task's (``TaskContext.partitionId()``); 0 when rows are
+  evaluated outside a task.
+* ``monotonically_increasing_id()`` is Spark's layout: the partition index in the upper
+  31 bits, the row's position in its partition (counted over every batch the task
+  evaluates, from 0) in the lower 33. Ids are unique and increase within a partition,
+  and a rerun task gives the same ids to the same rows.
+* ``rand(seed)``/``randn(seed)`` draw from one generator per task seeded with
+  ``seed + partition`` (Spark's rule), so the same seed, partitioning and row order give
+  the same values. The generator is Python's, not Spark's XORShift: the values are not
+  Spark's numbers, only their distribution (uniform in [0, 1), standard normal).
+* State is per task and per expression node: it lives as long as the task's context.
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from typing import Any
+
+import pyarrow as pa
+
+from ..types import DataType, DoubleType, IntegerType, LongType
+from .base import EvalContext, LeafExpression
+
+__all__ = ["MonotonicallyIncreasingId", "Rand", "Randn", "SparkPartitionId"]
+
+# task context -> {id(expression node): its state in that task}
+_task_state: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
+_EXTRAS_KEY = "partition_functions.state"
+
+
+def _task() -> Any:
+    from rdd import TaskContext  # noqa: PLC0415 - the engine is only needed where rows are evaluated
+
+    return TaskContext.get()
+
+
+def _partition() -> int:
+    task = _task()
+    return 0 if task is None else task.partitionId()
+
+
+def _state_table(ctx: EvalContext) -> dict[int, Any]:
+    """The table of per-node state of the running task (outside a task: of this evaluation)."""
+    task = _task()
+    if task is None:
+        outside: dict[int, Any] = ctx.extras.setdefault(_EXTRAS_KEY, {})
+        return outside
+    table = _task_state.get(task)
+    if table is None:
+        table = _task_state[task] = {}
+    return table
+
+
+class _PartitionLeaf(LeafExpression):
+    deterministic = False
+
+    @property
+    def nullable(self) -> bool:
+        return False
+
+    def _options(self) -> Any:
+        return id(self)  # two calls are two different columns, never one
+
+
+class SparkPartitionId(_PartitionLeaf):
+    """``spark_partition_id()``: the index of the partition a row is in."""
+
+    def data_type(self) -> DataType:
+        return IntegerType()
+
+    def sql(self) -> str:
+        return "SPARK_PARTITION_ID()"
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        return pa.array([_partition()] * batch.num_rows, pa.int32())
+
+
+class MonotonicallyIncreasingId(_PartitionLeaf):
+    """``monotonically_increasing_id()``: ``partition << 33`` plus the row's position."""
+
+    def data_type(self) -> DataType:
+        return LongType()
+
+    def sql(self) -> str:
+        return "monotonically_increasing_id()"
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        table = _state_table(ctx)
+        start = table.get(id(self), 0)
+        table[id(self)] = start + batch.num_rows
+        first = (_partition() << 33) + start
+        return pa.array(range(first, first + batch.num_rows), pa.int64())
+
+
+class Rand(_PartitionLeaf):
+    """``rand(seed)``: uniform doubles in [0, 1)."""
+
+    name = "rand"
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def data_type(self) -> DataType:
+        return DoubleType()
+
+    def sql(self) -> str:
+        return f"{self.name}({self.seed})"
+
+    def _generator(self, ctx: EvalContext) -> random.Random:
+        table = _state_table(ctx)
+        generator = table.get(id(self))
+        if generator is None:
+            generator = table[id(self)] = random.Random(self.seed + _partition())
+        return generator
+
+    def _draw(self, generator: random.Random) -> float:
+        return generator.random()
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        generator = self._generator(ctx)
+        draw = self._draw
+        return pa.array([draw(generator) for _ in range(batch.num_rows)], pa.float64())
+
+
+class Randn(Rand):
+    """``randn(seed)``: doubles from the standard normal distribution."""
+
+    name = "randn"
+
+    def _draw(self, generator: random.Random) -> float:
+        return generator.gauss(0.0, 1.0)
