@@ -27,6 +27,7 @@ from ..types import DataType
 from . import (
     array_functions,
     array_set_functions,
+    bit_functions,
     calendar_functions,
     datetime_functions,
     elementary_functions,
@@ -43,7 +44,7 @@ from .predicates import fold
 __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
-_REGISTERED_MODULES = (array_functions, array_set_functions, calendar_functions, datetime_functions,
+_REGISTERED_MODULES = (array_functions, array_set_functions, bit_functions, calendar_functions, datetime_functions,
                        elementary_functions, math_functions, string_functions, text_functions)
 
 
