@@ -1,13 +1,14 @@
 """More string functions of ``dstream.sql.functions``: ``translate``, ``substring_index``,
 ``left``, ``right``, ``split_part``, ``locate``, ``btrim``, ``ascii``, ``octet_length``,
 ``bit_length``, ``base64``, ``unbase64``, ``hex``, ``unhex``, ``crc32``, ``levenshtein``,
-``soundex``, ``format_number``.
+``soundex``, ``format_number``, ``format_string``, ``printf``.
 
 What this module owns
 ---------------------
 The public builders, with PySpark's names and parameters (where PySpark takes
 ``ColumnOrName`` a ``str`` is a column name; where it takes ``str``/``int`` the value
-becomes a literal). The functions are the registry's (``expressions.text_functions``).
+becomes a literal). The functions are the registry's (``expressions.text_functions``;
+``format_string`` and ``printf``: ``expressions.java_format``).
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ __all__ = [
     "btrim",
     "crc32",
     "format_number",
+    "format_string",
     "hex",
     "left",
     "levenshtein",
     "locate",
     "octet_length",
+    "printf",
     "right",
     "soundex",
     "split_part",
@@ -267,3 +270,41 @@ def format_number(col: ColumnOrName, d: int) -> Column:
         The decimals (negative: null).
     """
     return _call("format_number", expr_of(col), lit_expr(d))
+
+
+def format_string(format: str, *cols: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """The columns formatted printf-style, as Java's ``String.format`` does.
+
+    Parameters
+    ----------
+    format : str
+        The format (``%s``, ``%d``, ``%5.2f``, ``%x``, ``%2$s``...).
+    *cols : Column or str
+        The values, in the order the format takes them.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(5, "hello", 2.675)], "a int, b string, c double")
+    >>> df.select(format_string("%d %s %.2f", df.a, df.b, df.c).alias("v")).collect()
+    [Row(v='5 hello 2.68')]
+    """
+    return _call("format_string", lit_expr(format), *[expr_of(c) for c in cols])
+
+
+def printf(format: ColumnOrName, *cols: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """:func:`format_string` whose format is a column (or a column name).
+
+    Parameters
+    ----------
+    format : Column or str
+        The formats.
+    *cols : Column or str
+        The values.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([("%05d|%-4s|", 42, "ab")], "f string, n int, s string")
+    >>> df.select(printf("f", "n", "s").alias("v")).collect()
+    [Row(v='00042|ab  |')]
+    """
+    return _call("printf", expr_of(format), *[expr_of(c) for c in cols])

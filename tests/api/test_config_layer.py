@@ -32,8 +32,10 @@ ROOT = Path(__file__).resolve().parents[2]
 OWNERS = {"rdd/conf.py", "rdd/conf_parsing.py", "rdd/master.py"}
 #: Modules that read or write SQL text and data, not settings: the SQL parser (its
 #: ``TRUE``/``FALSE`` literals and ``INTERVAL`` units), Spark's datetime patterns (the
-#: letters ``s``, ``m``, ``h``, ``d`` are pattern fields) and JSON's ``true``/``false``.
-SQL_TEXT = ("dstream/sql/parser/", "dstream/sql/kernels/datetime_", "dstream/sql/kernels/json_write.py")
+#: letters ``s``, ``m``, ``h``, ``d`` are pattern fields), Java's format conversions
+#: (``%s``, ``%d``, ``%b`` in ``format_string``) and JSON's ``true``/``false``.
+SQL_TEXT = ("dstream/sql/parser/", "dstream/sql/kernels/datetime_", "dstream/sql/kernels/json_write.py",
+            "dstream/sql/expressions/java_format.py")
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no"}
 _UNITS = {"us", "ms", "s", "m", "min", "h", "d", "b", "k", "kb", "mb", "g", "gb", "t", "tb",
