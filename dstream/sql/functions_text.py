@@ -1,7 +1,8 @@
 """More string functions of ``dstream.sql.functions``: ``translate``, ``substring_index``,
 ``left``, ``right``, ``split_part``, ``locate``, ``btrim``, ``ascii``, ``octet_length``,
 ``bit_length``, ``base64``, ``unbase64``, ``hex``, ``unhex``, ``crc32``, ``levenshtein``,
-``soundex``, ``format_number``, ``format_string``, ``printf``.
+``soundex``, ``format_number``, ``format_string``, ``printf``, ``lcase``, ``ucase``,
+``char_length``, ``character_length``.
 
 What this module owns
 ---------------------
@@ -23,10 +24,13 @@ __all__ = [
     "base64",
     "bit_length",
     "btrim",
+    "char_length",
+    "character_length",
     "crc32",
     "format_number",
     "format_string",
     "hex",
+    "lcase",
     "left",
     "levenshtein",
     "locate",
@@ -37,6 +41,7 @@ __all__ = [
     "split_part",
     "substring_index",
     "translate",
+    "ucase",
     "unbase64",
     "unhex",
 ]
@@ -308,3 +313,47 @@ def printf(format: ColumnOrName, *cols: ColumnOrName) -> Column:  # noqa: A002 -
     [Row(v='00042|ab  |')]
     """
     return _call("printf", expr_of(format), *[expr_of(c) for c in cols])
+
+
+def lcase(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """:func:`lower` under its SQL name (the column is named ``lcase(...)``).
+
+    Examples
+    --------
+    >>> spark.range(1).select(lcase(lit("Spark"))).collect()
+    [Row(lcase(Spark)='spark')]
+    """
+    return _call("lcase", expr_of(str))
+
+
+def ucase(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """:func:`upper` under its SQL name (the column is named ``ucase(...)``).
+
+    Examples
+    --------
+    >>> spark.range(1).select(ucase(lit("Spark"))).collect()
+    [Row(ucase(Spark)='SPARK')]
+    """
+    return _call("ucase", expr_of(str))
+
+
+def char_length(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """The number of characters (bytes for binary), named ``char_length(...)``.
+
+    Examples
+    --------
+    >>> spark.range(1).select(char_length(lit("SparkSQL"))).collect()
+    [Row(char_length(SparkSQL)=8)]
+    """
+    return _call("char_length", expr_of(str))
+
+
+def character_length(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """The number of characters (bytes for binary), named ``character_length(...)``.
+
+    Examples
+    --------
+    >>> spark.range(1).select(character_length(lit("SparkSQL"))).collect()
+    [Row(character_length(SparkSQL)=8)]
+    """
+    return _call("character_length", expr_of(str))

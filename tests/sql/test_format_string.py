@@ -143,6 +143,16 @@ def test_what_java_refuses(spark: SparkSession, fmt: str, dtype: str, error: str
 
 
 def test_docstring_examples(spark: SparkSession) -> None:
-    result = doctest.testmod(functions_text, extraglobs={"spark": spark},
+    result = doctest.testmod(functions_text, extraglobs={"spark": spark, "lit": F.lit},
                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 3 and result.failed == 0, result
+    assert result.attempted >= 7 and result.failed == 0, result
+
+
+def test_sql_aliases_name_their_columns_after_themselves(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("Ab",)], "s string")
+    got = df.select(F.lcase("s"), F.ucase("s"), F.char_length("s"), F.character_length("s"), F.lower("s"))
+    assert got.columns == ["lcase(s)", "ucase(s)", "char_length(s)", "character_length(s)", "lower(s)"]
+    assert list(got.first()) == ["ab", "AB", 2, 2, "ab"]
+    df.createOrReplaceTempView("aliases")
+    assert spark.sql("SELECT lcase(s), char_length(s), length(s) FROM aliases").columns == [
+        "lcase(s)", "char_length(s)", "length(s)"]

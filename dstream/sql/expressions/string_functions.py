@@ -60,6 +60,9 @@ def _unary(kernel_name: str) -> Callable[[list[Any], list[DataType], DataType, E
 
 for _name in ("lower", "upper", "initcap", "reverse"):
     register(FunctionSpec(_name, 1, 1, _first_string(), _const(StringType()), _unary(_name)))
+# Spark's aliases that name their column after themselves (``lcase(a)``, not ``lower(a)``).
+for _alias, _name in (("lcase", "lower"), ("ucase", "upper")):
+    register(FunctionSpec(_alias, 1, 1, _first_string(), _const(StringType()), _unary(_name)))
 
 for _name in ("trim", "ltrim", "rtrim"):
     register(FunctionSpec(_name, 1, 2, _first_string(StringType()), _const(StringType()), _unary(_name),
@@ -70,8 +73,8 @@ def _length_types(types: list[DataType]) -> list[DataType | None]:
     return [None if isinstance(types[0], (StringType, BinaryType)) else StringType()]
 
 
-register(FunctionSpec("length", 1, 1, _length_types, _const(IntegerType()), _unary("length")),
-         "char_length", "character_length")
+for _name in ("length", "char_length", "character_length"):
+    register(FunctionSpec(_name, 1, 1, _length_types, _const(IntegerType()), _unary("length")))
 
 
 def _run_concat(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
