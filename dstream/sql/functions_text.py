@@ -2,7 +2,7 @@
 ``left``, ``right``, ``split_part``, ``locate``, ``btrim``, ``ascii``, ``octet_length``,
 ``bit_length``, ``base64``, ``unbase64``, ``hex``, ``unhex``, ``crc32``, ``levenshtein``,
 ``soundex``, ``format_number``, ``format_string``, ``printf``, ``lcase``, ``ucase``,
-``char_length``, ``character_length``.
+``char_length``, ``character_length``, ``hash``.
 
 What this module owns
 ---------------------
@@ -29,6 +29,7 @@ __all__ = [
     "crc32",
     "format_number",
     "format_string",
+    "hash",
     "hex",
     "lcase",
     "left",
@@ -357,3 +358,20 @@ def character_length(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's nam
     [Row(character_length(SparkSQL)=8)]
     """
     return _call("character_length", expr_of(str))
+
+
+def hash(*cols: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
+    """Spark's 32-bit Murmur3 hash of the columns (seed 42), the same int Spark computes.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        One or more columns; nulls are skipped.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([('ABC', 'DEF')], ['c1', 'c2'])
+    >>> df.select(hash('c1').alias('h1'), hash('c1', 'c2').alias('h2')).collect()
+    [Row(h1=-757602832, h2=599895104)]
+    """
+    return _call("hash", *[expr_of(c) for c in cols])
