@@ -208,8 +208,12 @@ def starts_processes(item: pytest.Item) -> bool:
     fixture_info = getattr(item, "_fixtureinfo", None)
     for definitions in (fixture_info.name2fixturedefs.values() if fixture_info is not None else ()):
         functions.extend(definition.func for definition in definitions)
-    return any(_CHILD_PROCESS.search(body) or _MULTI_PROCESS_MASTER.search(body)
-               for body in map(_source, functions))
+    return any(map(code_starts_processes, map(_source, functions)))
+
+
+def code_starts_processes(code: str) -> bool:
+    """Whether running ``code`` (a test's body, a fixture's, a module's doctests) starts a process."""
+    return bool(_CHILD_PROCESS.search(code) or _MULTI_PROCESS_MASTER.search(code))
 
 
 def _source(obj: object) -> str:

@@ -32,7 +32,7 @@ Invariants
   their stage's functions in a worker.)
 * The bytes are the ones cloudpickle writes for the function alone, so they are the
   same for the same function: the stage digests the workers' closure cache keys on stay
-  deterministic. ``load_function`` keys on a BLAKE2b digest of those bytes.
+  deterministic. ``load_function`` keys on their digest (``serializer.digest_of``).
 * A function is remembered from the second time it is pickled with the same state: a
   stream also makes functions anew every batch (capturing the batch's time), and those
   are pickled as usual and never reach the tables. The driver holds functions weakly:
@@ -83,7 +83,7 @@ ByReference = dict[int, object]
 _driver: dict[int, _Entry] = {}
 _driver_bytes = 0
 # digest -> (rebuilt function, size of its pickle), least recently used first
-_loaded: OrderedDict[bytes, tuple[Any, int]] = OrderedDict()
+_loaded: OrderedDict[str, tuple[Any, int]] = OrderedDict()
 _loaded_bytes = 0
 # code object -> the global names it (and the code nested in it) reads, or None if it writes
 _code_globals: weakref.WeakKeyDictionary[types.CodeType, tuple[str, ...] | None] = weakref.WeakKeyDictionary()
@@ -96,7 +96,7 @@ def _names_read(code: types.CodeType) -> tuple[str, ...] | None:
         return _code_globals[code]
     except KeyError:
         pass
-    import dis  # driver-only, as hashlib below: workers only load functions
+    import dis  # driver-only, as digest_of below: workers only load functions
 
     names: dict[str, None] = {}
     result: tuple[str, ...] | None = None
@@ -241,8 +241,6 @@ def remember(function: types.FunctionType, dump: Callable[[], bytes],
     tables with functions no later batch ships.
     """
     global _driver_bytes
-    import hashlib
-
     state = _state(function, by_reference)
     entry = _entry(function)
     if state is None:
@@ -257,10 +255,12 @@ def remember(function: types.FunctionType, dump: Callable[[], bytes],
         key = id(function)
         _driver[key] = _Entry(weakref.ref(function, lambda ref: _forget(key, ref)), state)
         return None
+    from .serializer import digest_of  # noqa: PLC0415 - serializer imports the pickler, which imports us
+
     blob = dump()
     entry.reduction = ()
     if len(blob) <= MAX_BYTES:
-        entry.reduction = (load_function, (hashlib.blake2b(blob, digest_size=16).digest(), blob))
+        entry.reduction = (load_function, (digest_of(blob), blob))
         entry.size = len(blob)
         _driver_bytes += len(blob)
     return entry.reduction or None
@@ -273,7 +273,7 @@ def forget_all() -> None:
     _driver_bytes = 0
 
 
-def load_function(digest: bytes, blob: bytes) -> Any:
+def load_function(digest: str, blob: bytes) -> Any:
     """The function pickled as ``blob``, rebuilt once per process."""
     global _loaded_bytes
     entry = _loaded.get(digest)

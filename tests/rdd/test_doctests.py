@@ -10,13 +10,14 @@ from __future__ import annotations
 import doctest
 import importlib
 import inspect
-import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from rdd import SparkFiles
+
+from tests.conftest import code_starts_processes
 
 MODULES = [
     "rdd.actions",
@@ -35,20 +36,19 @@ MODULES = [
 ]
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-#: What in an example starts a process: a local[N] master's workers, or ``RDD.pipe``'s command.
-_STARTS_PROCESSES = re.compile(r"local\[(\d+|\*)\]|\.pipe\(")
 
 
 class _Examples:
     """The examples of one module, as a test parameter.
 
     ``processes`` tells the test-fast rule of ``tests/conftest.py`` whether they start a
-    process, read from the module's source, so ``make test-fast`` leaves those out.
+    process, read from the module's source by the rule's own test for code, so
+    ``make test-fast`` leaves those out.
     """
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.processes = bool(_STARTS_PROCESSES.search(inspect.getsource(importlib.import_module(name))))
+        self.processes = code_starts_processes(inspect.getsource(importlib.import_module(name)))
 
     def __repr__(self) -> str:
         return self.name

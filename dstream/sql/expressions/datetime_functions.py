@@ -6,7 +6,9 @@ The specs of the datetime functions: their types (strings are cast to timestamps
 dates as Spark does), generated names (``to_timestamp(a, yyyy-MM-dd)``,
 ``unix_timestamp(a, yyyy-MM-dd HH:mm:ss)``, ``current_timestamp()``), and evaluation:
 parsing and formatting with Spark's patterns go to ``kernels.datetimes``; field
-extraction and day arithmetic are plain Arrow compute in the session time zone.
+extraction and day arithmetic are plain Arrow compute in the session time zone. Also
+:func:`epoch_value`, a collected date or timestamp as Spark holds it (``hash`` and
+``format_string`` compute on that form).
 
 Invariants
 ----------
@@ -38,7 +40,22 @@ from ..types import (
 from .base import EvalContext
 from .function_registry import FunctionSpec, register
 
-__all__ = ["DEFAULT_FORMAT"]
+__all__ = ["DEFAULT_FORMAT", "epoch_value"]
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_MICROSECOND = _dt.timedelta(microseconds=1)
+
+
+def epoch_value(value: Any) -> Any:
+    """Spark's internal form of a collected value: a date as days since 1970-01-01, a
+    ``datetime`` as microseconds since the epoch (a naive one read as UTC, as
+    ``TIMESTAMP_NTZ`` holds its wall clock); any other value unchanged."""
+    if isinstance(value, _dt.datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
+        return (aware - _EPOCH) // _MICROSECOND
+    if isinstance(value, _dt.date):
+        return (value - _EPOCH.date()).days
+    return value
 
 #: ``unix_timestamp``'s and ``from_unixtime``'s default pattern.
 DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss"

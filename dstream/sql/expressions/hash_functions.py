@@ -21,7 +21,6 @@ Invariants
 
 from __future__ import annotations
 
-import datetime as _dt
 import decimal
 import struct
 from typing import Any
@@ -47,13 +46,13 @@ from ..types import (
     TimestampType,
 )
 from .base import EvalContext
+from .datetime_functions import epoch_value
 from .function_registry import FunctionSpec, register
 
 __all__ = ["murmur3_hash"]
 
 SEED = 42
 _M = 0xFFFFFFFF
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 
 def _rotl(x: int, r: int) -> int:
@@ -96,13 +95,6 @@ def _hash_bytes(data: bytes, seed: int) -> int:
     return _fmix(h1, len(data))
 
 
-def _micros(value: _dt.datetime) -> int:
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=_dt.timezone.utc)
-    delta = value - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
 def _hash_value(value: Any, dt: DataType, seed: int) -> int:
     if value is None or isinstance(dt, NullType):
         return seed
@@ -111,11 +103,11 @@ def _hash_value(value: Any, dt: DataType, seed: int) -> int:
     if isinstance(dt, (ByteType, ShortType, IntegerType)):
         return _hash_int(value, seed)
     if isinstance(dt, DateType):
-        return _hash_int((value - _dt.date(1970, 1, 1)).days, seed)
+        return _hash_int(epoch_value(value), seed)
     if isinstance(dt, LongType):
         return _hash_long(value, seed)
     if isinstance(dt, (TimestampType, TimestampNTZType)):
-        return _hash_long(_micros(value), seed)
+        return _hash_long(epoch_value(value), seed)
     if isinstance(dt, FloatType):
         if value == 0.0:
             return _hash_int(0, seed)  # -0.0 hashes as 0.0

@@ -24,7 +24,6 @@ Invariants
 
 from __future__ import annotations
 
-import datetime as _dt
 import decimal
 import math
 import re
@@ -48,6 +47,7 @@ from ..types import (
     TimestampType,
 )
 from .base import EvalContext
+from .datetime_functions import epoch_value
 from .function_registry import FunctionSpec, register
 
 __all__ = ["java_format"]
@@ -72,18 +72,6 @@ def _error(kind: str, detail: str) -> SparkRuntimeException:
 
 def _java_class(dt: DataType) -> str:
     return _JAVA_CLASS.get(type(dt), "java.lang.Object")
-
-
-def _internal(value: Any, dt: DataType) -> Any:
-    """The value as Spark's formatter receives it (dates as days, timestamps as micros)."""
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.timezone.utc)
-        delta = value - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-        return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-    if isinstance(value, _dt.date):
-        return (value - _dt.date(1970, 1, 1)).days
-    return value
 
 
 def _pad(text: str, flags: str, width: int | None, numeric_zero: bool = False) -> str:
@@ -133,10 +121,10 @@ def _general(value: float, precision: int, flags: str) -> str:
     precision = max(precision, 1)
     if value == 0:
         return _fixed(value, precision - 1, flags)
+    exact = abs(decimal.Decimal(repr(value)))
     with decimal.localcontext() as context:
         context.rounding = decimal.ROUND_HALF_UP
-        rounded = abs(decimal.Decimal(repr(value))).quantize(decimal.Decimal(1).scaleb(
-            abs(decimal.Decimal(repr(value))).adjusted() - precision + 1))
+        rounded = exact.quantize(decimal.Decimal(1).scaleb(exact.adjusted() - precision + 1))
     if decimal.Decimal("0.0001") <= rounded < decimal.Decimal(10) ** precision:
         return _fixed(float(rounded), precision - rounded.adjusted() - 1, flags)
     return _scientific(value, precision - 1, flags)
@@ -164,7 +152,7 @@ def _convert(conv: str, flags: str, width: int | None, precision: int | None, va
         if isinstance(dt, StringType):
             text = value
         elif isinstance(dt, (DateType, TimestampType, TimestampNTZType)):
-            text = str(_internal(value, dt))  # what Spark's formatter gets: days, microseconds
+            text = str(epoch_value(value))  # what Spark's formatter gets: days, microseconds
         else:
             text = format_value(value, dt, "UTC")
     elif lower == "c":
@@ -172,7 +160,7 @@ def _convert(conv: str, flags: str, width: int | None, precision: int | None, va
             raise _error("IllegalFormatConversionException", f"{conv} != {_java_class(dt)}")
         text = chr(value & 0xFF if isinstance(dt, ByteType) else value)
     else:
-        text = _pad(_numeric(lower, flags, precision, _internal(value, dt), dt), flags, width, numeric_zero=True)
+        text = _pad(_numeric(lower, flags, precision, epoch_value(value), dt), flags, width, numeric_zero=True)
         return text.upper() if conv.isupper() else text
     if precision is not None and lower in "sb":
         text = text[:precision]
