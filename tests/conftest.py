@@ -58,6 +58,7 @@ import itertools
 import os
 import re
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -439,6 +440,18 @@ class FileMaker:
 def files(tmp_path: Path) -> FileMaker:
     """Make unique files and directories under this test's ``tmp_path``."""
     return FileMaker(tmp_path)
+
+
+@pytest.fixture
+def examples_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Send ``tempfile``'s directories to this test's ``tmp_path``.
+
+    Documentation examples make scratch directories with ``tempfile.mkdtemp()``, as a
+    user would, and do not remove them (that would only clutter the example): run
+    under this fixture, they go where pytest cleans up instead of piling up in /tmp.
+    """
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

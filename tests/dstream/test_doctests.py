@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.usefixtures("examples_temp_dir")  # the examples' mkdtemp() directories
+
 MODULES = [
     "dstream",
     "dstream.clock",

@@ -19,6 +19,8 @@ from rdd import SparkFiles
 
 from tests.conftest import code_starts_processes
 
+pytestmark = pytest.mark.usefixtures("examples_temp_dir")  # the examples' mkdtemp() directories
+
 MODULES = [
     "rdd.actions",
     "rdd.approximate",

@@ -55,7 +55,8 @@ def sample_port() -> int:
 def run_block(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     script = cwd / "prog.py"
     script.write_text(code)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    # TMPDIR: the programs' mkdtemp() scratch directories stay under the test's directory.
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", TMPDIR=str(cwd))
     return subprocess.run(
         [sys.executable, str(script)], check=False, cwd=cwd, env=env, capture_output=True, text=True,
         timeout=DEADLINE,

@@ -43,7 +43,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import threading
 import uuid
 from collections import deque
@@ -53,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AnalysisException, StreamingQueryException
 from ..plan.logical import LocalRelation, LogicalPlan
 from . import operators as _operators  # noqa: F401 - registers the stateful operators
+from . import temporary_checkpoints
 from .clock import streaming_clock
 from .incremental import IncrementalExecution, MicroBatchInfo, micro_batch_dataframe
 from .logs import CommitLog, OffsetSeq, OffsetSeqLog
@@ -134,6 +134,9 @@ class MicroBatchExecution:
         settings = session.conf
         self.polling_delay_ms = settings.get_time_ms("spark.sql.streaming.pollingDelay", "10ms")
         self.idle_progress_ms = settings.get_time_ms("spark.sql.streaming.noDataProgressEventInterval", "10000ms")
+        # A failed query keeps its temporary checkpoint (to look at) unless this is set.
+        self.force_delete_checkpoint = settings.get_boolean("spark.sql.streaming.forceDeleteTempCheckpointLocation",
+                                                            False)
         self.no_data_batches = settings.get_boolean("spark.sql.streaming.noDataMicroBatches.enabled", True)
         self.batches_to_retain = settings.get_int("spark.sql.streaming.minBatchesToRetain", 100)
         keep = settings.get_int("spark.sql.streaming.numRecentProgressUpdates", 100)
@@ -244,8 +247,8 @@ class MicroBatchExecution:
             self.exception.__cause__ = failure
             _log.error("Query %s terminated with error", self.name or self.id, exc_info=failure)
         self._set_status("Stopped", False, False)
-        if self.temporary_checkpoint and failure is None:
-            shutil.rmtree(self.checkpoint, ignore_errors=True)
+        if self.temporary_checkpoint and (failure is None or self.force_delete_checkpoint):
+            temporary_checkpoints.remove(self.checkpoint)
         with self._cond:
             self.active = False
             self._cond.notify_all()

@@ -23,7 +23,6 @@ Invariants
 from __future__ import annotations
 
 import os
-import tempfile
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from ..errors import AnalysisException, PySparkTypeError, PySparkValueError
 from ..local_data import attributes_of, schema_argument
 from ..readwriter import OptionsBuilder
 from ..types import StructType
+from . import temporary_checkpoints
 from .checks import check_streaming_query
 from .formats import sink_provider, source_provider
 from .relation import SourceSpec, StreamingRelation
@@ -240,4 +240,4 @@ class DataStreamWriter(OptionsBuilder):
             raise AnalysisException(
                 "checkpointLocation must be specified either through option(\"checkpointLocation\", ...) or "
                 "SparkSession.conf.set(\"spark.sql.streaming.checkpointLocation\", ...)")
-        return tempfile.mkdtemp(prefix="temporary-"), True
+        return temporary_checkpoints.create(), True
