@@ -21,6 +21,14 @@ Invariants
   to the same listener too.
 * The queue is bounded (``capacity``); when full, new events are dropped and counted
   rather than blocking the engine. The first drop is logged as a warning.
+* A post that finds the queue three-quarters full first waits, at most
+  :data:`CATCH_UP_WAIT_S`, for the delivery thread to bring it down to half. The engine's
+  threads share one interpreter lock with the delivery thread, and a loop of tiny jobs
+  holds it so tightly that even a fast listener (the UI's status store) would fall
+  behind and lose events; waiting on a condition gives it the lock. A wait that times
+  out means a listener is slow, not starved: posts then drop as above, without waiting,
+  until the queue has emptied, so a slow listener costs the engine one such wait. The
+  delivery thread itself never waits (a listener may post).
 * ``post`` with no listener registered is a no-op (the fast path). ``post`` takes no
   lock (an append to the queue); only waking an idle delivery thread does.
 * ``post_deferred(build, *args)`` is a post whose events are built on the delivery
@@ -58,6 +66,9 @@ CAPACITY_KEY = "spark.scheduler.listenerbus.eventqueue.capacity"
 #: How long a context's events may wait for delivery: short for the UI's 200 ms refresh,
 #: long enough that a loop of tiny jobs does not wake the delivery thread per event.
 LINGER_S = 0.05
+#: The longest a post waits for a starved delivery thread to catch up (see the module doc):
+#: ample for a fast listener to take a quarter of a full queue, once per overflow.
+CATCH_UP_WAIT_S = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +119,11 @@ class ListenerBus:
         lock = threading.Lock()
         self._wakeup = threading.Condition(lock)
         self._drained = threading.Condition(lock)  # wait_until_empty's waiters
+        self._room = threading.Condition(lock)  # posters waiting for the thread to catch up
+        self._high_water = max(1, capacity * 3 // 4)
+        self._low_water = capacity // 2
+        self._room_waiters = 0
+        self._catch_up = True  # False from a timed-out wait until the queue is empty
         self._idle = False  # the delivery thread waits for an event: a post must wake it
         self._busy = False
         self._stopping = False
@@ -172,6 +188,7 @@ class ListenerBus:
         with self._wakeup:
             self._stopping = True
             self._wakeup.notify_all()
+            self._room.notify_all()
             thread = self._thread
         if thread is None or thread is threading.current_thread():
             return True
@@ -208,6 +225,8 @@ class ListenerBus:
         if self._stopping:
             return
         queue = self._queue
+        if len(queue) >= self._high_water and self._catch_up:
+            self._wait_for_room()
         if len(queue) >= self._capacity:
             self._drop()
             return
@@ -217,6 +236,22 @@ class ListenerBus:
                 if self._idle:
                     self._idle = False
                     self._wakeup.notify()
+
+    def _wait_for_room(self) -> None:
+        if self._thread is None or threading.current_thread() is self._thread:
+            return  # not started, or a listener posting: the queue only shrinks when it returns
+        with self._wakeup:
+            if self._idle:
+                self._idle = False
+                self._wakeup.notify()
+            self._room_waiters += 1
+            try:
+                caught_up = self._room.wait_for(
+                    lambda: len(self._queue) <= self._low_water or self._stopping, CATCH_UP_WAIT_S)
+            finally:
+                self._room_waiters -= 1
+            if not caught_up:
+                self._catch_up = False
 
     def _drop(self) -> None:
         with self._wakeup:
@@ -274,7 +309,9 @@ class ListenerBus:
                     self._busy = False
                     self._delivered += delivered
                     if not self._queue:
+                        self._catch_up = True
                         self._drained.notify_all()
+                        self._room.notify_all()
 
     def _drain(self) -> int:
         """Deliver queued items until the queue is empty; return how many were taken."""
@@ -285,6 +322,9 @@ class ListenerBus:
         while queue:
             item = queue.popleft()
             taken += 1
+            if self._room_waiters and len(queue) <= self._low_water:
+                with self._wakeup:
+                    self._room.notify_all()
             if self._listeners is not listeners:
                 # Each listener's entry point, looked up again only when the listeners changed
                 # (the tuple is replaced on each change), also during this drain: an event

@@ -221,3 +221,84 @@ def test_a_listener_added_while_the_thread_delivers_gets_the_next_events() -> No
     finally:
         gate.set()
         bus.stop(WAIT)
+
+
+def test_a_poster_holding_the_interpreter_lock_does_not_starve_a_fast_listener() -> None:
+    # A tight loop of posts keeps the GIL: the delivery thread got it every switch
+    # interval (5 ms) at best, the queue filled and events were dropped although the
+    # listener only appends to a list (without the catch-up wait this drops thousands).
+    bus = ListenerBus("starved", capacity=100)
+    rec = Recorder()
+    bus.add_listener(rec)
+    bus.start()
+    try:
+        for n in range(5_000):
+            bus.post(Event(n))
+        assert bus.wait_until_empty(WAIT), f"{bus.statistics().queued} events still queued after {WAIT} s"
+        assert bus.statistics().dropped == 0
+        assert rec.seen == list(range(5_000))
+    finally:
+        bus.stop(WAIT)
+
+
+def test_a_stuck_listener_makes_one_post_wait_then_posts_drop_without_waiting() -> None:
+    bus = ListenerBus("stuck", capacity=8)
+    gate = threading.Event()
+    delivering = threading.Event()
+
+    class Stuck(Recorder):
+        def onThing(self, event: Event) -> None:  # noqa: N802
+            delivering.set()
+            gate.wait(WAIT)
+            super().onThing(event)
+
+    rec = Stuck()
+    bus.add_listener(rec)
+    bus.start()
+    posted = threading.Event()
+
+    def post_all() -> None:
+        for n in range(1, 201):
+            bus.post(Event(n))
+        posted.set()
+
+    try:
+        bus.post(Event(0))
+        assert delivering.wait(WAIT)
+        poster = threading.Thread(target=post_all, daemon=True)
+        poster.start()
+        # 200 posts against a full queue: one waits CATCH_UP_WAIT_S, the others drop at once
+        # (if each waited, this would take 100 s).
+        assert posted.wait(WAIT), "posts kept waiting for a listener that is stuck"
+        assert bus.statistics().dropped == 200 - 8
+        gate.set()
+        assert bus.wait_until_empty(WAIT)
+        assert rec.seen == list(range(9))
+    finally:
+        gate.set()
+        bus.stop(WAIT)
+
+
+def test_a_listener_posting_from_the_delivery_thread_never_waits_on_itself() -> None:
+    bus = ListenerBus("self-posting", capacity=4)
+    rec = Recorder()
+    fanned = threading.Event()
+
+    class FanOut:
+        def onThing(self, event: Event) -> None:  # noqa: N802
+            if event.n == 0:
+                for n in range(1, 50):  # far past the high-water mark, from the delivery thread
+                    bus.post(Event(n))
+                fanned.set()
+
+    bus.add_listener(FanOut())
+    bus.add_listener(rec)
+    bus.start()
+    try:
+        bus.post(Event(0))
+        assert fanned.wait(WAIT)
+        assert bus.wait_until_empty(WAIT)
+        assert rec.seen == [0, 1, 2, 3, 4]  # the queue held four; the rest dropped, none waited
+        assert bus.statistics().dropped == 45
+    finally:
+        bus.stop(WAIT)

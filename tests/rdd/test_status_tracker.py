@@ -91,3 +91,21 @@ def test_job_tags_are_per_thread_and_checked(make_sc: Callable[..., SparkContext
     for bad in ("", "x,y", 3):
         with pytest.raises(ValueError, match="job tag"):
             sc.addJobTag(bad)  # type: ignore[arg-type]
+
+
+def test_a_tight_loop_of_tiny_jobs_loses_no_event(make_sc: Callable[..., SparkContext]) -> None:
+    # The job loop holds the interpreter lock; the listener thread that feeds the store got
+    # it too rarely to keep up, the queue filled and the UI lost jobs (with a warning that
+    # blamed a slow listener). Posts now wait for it to catch up when the queue runs full.
+    conf = (SparkConf().set("spark.ui.enabled", "true").set("spark.ui.port", "0")
+            .set("spark.scheduler.listenerbus.eventqueue.capacity", "64"))
+    sc = make_sc("local", conf=conf)
+    tracker = sc.statusTracker()
+    sc.setJobGroup("loop", "tiny jobs")
+    rdd = sc.parallelize([1], 1)
+    for _ in range(600):
+        assert rdd.count() == 1
+    bus = sc._listener_bus
+    assert bus.wait_until_empty(DEADLINE_S)
+    assert bus.statistics().dropped == 0
+    assert len(tracker.getJobIdsForGroup("loop")) == 600
