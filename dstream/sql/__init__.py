@@ -36,6 +36,7 @@ if _typing.TYPE_CHECKING:
     from .readwriter import DataFrameReader, DataFrameWriter
     from .row import Row
     from .session import Catalog, SparkSession
+    from .window import Window, WindowSpec
 
 _WHERE = {
     "AnalysisException": ".errors",
@@ -58,6 +59,8 @@ _WHERE = {
     "SparkRuntimeException": ".errors",
     "SparkSession": ".session",
     "StreamingQueryException": ".errors",
+    "Window": ".window",
+    "WindowSpec": ".window",
 }
 
 __all__ = sorted(_WHERE)

@@ -24,7 +24,7 @@ import decimal
 from collections.abc import Callable
 from typing import Any
 
-from .errors import PySparkNotImplementedError, PySparkTypeError, PySparkValueError
+from .errors import PySparkTypeError, PySparkValueError
 from .expressions.aggregate_base import SortOrder
 from .expressions.base import Alias, Expression, Literal, UnresolvedAttribute, UnresolvedStar
 from .expressions.bitwise import BitwiseAnd, BitwiseOr, BitwiseXor
@@ -387,6 +387,25 @@ class Column:
         """Descending order, nulls last."""
         return Column(SortOrder(self.expr, False, False))
 
+    # -- windows ---------------------------------------------------------------------------
+
+    def over(self, window: Any) -> Column:
+        """This window or aggregate function computed over ``window`` (a :class:`~dstream.sql.WindowSpec`).
+
+        Parameters
+        ----------
+        window : WindowSpec
+            Made with :class:`~dstream.sql.Window` (``Window.partitionBy("k").orderBy("t")``).
+        """
+        from .window import WindowSpec  # noqa: PLC0415 - window imports this module
+
+        if not isinstance(window, WindowSpec):
+            raise PySparkTypeError(
+                f"[NOT_WINDOWSPEC] Argument `window` should be a WindowSpec, got {type(window).__name__}. Build "
+                "one with Window.partitionBy(...).orderBy(...).", "NOT_WINDOWSPEC",
+                {"arg_name": "window", "arg_type": type(window).__name__})
+        return window._over(self.expr)
+
     # -- CASE WHEN -------------------------------------------------------------------------
 
     def when(self, condition: Column, value: Any) -> Column:
@@ -432,7 +451,3 @@ class Column:
             raise AttributeError(item)
         return self[item]
 
-    def over(self, window: Any = None) -> Column:
-        """Window functions are not supported."""
-        raise PySparkNotImplementedError("Window functions (over) are not supported by dstream.sql.",
-                                         "NOT_IMPLEMENTED", {"feature": "over"})

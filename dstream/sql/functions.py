@@ -59,6 +59,8 @@ from .functions_stats import __all__ as _stats_all
 from .functions_text import *  # noqa: F403 - the string functions are part of this module's surface
 from .functions_text import __all__ as _text_all
 from .functions_udf import UserDefinedFunction, udf  # noqa: F401 - re-exported (listed in __all__)
+from .functions_window import *  # noqa: F403 - the window functions are part of this module's surface
+from .functions_window import __all__ as _window_all
 from .types import DataType, _parse_datatype_string
 
 __all__ = sorted([
@@ -67,7 +69,7 @@ __all__ = sorted([
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
     *_agg_all, *_arrays_all, *_bitwise_all, *_datetime_all, *_math_all, *_partition_all, *_scalar_all,
-    *_stats_all, *_text_all,
+    *_stats_all, *_text_all, *_window_all,
 ])
 
 ColumnOrName = Column | str

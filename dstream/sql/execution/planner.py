@@ -23,6 +23,7 @@ from collections.abc import Callable
 from ..expressions.base import AttributeReference
 from ..plan import logical as L  # noqa: N812 - the plan's node classes, as Spark's L prefix
 from ..plan.cached import CachedRelation
+from ..plan.window_plan import WindowPlan
 from ..plan.windowing import SessionWindowAssign
 from .aggregate import AggregateSpec, DeduplicateExec, FinalAggregateExec, PartialAggregateExec, collect_aggregates
 from .context import QueryContext
@@ -44,6 +45,7 @@ from .physical import (
 from .scans import CachedScanExec, FileScanExec, LocalTableScanExec, RangeExec, RDDScanExec
 from .session_window import SessionWindowExec
 from .sort import SortExec, TakeOrderedExec
+from .window_exec import WindowExec
 
 __all__ = ["plan_physical", "register_planner"]
 
@@ -189,6 +191,17 @@ def _session_window(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     return SessionWindowExec(plan.time_expr, plan.gap_us, plan.partition_keys, plan.output_attr, child)
 
 
+def _window(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
+    assert isinstance(plan, WindowPlan)
+    child = plan_physical(plan.child, qctx)
+    # Every row of a window partition must be in one partition of the operator.
+    if plan.partition_by:
+        child = ShuffleExchangeExec("hash", plan.partition_by, qctx.shuffle_partitions, child)
+    else:
+        child = ShuffleExchangeExec("single", [], 1, child)
+    return WindowExec(plan.window_exprs, plan.partition_by, plan.order_by, child)
+
+
 def _within(size: int, threshold: int) -> bool:
     return threshold >= 0 and size <= threshold
 
@@ -251,4 +264,5 @@ _PLANNERS: dict[type, Callable[[L.LogicalPlan, QueryContext], PhysicalPlan]] = {
     L.Generate: _generate,
     L.Join: _join,
     SessionWindowAssign: _session_window,
+    WindowPlan: _window,
 }

@@ -32,6 +32,7 @@ from ..expressions.predicates import And, EqualNullSafe, EqualTo
 from ..types import DataType
 from .analysis import Resolver, ensure_named, quote, resolve_star, unique_outputs
 from .logical import Aggregate, Generate, Join, LogicalPlan, Project, Sort, SubqueryAlias, Union
+from .window_plan import extract_windows
 
 __all__ = [
     "JOIN_ALIASES",
@@ -95,7 +96,14 @@ def build_select(plan: LogicalPlan, exprs: Sequence[Expression], case_sensitive:
             {"num": str(len(generators)), "generators": names})
     if generators:
         plan, resolved = _plan_generator(plan, resolved, generators[0])
+    below = plan
+    plan, resolved = extract_windows(plan, resolved)
     if any(contains_aggregate(e) for e in resolved):
+        if plan is not below:
+            raise AnalysisException(
+                "An aggregate and a window function in one select without groupBy are not supported: aggregate "
+                "first (df.groupBy(...).agg(...)), then select the window function over the result.",
+                "UNSUPPORTED_FEATURE.AGGREGATE_AND_WINDOW", {})
         return build_aggregate(plan, [], resolved)
     return Project(unique_outputs(resolved), plan)
 
