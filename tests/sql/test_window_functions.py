@@ -248,3 +248,33 @@ def test_the_docstring_examples(spark: SparkSession) -> None:
     for module in (functions_window, window):
         result = doctest.testmod(module, extraglobs={"spark": spark}, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, f"{result.failed} example(s) of {module.__name__} failed"
+
+
+def test_sql_over_clauses(spark: SparkSession) -> None:
+    spark.createDataFrame([("a", 3, 1.0), ("a", 1, 2.0), ("a", 5, None), ("b", 2, 4.0)],
+                          "k string, v int, x double").createOrReplaceTempView("w_t")
+    got = spark.sql("""
+        SELECT k, v,
+               row_number() OVER (PARTITION BY k ORDER BY v DESC NULLS LAST) AS rn,
+               sum(x) OVER (PARTITION BY k ORDER BY v ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS pair,
+               sum(x) OVER (PARTITION BY k ORDER BY v ROWS UNBOUNDED PRECEDING) AS running,
+               lag(v, 1, 0) OVER (PARTITION BY k ORDER BY v) AS prev,
+               count(*) OVER () AS n,
+               avg(v) OVER (ORDER BY v RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS near
+        FROM w_t ORDER BY k, rn""").collect()
+    assert [tuple(r) for r in got] == [
+        ("a", 5, 1, 1.0, 3.0, 3, 4, 5.0),
+        ("a", 3, 2, 3.0, 3.0, 1, 4, 2.5),
+        ("a", 1, 3, 2.0, 2.0, 0, 4, 1.5),
+        ("b", 2, 1, 4.0, 4.0, 0, 4, 2.0),
+    ]
+    top = spark.sql("SELECT k, v FROM (SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM w_t) "
+                    "WHERE r = 1 ORDER BY k").collect()
+    assert [tuple(r) for r in top] == [("a", 5), ("b", 2)]
+    assert spark.sql("SELECT dense_rank() OVER (PARTITION BY k ORDER BY v) FROM w_t").columns == [
+        "DENSE_RANK() OVER (PARTITION BY k ORDER BY v ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND "
+        "CURRENT ROW)"]
+    from dstream.sql.errors import ParseException
+
+    with pytest.raises(ParseException, match="Named windows"):
+        spark.sql("SELECT rank() OVER w FROM w_t")

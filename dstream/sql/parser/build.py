@@ -42,6 +42,7 @@ from dstream.sql.parser.nodes import (
     Lambda,
     Literal,
     Name,
+    Over,
     Query,
     Relation,
     Select,
@@ -124,20 +125,35 @@ def _rewrite(node: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
     return replace(node, **changes)
 
 
-def _contains(node: Expr, test: Callable[[Expr], bool]) -> bool:
+def _is_aggregate(node: Expr) -> bool:
+    return isinstance(node, Call) and node.name in AGGREGATES
+
+
+def _contains_window(node: Expr) -> bool:
     found = False
 
     def probe(sub: Expr) -> Expr | None:
         nonlocal found
-        found = found or test(sub)
+        found = found or isinstance(sub, Over)
         return sub if found else None
 
     _rewrite(node, probe)
     return found
 
 
-def _is_aggregate(node: Expr) -> bool:
-    return isinstance(node, Call) and node.name in AGGREGATES
+def _contains_aggregate(node: Expr) -> bool:
+    """Whether ``node`` aggregates rows: an aggregate over a window (``sum(v) OVER (...)``) does not."""
+    found = False
+
+    def probe(sub: Expr) -> Expr | None:
+        nonlocal found
+        if isinstance(sub, Over):
+            return sub  # not looked into
+        found = found or _is_aggregate(sub)
+        return sub if found else None
+
+    _rewrite(node, probe)
+    return found
 
 
 def _strip(item: Expr) -> Expr:
@@ -204,11 +220,12 @@ class _QueryBuilder:
             df = df.where(self.column(node.where))
         sort_exprs = [item.operand for item in node.order_by]
         aggregated = bool(node.group_by) or node.having is not None or any(
-            _contains(e, _is_aggregate) for e in list(node.items) + sort_exprs)
+            _contains_aggregate(e) for e in list(node.items) + sort_exprs)
         if aggregated:
             df = self.aggregate(df, node)
-        elif node.order_by and not node.distinct:
-            # Sort first, then project: ORDER BY may use input columns the select drops.
+        elif node.order_by and not node.distinct and not any(_contains_window(i) for i in node.items):
+            # Sort first, then project: ORDER BY may use input columns the select drops (not with
+            # window functions, whose columns only the select computes: ORDER BY may name them).
             aliases = {_alias_of(i): _strip(i) for i in node.items if _alias_of(i)}
             sorts = [to_sort(item, fns, self.column(self.resolve_sort(node.items, aliases, item.operand)))
                      for item in node.order_by]
@@ -323,7 +340,7 @@ class _QueryBuilder:
         n = _ordinal(key)
         if n is not None:
             resolved = self.ordinal_item(items, n, "GROUP BY")
-            if _contains(resolved, _is_aggregate):
+            if _contains_aggregate(resolved):
                 raise AnalysisException(
                     f"GROUP BY {n} refers to an expression that contains an aggregate function. Aggregate "
                     "functions are not allowed in GROUP BY.", "GROUP_BY_POS_AGGREGATE", {"index": str(n)})

@@ -45,6 +45,7 @@ from dstream.sql.parser.nodes import (
     Like,
     Literal,
     Name,
+    Over,
     SortItem,
     Star,
     Subscript,
@@ -206,6 +207,8 @@ class _Builder:
             return self.binary(node)
         if isinstance(node, Call):
             return self.call(node)
+        if isinstance(node, Over):
+            return self.over(node)
         if isinstance(node, Case):
             return self.case(node)
         if isinstance(node, Cast):
@@ -337,6 +340,18 @@ class _Builder:
         func = self.function(name)
         target = name if getattr(self.fns, name, None) is func else _ALIASES.get(name, name)
         return func(*[self.argument(target, i, a) for i, a in enumerate(args)])
+
+    def over(self, node: Over) -> Any:
+        from ..window import Window  # noqa: PLC0415 - the window API is only needed for OVER
+
+        spec = Window.partitionBy(*[self.build(e) for e in node.partition_by]).orderBy(
+            *[to_sort(item, self.fns, self.build(item.operand)) for item in node.order_by])
+        if node.frame is not None:
+            kind, lower, upper = node.frame
+            start = Window.unboundedPreceding if lower is None else lower
+            end = Window.unboundedFollowing if upper is None else upper
+            spec = spec.rowsBetween(start, end) if kind == "rows" else spec.rangeBetween(start, end)
+        return self.call(node.call).over(spec)
 
     def distinct_aggregate(self, node: Call) -> Any:
         cols = [self.build(a) for a in node.args]

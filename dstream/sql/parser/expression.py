@@ -50,6 +50,7 @@ from dstream.sql.parser.nodes import (
     Subscript,
     Unary,
 )
+from dstream.sql.parser.window_spec import WindowSpecParsing
 from dstream.sql.types import DayTimeIntervalType
 
 __all__ = ["ExpressionParser", "parse_expression_ast"]
@@ -70,7 +71,7 @@ _BINARY = {
 _NILADIC = ("CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER", "CURRENT_TIMEZONE")
 
 
-class ExpressionParser(TokenCursor):
+class ExpressionParser(WindowSpecParsing, TokenCursor):
     """The expression grammar over a :class:`~.cursor.TokenCursor`.
 
     Parameters
@@ -377,11 +378,13 @@ class ExpressionParser(TokenCursor):
             args.extend(self._more_arguments())
         else:
             self.advance()
-        if self.tok.is_word("OVER", "FILTER") and self.peek().is_op("("):
-            raise ParseException(f"{self.tok.value.upper()} clauses are not supported in expression strings; use "
-                                 "the DataFrame API (Window, where) instead.", "UNSUPPORTED_FEATURE",
-                                 {"feature": self.tok.value.upper()})
-        return Call(name, tuple(args), distinct)
+        if self.tok.is_word("FILTER") and self.peek().is_op("("):
+            raise ParseException("FILTER clauses are not supported in expression strings; aggregate a "
+                                 "when(...) instead.", "UNSUPPORTED_FEATURE", {"feature": "FILTER"})
+        call = Call(name, tuple(args), distinct)
+        if self.tok.is_word("OVER"):
+            return self._over(call)
+        return call
 
     def _case(self) -> Expr:
         self.advance()

@@ -22,7 +22,7 @@ from typing import Any
 
 __all__ = [
     "Expr", "Literal", "Name", "Star", "Unary", "Binary", "Call", "Case", "Cast", "In", "Between",
-    "Like", "IsNull", "IsBool", "DistinctFrom", "Subscript", "Field", "Alias", "Lambda", "SortItem",
+    "Like", "IsNull", "IsBool", "DistinctFrom", "Subscript", "Field", "Alias", "Lambda", "Over", "SortItem",
     "Table", "SubqueryRef", "Join", "Select", "SetOp", "Relation", "Query",
 ]
 
@@ -196,8 +196,19 @@ class SortItem:
     nulls_first: bool | None = None
 
 
+@dataclass(frozen=True)
+class Over:
+    """``call OVER (PARTITION BY .. ORDER BY .. frame)``; ``frame`` is ``(kind, lower, upper)``
+    (``"rows"``/``"range"``, bounds as offsets from the current row, ``None`` unbounded) or ``None``."""
+
+    call: Call
+    partition_by: tuple[Expr, ...] = ()
+    order_by: tuple[SortItem, ...] = ()
+    frame: tuple[str, int | None, int | None] | None = None
+
+
 Expr = (Literal | Name | Star | Unary | Binary | Call | Case | Cast | In | Between | Like | IsNull | IsBool
-        | DistinctFrom | Subscript | Field | Alias | Lambda)
+        | DistinctFrom | Subscript | Field | Alias | Lambda | Over)
 
 
 @dataclass(frozen=True)

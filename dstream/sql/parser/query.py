@@ -91,18 +91,6 @@ class QueryParser(ExpressionParser):
             items.append(self._sort_item())
         return tuple(items)
 
-    def _sort_item(self) -> SortItem:
-        expr = self.expression()
-        ascending = True
-        if self.accept_word("DESC"):
-            ascending = False
-        else:
-            self.accept_word("ASC")
-        nulls_first = None
-        if self.accept_word("NULLS"):
-            nulls_first = self.expect_word("FIRST", "LAST").value.upper() == "FIRST"
-        return SortItem(expr, ascending, nulls_first)
-
     def _limit(self) -> int | None:
         if not self.accept_word("LIMIT"):
             return None
