@@ -223,7 +223,10 @@ def test_an_empty_frame_gives_the_aggregate_of_no_rows(spark: SparkSession) -> N
     (lambda df, w: df.select(F.sum("v").over(w.rowsBetween(2, 1))),
      "DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON"),
     (lambda df, w: df.select(F.upper("s").over(w)), "UNSUPPORTED_EXPR_FOR_WINDOW"),
-    (lambda df, w: df.select(F.sum("v"), F.rank().over(w)), "UNSUPPORTED_FEATURE.AGGREGATE_AND_WINDOW"),
+    (lambda df, w: df.groupBy("k").agg(F.rank().over(Window.orderBy("v"))), "MISSING_AGGREGATION"),
+    (lambda df, w: df.groupBy("k").agg(F.row_number()), "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE"),
+    (lambda df, w: df.groupBy("k").agg(F.sum(F.rank().over(w)).over(Window.partitionBy())),
+     "NESTED_WINDOW_FUNCTION"),
 ])
 def test_what_spark_refuses_is_refused_with_the_reason(spark: SparkSession, make: Callable[..., Any],
                                                         condition: str) -> None:
@@ -278,3 +281,21 @@ def test_sql_over_clauses(spark: SparkSession) -> None:
 
     with pytest.raises(ParseException, match="Named windows"):
         spark.sql("SELECT rank() OVER w FROM w_t")
+
+
+def test_window_functions_over_the_groups_of_an_aggregation(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("a", 1, 10), ("a", 2, 30), ("b", 1, 20), ("b", 3, 5), ("c", 9, 1)],
+                               "k string, t int, v int")
+    got = df.groupBy("k").agg(F.sum("v").alias("total"),
+                              F.rank().over(Window.orderBy(F.desc(F.sum("v")))).alias("place"),
+                              (F.sum("v") / F.sum(F.sum("v")).over(Window.partitionBy())).alias("share"),
+                              F.lag("k").over(Window.orderBy("k")).alias("before"))
+    assert got.columns == ["k", "total", "place", "share", "before"]
+    rows = {r["k"]: (r["total"], r["place"], round(r["share"], 4), r["before"]) for r in got.collect()}
+    assert rows == {"a": (40, 1, 0.6061, None), "b": (25, 2, 0.3788, "a"), "c": (1, 3, 0.0152, "b")}
+    assert [tuple(r) for r in df.select(F.sum("v"), F.count("*").over(Window.partitionBy()).alias("n")).collect()] \
+        == [(66, 1)]
+    df.createOrReplaceTempView("w_groups")
+    ranked = spark.sql("SELECT k, sum(v) AS total, rank() OVER (ORDER BY sum(v) DESC) AS place FROM w_groups "
+                       "GROUP BY k ORDER BY place").collect()
+    assert [tuple(r) for r in ranked] == [("a", 40, 1), ("b", 25, 2), ("c", 1, 3)]

@@ -29,10 +29,11 @@ from ..expressions.cast import Cast
 from ..expressions.extractors import extract_field
 from ..expressions.generators import Generator
 from ..expressions.predicates import And, EqualNullSafe, EqualTo
+from ..expressions.window_functions import WindowExpression
 from ..types import DataType
 from .analysis import Resolver, ensure_named, quote, resolve_star, unique_outputs
 from .logical import Aggregate, Generate, Join, LogicalPlan, Project, Sort, SubqueryAlias, Union
-from .window_plan import extract_windows
+from .window_plan import aggregate_then_window, extract_windows, refuse_bare_window_functions
 
 __all__ = [
     "JOIN_ALIASES",
@@ -68,6 +69,16 @@ def contains_aggregate(expr: Expression) -> bool:
     return any(isinstance(e, AggregateFunction) for e in expr.walk())
 
 
+def _aggregates_rows(expr: Expression) -> bool:
+    """Whether ``expr`` holds an aggregate that is not the function of a window (``sum(v)``, not ``sum(v) OVER w``)."""
+    if isinstance(expr, AggregateFunction):
+        return True
+    if isinstance(expr, WindowExpression):
+        return any(_aggregates_rows(c) for c in expr.children[1:]) or any(
+            _aggregates_rows(c) for c in expr.function.children)
+    return any(_aggregates_rows(c) for c in expr.children)
+
+
 def _contains_generator(expr: Expression) -> bool:
     return any(isinstance(e, Generator) for e in expr.walk())
 
@@ -96,15 +107,9 @@ def build_select(plan: LogicalPlan, exprs: Sequence[Expression], case_sensitive:
             {"num": str(len(generators)), "generators": names})
     if generators:
         plan, resolved = _plan_generator(plan, resolved, generators[0])
-    below = plan
+    if any(_aggregates_rows(e) for e in resolved):
+        return build_aggregate(plan, [], resolved)  # its windows are computed over its one group
     plan, resolved = extract_windows(plan, resolved)
-    if any(contains_aggregate(e) for e in resolved):
-        if plan is not below:
-            raise AnalysisException(
-                "An aggregate and a window function in one select without groupBy are not supported: aggregate "
-                "first (df.groupBy(...).agg(...)), then select the window function over the result.",
-                "UNSUPPORTED_FEATURE.AGGREGATE_AND_WINDOW", {})
-        return build_aggregate(plan, [], resolved)
     return Project(unique_outputs(resolved), plan)
 
 
@@ -144,6 +149,10 @@ def build_aggregate(plan: LogicalPlan, grouping: Sequence[Expression], aggregate
     Raises ``MISSING_AGGREGATION`` for a column that is neither grouped nor aggregated.
     """
     keys = {g.semantic_key() for g in grouping}
+    for expr in aggregates:
+        refuse_bare_window_functions(expr)
+    if any(isinstance(e, WindowExpression) for expr in aggregates for e in expr.walk()):
+        return aggregate_then_window(plan, grouping, unique_outputs(aggregates), lambda e: _check_grouped(e, keys))
     for expr in aggregates:
         _check_grouped(expr, keys)
     return Aggregate(list(grouping), unique_outputs(aggregates), plan)

@@ -23,11 +23,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import AnalysisException
+from ..expressions.aggregate_base import AggregateFunction
 from ..expressions.base import Alias, AttributeReference, Expression
 from ..expressions.window_functions import WindowExpression, WindowFunction
-from .logical import LogicalPlan, UnaryPlan
+from .logical import Aggregate, LogicalPlan, Project, UnaryPlan
 
-__all__ = ["WindowPlan", "extract_windows"]
+__all__ = ["WindowPlan", "aggregate_then_window", "extract_windows", "refuse_bare_window_functions"]
 
 
 class WindowPlan(UnaryPlan):
@@ -75,7 +76,8 @@ class WindowPlan(UnaryPlan):
         return f"Window [{exprs}], [{keys}], [{orders}]"
 
 
-def _refuse_bare_window_functions(expr: Expression) -> None:
+def refuse_bare_window_functions(expr: Expression) -> None:
+    """Raise ``WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE`` for a window function outside ``over``."""
     if isinstance(expr, WindowExpression):
         return
     if isinstance(expr, WindowFunction):
@@ -84,7 +86,7 @@ def _refuse_bare_window_functions(expr: Expression) -> None:
             "(Window.partitionBy(...).orderBy(...)).", "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE",
             {"funcName": expr.sql()})
     for child in expr.children:
-        _refuse_bare_window_functions(child)
+        refuse_bare_window_functions(child)
 
 
 def _spec_key(window: WindowExpression) -> Any:
@@ -95,7 +97,7 @@ def extract_windows(plan: LogicalPlan, exprs: list[Expression]) -> tuple[Logical
     """``plan`` with window nodes computing the window expressions of ``exprs``, and ``exprs``
     reading their columns instead (unchanged when there is none)."""
     for expr in exprs:
-        _refuse_bare_window_functions(expr)
+        refuse_bare_window_functions(expr)
     if not any(isinstance(e, WindowExpression) for expr in exprs for e in expr.walk()):
         return plan, exprs
     by_spec: dict[Any, list[Alias]] = {}
@@ -119,3 +121,57 @@ def extract_windows(plan: LogicalPlan, exprs: list[Expression]) -> tuple[Logical
         assert isinstance(first, WindowExpression)
         plan = WindowPlan(aliases, first.partition_by, first.order_by, plan)
     return plan, rewritten
+
+
+def aggregate_then_window(plan: LogicalPlan, grouping: Sequence[Expression], outputs: Sequence[Expression],
+                          check_grouped: Callable[[Expression], None]) -> LogicalPlan:
+    """``groupBy(grouping).agg(outputs)`` where some outputs hold window expressions (Spark's
+    ``ExtractWindowExpressions`` over an ``Aggregate``).
+
+    The aggregation computes the outputs without windows and every value the windowed ones
+    read (aggregates and grouping keys, as hidden columns); window nodes above it compute
+    the window expressions over the groups (``rank() OVER (ORDER BY sum(v))``,
+    ``sum(sum(v)) OVER ()``), and a projection gives the outputs in order, under their
+    names. ``check_grouped`` refuses a column that is neither grouped nor aggregated.
+    """
+    keys = {g.semantic_key() for g in grouping}
+    hidden: dict[Any, Alias] = {}
+
+    def value(expr: Expression) -> Expression:
+        """``expr`` (below a window, or beside one) reading what the aggregation computes."""
+        if isinstance(expr, WindowExpression):
+            raise AnalysisException(
+                f"It is not allowed to use a window function inside another window function's arguments: "
+                f"{expr.sql()}. Compute the inner one in a select first.", "NESTED_WINDOW_FUNCTION", {})
+        if isinstance(expr, AggregateFunction) or expr.semantic_key() in keys:
+            key = expr.semantic_key()
+            if key not in hidden:
+                hidden[key] = Alias(expr, f"_w{len(hidden)}")
+            return hidden[key].to_attribute()
+        if isinstance(expr, AttributeReference):
+            check_grouped(expr)
+        if not expr.children:
+            return expr
+        return expr.with_children([value(c) for c in expr.children])
+
+    def above(expr: Expression) -> Expression:
+        if isinstance(expr, WindowExpression):
+            function = expr.function
+            return WindowExpression(function.with_children([value(c) for c in function.children]),
+                                    [value(p) for p in expr.partition_by], [value(o) for o in expr.order_by],
+                                    expr.frame)
+        if not any(isinstance(e, WindowExpression) for e in expr.walk()):
+            return value(expr)
+        return expr.with_children([above(c) for c in expr.children])
+
+    direct: list[Expression] = []
+    projected: list[Expression] = []
+    for output in outputs:
+        if any(isinstance(e, WindowExpression) for e in output.walk()):
+            projected.append(above(output))  # an Alias keeps its name and id
+        else:
+            direct.append(output)
+            projected.append(output.to_attribute() if isinstance(output, Alias) else output)
+    aggregate = Aggregate(list(grouping), [*direct, *hidden.values()], plan)
+    windowed, exprs = extract_windows(aggregate, projected)
+    return Project(exprs, windowed)
