@@ -25,6 +25,7 @@ from ..errors import AnalysisException
 from ..expressions.aggregate_base import AggregateFunction
 from ..expressions.base import AttributeReference
 from ..plan.logical import Aggregate, Deduplicate, Join, Limit, LogicalPlan, Sort
+from ..plan.window_plan import WindowPlan
 from .groups_with_state import check_groups_with_state
 from .relation import reads_stream
 from .state.dedup import DeduplicateWithinWatermark
@@ -75,6 +76,14 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
             _fail("Offset is not supported on streaming DataFrames/Datasets.")
         if isinstance(node, Join):
             _check_join(node, output_mode)
+        if isinstance(node, WindowPlan) and reads_stream(node.child):
+            window = node.window_exprs[0]
+            raise AnalysisException(
+                f"Window function is not supported in {window.child.sql()} (as column `{window.name}`) on "
+                "streaming DataFrames/Datasets. Structured Streaming only supports time-window aggregation "
+                "using the WINDOW function (groupBy(window(...))); rank or number rows in foreachBatch, on "
+                "each micro-batch's DataFrame.", "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING",
+                {"windowFunc": window.child.sql(), "columnName": window.name})
         if isinstance(node, DeduplicateWithinWatermark) and reads_stream(node) and not watermarked_columns(node.child):
             _fail("dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark")
     if output_mode in ("update", "complete"):

@@ -190,6 +190,12 @@ def test_refused_at_start_with_sparks_reasons(spark: SparkSession) -> None:
         df.groupBy("k").count().writeStream.format("memory").queryName("x").start()
     with pytest.raises(AnalysisException, match="Sorting is not supported"):
         df.orderBy("k").writeStream.format("memory").queryName("x").start()
+    from dstream.sql import Window
+
+    numbered = df.withColumn("n", F.row_number().over(Window.partitionBy("k").orderBy("t")))
+    with pytest.raises(AnalysisException, match="Window function is not supported") as caught:
+        numbered.writeStream.format("memory").queryName("x").start()
+    assert caught.value.getCondition() == "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING"
     with pytest.raises(AnalysisException, match="writeStream.start"):
         df.count()
     with pytest.raises(PySparkNotImplementedError, match="not supported"):
