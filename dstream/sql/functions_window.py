@@ -1,5 +1,5 @@
 """The window functions of ``dstream.sql.functions``: ``row_number``, ``rank``,
-``dense_rank``, ``percent_rank``, ``cume_dist``, ``ntile``, ``lag`` and ``lead``.
+``dense_rank``, ``percent_rank``, ``cume_dist``, ``ntile``, ``lag``, ``lead`` and ``nth_value``.
 
 What this module owns
 ---------------------
@@ -31,9 +31,9 @@ from __future__ import annotations
 from typing import Any
 
 from .column import Column, expr_of, to_expr
-from .expressions.window_functions import CumeDist, DenseRank, Lag, Lead, NTile, PercentRank, Rank, RowNumber
+from .expressions.window_functions import CumeDist, DenseRank, Lag, Lead, NthValue, NTile, PercentRank, Rank, RowNumber
 
-__all__ = ["cume_dist", "dense_rank", "lag", "lead", "ntile", "percent_rank", "rank", "row_number"]
+__all__ = ["cume_dist", "dense_rank", "lag", "lead", "nth_value", "ntile", "percent_rank", "rank", "row_number"]
 
 
 def row_number() -> Column:
@@ -104,3 +104,22 @@ def lead(col: Column | str, offset: int = 1, default: Any | None = None) -> Colu
         The value where the row is outside the partition (a null value at that row stays null).
     """
     return Column(Lead(expr_of(col), offset, None if default is None else to_expr(default)))
+
+
+def nth_value(col: Column | str, offset: int, ignoreNulls: bool = False) -> Column:  # noqa: N803 - PySpark's name
+    """The value of ``col`` at the ``offset``-th row of the window frame (1 is the first), or null
+    when the frame has fewer rows; with ``ignoreNulls``, the ``offset``-th non-null value.
+
+    The frame is the window's, as for an aggregate: by default, with an ordering, the rows
+    up to the current row's last peer.
+
+    Parameters
+    ----------
+    col : Column or str
+        The column.
+    offset : int
+        The row of the frame (positive).
+    ignoreNulls : bool
+        Skip null values.
+    """
+    return Column(NthValue(expr_of(col), offset, ignoreNulls))

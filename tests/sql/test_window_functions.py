@@ -73,6 +73,11 @@ def _sum(values: list[Any]) -> Any:
     return sum(present) if present else None
 
 
+def _nth(values: list[Any], n: int) -> Any:
+    present = [v for v in values if v is not None]
+    return present[n - 1] if len(present) >= n else None
+
+
 def _ntile(n: int, buckets: int, i: int) -> int:
     size, padded = divmod(n, buckets)
     if i < padded * (size + 1):
@@ -135,7 +140,10 @@ def test_row_functions_and_row_frames_match_the_model(spark: SparkSession, data:
                     F.sum("v").over(w.rowsBetween(-2, 1)).alias("moving"),
                     F.count("*").over(w.rowsBetween(1, 2)).alias("ahead"),
                     F.collect_list("v").over(w.rowsBetween(Window.unboundedPreceding, 0)).alias("seen"),
-                    F.sum("v").over(Window.partitionBy("k")).alias("whole")).collect()
+                    F.sum("v").over(Window.partitionBy("k")).alias("whole"),
+                    F.nth_value("v", 2).over(w).alias("second"),
+                    F.nth_value("v", 2, ignoreNulls=True).over(w.rowsBetween(-1, 2)).alias("second_value"),
+                    F.first("v", ignorenulls=True).over(Window.partitionBy("k")).alias("first_value")).collect()
     by_id = {r["id"]: r for r in got}
 
     def at(part: list[Row3], j: int, default: Any) -> Any:
@@ -150,6 +158,9 @@ def test_row_functions_and_row_frames_match_the_model(spark: SparkSession, data:
         "ahead": _model(rows, True, lambda p, i: len(p[i + 1:i + 3])),
         "seen": _model(rows, True, lambda p, i: [r[3] for r in p[:i + 1] if r[3] is not None]),
         "whole": _model(rows, True, lambda p, i: _sum([r[3] for r in p])),
+        "second": _model(rows, True, lambda p, i: p[1][3] if i >= 1 else None),
+        "second_value": _model(rows, True, lambda p, i: _nth([r[3] for r in p[max(0, i - 1):i + 3]], 2)),
+        "first_value": _model(rows, True, lambda p, i: _nth([r[3] for r in p], 1)),
     }
     for name, want in expected.items():
         assert {i: by_id[i][name] for i in want} == want, name
@@ -188,6 +199,9 @@ def test_column_names_are_sparks(spark: SparkSession) -> None:
         "sum(v) OVER (PARTITION BY k ORDER BY v ASC NULLS FIRST RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"]
     assert df.select(F.sum("v").over(Window.partitionBy("k"))).columns == [
         "sum(v) OVER (PARTITION BY k ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"]
+    assert df.select(F.nth_value("v", 2, True).over(w)).columns == [
+        "nth_value(v, 2) ignore nulls OVER (PARTITION BY k ORDER BY v ASC NULLS FIRST RANGE BETWEEN UNBOUNDED "
+        "PRECEDING AND CURRENT ROW)"]
     assert df.select(F.avg("v").over(w.rowsBetween(-1, Window.unboundedFollowing))).columns == [
         "avg(v) OVER (PARTITION BY k ORDER BY v ASC NULLS FIRST ROWS BETWEEN -1 FOLLOWING AND UNBOUNDED FOLLOWING)"]
 
@@ -241,6 +255,8 @@ def test_over_wants_a_window_spec(spark: SparkSession) -> None:
         F.rank().over("k")  # type: ignore[arg-type]
     with pytest.raises(AnalysisException, match="positive"):
         F.ntile(0)
+    with pytest.raises(AnalysisException, match="positive"):
+        F.nth_value("v", 0)
 
 
 def test_the_docstring_examples(spark: SparkSession) -> None:

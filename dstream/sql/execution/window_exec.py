@@ -45,6 +45,7 @@ from ..expressions.base import Alias, AttributeReference, EvalContext, Expressio
 from ..expressions.window_functions import (
     CumeDist,
     DenseRank,
+    NthValue,
     NTile,
     OffsetFunction,
     PercentRank,
@@ -153,6 +154,22 @@ def _offset(function: OffsetFunction, batch: pa.RecordBatch, layout: _Layout, ct
     if default.type != values.type:
         default = default.cast(values.type)
     return pc.if_else(pa.array(inside), taken, default)
+
+
+def _nth_value(function: NthValue, frame: WindowFrame, batch: pa.RecordBatch, layout: _Layout,
+               order: SortOrder | None, ctx: EvalContext) -> pa.Array:
+    rows = layout.rows
+    values = as_array(function.input.eval(batch, ctx), rows)
+    lo, hi = _frame_bounds(frame, layout, order)
+    if function.ignore_nulls:
+        # The n-th non-null at or after lo: prefix counts of non-nulls, searched.
+        counted = np.concatenate([[0], np.cumsum(values.is_valid().to_numpy(zero_copy_only=False))])
+        target = np.searchsorted(counted, counted[lo] + function.offset, "left") - 1
+    else:
+        target = lo + function.offset - 1
+    inside = target < hi
+    taken = values.take(pa.array(np.where(inside, np.minimum(target, max(rows - 1, 0)), 0), pa.int64()))
+    return pc.if_else(pa.array(inside), taken, pa.nulls(rows, values.type))
 
 
 def _frame_bounds(frame: WindowFrame, layout: _Layout, order: SortOrder | None) -> tuple[np.ndarray, np.ndarray]:
@@ -310,6 +327,8 @@ def compute_windows(table: pa.Table, window_exprs: Sequence[Alias], partition_by
         function = window.function
         if isinstance(function, OffsetFunction):
             values = _offset(function, batch, layout, ctx)
+        elif isinstance(function, NthValue):
+            values = _nth_value(function, window.resolved_frame(), batch, layout, first_order, ctx)
         elif isinstance(function, AggregateFunction):
             values = _aggregate(function, window.resolved_frame(), table, layout, first_order, ctx)
         else:

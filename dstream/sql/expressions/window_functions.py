@@ -44,6 +44,7 @@ __all__ = [
     "Lag",
     "Lead",
     "NTile",
+    "NthValue",
     "OffsetFunction",
     "PercentRank",
     "Rank",
@@ -90,6 +91,9 @@ class WindowFunction(Expression):
 
     name = "window_function"
     children: tuple[Expression, ...] = ()
+    #: Computed over a frame of its own (:meth:`frame`), needing an ordered window; else over
+    #: the window's frame, as an aggregate (``nth_value``).
+    fixed_frame = True
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
         clone = object.__new__(type(self))
@@ -234,6 +238,41 @@ class Lead(OffsetFunction):
     direction = 1
 
 
+class NthValue(WindowFunction):
+    """``nth_value(x, n[, ignoreNulls])``: ``x`` of the frame's ``n``-th row (non-null value with
+    ``ignoreNulls``), null when the frame has fewer; the frame is the window's, as an aggregate's."""
+
+    name = "nth_value"
+    fixed_frame = False
+
+    def __init__(self, child: Expression, offset: int, ignore_nulls: bool = False) -> None:
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset <= 0:
+            raise AnalysisException(
+                f"The 'offset' parameter of nth_value must be a positive integer literal, got {offset!r}.",
+                "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE", {"exprName": "offset", "currentValue": repr(offset)})
+        self.offset = offset
+        self.ignore_nulls = ignore_nulls
+        self.children = (child,)
+
+    @property
+    def input(self) -> Expression:
+        return self.children[0]
+
+    def data_type(self) -> DataType:
+        return self.input.data_type()
+
+    @property
+    def nullable(self) -> bool:
+        return True
+
+    def sql(self) -> str:
+        text = f"nth_value({self.input.sql()}, {self.offset})"
+        return text + " ignore nulls" if self.ignore_nulls else text
+
+    def _options(self) -> Any:
+        return (self.offset, self.ignore_nulls)
+
+
 class WindowExpression(Expression):
     """``function OVER (PARTITION BY keys ORDER BY orders frame)``.
 
@@ -278,7 +317,7 @@ class WindowExpression(Expression):
     def resolved_frame(self) -> WindowFrame:
         """The frame the function is computed over (Spark's defaults when none was given)."""
         function = self.function
-        if isinstance(function, WindowFunction):
+        if isinstance(function, WindowFunction) and function.fixed_frame:
             return function.frame()
         if self.frame is not None:
             return self.frame
@@ -310,7 +349,7 @@ class WindowExpression(Expression):
                 f"Expression '{function.sql()}' not supported within a window function: over() applies to a "
                 "window function (row_number, rank, lag...) or an aggregate function (sum, count...).",
                 "UNSUPPORTED_EXPR_FOR_WINDOW", {"sqlExpr": function.sql()})
-        if isinstance(function, WindowFunction):
+        if isinstance(function, WindowFunction) and function.fixed_frame:
             if not self.order_by:
                 raise AnalysisException(
                     f"Window function {function.sql()} requires window to be ordered, please add ORDER BY clause. "
