@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..expressions.base import AttributeReference
+from ..expressions.base import AttributeReference, Expression
 from ..plan import logical as L  # noqa: N812 - the plan's node classes, as Spark's L prefix
 from ..plan.cached import CachedRelation
 from ..plan.window_plan import WindowPlan
@@ -180,25 +180,24 @@ def _generate(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
                         plan_physical(plan.child, qctx))
 
 
+def _clustered(plan: L.LogicalPlan, keys: list[Expression], qctx: QueryContext) -> PhysicalPlan:
+    """``plan`` exchanged so that every row of a value of ``keys`` is in one partition (all in one without keys)."""
+    child = plan_physical(plan, qctx)
+    if keys:
+        return ShuffleExchangeExec("hash", keys, qctx.shuffle_partitions, child)
+    return ShuffleExchangeExec("single", [], 1, child)
+
+
 def _session_window(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, SessionWindowAssign)
-    child = plan_physical(plan.child, qctx)
     # Every row of a key must meet in one partition before its sessions can be merged.
-    if plan.partition_keys:
-        child = ShuffleExchangeExec("hash", plan.partition_keys, qctx.shuffle_partitions, child)
-    else:
-        child = ShuffleExchangeExec("single", [], 1, child)
+    child = _clustered(plan.child, plan.partition_keys, qctx)
     return SessionWindowExec(plan.time_expr, plan.gap_us, plan.partition_keys, plan.output_attr, child)
 
 
 def _window(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, WindowPlan)
-    child = plan_physical(plan.child, qctx)
-    # Every row of a window partition must be in one partition of the operator.
-    if plan.partition_by:
-        child = ShuffleExchangeExec("hash", plan.partition_by, qctx.shuffle_partitions, child)
-    else:
-        child = ShuffleExchangeExec("single", [], 1, child)
+    child = _clustered(plan.child, plan.partition_by, qctx)
     return WindowExec(plan.window_exprs, plan.partition_by, plan.order_by, child)
 
 

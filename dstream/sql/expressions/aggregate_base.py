@@ -33,7 +33,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..types import DataType
-from .base import EvalContext, Expression
+from .base import EvalContext, Expression, with_new_children
 
 __all__ = ["AggregateFunction", "ArrowAgg", "SortOrder"]
 
@@ -60,10 +60,7 @@ class AggregateFunction(Expression):
         self.distinct = distinct
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        clone.children = tuple(children)
-        return clone
+        return with_new_children(self, children)
 
     @property
     def foldable(self) -> bool:

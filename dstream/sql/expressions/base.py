@@ -46,6 +46,7 @@ __all__ = [
     "UnresolvedStar",
     "column_key",
     "new_expr_id",
+    "with_new_children",
 ]
 
 _ids = itertools.count(1)
@@ -56,6 +57,14 @@ def new_expr_id() -> int:
     """A fresh expression id (unique within this driver process)."""
     with _ids_lock:
         return next(_ids)
+
+
+def with_new_children(expr: Any, children: Sequence[Any]) -> Any:
+    """A shallow copy of ``expr`` over other children: for nodes whose options are plain attributes."""
+    clone = object.__new__(type(expr))
+    clone.__dict__.update(expr.__dict__)
+    clone.children = tuple(children)
+    return clone
 
 
 def column_key(expr_id: int) -> str:

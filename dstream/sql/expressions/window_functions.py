@@ -36,7 +36,7 @@ import pyarrow as pa
 from ..errors import AnalysisException
 from ..types import DataType, DoubleType, IntegerType, NullType
 from .aggregate_base import AggregateFunction, SortOrder
-from .base import EvalContext, Expression, Literal
+from .base import EvalContext, Expression, Literal, with_new_children
 
 __all__ = [
     "CumeDist",
@@ -96,10 +96,7 @@ class WindowFunction(Expression):
     fixed_frame = True
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        clone.children = tuple(children)
-        return clone
+        return with_new_children(self, children)
 
     @property
     def foldable(self) -> bool:
@@ -181,7 +178,22 @@ class NTile(RankingFunction):
         return (self.buckets,)
 
 
-class OffsetFunction(WindowFunction):
+class _RowValue(WindowFunction):
+    """A function whose value is its input's at some row (``lag``, ``lead``, ``nth_value``)."""
+
+    @property
+    def input(self) -> Expression:
+        return self.children[0]
+
+    def data_type(self) -> DataType:
+        return self.input.data_type()
+
+    @property
+    def nullable(self) -> bool:
+        return True
+
+
+class OffsetFunction(_RowValue):
     """``lag(x, n, default)`` / ``lead(x, n, default)``: ``x`` of the row ``n`` before / after.
 
     Children: the input and the default (evaluated on the current row, used when that row
@@ -199,10 +211,6 @@ class OffsetFunction(WindowFunction):
         self.children = (child, default if default is not None else Literal(None, NullType()))
 
     @property
-    def input(self) -> Expression:
-        return self.children[0]
-
-    @property
     def default(self) -> Expression:
         return self.children[1]
 
@@ -213,13 +221,6 @@ class OffsetFunction(WindowFunction):
 
     def frame(self) -> WindowFrame:
         return WindowFrame("rows", self.shift, self.shift)
-
-    def data_type(self) -> DataType:
-        return self.input.data_type()
-
-    @property
-    def nullable(self) -> bool:
-        return True
 
     def sql(self) -> str:
         return f"{self.name}({self.input.sql()}, {self.offset}, {self.default.sql()})"
@@ -238,7 +239,7 @@ class Lead(OffsetFunction):
     direction = 1
 
 
-class NthValue(WindowFunction):
+class NthValue(_RowValue):
     """``nth_value(x, n[, ignoreNulls])``: ``x`` of the frame's ``n``-th row (non-null value with
     ``ignoreNulls``), null when the frame has fewer; the frame is the window's, as an aggregate's."""
 
@@ -253,17 +254,6 @@ class NthValue(WindowFunction):
         self.offset = offset
         self.ignore_nulls = ignore_nulls
         self.children = (child,)
-
-    @property
-    def input(self) -> Expression:
-        return self.children[0]
-
-    def data_type(self) -> DataType:
-        return self.input.data_type()
-
-    @property
-    def nullable(self) -> bool:
-        return True
 
     def sql(self) -> str:
         text = f"nth_value({self.input.sql()}, {self.offset})"
