@@ -299,13 +299,18 @@ class _Builder:
             return _Builder(self.fns, {**self.env, **dict(zip(params, cols))}).build(node.body)
 
         arity = len(params)
+        function: Callable[..., Any]
         if arity == 1:
-            return lambda x: run(x)
-        if arity == 2:
-            return lambda x, y: run(x, y)
-        if arity == 3:
-            return lambda x, y, z: run(x, y, z)
-        raise _unsupported(f"A lambda function of {arity} arguments")
+            function = lambda x: run(x)  # noqa: E731 - the arity is what the caller inspects
+        elif arity == 2:
+            function = lambda x, y: run(x, y)  # noqa: E731
+        elif arity == 3:
+            function = lambda x, y, z: run(x, y, z)  # noqa: E731
+        else:
+            raise _unsupported(f"A lambda function of {arity} arguments")
+        # SQL names its parameters: they name the column (x, not x_12).
+        setattr(function, "lambda_names", tuple(node.params))  # noqa: B010 - an attribute of a function object
+        return function
 
     def argument(self, name: str, index: int, node: Expr) -> Any:
         if isinstance(node, Lambda):
