@@ -86,3 +86,15 @@ def test_sum_of_bigint_overflow_wraps_with_ansi_off(spark: SparkSession) -> None
 def test_sum_of_ints_beyond_int_range_is_exact(spark: SparkSession) -> None:
     df = spark.createDataFrame([(2**31 - 1,)] * 3 + [(None,)], "v int")
     assert df.agg(F.sum("v")).collect()[0][0] == 3 * (2**31 - 1)
+
+
+def test_exploding_a_map_selects_its_key_and_value_columns(spark: SparkSession) -> None:
+    # The select named the generator by its text (one name) although a map's has two fields:
+    # select(explode(m)) failed with UDTF_ALIAS_NUMBER_MISMATCH.
+    df = spark.createDataFrame([({"a": 1, "b": 2}, [5])], "m map<string,int>, a array<int>")
+    assert [tuple(r) for r in df.select(F.explode("m")).orderBy("key").collect()] == [("a", 1), ("b", 2)]
+    assert df.select(F.posexplode("m")).columns == ["pos", "key", "value"]
+    assert df.select(F.explode("m").alias("k", "v")).columns == ["k", "v"]
+    assert df.select("a", F.explode("a")).columns == ["a", "col"]
+    assert spark.createDataFrame([({"x": 3},)], "m map<string,int>").selectExpr("explode(m)").columns == [
+        "key", "value"]

@@ -97,7 +97,9 @@ def expand(exprs: Sequence[Expression], plan: LogicalPlan, case_sensitive: bool)
 def build_select(plan: LogicalPlan, exprs: Sequence[Expression], case_sensitive: bool) -> LogicalPlan:
     """The plan of ``df.select(*exprs)``."""
     resolver = resolver_for(plan, case_sensitive)
-    resolved: list[Expression] = [ensure_named(resolver.resolve(e)) for e in expand(exprs, plan, case_sensitive)]
+    # A generator is named by its output fields (explode of a map: key, value), not by its text.
+    resolved: list[Expression] = [e if isinstance(e, Generator) else ensure_named(e)
+                                  for e in (resolver.resolve(x) for x in expand(exprs, plan, case_sensitive))]
     generators = [e for e in resolved if _contains_generator(e)]
     if len(generators) > 1:
         names = ", ".join(quote(g.sql()) for g in generators)
