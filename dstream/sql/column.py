@@ -397,14 +397,14 @@ class Column:
         window : WindowSpec
             Made with :class:`~dstream.sql.Window` (``Window.partitionBy("k").orderBy("t")``).
         """
-        from .window import WindowSpec  # noqa: PLC0415 - window imports this module
-
-        if not isinstance(window, WindowSpec):
+        over = getattr(window, "_over", None)  # a WindowSpec (whose module builds on this one)
+        if over is None:
             raise PySparkTypeError(
                 f"[NOT_WINDOWSPEC] Argument `window` should be a WindowSpec, got {type(window).__name__}. Build "
                 "one with Window.partitionBy(...).orderBy(...).", "NOT_WINDOWSPEC",
                 {"arg_name": "window", "arg_type": type(window).__name__})
-        return window._over(self.expr)
+        result: Column = over(self.expr)
+        return result
 
     # -- CASE WHEN -------------------------------------------------------------------------
 

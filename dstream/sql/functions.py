@@ -42,6 +42,8 @@ from .expressions.predicates import IsNaN, IsNull
 from .expressions.windows import SessionWindow, TimeWindow, duration_us
 from .functions_agg import *  # noqa: F403 - the aggregates are part of this module's surface
 from .functions_agg import __all__ as _agg_all
+from .functions_agg_more import *  # noqa: F403 - the other aggregates are part of this module's surface
+from .functions_agg_more import __all__ as _agg_more_all
 from .functions_arrays import *  # noqa: F403 - the array functions are part of this module's surface
 from .functions_arrays import __all__ as _arrays_all
 from .functions_bitwise import *  # noqa: F403 - the bit functions are part of this module's surface
@@ -72,7 +74,7 @@ __all__ = sorted([
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
-    *_agg_all, *_arrays_all, *_bitwise_all, *_datetime_all, *_higher_order_all, *_map_all, *_math_all,
+    *_agg_all, *_agg_more_all, *_arrays_all, *_bitwise_all, *_datetime_all, *_higher_order_all, *_map_all, *_math_all,
     *_partition_all, *_scalar_all, *_stats_all, *_text_all, *_window_all,
 ])
 

@@ -25,7 +25,7 @@ from .column import Column, expr_of
 from .errors import PySparkTypeError, PySparkValueError
 from .expressions.aggregate_base import SortOrder
 from .expressions.base import Expression
-from .expressions.window_functions import WindowFrame
+from .expressions.window_functions import WindowExpression, WindowFrame
 
 __all__ = ["Window", "WindowSpec"]
 
@@ -110,8 +110,6 @@ class WindowSpec:
         return WindowFrame(kind, lower, upper)
 
     def _over(self, function: Expression) -> Column:
-        from .expressions.window_functions import WindowExpression  # noqa: PLC0415 - kept beside its use
-
         return Column(WindowExpression(function, self._partition_by, self._order_by, self._frame))
 
     def __repr__(self) -> str:
