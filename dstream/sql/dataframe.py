@@ -27,6 +27,7 @@ from rdd import StorageLevel
 
 from .arrow_convert import to_pandas
 from .column import Column, expr_of, lit_expr
+from .dataframe_batches import BatchMethods
 from .dataframe_reshape import ReshapeMethods
 from .dataframe_rows import RowMethods
 from .dataframe_stat import StatMethods
@@ -86,7 +87,7 @@ def _name_expr(col: Any) -> Expression:
         "NOT_COLUMN_OR_STR", {"arg_name": "col", "arg_type": type(col).__name__})
 
 
-class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods):
+class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, BatchMethods):
     """A distributed collection of rows with named columns (``pyspark.sql.DataFrame``)."""
 
     def __init__(self, plan: LogicalPlan, session: SparkSession) -> None:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from ..expressions.base import AttributeReference, Expression
 from ..plan import logical as L  # noqa: N812 - the plan's node classes, as Spark's L prefix
+from ..plan.arrow_rdd import ArrowRDDRelation
 from ..plan.cached import CachedRelation
 from ..plan.window_plan import WindowPlan
 from ..plan.windowing import SessionWindowAssign
@@ -42,7 +43,7 @@ from .physical import (
     arrow_schema,
     key_names,
 )
-from .scans import CachedScanExec, FileScanExec, LocalTableScanExec, RangeExec, RDDScanExec
+from .scans import ArrowRDDScanExec, CachedScanExec, FileScanExec, LocalTableScanExec, RangeExec, RDDScanExec
 from .session_window import SessionWindowExec
 from .sort import SortExec, TakeOrderedExec
 from .window_exec import WindowExec
@@ -86,6 +87,11 @@ def _range(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
 def _rdd(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, L.RDDRelation)
     return RDDScanExec(plan.output(), plan.rdd, plan.schema)
+
+
+def _arrow_rdd(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
+    assert isinstance(plan, ArrowRDDRelation)
+    return ArrowRDDScanExec(plan.output(), plan.rdd, plan.describe())
 
 
 def _file(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
@@ -164,6 +170,8 @@ def _repartition(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     if not plan.shuffle:
         return CoalesceExec(plan.num_partitions, child)
     n = plan.num_partitions or qctx.shuffle_partitions
+    if plan.by_range:
+        return ShuffleExchangeExec("range", plan.keys, n, child)
     if plan.keys:
         return ShuffleExchangeExec("hash", plan.keys, n, child)
     return ShuffleExchangeExec("roundrobin", [], n, child)
@@ -248,6 +256,7 @@ _PLANNERS: dict[type, Callable[[L.LogicalPlan, QueryContext], PhysicalPlan]] = {
     L.LocalRelation: _local,
     L.RangeRelation: _range,
     L.RDDRelation: _rdd,
+    ArrowRDDRelation: _arrow_rdd,
     L.FileRelation: _file,
     CachedRelation: _cached,
     L.Project: _project,

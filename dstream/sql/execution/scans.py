@@ -30,7 +30,7 @@ from .arrays import arange
 from .context import QueryContext
 from .physical import UNKNOWN_SIZE, PhysicalPlan, arrow_schema, conform_batch, key_names
 
-__all__ = ["CachedScanExec", "FileScanExec", "LocalTableScanExec", "RDDScanExec", "RangeExec"]
+__all__ = ["ArrowRDDScanExec", "CachedScanExec", "FileScanExec", "LocalTableScanExec", "RDDScanExec", "RangeExec"]
 
 #: Rows per batch a range produces.
 _RANGE_BATCH = 1 << 20
@@ -115,6 +115,24 @@ class RangeExec(PhysicalPlan):
 
     def describe(self) -> str:
         return f"Range ({self.start}, {self.end}, step={self.step}, splits={self.num_slices})"
+
+
+class ArrowRDDScanExec(PhysicalPlan):
+    """Scan of an RDD that already computes the batches (``ArrowRDDRelation``)."""
+
+    def __init__(self, output: Sequence[AttributeReference], rdd: Any, described: str) -> None:
+        self.output = list(output)
+        self.rdd = rdd
+        self.described = described
+
+    def execute(self, qctx: QueryContext) -> Any:
+        return self.rdd
+
+    def estimated_size(self) -> int:
+        return UNKNOWN_SIZE
+
+    def describe(self) -> str:
+        return f"Scan {self.described}"
 
 
 class RDDScanExec(PhysicalPlan):

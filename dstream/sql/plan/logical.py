@@ -495,17 +495,20 @@ class SubqueryAlias(UnaryPlan):
 class Repartition(UnaryPlan):
     """``repartition``/``coalesce``: ``keys`` empty means round robin (or no shuffle)."""
 
-    def __init__(self, num_partitions: int, shuffle: bool, keys: Sequence[Expression], child: LogicalPlan) -> None:
+    def __init__(self, num_partitions: int, shuffle: bool, keys: Sequence[Expression], child: LogicalPlan,
+                 by_range: bool = False) -> None:
         super().__init__(child)
         self.num_partitions = num_partitions
         self.shuffle = shuffle
         self.keys = list(keys)
+        #: ``repartitionByRange``: the keys are orderings, partitions hold key ranges in order.
+        self.by_range = by_range
 
     def expressions(self) -> list[Expression]:
         return list(self.keys)
 
     def with_children(self, children: Sequence[LogicalPlan]) -> LogicalPlan:
-        return Repartition(self.num_partitions, self.shuffle, self.keys, children[0])
+        return Repartition(self.num_partitions, self.shuffle, self.keys, children[0], self.by_range)
 
     def describe(self) -> str:
         return f"Repartition {self.num_partitions}, {str(self.shuffle).lower()}"

@@ -8,8 +8,9 @@ What this module owns
 * :class:`EventTimeWatermark`: ``withWatermark(col, delay)``. It passes rows through;
   in a micro-batch it also measures the batch's event times (max, min, average) from
   which the engine advances the watermark. On a batch DataFrame it does nothing.
-* :class:`ArrowRDDRelation`: a leaf over an RDD of Arrow record batches, which is what
-  a source that reads in tasks (Kafka, rate) hands back for an offset range.
+* :class:`ArrowRDDRelation` (the core's, re-exported): a leaf over an RDD of Arrow record
+  batches, which is what a source that reads in tasks (Kafka, rate) hands back for an
+  offset range.
 * :func:`reads_stream`: whether a plan has a streaming leaf below it.
 
 Invariants
@@ -30,6 +31,7 @@ from ..execution.context import QueryContext
 from ..execution.physical import PhysicalPlan
 from ..execution.planner import plan_physical, register_planner
 from ..expressions.base import AttributeReference, Expression, new_expr_id
+from ..plan.arrow_rdd import ArrowRDDRelation
 from ..plan.logical import LeafPlan, LogicalPlan, UnaryPlan
 from ..types import StructType
 
@@ -62,19 +64,6 @@ class StreamingRelation(LeafPlan):
     def describe(self) -> str:
         cols = ", ".join(repr(a) for a in self._output)
         return f"StreamingRelation {self.spec.format_name}, [{cols}]"
-
-
-class ArrowRDDRelation(LeafPlan):
-    """Rows computed by an RDD of Arrow record batches (columns named by the output's ids)."""
-
-    def __init__(self, output: Sequence[AttributeReference], rdd: Any, name: str) -> None:
-        super().__init__(output)
-        self.rdd = rdd
-        self.name = name
-
-    def describe(self) -> str:
-        cols = ", ".join(repr(a) for a in self._output)
-        return f"{self.name} [{cols}]"
 
 
 class EventTimeWatermark(UnaryPlan):
@@ -138,20 +127,6 @@ def streaming_relations(plan: LogicalPlan) -> list[StreamingRelation]:
     return list(seen.values())
 
 
-class ArrowRDDScanExec(PhysicalPlan):
-    """Scan of an :class:`ArrowRDDRelation`."""
-
-    def __init__(self, relation: ArrowRDDRelation) -> None:
-        self.relation = relation
-        self.output = relation.output()
-
-    def execute(self, qctx: QueryContext) -> Any:
-        return self.relation.rdd
-
-    def describe(self) -> str:
-        return f"Scan {self.relation.describe()}"
-
-
 class _PassThroughExec(PhysicalPlan):
     def __init__(self, node: EventTimeWatermark, child: PhysicalPlan) -> None:
         self.node = node
@@ -193,11 +168,6 @@ def _plan_micro_batch_source(plan: LogicalPlan, qctx: QueryContext) -> PhysicalP
     return MicroBatchSourceExec(plan, plan_physical(plan.child, qctx))
 
 
-def _plan_arrow_rdd(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
-    assert isinstance(plan, ArrowRDDRelation)
-    return ArrowRDDScanExec(plan)
-
-
 def _plan_watermark(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     # Outside a micro-batch (a batch DataFrame) a watermark does nothing, as in Spark.
     assert isinstance(plan, EventTimeWatermark)
@@ -210,7 +180,6 @@ def _plan_streaming_relation(plan: LogicalPlan, qctx: QueryContext) -> PhysicalP
     raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();")
 
 
-register_planner(ArrowRDDRelation, _plan_arrow_rdd)
 register_planner(EventTimeWatermark, _plan_watermark)
 register_planner(StreamingRelation, _plan_streaming_relation)
 register_planner(MicroBatchSource, _plan_micro_batch_source)
