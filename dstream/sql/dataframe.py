@@ -28,6 +28,7 @@ from rdd import StorageLevel
 from .arrow_convert import to_pandas
 from .column import Column, expr_of, lit_expr
 from .dataframe_batches import BatchMethods
+from .dataframe_plan import PlanMethods
 from .dataframe_reshape import ReshapeMethods
 from .dataframe_rows import RowMethods
 from .dataframe_stat import StatMethods
@@ -87,7 +88,7 @@ def _name_expr(col: Any) -> Expression:
         "NOT_COLUMN_OR_STR", {"arg_name": "col", "arg_type": type(col).__name__})
 
 
-class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, BatchMethods):
+class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, BatchMethods, PlanMethods):
     """A distributed collection of rows with named columns (``pyspark.sql.DataFrame``)."""
 
     def __init__(self, plan: LogicalPlan, session: SparkSession) -> None:
@@ -550,7 +551,13 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
         """Like ``createOrReplaceTempView``, but fail if the name is taken."""
         self._session._register_view(name, self, replace=False)
 
-    createOrReplaceGlobalTempView = createOrReplaceTempView
+    def createOrReplaceGlobalTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
+        """Make this DataFrame queryable as ``global_temp.<name>`` by every session of the application."""
+        self._session._register_view(name, self, replace=True, global_view=True)
+
+    def createGlobalTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
+        """Like ``createOrReplaceGlobalTempView``, but fail if the name is taken."""
+        self._session._register_view(name, self, replace=False, global_view=True)
 
     @property
     def write(self) -> DataFrameWriter:

@@ -20,6 +20,7 @@ Invariants
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -55,24 +56,41 @@ def _add_rdd_to_df(session: SparkSession) -> None:
     RDD.toDF = toDF  # type: ignore[attr-defined]
 
 
+#: Global temporary views, per application (SparkContext): every session of it sees them
+#: as ``global_temp.<name>``, as Spark's do.
+_GLOBAL_VIEWS: weakref.WeakKeyDictionary[Any, dict[str, DataFrame]] = weakref.WeakKeyDictionary()
+GLOBAL_TEMP_DATABASE = "global_temp"
+
+
 class Catalog:
-    """``spark.catalog``: the session's temporary views."""
+    """``spark.catalog``: the session's temporary views, and the application's global ones."""
 
     def __init__(self, session: SparkSession) -> None:
         self._session = session
         self._views: dict[str, DataFrame] = {}
 
-    def _register(self, name: str, df: DataFrame, replace: bool) -> None:
+    def _global_views(self) -> dict[str, DataFrame]:
+        with _lock:
+            return _GLOBAL_VIEWS.setdefault(self._session.sparkContext, {})
+
+    def _register(self, name: str, df: DataFrame, replace: bool, global_view: bool = False) -> None:
         key = name.lower()
-        if not replace and key in self._views:
+        views = self._global_views() if global_view else self._views
+        if not replace and key in views:
+            shown = f"`{GLOBAL_TEMP_DATABASE}`.`{name}`" if global_view else f"`{name}`"
             raise AnalysisException(
-                f"Cannot create the temporary view `{name}` because it already exists. Choose a different name, "
-                "drop or replace the existing view, or use createOrReplaceTempView.",
-                "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS", {"relationName": f"`{name}`"})
-        self._views[key] = df
+                f"Cannot create the temporary view {shown} because it already exists. Choose a different name, "
+                "drop or replace the existing view, or use createOrReplace"
+                f"{'Global' if global_view else ''}TempView.",
+                "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS", {"relationName": shown})
+        views[key] = df
 
     def _lookup(self, name: str) -> DataFrame:
-        view = self._views.get(name.lower())
+        database, _, rest = name.partition(".")
+        if rest and database.lower() == GLOBAL_TEMP_DATABASE:
+            view = self._global_views().get(rest.lower())
+        else:
+            view = self._views.get(name.lower())
         if view is None:
             raise AnalysisException(
                 f"The table or view `{name}` cannot be found. Verify the spelling and correctness of the "
@@ -83,6 +101,10 @@ class Catalog:
     def dropTempView(self, viewName: str) -> bool:  # noqa: N802,N803 - PySpark's names
         """Forget a temporary view; whether it existed."""
         return self._views.pop(viewName.lower(), None) is not None
+
+    def dropGlobalTempView(self, viewName: str) -> bool:  # noqa: N802,N803 - PySpark's names
+        """Forget a global temporary view (for every session of the application); whether it existed."""
+        return self._global_views().pop(viewName.lower(), None) is not None
 
     def tableExists(self, tableName: str, dbName: str | None = None) -> bool:  # noqa: N802,N803
         """Whether a temporary view of that name exists."""
@@ -235,7 +257,8 @@ class SparkSession:
             streams._stop_all()
         with _lock:
             self._stopped = True
-            if SparkSession._active is self:
+            # The context stops with this session: so does every session on it (newSession's).
+            if SparkSession._active is not None and SparkSession._active._sc is self._sc:
                 SparkSession._active = None
         self._sc.stop()
 
@@ -314,5 +337,5 @@ class SparkSession:
     def _new_dataframe(self, plan: Any) -> DataFrame:
         return DataFrame(plan, self)
 
-    def _register_view(self, name: str, df: DataFrame, replace: bool) -> None:
-        self.catalog._register(name, df, replace)
+    def _register_view(self, name: str, df: DataFrame, replace: bool, global_view: bool = False) -> None:
+        self.catalog._register(name, df, replace, global_view)

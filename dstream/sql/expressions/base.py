@@ -291,15 +291,19 @@ class UnresolvedAttribute(LeafExpression):
 class UnresolvedStar(LeafExpression):
     """``*`` or ``t.*``: every column (of one alias), expanded by the analyzer."""
 
-    def __init__(self, qualifier: str | None = None, plan_id: int | None = None) -> None:
+    def __init__(self, qualifier: str | None = None, plan_id: int | None = None, pattern: str | None = None) -> None:
         self.qualifier = qualifier
         self.plan_id = plan_id
+        #: ``colRegex``: only the columns whose whole name matches this regular expression.
+        self.pattern = pattern
 
     @property
     def resolved(self) -> bool:
         return False
 
     def sql(self) -> str:
+        if self.pattern is not None:
+            return f"`{self.pattern}`"
         return f"{self.qualifier}.*" if self.qualifier else "*"
 
 

@@ -157,7 +157,12 @@ class Resolver:
 
 
 def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], case_sensitive: bool) -> list[Expression]:
-    """The columns ``*`` or ``alias.*`` stands for."""
+    """The columns ``*``, ``alias.*`` or a ``colRegex`` stands for."""
+    if star.pattern is not None:
+        import re  # noqa: PLC0415 - only colRegex needs it
+
+        flags = 0 if case_sensitive else re.IGNORECASE
+        return [a for a in output if re.fullmatch(star.pattern, a.name, flags)]
     if star.qualifier is None:
         return list(output)
     same = (lambda a, b: a == b) if case_sensitive else (lambda a, b: a.lower() == b.lower())
