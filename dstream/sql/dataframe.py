@@ -390,6 +390,22 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
 
     groupby = groupBy
 
+    def cube(self, *cols: Any) -> GroupedData:
+        """Group by every subset of the columns at once (the aggregated-over ones null)."""
+        from .group import GroupedData
+        from .plan.grouping_sets import cube_sets
+
+        grouped = self.groupBy(*cols)
+        return GroupedData(self, grouped._keys, grouping_sets=cube_sets(len(grouped._keys)))
+
+    def rollup(self, *cols: Any) -> GroupedData:
+        """Group by each prefix of the columns at once, down to the grand total."""
+        from .group import GroupedData
+        from .plan.grouping_sets import rollup_sets
+
+        grouped = self.groupBy(*cols)
+        return GroupedData(self, grouped._keys, grouping_sets=rollup_sets(len(grouped._keys)))
+
     def agg(self, *exprs: Any) -> DataFrame:
         """Aggregate over all rows (``df.groupBy().agg(...)``)."""
         return self.groupBy().agg(*exprs)

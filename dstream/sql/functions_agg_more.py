@@ -1,6 +1,6 @@
 """More aggregate functions of ``dstream.sql.functions``: ``bool_and``, ``every``,
 ``bool_or``, ``some``, ``count_if``, ``product``, ``any_value``, ``first_value`` and
-``last_value``.
+``last_value``, and ``grouping``/``grouping_id`` for ``cube`` and ``rollup``.
 
 What this module owns
 ---------------------
@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from .column import Column, expr_of
 from .expressions.aggregate_base import AggregateFunction
+from .expressions.grouping import Grouping, GroupingID
 from .expressions.logical_aggregates import AnyValue, BoolAnd, BoolOr, CountIf, FirstValue, LastValue, Product
 
-__all__ = ["any_value", "bool_and", "bool_or", "count_if", "every", "first_value", "last_value", "product", "some"]
+__all__ = ["any_value", "bool_and", "bool_or", "count_if", "every", "first_value", "grouping", "grouping_id",
+           "last_value", "product", "some"]
 
 ColumnOrName = Column | str
 
@@ -75,3 +77,14 @@ def first_value(col: ColumnOrName, ignoreNulls: bool | None = None) -> Column:  
 def last_value(col: ColumnOrName, ignoreNulls: bool | None = None) -> Column:  # noqa: N803 - PySpark's name
     """The last value of the group (or of a window frame), as ``last``."""
     return Column(LastValue(expr_of(col), bool(ignoreNulls)))
+
+
+def grouping(col: ColumnOrName) -> Column:
+    """1 on the rows of a ``cube``/``rollup`` that aggregate over ``col`` (its value there is the
+    null of the total, not a null key), else 0."""
+    return Column(Grouping(expr_of(col)))
+
+
+def grouping_id(*cols: ColumnOrName) -> Column:
+    """The bits of ``grouping`` of ``cols`` (every key when none), the first the most significant."""
+    return Column(GroupingID(*[expr_of(c) for c in cols]))

@@ -27,8 +27,9 @@ from .errors import AnalysisException, PySparkTypeError
 from .expressions.aggregate_base import AggregateFunction
 from .expressions.base import Alias, Expression
 from .expressions.collection_functions import CreateStruct
-from .plan.analysis import ensure_named
-from .plan.builders import build_aggregate, resolver_for
+from .plan.analysis import ensure_named, unique_outputs
+from .plan.builders import build_aggregate, check_grouped, resolver_for
+from .plan.grouping_sets import build_grouping_sets
 from .plan.windowing import rewrite_window_grouping
 from .types import NumericType
 
@@ -71,10 +72,13 @@ class GroupedData:
     """The rows of a DataFrame grouped by some columns (``pyspark.sql.GroupedData``)."""
 
     def __init__(self, df: DataFrame, keys: list[Expression],
-                 pivot: tuple[Expression, list[Any]] | None = None) -> None:
+                 pivot: tuple[Expression, list[Any]] | None = None,
+                 grouping_sets: list[list[int]] | None = None) -> None:
         self._df = df
         self._keys = keys
         self._pivot = pivot
+        #: ``cube``/``rollup``: the sets of key indices aggregated over, in one pass.
+        self._grouping_sets = grouping_sets
 
     def pivot(self, pivot_col: Any, values: list[Any] | None = None) -> GroupedData:
         """Pivot: one output column per value of ``pivot_col`` (and aggregate), per group.
@@ -105,6 +109,9 @@ class GroupedData:
                     "this could indicate an error. If this was intended, pass the values to pivot(col, values).",
                     "PIVOT_VALUE_DATA_TYPE_MISMATCH", {})
             values = [r[0] for r in found]
+        if self._grouping_sets is not None:
+            raise AnalysisException("pivot cannot follow cube or rollup: pivot after a groupBy instead.",
+                                    "UNSUPPORTED_FEATURE.PIVOT_AFTER_GROUPING_SETS", {})
         return GroupedData(self._df, self._keys, (expr_of(column), list(values)))
 
     def _pivoted(self, aggregates: list[Expression]) -> list[Expression]:
@@ -165,6 +172,9 @@ class GroupedData:
         # the expression itself, so aggregates may refer to it as written.
         keys_named = [ensure_named(k) for k in keys]
         grouping = [k.child if isinstance(k, Alias) else k for k in keys]
+        if self._grouping_sets is not None:
+            return df._new(build_grouping_sets(child, grouping, keys_named, self._grouping_sets,
+                                               unique_outputs(keys_named + resolved), check_grouped))
         plan = build_aggregate(child, grouping, keys_named + resolved)
         return df._new(plan)
 

@@ -39,6 +39,7 @@ from .context import QueryContext
 
 __all__ = [
     "CoalesceExec",
+    "ExpandExec",
     "FilterExec",
     "GenerateExec",
     "GlobalLimitExec",
@@ -418,3 +419,34 @@ def _positions(lists: pa.Array, parents: pa.Array) -> pa.Array:
     offsets = lists.offsets
     starts = pc.take(pc.subtract(offsets[:-1], offsets[0]).cast(pa.int64()), parents)
     return pc.subtract(arange(len(parents)), starts).cast(pa.int32())
+
+
+def _expand_batches(batches: Iterator[pa.RecordBatch], projections: list[list[Expression]], names: list[str],
+                    types: list[pa.DataType], ctx: EvalContext) -> Iterator[pa.RecordBatch]:
+    for batch in batches:
+        rows = batch.num_rows
+        for projection in projections:
+            arrays = []
+            for expr, arrow_type in zip(projection, types):
+                values = as_array(expr.eval(batch, ctx), rows)
+                arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
+            yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+class ExpandExec(PhysicalPlan):
+    """``Expand``: each row once per projection (``cube``/``rollup``'s grouping sets)."""
+
+    def __init__(self, projections: Sequence[Sequence[Expression]], output: Sequence[AttributeReference],
+                 child: PhysicalPlan) -> None:
+        self.projections = [list(p) for p in projections]
+        self.children = (child,)
+        self.output = list(output)
+
+    def execute(self, qctx: QueryContext) -> Any:
+        expand = functools.partial(_expand_batches, projections=self.projections, names=key_names(self.output),
+                                   types=[to_arrow_type(a.dtype) for a in self.output], ctx=qctx.eval_ctx)
+        return self.child.execute(qctx).mapPartitions(expand)
+
+    def describe(self) -> str:
+        sets = ", ".join("[" + ", ".join(expr_text(e) for e in p) + "]" for p in self.projections)
+        return f"Expand [{sets}], [{', '.join(repr(a) for a in self.output)}]"

@@ -24,6 +24,7 @@ from ..expressions.base import AttributeReference, Expression
 from ..plan import logical as L  # noqa: N812 - the plan's node classes, as Spark's L prefix
 from ..plan.arrow_rdd import ArrowRDDRelation
 from ..plan.cached import CachedRelation
+from ..plan.grouping_sets import Expand
 from ..plan.window_plan import WindowPlan
 from ..plan.windowing import SessionWindowAssign
 from .aggregate import AggregateSpec, DeduplicateExec, FinalAggregateExec, PartialAggregateExec, collect_aggregates
@@ -32,6 +33,7 @@ from .exchange import ShuffleExchangeExec
 from .joins import BroadcastHashJoinExec, JoinSpec, ShuffledHashJoinExec, join_sources, split_join_condition
 from .physical import (
     CoalesceExec,
+    ExpandExec,
     FilterExec,
     GenerateExec,
     GlobalLimitExec,
@@ -203,6 +205,11 @@ def _session_window(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     return SessionWindowExec(plan.time_expr, plan.gap_us, plan.partition_keys, plan.output_attr, child)
 
 
+def _expand(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
+    assert isinstance(plan, Expand)
+    return ExpandExec(plan.projections, plan.output(), plan_physical(plan.child, qctx))
+
+
 def _window(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, WindowPlan)
     child = _clustered(plan.child, plan.partition_by, qctx)
@@ -273,4 +280,5 @@ _PLANNERS: dict[type, Callable[[L.LogicalPlan, QueryContext], PhysicalPlan]] = {
     L.Join: _join,
     SessionWindowAssign: _session_window,
     WindowPlan: _window,
+    Expand: _expand,
 }

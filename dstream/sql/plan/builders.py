@@ -38,6 +38,7 @@ from .window_plan import aggregate_then_window, extract_windows, refuse_bare_win
 __all__ = [
     "JOIN_ALIASES",
     "build_aggregate",
+    "check_grouped",
     "build_join",
     "build_select",
     "build_sort",
@@ -154,13 +155,14 @@ def build_aggregate(plan: LogicalPlan, grouping: Sequence[Expression], aggregate
     for expr in aggregates:
         refuse_bare_window_functions(expr)
     if any(isinstance(e, WindowExpression) for expr in aggregates for e in expr.walk()):
-        return aggregate_then_window(plan, grouping, unique_outputs(aggregates), lambda e: _check_grouped(e, keys))
+        return aggregate_then_window(plan, grouping, unique_outputs(aggregates), lambda e: check_grouped(e, keys))
     for expr in aggregates:
-        _check_grouped(expr, keys)
+        check_grouped(expr, keys)
     return Aggregate(list(grouping), unique_outputs(aggregates), plan)
 
 
-def _check_grouped(expr: Expression, keys: set[object]) -> None:
+def check_grouped(expr: Expression, keys: set[object]) -> None:
+    """Raise ``MISSING_AGGREGATION`` for a column of ``expr`` neither among the grouping ``keys`` nor aggregated."""
     if expr.semantic_key() in keys or isinstance(expr, AggregateFunction):
         return
     if isinstance(expr, AttributeReference):
@@ -171,7 +173,7 @@ def _check_grouped(expr: Expression, keys: set[object]) -> None:
             "a group is returned.", "MISSING_AGGREGATION",
             {"expression": quote(expr.name), "expressionAnyValue": f"`any_value({expr.name})`"})
     for child in expr.children:
-        _check_grouped(child, keys)
+        check_grouped(child, keys)
 
 
 def build_sort(plan: LogicalPlan, orders: Sequence[Expression], is_global: bool, case_sensitive: bool) -> LogicalPlan:
