@@ -21,9 +21,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import BooleanType, DataType, DoubleType, LongType
+from ..types import BooleanType, DataType, DoubleType
 from .aggregate_base import AggregateFunction, ArrowAgg
-from .aggregates import First, Last, _Simple
+from .aggregates import Count, First, Last, _Simple
 from .base import EvalContext
 from .checks import mismatch, quoted_type
 from .coercion import is_numeric
@@ -62,8 +62,8 @@ class BoolOr(BoolAnd):
     arrow_fn = "any"
 
 
-class CountIf(AggregateFunction):
-    """``count_if(p)``: the rows where ``p`` is true."""
+class CountIf(Count):
+    """``count_if(p)``: the rows where ``p`` is true (``count``'s merge and result, summing ones)."""
 
     name = "count_if"
 
@@ -75,19 +75,6 @@ class CountIf(AggregateFunction):
 
     def partial_input(self, j: int, values: pa.Array) -> pa.Array:
         return pc.fill_null(values, False).cast(pa.int64())
-
-    def merge_aggs(self) -> list[ArrowAgg]:
-        return [("sum", None)]
-
-    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
-        return pc.fill_null(buffers[0].cast(pa.int64()), 0)
-
-    def data_type(self) -> DataType:
-        return LongType()
-
-    @property
-    def nullable(self) -> bool:
-        return False
 
 
 class Product(_Simple):
