@@ -390,22 +390,6 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
 
     groupby = groupBy
 
-    def cube(self, *cols: Any) -> GroupedData:
-        """Group by every subset of the columns at once (the aggregated-over ones null)."""
-        from .group import GroupedData
-        from .plan.grouping_sets import cube_sets
-
-        grouped = self.groupBy(*cols)
-        return GroupedData(self, grouped._keys, grouping_sets=cube_sets(len(grouped._keys)))
-
-    def rollup(self, *cols: Any) -> GroupedData:
-        """Group by each prefix of the columns at once, down to the grand total."""
-        from .group import GroupedData
-        from .plan.grouping_sets import rollup_sets
-
-        grouped = self.groupBy(*cols)
-        return GroupedData(self, grouped._keys, grouping_sets=rollup_sets(len(grouped._keys)))
-
     def agg(self, *exprs: Any) -> DataFrame:
         """Aggregate over all rows (``df.groupBy().agg(...)``)."""
         return self.groupBy().agg(*exprs)
@@ -566,14 +550,6 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
     def createTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
         """Like ``createOrReplaceTempView``, but fail if the name is taken."""
         self._session._register_view(name, self, replace=False)
-
-    def createOrReplaceGlobalTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
-        """Make this DataFrame queryable as ``global_temp.<name>`` by every session of the application."""
-        self._session._register_view(name, self, replace=True, global_view=True)
-
-    def createGlobalTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
-        """Like ``createOrReplaceGlobalTempView``, but fail if the name is taken."""
-        self._session._register_view(name, self, replace=False, global_view=True)
 
     @property
     def write(self) -> DataFrameWriter:

@@ -97,3 +97,13 @@ class PlanMethods:
                     "name.", "UNRESOLVED_COLUMN.WITH_SUGGESTION", {"objectName": f"`{field.name}`"})
             columns.append(df[found].cast(field.dataType).alias(field.name))
         return df.select(*columns)
+
+    def createOrReplaceGlobalTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
+        """Make this DataFrame queryable as ``global_temp.<name>`` by every session of the application."""
+        df: Any = self
+        df._session._register_view(name, df, replace=True, global_view=True)
+
+    def createGlobalTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
+        """Like ``createOrReplaceGlobalTempView``, but fail if the name is taken."""
+        df: Any = self
+        df._session._register_view(name, df, replace=False, global_view=True)

@@ -29,6 +29,7 @@ from .types import StringType, StructField, StructType
 
 if TYPE_CHECKING:
     from .dataframe import DataFrame
+    from .group import GroupedData
 
 __all__ = ["ReshapeMethods"]
 
@@ -121,6 +122,23 @@ class ReshapeMethods:
                                         "INVALID_PARAMETER_VALUE", {"statistic": name})
         return _summary(df, [], wanted)
 
+    def cube(self, *cols: Any) -> GroupedData:
+        """Group by every subset of the columns at once (the aggregated-over ones null)."""
+        from .group import GroupedData as Grouped  # noqa: PLC0415 - group builds on the DataFrame
+        from .plan.grouping_sets import cube_sets  # noqa: PLC0415
+
+        df: Any = self
+        grouped = df.groupBy(*cols)
+        return Grouped(df, grouped._keys, grouping_sets=cube_sets(len(grouped._keys)))
+
+    def rollup(self, *cols: Any) -> GroupedData:
+        """Group by each prefix of the columns at once, down to the grand total."""
+        from .group import GroupedData as Grouped  # noqa: PLC0415 - group builds on the DataFrame
+        from .plan.grouping_sets import rollup_sets  # noqa: PLC0415
+
+        df: Any = self
+        grouped = df.groupBy(*cols)
+        return Grouped(df, grouped._keys, grouping_sets=rollup_sets(len(grouped._keys)))
 
 _STATISTICS = ("count", "mean", "stddev", "min", "max", "count_distinct", "approx_count_distinct")
 
