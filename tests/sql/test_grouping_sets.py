@@ -62,3 +62,18 @@ def test_names_types_and_refusals(spark: SparkSession) -> None:
         df.rollup("k").agg(F.grouping("j")).collect()
     with pytest.raises(AnalysisException, match="MISSING_AGGREGATION"):
         df.rollup("k").agg(F.col("v")).collect()
+
+
+def test_sql_rollup_and_cube(spark: SparkSession) -> None:
+    spark.createDataFrame([("a", "x", 1), ("a", "y", 2), ("b", "x", 3)],
+                          "k string, j string, v int").createOrReplaceTempView("gs_t")
+    rolled = spark.sql("SELECT k, j, sum(v) AS s, grouping_id() AS g FROM gs_t GROUP BY ROLLUP(k, j) "
+                       "ORDER BY g, k, j").collect()
+    assert [tuple(r) for r in rolled] == [("a", "x", 1, 0), ("a", "y", 2, 0), ("b", "x", 3, 0),
+                                          ("a", None, 3, 1), ("b", None, 3, 1), (None, None, 6, 3)]
+    cubed = spark.sql("SELECT k, sum(v) AS s FROM gs_t GROUP BY k WITH CUBE HAVING sum(v) > 2 ORDER BY k").collect()
+    assert [tuple(r) for r in cubed] == [(None, 6), ("a", 3), ("b", 3)]
+    from dstream.sql.errors import ParseException
+
+    with pytest.raises(ParseException, match="Only one ROLLUP"):
+        spark.sql("SELECT k FROM gs_t GROUP BY k, ROLLUP(j)")

@@ -31,7 +31,7 @@ from dataclasses import fields, replace
 from types import ModuleType
 from typing import Any, get_args
 
-from dstream.sql.errors import AnalysisException
+from dstream.sql.errors import AnalysisException, ParseException
 from dstream.sql.parser.columns import AGGREGATES, quote_name, to_column, to_sort
 from dstream.sql.parser.expression import parse_expression_ast
 from dstream.sql.parser.nodes import (
@@ -127,6 +127,21 @@ def _rewrite(node: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
 
 def _is_aggregate(node: Expr) -> bool:
     return isinstance(node, Call) and node.name in AGGREGATES
+
+
+def _grouping_analytics(group_by: tuple[Expr, ...]) -> tuple[tuple[Expr, ...], str | None]:
+    """``GROUP BY ROLLUP(a, b)`` / ``CUBE(a, b)`` as its keys and ``"rollup"``/``"cube"``; plain keys as they are."""
+    analytics = [g for g in group_by if isinstance(g, Call) and g.name in ("rollup", "cube")]
+    if not analytics:
+        return group_by, None
+    first = analytics[0]
+    assert isinstance(first, Call)
+    if len(group_by) > 1:
+        raise ParseException(
+            "Only one ROLLUP(...) or CUBE(...) as the whole GROUP BY is supported (not mixed with other keys, "
+            "nor GROUPING SETS); group by ROLLUP(a, b) or CUBE(a, b).", "UNSUPPORTED_FEATURE",
+            {"feature": "GROUP BY " + first.name.upper()})
+    return first.args, first.name
 
 
 def _contains_window(node: Expr) -> bool:
@@ -277,7 +292,8 @@ class _QueryBuilder:
                 "aggregates instead.", "STAR_GROUP_BY_POS", {})
         aliases = {_alias_of(i): _strip(i) for i in items if _alias_of(i)}
         input_names = {c.lower() for c in df.columns}
-        keys = [self.group_key(items, aliases, input_names, g) for g in node.group_by]
+        group_by, analytics = _grouping_analytics(node.group_by)
+        keys = [self.group_key(items, aliases, input_names, g) for g in group_by]
         stripped = [_strip(i) for i in items]
         extras: list[Expr] = []
 
@@ -308,9 +324,10 @@ class _QueryBuilder:
             sorts.append(SortItem(operand, item.ascending, item.nulls_first))
         key_columns = [self.column(k) for k in keys]
         # Spark's names of the items: ``agg`` names them on analysis (no job runs).
-        names = df.groupBy(*key_columns).agg(*[self.column(i) for i in items]).columns[len(keys):]
+        group = getattr(df, analytics) if analytics else df.groupBy  # groupBy, rollup or cube
+        names = group(*key_columns).agg(*[self.column(i) for i in items]).columns[len(keys):]
         # Each item gets a column of its own: ``k`` selected and grouped is one attribute twice otherwise.
-        result = df.groupBy(*key_columns).agg(*[self.column(i).alias(f"__i{n}") for n, i in enumerate(items)],
+        result = group(*key_columns).agg(*[self.column(i).alias(f"__i{n}") for n, i in enumerate(items)],
                                               *[self.column(e).alias(f"__x{n}") for n, e in enumerate(extras)])
         # Keys keep the names agg gave them (a rename would hide the aggregate's attributes behind a
         # projection); HAVING and ORDER BY refer to them by those names.

@@ -6,7 +6,8 @@ The grammar of the queries ``spark.sql`` runs::
 
     query   := block ((UNION [ALL | DISTINCT]) block)* [ORDER BY sort, ...] [LIMIT n | LIMIT ALL]
     block   := SELECT [DISTINCT | ALL] named_expr, ... [FROM relation, ...] [WHERE e]
-               [GROUP BY e, ...] [HAVING e]
+               [GROUP BY e, ... [WITH ROLLUP | WITH CUBE] | GROUP BY ROLLUP(e, ...) | CUBE(e, ...)]
+               [HAVING e]
     relation:= primary (join_type JOIN primary [ON e | USING (c, ...)])*
     primary := name [[AS] alias] | (query) [AS] alias | (relation)
     sort    := e [ASC | DESC] [NULLS FIRST | NULLS LAST]
@@ -26,7 +27,7 @@ from __future__ import annotations
 from dstream.sql.parser.cursor import ALIAS_RESERVED
 from dstream.sql.parser.expression import ExpressionParser
 from dstream.sql.parser.lexer import syntax_error
-from dstream.sql.parser.nodes import Expr, Join, Query, Relation, Select, SetOp, SortItem, SubqueryRef, Table
+from dstream.sql.parser.nodes import Call, Expr, Join, Query, Relation, Select, SetOp, SortItem, SubqueryRef, Table
 
 __all__ = ["parse_query"]
 
@@ -78,6 +79,9 @@ class QueryParser(ExpressionParser):
             group_by.append(self.expression())
             while self.accept_op(","):
                 group_by.append(self.expression())
+            if self.tok.is_word("WITH") and self.peek().is_word("ROLLUP", "CUBE"):
+                self.advance()  # GROUP BY a, b WITH ROLLUP is GROUP BY ROLLUP(a, b)
+                group_by = [Call(self.advance().value.lower(), tuple(group_by))]
         having = self.expression() if self.accept_word("HAVING") else None
         return Select(tuple(items), relation, distinct, where, tuple(group_by), having)
 
