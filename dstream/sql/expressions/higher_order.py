@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import AnalysisException
+from ..execution.physical import as_array
 from ..types import ArrayType, BooleanType, DataType, IntegerType
 from .base import AttributeReference, EvalContext, Expression, LeafExpression, column_key, new_expr_id
 
@@ -135,10 +136,7 @@ def resolve_types(expr: Expression) -> Expression:
 
 
 def _lists(value: Any, rows: int) -> pa.Array:
-    if isinstance(value, pa.ChunkedArray):
-        value = value.combine_chunks()
-    if isinstance(value, pa.Scalar):
-        value = pa.repeat(value, rows)
+    value = as_array(value, rows)
     if pa.types.is_null(value.type):
         return pa.nulls(rows, pa.list_(pa.null()))
     return value
@@ -164,12 +162,17 @@ def _element_batch(batch: pa.RecordBatch, body: Expression, parents: np.ndarray,
 
 
 def _evaluate(body: Expression, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
-    value = body.eval(batch, ctx)
-    if isinstance(value, pa.ChunkedArray):
-        return value.combine_chunks()
-    if isinstance(value, pa.Scalar):
-        return pa.repeat(value, batch.num_rows)
-    return value
+    return as_array(body.eval(batch, ctx), batch.num_rows)
+
+
+def _element_variables(function: LambdaFunction, lists: pa.Array, parents: np.ndarray,
+                       counts: np.ndarray) -> dict[int, pa.Array]:
+    """The lambda's parameters over the flattened elements: the element, and its position if asked for."""
+    variables = {function.variables[0].expr_id: pc.list_flatten(lists)}
+    if len(function.variables) > 1:
+        starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
+        variables[function.variables[1].expr_id] = pa.array(np.arange(len(parents)) - starts[parents], pa.int32())
+    return variables
 
 
 def _rebuild(lists: pa.Array, counts: np.ndarray, values: pa.Array) -> pa.Array:
@@ -243,7 +246,7 @@ class ArrayTransform(HigherOrderFunction):
     name = "transform"
 
     def bind_lambdas(self) -> list[Expression]:
-        return [self.children[1].bind([self._element(0), (IntegerType(), False)])]  # type: ignore[attr-defined]
+        return [self.functions[0].bind([self._element(0), (IntegerType(), False)])]
 
     def data_type(self) -> DataType:
         function = self.functions[0]
@@ -256,10 +259,7 @@ class ArrayTransform(HigherOrderFunction):
         lists = _lists(self.inputs[0].eval(batch, ctx), batch.num_rows)
         parents = pc.list_parent_indices(lists).to_numpy()
         counts = _lengths(lists)
-        variables = {function.variables[0].expr_id: pc.list_flatten(lists)}
-        if len(function.variables) > 1:
-            starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
-            variables[function.variables[1].expr_id] = pa.array(np.arange(len(parents)) - starts[parents], pa.int32())
+        variables = _element_variables(function, lists, parents, counts)
         values = _evaluate(function.body, _element_batch(batch, function.body, parents, variables), ctx)
         target = to_arrow_type(function.data_type())
         return _rebuild(lists, counts, values if values.type == target else values.cast(target))
@@ -271,7 +271,7 @@ class ArrayFilter(HigherOrderFunction):
     name = "filter"
 
     def bind_lambdas(self) -> list[Expression]:
-        return [self.children[1].bind([self._element(0), (IntegerType(), False)])]  # type: ignore[attr-defined]
+        return [self.functions[0].bind([self._element(0), (IntegerType(), False)])]
 
     def check_input_types(self) -> None:
         if self.functions and self.functions[0].resolved and not isinstance(self.functions[0].data_type(),
@@ -289,11 +289,8 @@ class ArrayFilter(HigherOrderFunction):
         lists = _lists(self.inputs[0].eval(batch, ctx), batch.num_rows)
         parents = pc.list_parent_indices(lists).to_numpy()
         counts = _lengths(lists)
-        flat = pc.list_flatten(lists)
-        variables = {function.variables[0].expr_id: flat}
-        if len(function.variables) > 1:
-            starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
-            variables[function.variables[1].expr_id] = pa.array(np.arange(len(parents)) - starts[parents], pa.int32())
+        variables = _element_variables(function, lists, parents, counts)
+        flat = variables[function.variables[0].expr_id]
         keep = pc.fill_null(_evaluate(function.body, _element_batch(batch, function.body, parents, variables), ctx),
                             False)
         kept = np.bincount(parents[keep.to_numpy(zero_copy_only=False)], minlength=len(lists))
@@ -306,7 +303,7 @@ class _Quantified(HigherOrderFunction):
     every = False
 
     def bind_lambdas(self) -> list[Expression]:
-        return [self.children[1].bind([self._element(0)])]  # type: ignore[attr-defined]
+        return [self.functions[0].bind([self._element(0)])]
 
     def data_type(self) -> DataType:
         return BooleanType()
@@ -345,7 +342,7 @@ class ArrayAggregate(HigherOrderFunction):
 
     def bind_lambdas(self) -> list[Expression]:
         zero = self.inputs[1]
-        merge = self.children[2].bind([(zero.data_type(), True), self._element(0)])  # type: ignore[attr-defined]
+        merge = self.functions[0].bind([(zero.data_type(), True), self._element(0)])
         if merge.data_type() != zero.data_type():
             raise AnalysisException(
                 f'Cannot resolve "{self.sql()}" due to data type mismatch: the merge function returns '
@@ -353,8 +350,8 @@ class ArrayAggregate(HigherOrderFunction):
                 f'"{zero.data_type().simpleString()}". Cast the initial value (for example 0D or '
                 "cast(0 as double)).", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", {"sqlExpr": self.sql()})
         bound: list[Expression] = [merge]
-        if len(self.children) > 3:
-            bound.append(self.children[3].bind([(zero.data_type(), True)]))  # type: ignore[attr-defined]
+        if len(self.functions) > 1:
+            bound.append(self.functions[1].bind([(zero.data_type(), True)]))
         return bound
 
     def data_type(self) -> DataType:
@@ -393,7 +390,7 @@ class ZipWith(HigherOrderFunction):
     n_inputs = 2
 
     def bind_lambdas(self) -> list[Expression]:
-        return [self.children[2].bind([self._element(0), self._element(1)])]  # type: ignore[attr-defined]
+        return [self.functions[0].bind([self._element(0), self._element(1)])]
 
     def data_type(self) -> DataType:
         function = self.functions[0]

@@ -144,31 +144,28 @@ def _grouping_analytics(group_by: tuple[Expr, ...]) -> tuple[tuple[Expr, ...], s
     return first.args, first.name
 
 
-def _contains_window(node: Expr) -> bool:
+def _contains(node: Expr, test: Callable[[Expr], bool], opaque: type | None = None) -> bool:
+    """Whether a subtree of ``node`` passes ``test`` (subtrees of type ``opaque`` not looked into)."""
     found = False
 
     def probe(sub: Expr) -> Expr | None:
         nonlocal found
-        found = found or isinstance(sub, Over)
+        if opaque is not None and isinstance(sub, opaque):
+            return sub
+        found = found or test(sub)
         return sub if found else None
 
     _rewrite(node, probe)
     return found
+
+
+def _contains_window(node: Expr) -> bool:
+    return _contains(node, lambda sub: isinstance(sub, Over))
 
 
 def _contains_aggregate(node: Expr) -> bool:
     """Whether ``node`` aggregates rows: an aggregate over a window (``sum(v) OVER (...)``) does not."""
-    found = False
-
-    def probe(sub: Expr) -> Expr | None:
-        nonlocal found
-        if isinstance(sub, Over):
-            return sub  # not looked into
-        found = found or _is_aggregate(sub)
-        return sub if found else None
-
-    _rewrite(node, probe)
-    return found
+    return _contains(node, _is_aggregate, opaque=Over)
 
 
 def _strip(item: Expr) -> Expr:

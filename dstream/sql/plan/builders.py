@@ -43,7 +43,6 @@ __all__ = [
     "build_select",
     "build_sort",
     "build_union",
-    "contains_aggregate",
     "null_safe_match",
     "resolver_for",
     "sort_keys",
@@ -63,11 +62,6 @@ JOIN_ALIASES = {
 def resolver_for(plan: LogicalPlan, case_sensitive: bool, extra: Sequence[AttributeReference] = ()) -> Resolver:
     """A resolver over ``plan``'s output."""
     return Resolver(plan.output(), case_sensitive, extract_field, extra)
-
-
-def contains_aggregate(expr: Expression) -> bool:
-    """Whether an aggregate function appears in ``expr``."""
-    return any(isinstance(e, AggregateFunction) for e in expr.walk())
 
 
 def _aggregates_rows(expr: Expression) -> bool:
