@@ -315,3 +315,11 @@ def test_window_functions_over_the_groups_of_an_aggregation(spark: SparkSession)
     ranked = spark.sql("SELECT k, sum(v) AS total, rank() OVER (ORDER BY sum(v) DESC) AS place FROM w_groups "
                        "GROUP BY k ORDER BY place").collect()
     assert [tuple(r) for r in ranked] == [("a", 40, 1), ("b", 25, 2), ("c", 1, 3)]
+
+
+def test_a_struct_partition_key(spark: SparkSession) -> None:
+    # Runs of equal keys were found with an Arrow comparison that takes no structs.
+    df = spark.createDataFrame([(1, "a", 3), (1, "a", 1), (2, "b", 5), (None, None, 2)], "x int, y string, v int")
+    keyed = df.select(F.struct("x", "y").alias("s"), "v")
+    got = keyed.select("v", F.row_number().over(Window.partitionBy("s").orderBy("v")).alias("n")).orderBy("v")
+    assert [tuple(r) for r in got.collect()] == [(1, 1), (2, 1), (3, 2), (5, 1)]

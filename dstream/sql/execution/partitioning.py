@@ -32,13 +32,24 @@ import pyarrow.compute as pc
 
 from .arrays import constant
 
-__all__ = ["hash_columns", "normalize_floats", "partition_ids"]
+__all__ = ["hash_columns", "normalize_floats", "partition_ids", "same_as_previous"]
 
 _U64 = pa.uint64()
 _NULL_HASH = 0x5BD1E9955BD1E995
 _MIX1 = pa.scalar(0xBF58476D1CE4E5B9, _U64)
 _MIX2 = pa.scalar(0x94D049BB133111EB, _U64)
 _COMBINE = pa.scalar(0x9E3779B97F4A7C15, _U64)
+
+
+def same_as_previous(values: pa.Array) -> pa.Array:
+    """For rows 1..n-1: whether the row's value equals the previous row's as grouping compares
+    them (null == null, NaN == NaN; ``-0.0 == 0.0`` as floats compare). Structs must be
+    encoded first (``aggregate.encode_key``)."""
+    here, before = values.slice(1), values.slice(0, len(values) - 1)
+    equal = pc.equal(here, before)
+    if pa.types.is_floating(values.type):
+        equal = pc.or_(equal, pc.and_(pc.is_nan(here), pc.is_nan(before)))
+    return pc.or_(pc.fill_null(equal, False), pc.and_(here.is_null(), before.is_null()))
 
 
 def normalize_floats(arr: pa.Array) -> pa.Array:

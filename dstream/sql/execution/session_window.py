@@ -32,18 +32,10 @@ from ..expressions.base import AttributeReference, EvalContext, Expression, colu
 from .aggregate import encode_key
 from .arrays import concat_batches, table_as_batch
 from .context import QueryContext
+from .partitioning import same_as_previous
 from .physical import PhysicalPlan, as_array, expr_text, key_names
 
 __all__ = ["SessionWindowExec", "assign_sessions"]
-
-
-def _same_as_previous(values: pa.Array) -> pa.Array:
-    """For rows 1..n-1: whether the row's value equals the previous row's (null == null, NaN == NaN)."""
-    here, before = values.slice(1), values.slice(0, len(values) - 1)
-    equal = pc.equal(here, before)
-    if pa.types.is_floating(values.type):
-        equal = pc.or_(equal, pc.and_(pc.is_nan(here), pc.is_nan(before)))
-    return pc.or_(pc.fill_null(equal, False), pc.and_(here.is_null(), before.is_null()))
 
 
 def assign_sessions(table: pa.Table, time_expr: Expression, gap_us: int, keys: Sequence[Expression],
@@ -87,7 +79,7 @@ def assign_sessions(table: pa.Table, time_expr: Expression, gap_us: int, keys: S
     opens = pc.greater_equal(pc.subtract(micros.slice(1), micros.slice(0, rows - 1)), gap_us)
     for name, values in columns.items():
         if name != "__time":
-            opens = pc.or_(opens, pc.invert(_same_as_previous(values.take(order))))
+            opens = pc.or_(opens, pc.invert(same_as_previous(values.take(order))))
     first = pa.array([True])
     is_open = pa.concat_arrays([first, opens])
     is_last = pa.concat_arrays([opens, first])

@@ -55,10 +55,10 @@ from ..expressions.window_functions import (
     WindowFrame,
 )
 from ..types import LongType
-from .aggregate import AggregateSpec
+from .aggregate import AggregateSpec, encode_key
 from .arrays import concat_batches, table_as_batch
 from .context import QueryContext
-from .partitioning import normalize_floats
+from .partitioning import same_as_previous
 from .physical import PhysicalPlan, as_array, expr_text, key_names
 from .sort import sort_indices, sort_key_table
 
@@ -72,20 +72,16 @@ _EXPLODE_ROWS = 64
 
 
 def _starts(arrays: Sequence[pa.Array], rows: int) -> np.ndarray:
-    """Whether each row opens a new run (its values differ from the previous row's)."""
+    """Whether each row opens a new run (its values differ from the previous row's, as grouping compares)."""
+    encoded: dict[str, pa.Array] = {}
+    for i, values in enumerate(arrays):
+        encode_key(f"k{i}", values, encoded)  # structs field by field, floats normalized
     opens = np.zeros(rows, dtype=bool)
     if rows:
         opens[0] = True
-    for values in arrays:
-        if rows < 2:
-            break
-        values = normalize_floats(values)
-        here, before = values.slice(1), values.slice(0, rows - 1)
-        equal = pc.equal(here, before)
-        if pa.types.is_floating(values.type):
-            equal = pc.or_(equal, pc.and_(pc.is_nan(here), pc.is_nan(before)))
-        same = pc.or_(pc.fill_null(equal, False), pc.and_(here.is_null(), before.is_null()))
-        opens[1:] |= ~same.to_numpy(zero_copy_only=False)
+    if rows > 1:
+        for values in encoded.values():
+            opens[1:] |= ~same_as_previous(values).to_numpy(zero_copy_only=False)
     return opens
 
 
