@@ -87,12 +87,11 @@ class BatchMethods:
     _plan: Any
     _session: Any
 
-    def _batches_as(self, schema: StructType, name: str, transform: Callable[..., Any]) -> DataFrame:
+    def _batches_as(self, attrs: list[Any], transform: Callable[..., Any]) -> Any:
+        """The RDD of this DataFrame's batches through ``transform(keys, batches)``, columns named for ``attrs``."""
         df: Any = self
-        attrs = attributes_of(schema)
         keys = [column_key(a.expr_id) for a in attrs]
-        rdd = df._execution().to_rdd().mapPartitions(functools.partial(transform, keys))
-        return df._session._new_dataframe(ArrowRDDRelation(attrs, rdd, name))
+        return df._execution().to_rdd().mapPartitions(functools.partial(transform, keys))
 
     def mapInArrow(self, func: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]],  # noqa: N802
                    schema: StructType | str, barrier: bool = False, profile: Any = None) -> DataFrame:
@@ -136,7 +135,9 @@ class BatchMethods:
 
         target = pa.schema([pa.field(f.name, to_arrow_type(f.dataType)) for f in struct.fields])
         df: Any = self
-        return self._batches_as(struct, name, functools.partial(_map_batches, func, list(df.columns), target, pandas))
+        attrs = attributes_of(struct)
+        rdd = self._batches_as(attrs, functools.partial(_map_batches, func, list(df.columns), target, pandas))
+        return df._session._new_dataframe(ArrowRDDRelation(attrs, rdd, name))
 
     def checkpoint(self, eager: bool = True) -> DataFrame:
         """The rows computed once and written under the context's checkpoint directory; the
@@ -166,8 +167,7 @@ class BatchMethods:
 
         df: Any = self
         attrs = [a.new_instance() for a in df._plan.output()]
-        keys = [column_key(a.expr_id) for a in attrs]
-        rdd = df._execution().to_rdd().mapPartitions(functools.partial(_named_again, keys))
+        rdd = self._batches_as(attrs, _named_again)
         if local:
             rdd.persist(level or StorageLevel.MEMORY_AND_DISK)
         else:
