@@ -5,7 +5,8 @@ What this module owns
 :class:`ListenerBus`: a bounded queue of events and one daemon thread that hands each
 event to every registered listener, in posting order. The engine's threads (the job
 runner, the executors' reader, the streaming job generator) only append to the queue,
-so a slow listener never delays a job or a batch. :class:`LiveListenerBus` is the bus
+so a slow listener delays a job or a batch at most once, by the catch-up wait below.
+:class:`LiveListenerBus` is the bus
 of one ``SparkContext`` (``sc._listener_bus``); :class:`SparkListener` is the base of
 listeners with Spark's callback names.
 
@@ -203,7 +204,8 @@ class ListenerBus:
 
     # -- posting ---------------------------------------------------------------------
     def post(self, event: Any) -> None:
-        """Queue ``event`` for delivery; never blocks on listeners."""
+        """Queue ``event`` for delivery; waits for listeners only as the module doc says (a queue
+        three-quarters full, at most :data:`CATCH_UP_WAIT_S`)."""
         if self._listeners:
             self._enqueue(event)
 
@@ -233,17 +235,19 @@ class ListenerBus:
         queue.append(item)
         if self._idle and (not self._linger or len(queue) * 2 >= self._capacity):
             with self._wakeup:
-                if self._idle:
-                    self._idle = False
-                    self._wakeup.notify()
+                self._wake_idle()
+
+    def _wake_idle(self) -> None:
+        """Wake the delivery thread if it is idle (the caller holds the lock)."""
+        if self._idle:
+            self._idle = False
+            self._wakeup.notify()
 
     def _wait_for_room(self) -> None:
         if self._thread is None or threading.current_thread() is self._thread:
             return  # not started, or a listener posting: the queue only shrinks when it returns
         with self._wakeup:
-            if self._idle:
-                self._idle = False
-                self._wakeup.notify()
+            self._wake_idle()
             self._room_waiters += 1
             try:
                 caught_up = self._room.wait_for(
@@ -267,9 +271,8 @@ class ListenerBus:
         """Block until every posted event has been delivered; ``False`` on timeout."""
         deadline = time.monotonic() + timeout
         with self._wakeup:
-            if self._queue and self._idle:
-                self._idle = False
-                self._wakeup.notify()  # no lingering: someone waits for these events
+            if self._queue:
+                self._wake_idle()  # no lingering: someone waits for these events
             while self._queue or self._busy:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
