@@ -86,7 +86,7 @@ def build_grouping_sets(plan: LogicalPlan, keys: Sequence[Expression], named_key
                             *[keys[i] if i in grouped else Literal(None, keys[i].data_type()) for i in range(n)],
                             Literal(bits, LongType())])
     expand = Expand(projections, [*child_output, *expanded, grouping_id], plan)
-    by_key = {k.semantic_key(): a for k, a in zip(keys, expanded)}
+    index_of = {k.semantic_key(): i for i, k in enumerate(keys)}
 
     def bit(index: int) -> Expression:
         """1 where key ``index`` is aggregated over (its bit of the grouping id is set), else 0."""
@@ -94,9 +94,9 @@ def build_grouping_sets(plan: LogicalPlan, keys: Sequence[Expression], named_key
         return Cast(GreaterThan(mask, Literal(0, LongType())), LongType())
 
     def position(expr: Expression, what: str) -> int:
-        for i, key in enumerate(keys):
-            if key.semantic_key() == expr.semantic_key():
-                return i
+        index = index_of.get(expr.semantic_key())
+        if index is not None:
+            return index
         raise AnalysisException(f"Column of {what} ({expr.sql()}) can't be found in grouping columns "
                                 f"{', '.join(k.sql() for k in keys)}.", "GROUPING_COLUMN_MISMATCH",
                                 {"grouping": expr.sql(), "groupingColumns": ", ".join(k.sql() for k in keys)})
@@ -114,9 +114,9 @@ def build_grouping_sets(plan: LogicalPlan, keys: Sequence[Expression], named_key
             for j, i in enumerate(indices):
                 total = Add(total, Multiply(bit(i), Literal(1 << (len(indices) - 1 - j), LongType())))
             return total
-        attr = by_key.get(expr.semantic_key())
-        if attr is not None:
-            return attr
+        index = index_of.get(expr.semantic_key())
+        if index is not None:
+            return expanded[index]
         if not expr.children:
             return expr
         return expr.with_children([rewrite(c) for c in expr.children])
