@@ -11,8 +11,9 @@ Contract
 Events
     ``on_event`` is called with ``TaskFinished``, ``TaskFailed`` or ``ExecutorLost``
     (``rdd.scheduler.events``), from any thread (inside ``submit`` for ``InlineBackend``,
-    the pool's reader thread for ``ProcessPoolBackend``); it must return quickly and
-    never call back into the backend (the runner only queues the event). Every submitted
+    inside ``pump`` or from the pool's watcher thread for ``ProcessPoolBackend``, from
+    its result thread for ``RayBackend``); it must return quickly and never call back
+    into the backend (the runner only queues the event). Every submitted
     task yields exactly one event: ``TaskFinished``/``TaskFailed`` with its spec, or its
     spec in the ``tasks`` of exactly one ``ExecutorLost`` when the executor running it
     died. No event comes after ``shutdown`` returns.
@@ -42,6 +43,13 @@ Events
 ``shutdown()``
     Idempotent. Kills running tasks and stops every executor: when it returns no task
     runs and no process of the backend is alive.
+``pump(timeout)``, ``interrupt()`` (optional)
+    A backend that has ``pump`` reads task outcomes only on the thread that calls it:
+    whoever waits for events calls it in a loop (one wait of at most ``timeout``
+    seconds per call, events delivered before it returns) and never blocks on its
+    queue alone. ``interrupt()`` makes a waiting ``pump`` return at once (a job was
+    cancelled). Reading on the waiting thread saves a thread switch per task, much of
+    a small job's cost.
 Observer
     A backend may be given an ``observer`` (the scheduler's ``JobReporter``): it calls
     ``observer.task_launched(spec, executor_id)`` when a task is handed to an executor

@@ -4,12 +4,17 @@
 
     submit() ─▶ queues ─▶ idle worker ──pipe──▶ worker_main
                  ▲ own queue (locality), then the shared queue, then steal
-    reader thread: wait(pipes + process sentinels)
+    pump() on the job's thread: poll(pipes + process sentinels)
         result on a pipe   ─▶ worker idle again ─▶ on_event(TaskFinished/TaskFailed) ─▶ dispatch
         sentinel fires     ─▶ worker dead ─▶ replacement started ─▶ on_event(ExecutorLost)
+    watcher thread: poll(process sentinels), the same for a death between jobs
 
 Invariants
 ----------
+- Task outcomes are read by ``pump`` only, on the thread waiting for them (the job's),
+  so a result wakes one thread, not a reader that then wakes the job's thread. A
+  worker's death is seen by a pump or by the watcher thread, whichever handles it
+  first; the other skips a worker no longer in the pool.
 - A worker has at most one task in flight; the driver knows which one, so a death
   loses exactly that task, reported in ``ExecutorLost``.
 - A task with a preferred executor (it holds the task's cached input) waits in that
@@ -72,6 +77,30 @@ class _Worker:
         self.queue: deque[tuple[TaskSpec, bytes, float]] = deque()
 
 
+class _PollState:
+    """The poll object over the workers' pipes and sentinels, and what each descriptor is."""
+
+    def __init__(self) -> None:
+        self.poller = select.poll()
+        self.generation = -1
+        self.handles: dict[int, Any] = {}
+        self.by_conn: dict[Any, _Worker] = {}
+        self.by_sentinel: dict[Any, _Worker] = {}
+
+    def refresh(self, generation: int, workers: Any, wake: Connection, with_results: bool) -> None:
+        self.generation = generation
+        self.by_conn = {w.conn: w for w in workers} if with_results else {}
+        self.by_sentinel = {w.process.sentinel: w for w in workers if w.process.sentinel is not None}
+        wanted: dict[int, Any] = {c.fileno(): c for c in self.by_conn}
+        wanted.update({fd: fd for fd in self.by_sentinel})
+        wanted[wake.fileno()] = wake
+        for fd in self.handles:
+            self.poller.unregister(fd)
+        for fd in wanted:
+            self.poller.register(fd, select.POLLIN)
+        self.handles = wanted
+
+
 class ProcessPoolBackend:
     def __init__(self, num_workers: int, local_dir: str, on_event: EventSink,
                  start_method: str = "exec", env_vars: dict[str, str] | None = None,
@@ -91,12 +120,15 @@ class ProcessPoolBackend:
         self._next_id = 0
         self._generation = 0  # bumped whenever a worker starts: the reader re-registers its pipes
         self._closing = False
-        self._poked = False
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
+        self._pump_r, self._pump_w = multiprocessing.Pipe(duplex=False)  # wakes a job's thread in pump()
+        self._read_lock = threading.Lock()  # held while handling what a poll saw: one thread at a time
+        self._pump_lock = threading.Lock()  # one thread pumps at a time (it owns ``_pump_state``)
+        self._pump_state = _PollState()
         self._num_workers = num_workers
         for _ in range(num_workers):
             self._start_worker()
-        self._reader = threading.Thread(target=self._read_loop, daemon=True, name="executor-results")
+        self._reader = threading.Thread(target=self._watch_loop, daemon=True, name="executor-watcher")
         self._reader.start()
 
     # -- public seam -------------------------------------------------------------
@@ -119,9 +151,6 @@ class ProcessPoolBackend:
             owner = self._workers.get(spec.preferred) if spec.preferred else None
             (owner.queue if owner is not None else self._shared).append((spec, binary, time.monotonic()))
             self._dispatch()
-            if owner is not None and owner.queue and not self._poked:
-                self._poked = True  # the reader must start the locality-wait clock for this task
-                self._wake_w.send_bytes(b"w")
 
     def remove_rdd(self, rdd_id: int) -> None:
         with self._lock:
@@ -163,6 +192,7 @@ class ProcessPoolBackend:
             else:
                 self._send(worker, ("stop",))
         self._wake_w.send_bytes(b"x")
+        self._pump_w.send_bytes(b"x")
         for worker in workers:
             worker.process.join(_STOP_GRACE_SECONDS)
             if worker.process.is_alive():
@@ -178,7 +208,8 @@ class ProcessPoolBackend:
         if self._start_method == "exec":
             handle: Any = ExecWorker(executor_id, self._local_dir, self._env_vars)
         else:
-            inherited = [w.conn for w in self._workers.values()] + [self._wake_r, self._wake_w]
+            inherited = [w.conn for w in self._workers.values()]
+            inherited += [self._wake_r, self._wake_w, self._pump_r, self._pump_w]
 
             def args(conn: Connection) -> tuple:
                 return (conn, executor_id, self._local_dir, os.getpid(), inherited, self._env_vars)
@@ -194,7 +225,7 @@ class ProcessPoolBackend:
             worker.conn.send_bytes(pickle.dumps(message, protocol=5))
             return True
         except (OSError, ValueError):
-            return False  # the reader thread will see the sentinel and report the loss
+            return False  # a pump or the watcher will see the sentinel and report the loss
 
     def _dispatch(self) -> None:
         """Give every idle worker a task: its own first, then shared, then stolen."""
@@ -215,63 +246,90 @@ class ProcessPoolBackend:
             stale, worker.stale = worker.stale, []
             self._send(worker, ("task", spec, payload, stale))
 
-    # -- the reader thread -----------------------------------------------------
-    def _read_loop(self) -> None:
-        # One poll object for the pool's life, re-registered only when the workers change
-        # (``_generation``): building a selector and registering every pipe for each
-        # result, as multiprocessing's wait() does, cost more than reading the result.
-        poller = select.poll()
-        handles: dict[int, Any] = {}
-        by_conn: dict[Any, _Worker] = {}
-        by_sentinel: dict[Any, _Worker] = {}
-        generation = -1
-        while True:
+    # -- reading the workers' pipes ----------------------------------------------------
+    def pump(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the workers, on the calling thread, and handle what came.
+
+        Task outcomes are read here only: a caller waiting for them calls ``pump`` in a
+        loop, and they reach ``on_event`` from its thread before it returns. Handing
+        each result from a reader thread to the job's thread cost a thread switch per
+        task, a large share of a small job. It returns after one wait, whether or not
+        anything arrived (at once after ``interrupt``), and raises ``RuntimeError``
+        once the pool is shut down (nothing more will come).
+        """
+        with self._pump_lock:
+            if not self._wait_once(self._pump_state, self._pump_r, timeout, with_results=True):
+                raise RuntimeError("the executor pool is shut down")
+
+    def interrupt(self) -> None:
+        """Make a thread waiting in ``pump`` return at once."""
+        with self._lock:
+            if not self._closing:
+                self._pump_w.send_bytes(b"i")
+
+    def _watch_loop(self) -> None:
+        """The watcher thread: replaces workers that die, between jobs as during them."""
+        state = _PollState()
+        while self._wait_once(state, self._wake_r, None, with_results=False):
+            pass
+
+    def _wait_once(self, state: _PollState, wake: Connection, cap: float | None, with_results: bool) -> bool:
+        """Wait once (up to ``cap`` seconds) for the descriptors of ``state``, then handle them; False: closing.
+
+        The watcher and a pumping thread wait at once, without a lock (a poll consumes
+        nothing), and handle what they saw under ``_read_lock``. Only a pump reads a
+        live worker's results, so what its poll saw is still there; the watcher reads a
+        dead worker's last results and removes it in one step, so a pump skips a worker
+        no longer in the pool. Each waiter keeps one poll object, re-registered only
+        when the workers change (``_generation``): building a selector and registering
+        every pipe for each result, as multiprocessing's wait() does, cost more than
+        reading the result.
+        """
+        with self._lock:
+            if self._closing:
+                return False
+            if state.generation != self._generation:
+                state.refresh(self._generation, self._workers.values(), wake, with_results)
+            timeout = placement.steal_timeout(self._workers.values(), self._locality_wait) if with_results else None
+            if cap is not None:
+                timeout = cap if timeout is None else min(timeout, cap)
+        events = state.poller.poll(None if timeout is None else max(0.0, timeout) * 1000)
+        ready: list[Any] = [state.handles[fd] for fd, _ in events if fd in state.handles]
+        with self._read_lock:
+            return self._handle_ready(state, wake, ready)
+
+    def _handle_ready(self, state: _PollState, wake: Connection, ready: list[Any]) -> bool:
+        if not ready:
             with self._lock:
-                if self._closing:
-                    return
-                if generation != self._generation:
-                    generation = self._generation
-                    by_conn = {w.conn: w for w in self._workers.values()}
-                    by_sentinel = {w.process.sentinel: w for w in self._workers.values()
-                                   if w.process.sentinel is not None}
-                    wanted = {c.fileno(): c for c in by_conn}
-                    wanted.update({fd: fd for fd in by_sentinel})
-                    wanted[self._wake_r.fileno()] = self._wake_r
-                    for fd in handles:
-                        poller.unregister(fd)
-                    for fd in wanted:
-                        poller.register(fd, select.POLLIN)
-                    handles = wanted
-                timeout = placement.steal_timeout(self._workers.values(), self._locality_wait)
-            events = poller.poll(None if timeout is None else max(0.0, timeout) * 1000)
-            ready: list[Any] = [handles[fd] for fd, _ in events if fd in handles]
-            if not ready:
-                with self._lock:
-                    if not self._closing:
-                        self._dispatch()
-                continue
-            if self._wake_r in ready:
-                self._wake_r.recv_bytes()
-                with self._lock:
-                    self._poked = False
-                    if self._closing:
-                        return
-                continue
-            dead: list[_Worker] = []
-            for handle in ready:
-                worker = by_conn.get(handle)
-                if worker is not None:
-                    if not self._receive(worker):
-                        dead.append(worker)
-            for handle in ready:
-                worker = by_sentinel.get(handle)
-                if worker is not None and worker not in dead:
-                    while worker.conn.poll():  # a result sent just before dying still counts
-                        if not self._receive(worker):
-                            break
+                if not self._closing:
+                    self._dispatch()  # a locality wait ran out
+            return True
+        if wake in ready:
+            while wake.poll():
+                wake.recv_bytes()
+            if self._closing:
+                return False
+        dead: list[_Worker] = []
+        for handle in ready:
+            worker = state.by_conn.get(handle)
+            if worker is not None and self._live(worker):
+                if not self._receive(worker):
                     dead.append(worker)
-            for worker in dead:
-                self._lose(worker)
+        for handle in ready:
+            worker = state.by_sentinel.get(handle)
+            if worker is not None and worker not in dead and self._live(worker):
+                while worker.conn.poll():  # a result sent just before dying still counts
+                    if not self._receive(worker):
+                        break
+                dead.append(worker)
+        for worker in dead:
+            self._lose(worker)
+        return True
+
+    def _live(self, worker: _Worker) -> bool:
+        """Whether ``worker`` is still in the pool (the other waiter may have handled its death)."""
+        with self._lock:
+            return self._workers.get(worker.executor_id) is worker
 
     def _receive(self, worker: _Worker) -> bool:
         try:

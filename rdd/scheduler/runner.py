@@ -118,6 +118,9 @@ class JobRunner:
         reporter = self.reporter
         outcome = None
         reported = False
+        # A backend that lets the job's thread read its executors' results (``pump``)
+        # saves a thread switch per task; the others deliver events from their own thread.
+        pump = getattr(self.backend, "pump", None)
         try:
             try:
                 actions = self.scheduler.submit_job(job_id, node, func, partitions, properties)
@@ -137,8 +140,10 @@ class JobRunner:
             outcome = self._perform(ticket, actions)
             while outcome is None and ticket.reason is None:
                 try:
-                    event = self.events.get(timeout=_EVENT_POLL_S)
+                    event = self.events.get_nowait() if pump is not None else self.events.get(timeout=_EVENT_POLL_S)
                 except queue.Empty:
+                    if pump is not None:
+                        pump(_EVENT_POLL_S)  # this thread reads the results: their events are queued
                     continue
                 if event is not _WAKE:
                     outcome = self._perform(ticket, self.scheduler.handle(event))
@@ -194,7 +199,7 @@ class JobRunner:
             running = self._running if self._running in hit else None
         if running is not None:
             assert running.job_id is not None
-            self.events.put(_WAKE)
+            self._wake()
             self.backend.cancel_job(running.job_id)
 
     def stop(self) -> None:
@@ -205,7 +210,14 @@ class JobRunner:
             for ticket in hit:
                 ticket.reason = "because SparkContext was shut down"
         if hit:
-            self.events.put(_WAKE)
+            self._wake()
+
+    def _wake(self) -> None:
+        """Wake the running job's thread, wherever it waits (the event queue or the backend's pipes)."""
+        self.events.put(_WAKE)
+        interrupt = getattr(self.backend, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
 
 
 def _job_error(ticket: _Ticket, outcome: JobSucceeded | JobFailed | None,
