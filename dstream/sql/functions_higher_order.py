@@ -1,5 +1,6 @@
 """The higher-order functions of ``dstream.sql.functions``: ``transform``, ``filter``,
-``exists``, ``forall``, ``aggregate`` (and ``reduce``) and ``zip_with``.
+``exists``, ``forall``, ``aggregate`` (and ``reduce``) and ``zip_with`` over arrays;
+``map_filter``, ``transform_keys``, ``transform_values`` and ``map_zip_with`` over maps.
 
 What this module owns
 ---------------------
@@ -7,7 +8,7 @@ The public builders, with PySpark's names and parameters, and the making of a la
 from a Python function of Columns (PySpark's ``_create_lambda``): its parameters are
 named ``x_<n>``, ``y_<n>``, ``z_<n>`` with a process-wide counter, as PySpark names
 them (a lambda written in SQL keeps its own names). The expressions are
-``expressions.higher_order``'s.
+``expressions.higher_order``'s and ``expressions.map_higher_order``'s.
 
 Examples
 --------
@@ -36,8 +37,10 @@ from .expressions.higher_order import (
     LambdaVariable,
     ZipWith,
 )
+from .expressions.map_higher_order import MapFilter, MapZipWith, TransformKeys, TransformValues
 
-__all__ = ["aggregate", "exists", "filter", "forall", "reduce", "transform", "zip_with"]
+__all__ = ["aggregate", "exists", "filter", "forall", "map_filter", "map_zip_with", "reduce", "transform",
+           "transform_keys", "transform_values", "zip_with"]
 
 ColumnOrName = Column | str
 
@@ -156,3 +159,55 @@ def zip_with(left: ColumnOrName, right: ColumnOrName, f: Callable[[Column, Colum
         Of two Columns.
     """
     return Column(ZipWith(expr_of(left), expr_of(right), _lambda(f, (2,))))
+
+
+def map_filter(col: ColumnOrName, f: Callable[[Column, Column], Column]) -> Column:
+    """The entries of each map for which ``f(key, value)`` is true.
+
+    Parameters
+    ----------
+    col : Column or str
+        The maps.
+    f : function
+        Of two Columns (key, value), returning a boolean Column.
+    """
+    return Column(MapFilter(expr_of(col), _lambda(f, (2,))))
+
+
+def transform_values(col: ColumnOrName, f: Callable[[Column, Column], Column]) -> Column:
+    """Each map with its values replaced by ``f(key, value)``.
+
+    Parameters
+    ----------
+    col : Column or str
+        The maps.
+    f : function
+        Of two Columns (key, value).
+    """
+    return Column(TransformValues(expr_of(col), _lambda(f, (2,))))
+
+
+def transform_keys(col: ColumnOrName, f: Callable[[Column, Column], Column]) -> Column:
+    """Each map with its keys replaced by ``f(key, value)`` (a null or repeated key is an error).
+
+    Parameters
+    ----------
+    col : Column or str
+        The maps.
+    f : function
+        Of two Columns (key, value).
+    """
+    return Column(TransformKeys(expr_of(col), _lambda(f, (2,))))
+
+
+def map_zip_with(col1: ColumnOrName, col2: ColumnOrName, f: Callable[[Column, Column, Column], Column]) -> Column:
+    """``f(key, value1, value2)`` over the union of two maps' keys (a missing value is null).
+
+    Parameters
+    ----------
+    col1, col2 : Column or str
+        The maps (their keys of one type).
+    f : function
+        Of three Columns (key, the first map's value, the second's).
+    """
+    return Column(MapZipWith(expr_of(col1), expr_of(col2), _lambda(f, (3,))))
