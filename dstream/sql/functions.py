@@ -58,6 +58,8 @@ from .functions_math import *  # noqa: F403 - the math functions are part of thi
 from .functions_math import __all__ as _math_all
 from .functions_partition import *  # noqa: F403 - the partition-dependent functions are part of this module's surface
 from .functions_partition import __all__ as _partition_all
+from .functions_regex import *  # noqa: F403 - the pattern functions are part of this module's surface
+from .functions_regex import __all__ as _regex_all
 from .functions_scalar import *  # noqa: F403 - the scalar functions are part of this module's surface
 from .functions_scalar import __all__ as _scalar_all
 from .functions_stats import *  # noqa: F403 - the statistical aggregates are part of this module's surface
@@ -75,7 +77,7 @@ __all__ = sorted([
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
     *_agg_all, *_agg_more_all, *_arrays_all, *_bitwise_all, *_datetime_all, *_higher_order_all, *_map_all, *_math_all,
-    *_partition_all, *_scalar_all, *_stats_all, *_text_all, *_window_all,
+    *_partition_all, *_regex_all, *_scalar_all, *_stats_all, *_text_all, *_window_all,
 ])
 
 ColumnOrName = Column | str

@@ -375,7 +375,8 @@ class Like(_StringPredicate):
         return type(self)(left, right, self.escape)
 
     def sql(self) -> str:
-        return f"{self.left.sql()} LIKE {self.right.sql()}"
+        escape = "" if self.escape == "\\" else f" ESCAPE '{self.escape}'"
+        return f"{self.left.sql()} LIKE {self.right.sql()}{escape}"
 
     def _apply(self, values: pa.Array, pattern: str) -> pa.Array:
         from ..kernels import strings  # noqa: PLC0415 - kernels load at run time
@@ -399,10 +400,28 @@ class ILike(Like):
 
 
 class RLike(_StringPredicate):
-    """``a RLIKE regex``: the regex matches somewhere in the string."""
+    """``a RLIKE regex``: the regex matches somewhere in the string.
+
+    ``keyword`` is the name it was called by (``RLIKE``, ``REGEXP``, ``REGEXP_LIKE``),
+    which Spark shows in the generated column name.
+    """
+
+    def __init__(self, left: Expression, right: Expression, keyword: str = "RLIKE") -> None:
+        super().__init__(left, right)
+        self.keyword = keyword
+
+    def with_children(self, children: Sequence[Expression]) -> Expression:
+        return RLike(children[0], children[1], self.keyword)
+
+    def coerce(self) -> Expression:
+        left, right = cast_to(self.left, StringType()), cast_to(self.right, StringType())
+        return self if (left is self.left and right is self.right) else RLike(left, right, self.keyword)
 
     def sql(self) -> str:
-        return f"{self.left.sql()} RLIKE {self.right.sql()}"
+        return f"{self.left.sql()} {self.keyword} {self.right.sql()}"
+
+    def _options(self) -> Any:
+        return (self.keyword,)
 
     def _apply(self, values: pa.Array, pattern: str) -> pa.Array:
         from ..kernels import strings  # noqa: PLC0415 - kernels load at run time

@@ -35,6 +35,7 @@ from . import (
     java_format,
     map_functions,
     math_functions,
+    regex_functions,
     string_functions,
     text_functions,
 )
@@ -49,7 +50,7 @@ __all__ = ["ScalarFunction"]
 # The registering modules run on import; keep the names referenced.
 _REGISTERED_MODULES = (array_functions, array_set_functions, bit_functions, calendar_functions, datetime_functions,
                        elementary_functions, hash_functions, java_format, map_functions, math_functions,
-                       string_functions, text_functions)
+                       regex_functions, string_functions, text_functions)
 
 
 class ScalarFunction(Expression):
