@@ -33,6 +33,7 @@ from . import (
     elementary_functions,
     hash_functions,
     java_format,
+    json_functions,
     map_functions,
     math_functions,
     regex_functions,
@@ -49,7 +50,8 @@ __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
 _REGISTERED_MODULES = (array_functions, array_set_functions, bit_functions, calendar_functions, datetime_functions,
-                       elementary_functions, hash_functions, java_format, map_functions, math_functions,
+                       elementary_functions, hash_functions, java_format, json_functions, map_functions,
+                       math_functions,
                        regex_functions, string_functions, text_functions)
 
 

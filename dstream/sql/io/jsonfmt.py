@@ -34,7 +34,7 @@ from dstream.sql.io.csvfmt import malformed_error
 from dstream.sql.io.files import FileSplit, option, option_bool, read_line_range
 from dstream.sql.io.strconv import ParseOptions, _value_parser
 
-__all__ = ["JsonFormat", "infer_json_type", "merge_json_types"]
+__all__ = ["JsonFormat", "infer_json_type", "inferred_json_type", "merge_json_types"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -110,6 +110,11 @@ def _canonical(t: pa.DataType) -> pa.DataType:
     if pa.types.is_struct(t):
         return _sorted_struct([pa.field(f.name, _canonical(f.type)) for f in t])
     return t
+
+
+def inferred_json_type(value: Any, primitives_as_string: bool = False) -> pa.DataType:
+    """The type Spark's JSON inference ends with for one parsed value (nulls as strings)."""
+    return _canonical(infer_json_type(value, primitives_as_string))
 
 
 _PLAIN = (pa.types.is_boolean, pa.types.is_int64, pa.types.is_float64, pa.types.is_string, pa.types.is_null)
