@@ -40,6 +40,7 @@ from dstream.sql.parser.nodes import (
     Expr,
     Join,
     Lambda,
+    LateralView,
     Literal,
     Name,
     Over,
@@ -186,6 +187,7 @@ class _QueryBuilder:
     def __init__(self, session: Any, functions: ModuleType) -> None:
         self.session = session
         self.fns = functions
+        self.lateral_tables: dict[str, tuple[str, ...]] = {}  # lateral view table -> its column aliases
 
     def column(self, node: Expr) -> Any:
         return to_column(node, self.fns)
@@ -207,8 +209,33 @@ class _QueryBuilder:
         if isinstance(node, SubqueryRef):
             df = self.query(node.query)
             return df.alias(node.alias) if node.alias else df
+        if isinstance(node, LateralView):
+            return self.lateral_view(node)
         left, right = self.relation(node.left), self.relation(node.right)
         return self.join(node, left, right)
+
+    def lateral_view(self, node: LateralView) -> Any:
+        """Every row of the relation with each row its generator makes (OUTER: a null row for none)."""
+        df = self.relation(node.relation)
+        call = node.generator
+        if node.outer and not call.name.endswith("_outer") and hasattr(self.fns, f"{call.name}_outer"):
+            call = replace(call, name=f"{call.name}_outer")
+        generated = self.column(call)
+        if node.columns:
+            generated = generated.alias(*node.columns)
+        self.lateral_tables[node.table.lower()] = node.columns
+        return df.select("*", generated)
+
+    def unqualify_lateral(self, expr: Expr) -> Expr:
+        """``table.col`` of a lateral view's table as plain ``col`` (its columns carry no qualifier)."""
+        if not self.lateral_tables:
+            return expr
+
+        def strip(sub: Expr) -> Expr | None:
+            if isinstance(sub, Name) and len(sub.parts) == 2 and sub.parts[0].lower() in self.lateral_tables:
+                return Name(sub.parts[1:])
+            return None
+        return _rewrite(expr, strip)
 
     def join(self, node: Join, left: Any, right: Any) -> Any:
         if node.using:
@@ -216,6 +243,15 @@ class _QueryBuilder:
         if node.condition is None:
             return left.crossJoin(right)
         return left.join(right, self.column(node.condition), "inner" if node.how == "cross" else node.how)
+
+    def unqualified(self, node: Select) -> Select:
+        """``node`` with its lateral views' ``table.col`` references made plain."""
+        fix = self.unqualify_lateral
+        return replace(node, items=tuple(fix(i) for i in node.items),
+                       where=None if node.where is None else fix(node.where),
+                       group_by=tuple(fix(g) for g in node.group_by),
+                       having=None if node.having is None else fix(node.having),
+                       order_by=tuple(replace(o, operand=fix(o.operand)) for o in node.order_by))
 
     def ordinal_item(self, items: tuple[Expr, ...], n: int, clause: str) -> Expr:
         if not 1 <= n <= len(items) or isinstance(_strip(items[n - 1]), Star):
@@ -228,6 +264,8 @@ class _QueryBuilder:
     def select(self, node: Select) -> Any:
         fns = self.fns
         df = self.session.range(1) if node.relation is None else self.relation(node.relation)
+        if self.lateral_tables:
+            node = self.unqualified(node)
         if node.where is not None:
             df = df.where(self.column(node.where))
         sort_exprs = [item.operand for item in node.order_by]

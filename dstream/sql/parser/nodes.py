@@ -239,7 +239,19 @@ class Join:
     using: tuple[str, ...] = ()
 
 
-Relation = Table | SubqueryRef | Join
+@dataclass(frozen=True)
+class LateralView:
+    """``relation LATERAL VIEW [OUTER] generator(args) table [AS] col, ...``: each row joined with
+    the rows its generator makes (``columns`` empty: the generator's own names)."""
+
+    relation: Relation
+    generator: Call
+    outer: bool
+    table: str
+    columns: tuple[str, ...] = ()
+
+
+Relation = Table | SubqueryRef | Join | LateralView
 
 
 @dataclass(frozen=True)

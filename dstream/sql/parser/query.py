@@ -27,7 +27,19 @@ from __future__ import annotations
 from dstream.sql.parser.cursor import ALIAS_RESERVED
 from dstream.sql.parser.expression import ExpressionParser
 from dstream.sql.parser.lexer import syntax_error
-from dstream.sql.parser.nodes import Call, Expr, Join, Query, Relation, Select, SetOp, SortItem, SubqueryRef, Table
+from dstream.sql.parser.nodes import (
+    Call,
+    Expr,
+    Join,
+    LateralView,
+    Query,
+    Relation,
+    Select,
+    SetOp,
+    SortItem,
+    SubqueryRef,
+    Table,
+)
 
 __all__ = ["parse_query"]
 
@@ -71,6 +83,8 @@ class QueryParser(ExpressionParser):
             relation = self._relation()
             while self.accept_op(","):
                 relation = Join(relation, self._relation(), "cross")
+            while self.tok.is_word("LATERAL"):
+                relation = self._lateral_view(relation)
         where = self.expression() if self.accept_word("WHERE") else None
         group_by: list[Expr] = []
         if self.tok.is_word("GROUP"):
@@ -84,6 +98,24 @@ class QueryParser(ExpressionParser):
                 group_by = [Call(self.advance().value.lower(), tuple(group_by))]
         having = self.expression() if self.accept_word("HAVING") else None
         return Select(tuple(items), relation, distinct, where, tuple(group_by), having)
+
+    def _lateral_view(self, relation: Relation) -> LateralView:
+        """``LATERAL VIEW [OUTER] f(args) table [AS] col, ...`` (LATERAL is the current token)."""
+        self.advance()
+        self.expect_word("VIEW")
+        outer = self.accept_word("OUTER")
+        at = self.tok
+        generator = self._primary()
+        if not isinstance(generator, Call):
+            raise syntax_error(at, ": LATERAL VIEW needs a generator function call, such as explode(col)")
+        table = self.identifier()
+        columns: list[str] = []
+        if self.accept_word("AS") or (self.tok.kind in ("WORD", "QUOTED") and
+                                      self.tok.value.upper() not in ALIAS_RESERVED):
+            columns.append(self.identifier())
+            while self.accept_op(","):
+                columns.append(self.identifier())
+        return LateralView(relation, generator, outer, table, tuple(columns))
 
     def _order_by(self) -> tuple[SortItem, ...]:
         if not self.tok.is_word("ORDER"):
