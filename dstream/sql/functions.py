@@ -50,6 +50,8 @@ from .functions_bitwise import *  # noqa: F403 - the bit functions are part of t
 from .functions_bitwise import __all__ as _bitwise_all
 from .functions_datetime import *  # noqa: F403 - the datetime functions are part of this module's surface
 from .functions_datetime import __all__ as _datetime_all
+from .functions_epoch import *  # noqa: F403 - the epoch functions are part of this module's surface
+from .functions_epoch import __all__ as _epoch_all
 from .functions_generators import *  # noqa: F403 - the generators are part of this module's surface
 from .functions_generators import __all__ as _generators_all
 from .functions_higher_order import *  # noqa: F403 - the higher-order functions are part of this module's surface
@@ -80,9 +82,9 @@ __all__ = sorted([
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
-    *_agg_all, *_agg_more_all, *_arrays_all, *_bitwise_all, *_datetime_all, *_generators_all, *_higher_order_all,
-    *_json_all, *_map_all, *_math_all, *_partition_all, *_regex_all, *_scalar_all, *_stats_all, *_text_all,
-    *_window_all,
+    *_agg_all, *_agg_more_all, *_arrays_all, *_bitwise_all, *_datetime_all, *_epoch_all, *_generators_all,
+    *_higher_order_all, *_json_all, *_map_all, *_math_all, *_partition_all, *_regex_all, *_scalar_all, *_stats_all,
+    *_text_all, *_window_all,
 ])
 
 ColumnOrName = Column | str

@@ -31,6 +31,7 @@ from . import (
     calendar_functions,
     datetime_functions,
     elementary_functions,
+    epoch_functions,
     hash_functions,
     java_format,
     json_functions,
@@ -50,9 +51,8 @@ __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
 _REGISTERED_MODULES = (array_functions, array_set_functions, bit_functions, calendar_functions, datetime_functions,
-                       elementary_functions, hash_functions, java_format, json_functions, map_functions,
-                       math_functions,
-                       regex_functions, string_functions, text_functions)
+                       elementary_functions, epoch_functions, hash_functions, java_format, json_functions,
+                       map_functions, math_functions, regex_functions, string_functions, text_functions)
 
 
 class ScalarFunction(Expression):
