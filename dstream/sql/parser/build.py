@@ -51,6 +51,7 @@ from dstream.sql.parser.nodes import (
     Star,
     SubqueryRef,
     Table,
+    With,
 )
 from dstream.sql.parser.query import parse_query
 
@@ -188,22 +189,63 @@ class _QueryBuilder:
         self.session = session
         self.fns = functions
         self.lateral_tables: dict[str, tuple[str, ...]] = {}  # lateral view table -> its column aliases
+        # WITH names in scope: name -> (column names, query, the names its own definition sees).
+        self.ctes: dict[str, tuple[tuple[str, ...], Any, dict[str, Any]]] = {}
 
     def column(self, node: Expr) -> Any:
         return to_column(node, self.fns)
 
     def query(self, node: Query) -> Any:
+        if isinstance(node, With):
+            return self.with_ctes(node)
         if isinstance(node, Select):
             return self.select(node)
-        df = self.query(node.left).union(self.query(node.right))
-        if node.distinct:
-            df = df.distinct()
+        left, right = self.query(node.left), self.query(node.right)
+        if node.op == "intersect":
+            df = left.intersect(right) if node.distinct else left.intersectAll(right)
+        elif node.op == "except":
+            df = left.subtract(right) if node.distinct else left.exceptAll(right)
+        else:
+            df = left.union(right)
+            if node.distinct:
+                df = df.distinct()
         if node.order_by:
             df = df.orderBy(*[self.output_sort(df, item, ()) for item in node.order_by])
         return df if node.limit is None else df.limit(node.limit)
 
+    def with_ctes(self, node: With) -> Any:
+        """The body with each named query readable as a table (each sees the ones before it only)."""
+        outer = self.ctes
+        scope = dict(outer)
+        for name, columns, query in node.ctes:
+            scope[name.lower()] = (columns, query, dict(scope))
+        self.ctes = scope
+        try:
+            return self.query(node.body)
+        finally:
+            self.ctes = outer
+
+    def cte(self, name: str) -> Any:
+        """The DataFrame of named query ``name``, built in the scope it was defined in."""
+        columns, query, scope = self.ctes[name.lower()]
+        outer, self.ctes = self.ctes, scope
+        try:
+            df = self.query(query)
+        finally:
+            self.ctes = outer
+        if columns:
+            if len(columns) != len(df.columns):
+                raise AnalysisException(
+                    f"The WITH query {name} names {len(columns)} columns ({', '.join(columns)}) but returns "
+                    f"{len(df.columns)}; name each of its columns once.", "ASSIGNMENT_ARITY_MISMATCH",
+                    {"numTarget": str(len(columns)), "numExpr": str(len(df.columns))})
+            df = df.toDF(*columns)
+        return df
+
     def relation(self, node: Relation) -> Any:
         if isinstance(node, Table):
+            if len(node.parts) == 1 and node.parts[0].lower() in self.ctes:
+                return self.cte(node.parts[0]).alias(node.alias or node.parts[0])
             name = ".".join(node.parts)
             return self.session.table(name).alias(node.alias or node.parts[-1])
         if isinstance(node, SubqueryRef):

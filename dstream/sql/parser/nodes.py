@@ -270,8 +270,9 @@ class Select:
 
 @dataclass(frozen=True)
 class SetOp:
-    """``left UNION [ALL|DISTINCT] right`` (``op`` ``union``), with the ORDER BY and LIMIT that
-    follow the last block applying to the whole result."""
+    """``left UNION|INTERSECT|EXCEPT [ALL|DISTINCT] right`` (``op`` ``union``, ``intersect`` or
+    ``except``), with the ORDER BY and LIMIT that follow the last block applying to the whole
+    result."""
 
     op: str
     left: Query
@@ -281,4 +282,13 @@ class SetOp:
     limit: int | None = None
 
 
-Query = Select | SetOp
+@dataclass(frozen=True)
+class With:
+    """``WITH name [(col, ...)] AS (query), ... body``: named queries the body (and each later
+    one) may read as tables."""
+
+    ctes: tuple[tuple[str, tuple[str, ...], Select | SetOp], ...]
+    body: Select | SetOp
+
+
+Query = Select | SetOp | With

@@ -39,6 +39,7 @@ from dstream.sql.parser.nodes import (
     SortItem,
     SubqueryRef,
     Table,
+    With,
 )
 
 __all__ = ["parse_query"]
@@ -48,20 +49,63 @@ class QueryParser(ExpressionParser):
     """The expression parser plus the SELECT subset."""
 
     def query(self) -> Query:
-        """A query: SELECT blocks joined by UNION, then ORDER BY and LIMIT."""
-        result: Query = self._block()
-        while self.tok.is_word("UNION"):
-            self.advance()
-            distinct = not self.accept_word("ALL")
-            if distinct:
-                self.accept_word("DISTINCT")
-            result = SetOp("union", result, self._block(), distinct)
+        """A query: [WITH ...] SELECT blocks joined by set operators, then ORDER BY and LIMIT."""
+        if self.tok.is_word("WITH"):
+            return self._with()
+        result: Select | SetOp = self._intersections()
+        while self.tok.is_word("UNION", "EXCEPT", "MINUS"):
+            op = "union" if self.advance().is_word("UNION") else "except"
+            distinct = self._set_quantifier()
+            result = SetOp(op, result, self._intersections(), distinct)
         order_by = self._order_by()
         limit = self._limit()
         if isinstance(result, Select):
             return Select(result.items, result.relation, result.distinct, result.where, result.group_by,
                           result.having, order_by, limit)
         return SetOp(result.op, result.left, result.right, result.distinct, order_by, limit)
+
+    def _set_quantifier(self) -> bool:
+        """``ALL`` (False) or ``[DISTINCT]`` (True) after a set operator; the right operand follows."""
+        if self.accept_word("ALL"):
+            return False
+        self.accept_word("DISTINCT")
+        return True
+
+    def _intersections(self) -> Select | SetOp:
+        """Blocks joined by INTERSECT, which binds tighter than UNION and EXCEPT (as in Spark)."""
+        result: Select | SetOp = self._block()
+        while self.tok.is_word("INTERSECT"):
+            self.advance()
+            distinct = self._set_quantifier()
+            result = SetOp("intersect", result, self._block(), distinct)
+        return result
+
+    def _with(self) -> With:
+        """``WITH name [(cols)] AS (query), ... query``."""
+        self.expect_word("WITH")
+        ctes: list[tuple[str, tuple[str, ...], Select | SetOp]] = []
+        while True:
+            name = self.identifier()
+            columns: list[str] = []
+            if self.accept_op("("):
+                columns.append(self.identifier())
+                while self.accept_op(","):
+                    columns.append(self.identifier())
+                self.expect_op(")")
+            self.accept_word("AS")
+            self.expect_op("(")
+            inner = self.query()
+            self.expect_op(")")
+            if isinstance(inner, With):
+                raise syntax_error(self.tok, ": a WITH inside a WITH definition is not supported; define both "
+                                             "names in one WITH")
+            ctes.append((name, tuple(columns), inner))
+            if not self.accept_op(","):
+                break
+        body = self.query()
+        if isinstance(body, With):
+            raise syntax_error(self.tok, ": one WITH per query; define every name in it")
+        return With(tuple(ctes), body)
 
     def _block(self) -> Select:
         if self.tok.is_op("(") and self.peek().is_word("SELECT"):
@@ -149,7 +193,7 @@ class QueryParser(ExpressionParser):
 
     def _primary_relation(self) -> Relation:
         if self.tok.is_op("("):
-            if self.peek().is_word("SELECT") or self.peek().is_op("("):
+            if self.peek().is_word("SELECT", "WITH") or self.peek().is_op("("):
                 if self.peek().is_op("(") and not self._query_in_parentheses():
                     return self._parenthesised_relation()
                 self.advance()
@@ -171,7 +215,7 @@ class QueryParser(ExpressionParser):
         k = 0
         while self.peek(k).is_op("("):
             k += 1
-        return self.peek(k).is_word("SELECT")
+        return self.peek(k).is_word("SELECT", "WITH")
 
     def _join_type(self) -> str | None:
         """The ``how`` of the join starting here (JOIN consumed), or None when no join follows."""
