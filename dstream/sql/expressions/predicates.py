@@ -173,10 +173,15 @@ def _boolean(node: Expression, expr: Expression) -> Expression:
                    f'the input "{expr.sql()}" requires the "BOOLEAN" type, however it has the type {quoted_type(dt)}')
 
 
-class And(_Binary):
-    """``(a AND b)`` (Kleene; the right side is evaluated only where the left is not false)."""
+class _Connective(_Binary):
+    """``AND`` / ``OR``: Kleene logic, the right side evaluated only where the left leaves it open.
 
-    keyword = "AND"
+    ``And`` and ``Or`` are siblings, never one a subclass of the other: the optimizer splits
+    a condition at ``And`` nodes, and an ``Or`` taken for one would push ``a OR b`` down as
+    ``a AND b``.
+    """
+
+    keyword = ""
 
     def sql(self) -> str:
         return f"({self.left.sql()} {self.keyword} {self.right.sql()})"
@@ -186,7 +191,7 @@ class And(_Binary):
         return self if (left is self.left and right is self.right) else type(self)(left, right)
 
     def _undecided(self, left: pa.Array) -> pa.Array:
-        return pc.fill_null(left, True)
+        raise NotImplementedError
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         left = self.left.eval(batch, ctx)
@@ -194,10 +199,22 @@ class And(_Binary):
         return self._combine(left, right)
 
     def _combine(self, left: pa.Array, right: pa.Array) -> pa.Array:
+        raise NotImplementedError
+
+
+class And(_Connective):
+    """``(a AND b)`` (Kleene; the right side is evaluated only where the left is not false)."""
+
+    keyword = "AND"
+
+    def _undecided(self, left: pa.Array) -> pa.Array:
+        return pc.fill_null(left, True)
+
+    def _combine(self, left: pa.Array, right: pa.Array) -> pa.Array:
         return pc.and_kleene(left, right)
 
 
-class Or(And):
+class Or(_Connective):
     """``(a OR b)`` (Kleene; the right side is evaluated only where the left is not true)."""
 
     keyword = "OR"
