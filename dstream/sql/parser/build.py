@@ -54,6 +54,7 @@ from dstream.sql.parser.nodes import (
     With,
 )
 from dstream.sql.parser.query import parse_query
+from dstream.sql.parser.subqueries import SubqueryRewriter
 
 __all__ = ["parse_expression", "run_query", "to_column", "build_query"]
 
@@ -189,11 +190,12 @@ class _QueryBuilder:
         self.session = session
         self.fns = functions
         self.lateral_tables: dict[str, tuple[str, ...]] = {}  # lateral view table -> its column aliases
+        self.subqueries = SubqueryRewriter(self)
         # WITH names in scope: name -> (column names, query, the names its own definition sees).
         self.ctes: dict[str, tuple[tuple[str, ...], Any, dict[str, Any]]] = {}
 
     def column(self, node: Expr) -> Any:
-        return to_column(node, self.fns)
+        return to_column(node, self.fns, subquery=self.subqueries.scalar)
 
     def query(self, node: Query) -> Any:
         if isinstance(node, With):
@@ -309,7 +311,9 @@ class _QueryBuilder:
         if self.lateral_tables:
             node = self.unqualified(node)
         if node.where is not None:
-            df = df.where(self.column(node.where))
+            df, where = self.subqueries.filter(df, node.where, node.relation)
+            if where is not None:
+                df = df.where(self.column(where))
         sort_exprs = [item.operand for item in node.order_by]
         aggregated = bool(node.group_by) or node.having is not None or any(
             _contains_aggregate(e) for e in list(node.items) + sort_exprs)

@@ -36,9 +36,11 @@ from dstream.sql.parser.nodes import (
     Case,
     Cast,
     DistinctFrom,
+    Exists,
     Expr,
     Field,
     In,
+    InSubquery,
     IsBool,
     IsNull,
     Lambda,
@@ -48,6 +50,7 @@ from dstream.sql.parser.nodes import (
     Over,
     SortItem,
     Star,
+    Subquery,
     Subscript,
     Unary,
 )
@@ -140,9 +143,11 @@ def _unsupported(what: str) -> AnalysisException:
 class _Builder:
     """Translates one tree against a functions module; ``env`` maps lambda variables to Columns."""
 
-    def __init__(self, functions: ModuleType, env: Mapping[str, Any]) -> None:
+    def __init__(self, functions: ModuleType, env: Mapping[str, Any],
+                 subquery: Callable[[Any], Any] | None = None) -> None:
         self.fns = functions
         self.env = env
+        self.subquery = subquery  # the Column of a scalar subquery (given by the query builder)
 
     def function(self, name: str) -> Callable[..., Any]:
         """The public function SQL ``name`` calls (lower-case), or UNRESOLVED_ROUTINE."""
@@ -244,6 +249,13 @@ class _Builder:
             return self.build(node.operand).alias(*node.names)
         if isinstance(node, Lambda):
             raise _unsupported("A lambda function outside a higher-order function's arguments")
+        if isinstance(node, Subquery):
+            if self.subquery is None:
+                raise _unsupported("A subquery in an expression string (use spark.sql)")
+            return self.subquery(node)
+        if isinstance(node, InSubquery | Exists):
+            raise _unsupported("IN (subquery) or EXISTS anywhere but as a WHERE condition joined with AND "
+                               "(rewrite it as a join)")
         raise TypeError(f"not an expression node: {node!r}")
 
     def binary(self, node: Binary) -> Any:
@@ -370,7 +382,8 @@ class _Builder:
         raise _unsupported(f"{node.name}(DISTINCT ...)")
 
 
-def to_column(node: Expr, functions: ModuleType, env: Mapping[str, Any] | None = None) -> Any:
+def to_column(node: Expr, functions: ModuleType, env: Mapping[str, Any] | None = None,
+              subquery: Callable[[Any], Any] | None = None) -> Any:
     """The Column of an expression tree, built with the public API of ``functions``.
 
     Parameters
@@ -381,6 +394,9 @@ def to_column(node: Expr, functions: ModuleType, env: Mapping[str, Any] | None =
         ``dstream.sql.functions`` (passed in: this package must not import it).
     env : mapping, optional
         Lambda variables in scope, lower-case name -> Column.
+    subquery : callable, optional
+        The Column of a scalar subquery node (``spark.sql`` gives one; elsewhere a
+        subquery is refused).
 
     Returns
     -------
@@ -393,7 +409,7 @@ def to_column(node: Expr, functions: ModuleType, env: Mapping[str, Any] | None =
         ``UNRESOLVED_ROUTINE`` for an unknown function, ``UNSUPPORTED_FEATURE`` for syntax the
         public API cannot express.
     """
-    return _Builder(functions, env or {}).build(node)
+    return _Builder(functions, env or {}, subquery).build(node)
 
 
 def to_sort(item: SortItem, functions: ModuleType, column: Any = None) -> Any:

@@ -23,6 +23,7 @@ Invariants
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from dstream.sql.errors import ParseException
 from dstream.sql.parser import intervals
@@ -37,9 +38,11 @@ from dstream.sql.parser.nodes import (
     Case,
     Cast,
     DistinctFrom,
+    Exists,
     Expr,
     Field,
     In,
+    InSubquery,
     IsBool,
     IsNull,
     Lambda,
@@ -47,6 +50,7 @@ from dstream.sql.parser.nodes import (
     Literal,
     Name,
     Star,
+    Subquery,
     Subscript,
     Unary,
 )
@@ -137,9 +141,10 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             negated = True
         if self.accept_word("IN"):
             self.expect_op("(")
-            if self.tok.is_word("SELECT"):
-                raise ParseException("IN (subquery) is not supported; join with the subquery's result instead.",
-                                     "UNSUPPORTED_FEATURE", {"feature": "IN subquery"})
+            if self.tok.is_word("SELECT", "WITH"):
+                query = self._subquery_body()
+                self.expect_op(")")
+                return InSubquery(value, query, negated)
             values = [self.expression()]
             while self.accept_op(","):
                 values.append(self.expression())
@@ -231,13 +236,19 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
         return self._word_primary(token)
 
     def _parenthesized(self) -> Expr:
-        if self.peek().is_word("SELECT"):
-            raise ParseException("Scalar subqueries are not supported; join with the subquery's result instead.",
-                                 "UNSUPPORTED_FEATURE", {"feature": "scalar subquery"})
         self.expect_op("(")
+        if self.tok.is_word("SELECT", "WITH"):
+            query = self._subquery_body()
+            self.expect_op(")")
+            return Subquery(query)
         expr = self.expression()
         self.expect_op(")")
         return expr
+
+    def _subquery_body(self) -> Any:
+        """A query inside an expression (the parenthesis consumed); only a query parser has them."""
+        raise ParseException("A subquery is only supported in a query (spark.sql), not in an expression string.",
+                             "UNSUPPORTED_FEATURE", {"feature": "subquery in an expression"})
 
     def _word_primary(self, token: Token) -> Expr:
         word = token.value.upper()
@@ -250,6 +261,12 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             return Literal(None, "void")
         if word == "CASE":
             return self._case()
+        if word == "EXISTS" and nxt.is_op("("):
+            self.advance()
+            self.expect_op("(")
+            query = self._subquery_body()
+            self.expect_op(")")
+            return Exists(query)
         if word in ("CAST", "TRY_CAST") and nxt.is_op("("):
             self.advance()
             self.advance()

@@ -207,8 +207,31 @@ class Over:
     frame: tuple[str, int | None, int | None] | None = None
 
 
+@dataclass(frozen=True)
+class Subquery:
+    """``(SELECT ...)`` as a value (a scalar subquery); ``query`` is a :data:`Query`."""
+
+    query: Any
+
+
+@dataclass(frozen=True)
+class InSubquery:
+    """``x [NOT] IN (SELECT ...)``."""
+
+    operand: Expr
+    query: Any
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class Exists:
+    """``EXISTS (SELECT ...)``."""
+
+    query: Any
+
+
 Expr = (Literal | Name | Star | Unary | Binary | Call | Case | Cast | In | Between | Like | IsNull | IsBool
-        | DistinctFrom | Subscript | Field | Alias | Lambda | Over)
+        | DistinctFrom | Subscript | Field | Alias | Lambda | Over | Subquery | InSubquery | Exists)
 
 
 @dataclass(frozen=True)

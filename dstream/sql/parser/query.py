@@ -64,6 +64,9 @@ class QueryParser(ExpressionParser):
                           result.having, order_by, limit)
         return SetOp(result.op, result.left, result.right, result.distinct, order_by, limit)
 
+    def _subquery_body(self) -> Query:
+        return self.query()
+
     def _set_quantifier(self) -> bool:
         """``ALL`` (False) or ``[DISTINCT]`` (True) after a set operator; the right operand follows."""
         if self.accept_word("ALL"):

@@ -1,0 +1,248 @@
+"""Subqueries in expressions: ``x [NOT] IN (SELECT ...)``, ``[NOT] EXISTS (SELECT ...)`` and
+scalar subqueries, rewritten into the public DataFrame API as Spark's optimizer rewrites them.
+
+What this module owns
+---------------------
+* A WHERE condition's AND-ed ``IN``/``EXISTS`` subqueries become joins: ``IN`` and
+  ``EXISTS`` a left semi join, ``NOT EXISTS`` a left anti join, ``NOT IN`` the null-aware
+  anti join (Spark's semantics: an empty subquery keeps every row; otherwise a row is kept
+  only when its value is not null, absent from the subquery, and the subquery holds no
+  null).
+* A correlated subquery (its WHERE compares its own columns with the outer query's, as
+  ``u.k = t.k``) is decorrelated as Spark does: those equalities become the join's keys.
+  Only equalities joined by AND, in a subquery without aggregation, DISTINCT or LIMIT.
+* A scalar subquery ``(SELECT max(v) FROM u)`` runs when the query is built (Spark runs it
+  before the main query too) and becomes a literal of its column's type: no row gives
+  null, more than one is ``SCALAR_SUBQUERY_TOO_MANY_ROWS``. Correlated ones are refused.
+
+Invariants
+----------
+* Helper columns are named ``__sq...`` and never appear in the result.
+* Anything this rewrite cannot express raises ``UNSUPPORTED_FEATURE`` naming the
+  construct, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import Any
+
+from dstream.sql.errors import AnalysisException, SparkRuntimeException
+from dstream.sql.parser.nodes import (
+    Alias,
+    Binary,
+    Exists,
+    Expr,
+    InSubquery,
+    Join,
+    LateralView,
+    Name,
+    Relation,
+    Select,
+    Subquery,
+    SubqueryRef,
+    Table,
+    Unary,
+)
+
+__all__ = ["SubqueryRewriter"]
+
+_names = itertools.count()
+_LOOSE_REFERENCES = "An IN or EXISTS subquery whose outer references are not AND-ed equalities of its WHERE,"
+
+
+def _unsupported(what: str) -> AnalysisException:
+    return AnalysisException(f"{what} is not supported in SQL text.", "UNSUPPORTED_FEATURE", {"feature": what})
+
+
+def conjuncts(node: Expr) -> list[Expr]:
+    """``a AND b AND c`` as ``[a, b, c]``."""
+    if isinstance(node, Binary) and node.op == "AND":
+        return conjuncts(node.left) + conjuncts(node.right)
+    return [node]
+
+
+def conjoin(parts: list[Expr]) -> Expr | None:
+    result: Expr | None = None
+    for part in parts:
+        result = part if result is None else Binary("AND", result, part)
+    return result
+
+
+def aliases(relation: Relation | None) -> set[str]:
+    """The lower-case names a relation's columns can be qualified with."""
+    if relation is None:
+        return set()
+    if isinstance(relation, Table):
+        return {(relation.alias or relation.parts[-1]).lower()}
+    if isinstance(relation, SubqueryRef):
+        return {relation.alias.lower()} if relation.alias else set()
+    if isinstance(relation, Join):
+        return aliases(relation.left) | aliases(relation.right)
+    if isinstance(relation, LateralView):
+        return aliases(relation.relation) | {relation.table.lower()}
+    return set()
+
+
+def _qualifiers(node: Expr) -> set[str]:
+    found: set[str] = set()
+
+    def visit(value: Any) -> None:
+        if isinstance(value, Name):
+            if len(value.parts) > 1:
+                found.add(value.parts[0].lower())
+            return
+        if isinstance(value, Subquery | InSubquery | Exists):
+            return  # a nested subquery's names are its own business
+        if isinstance(value, tuple):
+            for v in value:
+                visit(v)
+            return
+        if hasattr(value, "__dataclass_fields__"):
+            for name in value.__dataclass_fields__:
+                visit(getattr(value, name))
+    visit(node)
+    return found
+
+
+class SubqueryRewriter:
+    """Rewrites one SELECT's subqueries through its query builder (``build.QueryBuilder``)."""
+
+    def __init__(self, builder: Any) -> None:
+        self.builder = builder
+        self.fns = builder.fns
+
+    # -- WHERE ... [NOT] IN / [NOT] EXISTS ------------------------------------------------------
+    def filter(self, df: Any, condition: Expr, relation: Relation | None) -> tuple[Any, Expr | None]:
+        """``df`` joined for each AND-ed subquery predicate of ``condition``; the rest of the condition."""
+        rest: list[Expr] = []
+        outer = aliases(relation)
+        for part in conjuncts(condition):
+            negated = False
+            inner = part
+            while isinstance(inner, Unary) and inner.op == "NOT" and isinstance(inner.operand, Unary | InSubquery
+                                                                                 | Exists):
+                negated, inner = not negated, inner.operand
+            if isinstance(inner, InSubquery):
+                df = self._in(df, inner, negated != inner.negated, outer)
+            elif isinstance(inner, Exists):
+                df = self._exists(df, inner.query, negated, outer)
+            else:
+                rest.append(part)
+        return df, conjoin(rest)
+
+    def _split(self, query: Any, outer: set[str]) -> tuple[Any, list[tuple[Expr, Expr]]]:
+        """The subquery without its correlated equalities, and those as (inner, outer) key pairs."""
+        if not isinstance(query, Select) or query.where is None:
+            return query, []
+        inner_names = aliases(query.relation)
+        keys: list[tuple[Expr, Expr]] = []
+        kept: list[Expr] = []
+        for part in conjuncts(query.where):
+            outside = _qualifiers(part) & (outer - inner_names)
+            if not outside:
+                kept.append(part)
+                continue
+            if not (isinstance(part, Binary) and part.op == "="):
+                raise _unsupported("A correlated subquery condition other than AND-ed equalities (inner = outer)")
+            left_outer = bool(_qualifiers(part.left) & (outer - inner_names))
+            right_outer = bool(_qualifiers(part.right) & (outer - inner_names))
+            if left_outer == right_outer:
+                raise _unsupported("A correlated equality that does not compare a subquery column with an outer one")
+            keys.append((part.right, part.left) if left_outer else (part.left, part.right))
+        if keys and (query.group_by or query.having is not None or query.distinct or query.limit is not None):
+            raise _unsupported("A correlated subquery with GROUP BY, HAVING, DISTINCT or LIMIT")
+        return replace(query, where=conjoin(kept)), keys
+
+    def _build(self, query: Any, what: str) -> Any:
+        """The DataFrame of a subquery; a column it cannot resolve is taken as the outer query's."""
+        try:
+            return self.builder.query(query)
+        except AnalysisException as exc:
+            if exc.getErrorClass() in ("UNRESOLVED_COLUMN.WITH_SUGGESTION", "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION"):
+                raise _unsupported(f"{what} reading a column it does not define (a correlated reference to the "
+                                   f"outer query there: {exc})") from exc
+            raise
+
+    def _sub_frame(self, query: Any, keys: list[tuple[Expr, Expr]], with_value: bool) -> tuple[Any, list[Any], Any]:
+        """The subquery's rows with its key columns (and value column): (frame, key columns, value column)."""
+        tag = next(_names)
+        fns = self.fns
+        if isinstance(query, Select) and keys:
+            key_items = tuple(Alias(inner, (f"__sq{tag}_k{i}",)) for i, (inner, _) in enumerate(keys))
+            value_items = (Alias(query.items[0], (f"__sq{tag}_v",)),) if with_value else ()
+            if with_value and len(query.items) != 1:
+                raise _subquery_columns(len(query.items))
+            frame = self._build(replace(query, items=value_items + key_items), _LOOSE_REFERENCES)
+        else:
+            frame = self._build(query, _LOOSE_REFERENCES)
+            if with_value:
+                if len(frame.columns) != 1:
+                    raise _subquery_columns(len(frame.columns))
+                frame = frame.select(fns.col(f"`{frame.columns[0]}`").alias(f"__sq{tag}_v"))
+        key_columns = [fns.col(f"__sq{tag}_k{i}") for i in range(len(keys))]
+        value = fns.col(f"__sq{tag}_v") if with_value else None
+        return frame, key_columns, value
+
+    def _condition(self, keys: list[tuple[Expr, Expr]], key_columns: list[Any]) -> Any:
+        condition = None
+        for (_, outer_expr), column in zip(keys, key_columns):
+            eq = self.builder.column(outer_expr) == column
+            condition = eq if condition is None else condition & eq
+        return condition
+
+    def _exists(self, df: Any, query: Any, negated: bool, outer: set[str]) -> Any:
+        query, keys = self._split(query, outer)
+        frame, key_columns, _ = self._sub_frame(query, keys, with_value=False)
+        if not keys:
+            # Uncorrelated: every row or none, by whether the subquery has a row.
+            marker = frame.limit(1).select(self.fns.lit(1).alias("__sq_exists"))
+            if negated:
+                return df.join(marker, self.fns.lit(True), "left_anti")
+            return df.join(marker, self.fns.lit(True), "left_semi")
+        return df.join(frame, self._condition(keys, key_columns), "left_anti" if negated else "left_semi")
+
+    def _in(self, df: Any, node: InSubquery, negated: bool, outer: set[str]) -> Any:
+        fns = self.fns
+        query, keys = self._split(node.query, outer)
+        if keys and negated:
+            raise _unsupported("A correlated NOT IN subquery (write it as NOT EXISTS with an equality)")
+        frame, key_columns, value = self._sub_frame(query, keys, with_value=True)
+        operand = self.builder.column(node.operand)
+        match = operand == value
+        condition = self._condition(keys, key_columns)
+        condition = match if condition is None else condition & match
+        if not negated:
+            return df.join(frame, condition, "left_semi")
+        # Null-aware: an empty subquery keeps every row; else the value must be non-null and
+        # absent, and the subquery must hold no null.
+        tag = next(_names)
+        stats = frame.agg(fns.count(fns.lit(1)).alias(f"__sq{tag}_n"),
+                          fns.count_if(value.isNull()).alias(f"__sq{tag}_nulls"))
+        kept = df.join(frame, condition, "left_anti").crossJoin(stats)
+        keep = (fns.col(f"__sq{tag}_n") == 0) | (operand.isNotNull() & (fns.col(f"__sq{tag}_nulls") == 0))
+        return kept.where(keep).drop(f"__sq{tag}_n", f"__sq{tag}_nulls")
+
+    # -- scalar subqueries ---------------------------------------------------------------------
+    def scalar(self, node: Subquery) -> Any:
+        """The literal Column of a scalar subquery's one value (null when it has no row)."""
+        frame = self._build(node.query, "A correlated scalar subquery,")
+        if len(frame.columns) != 1:
+            raise AnalysisException(
+                f"A scalar subquery must return one column, this one returns {len(frame.columns)} "
+                f"({', '.join(frame.columns)}).", "INVALID_SUBQUERY_EXPRESSION."
+                "SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", {"number": str(len(frame.columns))})
+        rows = frame.limit(2).collect()
+        if len(rows) > 1:
+            raise SparkRuntimeException(
+                "More than one row returned by a subquery used as an expression. Make it return at most one "
+                "(an aggregate, a tighter WHERE, or LIMIT 1).", "SCALAR_SUBQUERY_TOO_MANY_ROWS", {})
+        dtype = frame.schema.fields[0].dataType
+        return self.fns.lit(rows[0][0] if rows else None).cast(dtype)
+
+
+def _subquery_columns(count: int) -> AnalysisException:
+    return AnalysisException(
+        f"The subquery of IN must return one column, this one returns {count}.",
+        "INVALID_SUBQUERY_EXPRESSION.SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", {"number": str(count)})

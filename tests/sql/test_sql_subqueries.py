@@ -1,0 +1,83 @@
+"""Subqueries in SQL expressions: ``[NOT] IN (SELECT ...)``, ``[NOT] EXISTS`` (uncorrelated and
+correlated by equalities) and scalar subqueries, against plain-Python models of Spark's
+three-valued semantics.
+
+The models, per outer row with value ``k`` and subquery values ``S``: ``k IN S`` keeps the
+row when ``k`` is not null and in ``S``; ``k NOT IN S`` keeps it when ``S`` is empty, or
+when ``k`` is not null, not in ``S`` and ``S`` holds no null; ``EXISTS`` (correlated on
+``u.k = t.k``) keeps it when some subquery row has an equal, non-null key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dstream.sql import SparkSession
+from dstream.sql.errors import AnalysisException, SparkRuntimeException
+
+KEYS = st.one_of(st.none(), st.integers(0, 4))
+OUTER = st.lists(st.tuples(KEYS, st.integers(0, 99)), max_size=7)
+INNER = st.lists(st.tuples(KEYS, st.sampled_from(["x", "y"])), max_size=6)
+
+
+def _in(k: Any, values: list[Any]) -> bool:
+    return k is not None and k in values
+
+
+def _not_in(k: Any, values: list[Any]) -> bool:
+    if not values:
+        return True
+    return k is not None and k not in values and None not in values
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(outer=OUTER, inner=INNER)
+def test_in_and_exists_match_the_model(spark: SparkSession, outer: list[tuple[Any, int]],
+                                       inner: list[tuple[Any, str]]) -> None:
+    spark.createDataFrame(outer, "k int, n int").createOrReplaceTempView("sq_t")
+    spark.createDataFrame(inner, "k int, w string").createOrReplaceTempView("sq_u")
+    values = [k for k, _ in inner]
+    x_values = [k for k, w in inner if w == "x"]
+
+    def rows(where: str) -> list[tuple[Any, ...]]:
+        return sorted((tuple(r) for r in spark.sql(f"SELECT k, n FROM sq_t t WHERE {where}").collect()), key=repr)
+
+    def model(keep: Any) -> list[tuple[Any, ...]]:
+        return sorted((r for r in outer if keep(r[0])), key=repr)
+
+    assert rows("k IN (SELECT k FROM sq_u)") == model(lambda k: _in(k, values))
+    assert rows("k NOT IN (SELECT k FROM sq_u WHERE w = 'x')") == model(lambda k: _not_in(k, x_values))
+    assert rows("NOT k IN (SELECT k FROM sq_u)") == model(lambda k: _not_in(k, values))
+    assert rows("EXISTS (SELECT 1 FROM sq_u u WHERE u.k = t.k AND u.w = 'x')") == model(lambda k: _in(k, x_values))
+    assert rows("NOT EXISTS (SELECT 1 FROM sq_u u WHERE t.k = u.k) AND n >= 0") == model(lambda k: not _in(k, values))
+    assert rows("EXISTS (SELECT 1 FROM sq_u WHERE w = 'x')") == model(lambda k: bool(x_values))
+    assert rows("k IN (SELECT u.k FROM sq_u u WHERE u.k = t.k AND u.w = 'y')") == model(
+        lambda k: _in(k, [v for v, w in inner if w == "y"]))
+
+
+def test_scalar_subqueries(spark: SparkSession) -> None:
+    spark.createDataFrame([(1,), (5,), (9,)], "v int").createOrReplaceTempView("sc_t")
+    got = spark.sql("SELECT v, (SELECT max(v) FROM sc_t) AS top FROM sc_t "
+                    "WHERE v > (SELECT avg(v) FROM sc_t WHERE v < 9) ORDER BY v").collect()
+    assert [tuple(r) for r in got] == [(5, 9), (9, 9)]
+    [row] = spark.sql("SELECT (SELECT v FROM sc_t WHERE v > 100) AS nothing").collect()
+    assert row.nothing is None
+    assert spark.sql("SELECT (SELECT max(v) FROM sc_t) AS m").schema["m"].dataType.simpleString() == "int"
+
+
+def test_what_cannot_be_rewritten_is_refused_by_name(spark: SparkSession) -> None:
+    spark.createDataFrame([(1, "a")], "k int, w string").createOrReplaceTempView("sq_e")
+    with pytest.raises(SparkRuntimeException, match="SCALAR_SUBQUERY_TOO_MANY_ROWS"):
+        spark.sql("SELECT (SELECT k FROM sq_e UNION ALL SELECT k FROM sq_e)").collect()
+    with pytest.raises(AnalysisException, match="must return one column"):
+        spark.sql("SELECT * FROM sq_e WHERE k IN (SELECT k, w FROM sq_e)").collect()
+    with pytest.raises(AnalysisException, match="joined with AND"):
+        spark.sql("SELECT * FROM sq_e WHERE k IN (SELECT k FROM sq_e) OR k = 2").collect()
+    with pytest.raises(AnalysisException, match="correlated NOT IN"):
+        spark.sql("SELECT * FROM sq_e t WHERE k NOT IN (SELECT u.k FROM sq_e u WHERE u.w = t.w)").collect()
+    with pytest.raises(AnalysisException, match="correlated scalar subquery"):
+        spark.sql("SELECT (SELECT max(u.k) FROM sq_e u WHERE u.w = t.w) FROM sq_e t").collect()
