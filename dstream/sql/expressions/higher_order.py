@@ -235,6 +235,15 @@ class HigherOrderFunction(Expression):
         """The lambdas with typed parameters (see the subclasses)."""
         raise NotImplementedError
 
+    def require_predicate(self) -> None:
+        """Raise ``UNEXPECTED_INPUT_TYPE`` unless the (bound) lambda returns a boolean (``filter``...)."""
+        if self.functions and self.functions[0].resolved and not isinstance(self.functions[0].data_type(),
+                                                                             BooleanType):
+            raise AnalysisException(
+                f'Cannot resolve "{self.sql()}" due to data type mismatch: the lambda must return "BOOLEAN", not '
+                f'"{self.functions[0].data_type().simpleString()}".', "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                {"sqlExpr": self.sql()})
+
 
 def _ordinal(i: int) -> str:
     return ("first", "second", "third")[i] if i < 3 else f"#{i + 1}"
@@ -274,12 +283,7 @@ class ArrayFilter(HigherOrderFunction):
         return [self.functions[0].bind([self._element(0), (IntegerType(), False)])]
 
     def check_input_types(self) -> None:
-        if self.functions and self.functions[0].resolved and not isinstance(self.functions[0].data_type(),
-                                                                             BooleanType):
-            raise AnalysisException(
-                f'Cannot resolve "{self.sql()}" due to data type mismatch: the lambda must return "BOOLEAN", not '
-                f'"{self.functions[0].data_type().simpleString()}".', "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
-                {"sqlExpr": self.sql()})
+        self.require_predicate()
 
     def data_type(self) -> DataType:
         return self.inputs[0].data_type()

@@ -31,7 +31,7 @@ from .base import EvalContext
 from .coercion import find_common_type
 from .function_registry import FunctionSpec, register
 
-__all__: list[str] = []
+__all__ = ["build_map"]
 
 
 def _null_key() -> SparkRuntimeException:
@@ -46,7 +46,7 @@ def _duplicate(key: Any) -> SparkRuntimeException:
         "inserted at last takes precedence.", "DUPLICATED_MAP_KEY", {"key": str(key)})
 
 
-def _build(offsets: np.ndarray, keys: pa.Array, values: pa.Array, invalid: np.ndarray | None,
+def build_map(offsets: np.ndarray, keys: pa.Array, values: pa.Array, invalid: np.ndarray | None,
            map_type: pa.DataType) -> pa.Array:
     """A map array, checking that keys are not null nor repeated within a map."""
     if keys.null_count:
@@ -103,7 +103,7 @@ def _create(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalConte
     keys = pa.concat_arrays([a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in args[0::2]])
     values = pa.concat_arrays([a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in args[1::2]])
     offsets = np.arange(0, rows * pairs + 1, pairs)
-    return _build(offsets, keys.take(index), values.take(index), None, _arrow(rt))
+    return build_map(offsets, keys.take(index), values.take(index), None, _arrow(rt))
 
 
 register(FunctionSpec("map", 0, -1, _create_types, _create_type, _create, null_intolerant=False), "create_map")
@@ -193,7 +193,7 @@ def _from_arrays(args: list[Any], types: list[DataType], rt: DataType, ctx: Eval
     keys, values = pc.if_else(keep, keys, pa.nulls(len(keys), keys.type)), \
         pc.if_else(keep, values, pa.nulls(len(values), values.type))
     offsets = np.concatenate([[0], np.cumsum(np.where(invalid, 0, key_lengths))])
-    return _build(offsets, pc.list_flatten(keys), pc.list_flatten(values), invalid, _arrow(rt))
+    return build_map(offsets, pc.list_flatten(keys), pc.list_flatten(values), invalid, _arrow(rt))
 
 
 register(FunctionSpec("map_from_arrays", 2, 2, _from_arrays_types,
@@ -216,7 +216,7 @@ def _from_entries(args: list[Any], types: list[DataType], rt: DataType, ctx: Eva
         raise _null_key()
     lengths = pc.fill_null(pc.list_value_length(entries), 0).to_numpy(zero_copy_only=False)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
-    return _build(offsets, flat.field(0), flat.field(1), invalid, _arrow(rt))
+    return build_map(offsets, flat.field(0), flat.field(1), invalid, _arrow(rt))
 
 
 def _from_entries_type(types: list[DataType]) -> DataType:
@@ -253,7 +253,7 @@ def _concat(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalConte
     which = np.concatenate([np.full(int(n.sum()), i) for i, n in enumerate(lengths)])
     order = np.lexsort((which, origin))
     taken = entries.take(pa.array(order, pa.int64()))
-    return _build(offsets, taken.field(0), taken.field(1), invalid, _arrow(rt))
+    return build_map(offsets, taken.field(0), taken.field(1), invalid, _arrow(rt))
 
 
 register(FunctionSpec("map_concat", 1, -1, _concat_types, lambda ts: ts[0], _concat, null_intolerant=False))
@@ -281,7 +281,7 @@ def _str_to_map(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalC
             keys.append(parts[0])
             values.append(parts[1] if len(parts) > 1 else None)
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    return _build(offsets, pa.array(keys, pa.string()), pa.array(values, pa.string()),
+    return build_map(offsets, pa.array(keys, pa.string()), pa.array(values, pa.string()),
                   text.is_null().to_numpy(zero_copy_only=False), _arrow(rt))
 
 

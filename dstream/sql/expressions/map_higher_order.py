@@ -26,11 +26,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import AnalysisException, SparkRuntimeException
+from ..errors import AnalysisException
 from ..execution.physical import as_array
-from ..types import BooleanType, DataType, MapType
+from ..types import DataType, MapType
 from .base import EvalContext, Expression
 from .higher_order import HigherOrderFunction, _element_batch, _evaluate, _ordinal
+from .map_functions import build_map
 
 __all__ = ["MapFilter", "MapZipWith", "TransformKeys", "TransformValues"]
 
@@ -105,12 +106,7 @@ class MapFilter(_MapFunction):
     name = "map_filter"
 
     def check_input_types(self) -> None:
-        if self.functions and self.functions[0].resolved and not isinstance(self.functions[0].data_type(),
-                                                                             BooleanType):
-            raise AnalysisException(
-                f'Cannot resolve "{self.sql()}" due to data type mismatch: the lambda must return "BOOLEAN", not '
-                f'"{self.functions[0].data_type().simpleString()}".', "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
-                {"sqlExpr": self.sql()})
+        self.require_predicate()
 
     def data_type(self) -> DataType:
         return self.inputs[0].data_type()
@@ -148,25 +144,9 @@ class TransformKeys(_MapFunction):
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         entries, keys = self._apply(batch, ctx)
-        if keys.null_count:
-            raise SparkRuntimeException("Cannot use null as map key. Filter the nulls out of the function's "
-                                        "result, or give them a key with coalesce(...).", "NULL_MAP_KEY", {})
-        _refuse_repeated(keys, entries.parents)
-        return _maps(keys, entries.values, entries.counts, entries.missing, _arrow(self.data_type()))
-
-
-def _refuse_repeated(keys: pa.Array, parents: np.ndarray) -> None:
-    if not len(keys):
-        return
-    counted = pa.table({"m": pa.array(parents, pa.int64()), "k": keys}).group_by(["m", "k"]).aggregate(
-        [("k", "count")])
-    repeated = pc.greater(counted.column("k_count"), 1)
-    if pc.any(repeated).as_py():
-        key = counted.column("k").filter(repeated)[0].as_py()
-        raise SparkRuntimeException(
-            f"Duplicate map key {key} was found, please check the input data. If you want to remove the "
-            'duplicated keys, you can set "spark.sql.mapKeyDedupPolicy" to "LAST_WIN" so that the key inserted '
-            "at last takes precedence.", "DUPLICATED_MAP_KEY", {"key": str(key)})
+        offsets = np.concatenate([[0], np.cumsum(entries.counts)])
+        # The map builders' checks: a null or repeated key is refused.
+        return build_map(offsets, keys, entries.values, entries.missing, _arrow(self.data_type()))
 
 
 class MapZipWith(_MapFunction):
