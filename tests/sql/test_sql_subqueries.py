@@ -69,6 +69,13 @@ def test_scalar_subqueries(spark: SparkSession) -> None:
     assert spark.sql("SELECT (SELECT max(v) FROM sc_t) AS m").schema["m"].dataType.simpleString() == "int"
 
 
+def test_exists_the_subquery_and_exists_the_array_function_side_by_side(spark: SparkSession) -> None:
+    spark.createDataFrame([([1, 2], 1), ([3], 2)], "a array<int>, k int").createOrReplaceTempView("ex_t")
+    got = spark.sql("SELECT k, exists(a, x -> x > 2) AS big FROM ex_t t "
+                    "WHERE EXISTS (SELECT 1 FROM ex_t u WHERE u.k = t.k) ORDER BY k").collect()
+    assert [tuple(r) for r in got] == [(1, False), (2, True)]
+
+
 def test_what_cannot_be_rewritten_is_refused_by_name(spark: SparkSession) -> None:
     spark.createDataFrame([(1, "a")], "k int, w string").createOrReplaceTempView("sq_e")
     with pytest.raises(SparkRuntimeException, match="SCALAR_SUBQUERY_TOO_MANY_ROWS"):

@@ -261,7 +261,7 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             return Literal(None, "void")
         if word == "CASE":
             return self._case()
-        if word == "EXISTS" and nxt.is_op("("):
+        if word == "EXISTS" and nxt.is_op("(") and self.peek(2).is_word("SELECT", "WITH"):  # else exists(array, f)
             self.advance()
             self.expect_op("(")
             query = self._subquery_body()
