@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .column import Column, column_of, expr_of, lit_expr, to_expr
-from .errors import PySparkTypeError
+from .errors import AnalysisException, PySparkTypeError
 from .expressions.base import Expression, Literal
 from .expressions.collection_functions import (
     ArrayContains,
@@ -36,9 +36,11 @@ from .expressions.collection_functions import (
     ToJson,
 )
 from .expressions.conditional import CaseWhen, Coalesce, NullIf, Nvl
+from .expressions.function_registry import registered_names
 from .expressions.generators import Explode, PosExplode
 from .expressions.operators import Abs, Add, Divide, Multiply, Subtract, TryEval
 from .expressions.predicates import IsNaN, IsNull
+from .expressions.scalar_functions import ScalarFunction
 from .expressions.windows import SessionWindow, TimeWindow, duration_us
 from .functions_agg import *  # noqa: F403 - the aggregates are part of this module's surface
 from .functions_agg import __all__ as _agg_all
@@ -62,6 +64,8 @@ from .functions_map import *  # noqa: F403 - the map functions are part of this 
 from .functions_map import __all__ as _map_all
 from .functions_math import *  # noqa: F403 - the math functions are part of this module's surface
 from .functions_math import __all__ as _math_all
+from .functions_misc import *  # noqa: F403 - the assorted functions are part of this module's surface
+from .functions_misc import __all__ as _misc_all
 from .functions_partition import *  # noqa: F403 - the partition-dependent functions are part of this module's surface
 from .functions_partition import __all__ as _partition_all
 from .functions_regex import *  # noqa: F403 - the pattern functions are part of this module's surface
@@ -78,13 +82,14 @@ from .functions_window import __all__ as _window_all
 from .types import DataType, _parse_datatype_string
 
 __all__ = sorted([
-    "abs", "array", "array_contains", "asc", "broadcast", "coalesce", "col", "column", "desc", "element_at",
+    "abs", "array", "array_contains", "asc", "broadcast", "call_function", "coalesce", "col", "column", "desc",
+    "element_at",
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
     *_agg_all, *_agg_more_all, *_arrays_all, *_bitwise_all, *_datetime_all, *_epoch_all, *_generators_all,
-    *_higher_order_all, *_json_all, *_map_all, *_math_all, *_partition_all, *_regex_all, *_scalar_all, *_stats_all,
-    *_text_all, *_window_all,
+    *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_partition_all, *_regex_all,
+    *_scalar_all, *_stats_all, *_text_all, *_window_all,
 ])
 
 ColumnOrName = Column | str
@@ -493,3 +498,30 @@ def broadcast(df: Any) -> Any:
     """
     df._hint_broadcast = True
     return df
+
+
+def call_function(funcName: str, *cols: ColumnOrName) -> Column:  # noqa: N803 - PySpark's name
+    """Call a function of this module, or any registered SQL function, by name.
+
+    Parameters
+    ----------
+    funcName : str
+        The function's name (``"sqrt"``, ``"sum"``, ``"regexp_count"``), any case.
+    cols : Column or str
+        Its arguments (a ``str`` is a column name).
+    """
+    if not isinstance(funcName, str):
+        raise PySparkTypeError(f"Argument `funcName` should be a str, got {type(funcName).__name__}.", "NOT_STR",
+                               {"arg_name": "funcName", "arg_type": type(funcName).__name__})
+    columns = [c if isinstance(c, Column) else col(c) for c in cols]
+    name = funcName.lower()
+    builder = globals().get(name) if name in __all__ and name not in ("call_function", "col", "column") else None
+    if callable(builder):
+        return builder(*columns)
+    if name not in registered_names():
+        raise AnalysisException(
+            f"Cannot resolve routine `{funcName}` on search path [`system`.`builtin`, `system`.`session`]. "
+            "Verify the spelling of the function name; the functions of dstream.sql.functions are the ones "
+            "it can call.", "UNRESOLVED_ROUTINE",
+            {"routineName": f"`{funcName}`", "searchPath": "[`system`.`builtin`, `system`.`session`]"})
+    return Column(ScalarFunction(name, [c.expr for c in columns]))

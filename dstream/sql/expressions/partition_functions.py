@@ -1,15 +1,15 @@
 """Expressions whose value depends on where a row is evaluated: ``spark_partition_id()``,
-``monotonically_increasing_id()``, ``rand(seed)`` and ``randn(seed)``.
+``monotonically_increasing_id()``, ``rand(seed)``, ``randn(seed)`` and ``uuid()``.
 
 What this module owns
 ---------------------
-:class:`SparkPartitionId`, :class:`MonotonicallyIncreasingId`, :class:`Rand` and
-:class:`Randn`, and the per-task state the last three carry from one batch of rows to
+:class:`SparkPartitionId`, :class:`MonotonicallyIncreasingId`, :class:`Rand`,
+:class:`Randn` and :class:`Uuid`, and the per-task state the last three carry from one batch of rows to
 the next.
 
 Invariants
 ----------
-* All four are non-deterministic (``deterministic = False``): the optimizer neither
+* All five are non-deterministic (``deterministic = False``): the optimizer neither
   folds them nor moves them past a filter, so a position or a random draw belongs to
   the row it was computed for, as in Spark.
 * The partition is the running task's (``TaskContext.partitionId()``); 0 when rows are
@@ -28,15 +28,16 @@ Invariants
 from __future__ import annotations
 
 import random
+import uuid
 import weakref
 from typing import Any
 
 import pyarrow as pa
 
-from ..types import DataType, DoubleType, IntegerType, LongType
+from ..types import DataType, DoubleType, IntegerType, LongType, StringType
 from .base import EvalContext, LeafExpression
 
-__all__ = ["MonotonicallyIncreasingId", "Rand", "Randn", "SparkPartitionId"]
+__all__ = ["MonotonicallyIncreasingId", "Rand", "Randn", "SparkPartitionId", "Uuid"]
 
 # task context -> {id(expression node): its state in that task}
 _task_state: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
@@ -105,6 +106,19 @@ class MonotonicallyIncreasingId(_PartitionLeaf):
         table[id(self)] = start + batch.num_rows
         first = (_partition() << 33) + start
         return pa.array(range(first, first + batch.num_rows), pa.int64())
+
+
+class Uuid(_PartitionLeaf):
+    """``uuid()``: a random (version 4) UUID per row, as a string."""
+
+    def data_type(self) -> DataType:
+        return StringType()
+
+    def sql(self) -> str:
+        return "uuid()"
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        return pa.array([str(uuid.uuid4()) for _ in range(batch.num_rows)], pa.string())
 
 
 class Rand(_PartitionLeaf):

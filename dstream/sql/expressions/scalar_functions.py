@@ -37,6 +37,7 @@ from . import (
     json_functions,
     map_functions,
     math_functions,
+    misc_functions,
     regex_functions,
     string_functions,
     text_functions,
@@ -52,7 +53,8 @@ __all__ = ["ScalarFunction"]
 # The registering modules run on import; keep the names referenced.
 _REGISTERED_MODULES = (array_functions, array_set_functions, bit_functions, calendar_functions, datetime_functions,
                        elementary_functions, epoch_functions, hash_functions, java_format, json_functions,
-                       map_functions, math_functions, regex_functions, string_functions, text_functions)
+                       map_functions, math_functions, misc_functions, regex_functions, string_functions,
+                       text_functions)
 
 
 class ScalarFunction(Expression):
