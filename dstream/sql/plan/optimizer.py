@@ -54,6 +54,7 @@ from .logical import (
     Filter,
     Generate,
     Join,
+    LeafPlan,
     Limit,
     LogicalPlan,
     Project,
@@ -387,6 +388,8 @@ def optimize(plan: LogicalPlan, settings: EvalContext | None = None) -> LogicalP
 
 
 def _optimize(plan: LogicalPlan) -> LogicalPlan:
+    if isinstance(plan, LeafPlan) and not plan.expressions():
+        return plan  # no rule rewrites a lone leaf (a streaming batch's result is one, every micro-batch)
     output = plan.output()
     current = plan
     for round_number in range(MAX_ITERATIONS):
