@@ -131,6 +131,34 @@ class ReshapeMethods:
         grouped = df.groupBy(*cols)
         return Grouped(df, grouped._keys, grouping_sets=cube_sets(len(grouped._keys)))
 
+    def groupingSets(self, groupingSets: Sequence[Sequence[Any]], *cols: Any) -> GroupedData:  # noqa: N802, N803
+        """Group by each of ``groupingSets`` at once (PySpark 4's), a grouping column outside a set null there.
+
+        Parameters
+        ----------
+        groupingSets : sequence of sequences of Column or str
+            The sets; each member must be one of ``cols``.
+        cols : Column or str
+            The grouping columns.
+        """
+        from .group import GroupedData as Grouped  # noqa: PLC0415 - group builds on the DataFrame
+
+        df: Any = self
+        grouped = df.groupBy(*cols)
+        keys = [k.semantic_key() for k in grouped._keys]
+        sets = []
+        for members in groupingSets:
+            chosen = []
+            for member in df.groupBy(*members)._keys if members else []:
+                if member.semantic_key() not in keys:
+                    raise AnalysisException(
+                        f"The grouping set member {member.sql()} is not one of the grouping columns "
+                        f"({', '.join(k.sql() for k in grouped._keys)}); list it among the columns too.",
+                        "GROUPING_SETS_MEMBER_NOT_GROUPED", {"expression": member.sql()})
+                chosen.append(keys.index(member.semantic_key()))
+            sets.append(chosen)
+        return Grouped(df, grouped._keys, grouping_sets=sets)
+
     def rollup(self, *cols: Any) -> GroupedData:
         """Group by each prefix of the columns at once, down to the grand total."""
         from .group import GroupedData as Grouped  # noqa: PLC0415 - group builds on the DataFrame

@@ -77,3 +77,43 @@ def test_sql_rollup_and_cube(spark: SparkSession) -> None:
 
     with pytest.raises(ParseException, match="Only one ROLLUP"):
         spark.sql("SELECT k FROM gs_t GROUP BY k, ROLLUP(j)")
+
+
+SETS = st.lists(st.sampled_from([(0, 1), (0,), (1,), ()]), min_size=1, max_size=4, unique=True)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=ROWS, sets=SETS)
+def test_grouping_sets_match_the_model(spark: SparkSession, rows: list[tuple[Any, Any, Any]],
+                                       sets: list[tuple[int, ...]]) -> None:
+    df = spark.createDataFrame(rows, "k string, j string, v int")
+    names = ("k", "j")
+    grouped = df.groupingSets([[names[i] for i in s] for s in sets], "k", "j")
+    got = grouped.agg(F.sum("v"), F.count("*"), F.count("k"), F.grouping("k"), F.grouping_id()).collect()
+    assert sorted((tuple(r) for r in got), key=repr) == _model(rows, sets)
+    df.createOrReplaceTempView("gs_model")
+    text = ", ".join("(" + ", ".join(names[i] for i in s) + ")" for s in sets)
+    via_sql = spark.sql(f"SELECT k, j, sum(v), count(*), count(k), grouping(k), grouping_id() FROM gs_model "
+                        f"GROUP BY k, j GROUPING SETS ({text})").collect()
+    assert sorted((tuple(r) for r in via_sql), key=repr) == _model(rows, sets)
+
+
+def test_grouping_sets_refuse_a_member_not_grouped(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("a", "x", 1)], "k string, j string, v int")
+    with pytest.raises(AnalysisException, match="GROUPING_SETS_MEMBER_NOT_GROUPED"):
+        df.groupingSets([["j"]], "k").agg(F.sum("v"))
+    df.createOrReplaceTempView("gs_refuse")
+    with pytest.raises(AnalysisException, match="MISSING_AGGREGATION"):  # j is in no set, as Spark says
+        spark.sql("SELECT k, j FROM gs_refuse GROUP BY GROUPING SETS ((k))").collect()
+
+
+def test_inline_tables(spark: SparkSession) -> None:
+    got = spark.sql("SELECT k, sum(v) AS s FROM VALUES (1, 2), (1, 3), (2, 5) AS t(k, v) "
+                    "GROUP BY GROUPING SETS ((k), ()) ORDER BY k").collect()
+    assert [tuple(r) for r in got] == [(None, 10), (1, 5), (2, 5)]
+    plain = spark.sql("SELECT * FROM VALUES 1, 2")
+    assert plain.columns == ["col1"] and [r.col1 for r in plain.collect()] == [1, 2]
+    widened = spark.sql("SELECT t.a FROM VALUES (1, 'x'), (2.5, NULL) t(a, b)")
+    assert widened.schema["a"].dataType.simpleString() == "decimal(11,1)"
+    with pytest.raises(AnalysisException, match="INVALID_INLINE_TABLE"):
+        spark.sql("SELECT * FROM VALUES (1, 2), (3) AS t(a, b)").collect()

@@ -38,6 +38,7 @@ from dstream.sql.parser.nodes import (
     Alias,
     Call,
     Expr,
+    InlineTable,
     Join,
     Lambda,
     LateralView,
@@ -132,19 +133,36 @@ def _is_aggregate(node: Expr) -> bool:
     return isinstance(node, Call) and node.name in AGGREGATES
 
 
-def _grouping_analytics(group_by: tuple[Expr, ...]) -> tuple[tuple[Expr, ...], str | None]:
-    """``GROUP BY ROLLUP(a, b)`` / ``CUBE(a, b)`` as its keys and ``"rollup"``/``"cube"``; plain keys as they are."""
-    analytics = [g for g in group_by if isinstance(g, Call) and g.name in ("rollup", "cube")]
+def _grouping_analytics(group_by: tuple[Expr, ...]) -> tuple[tuple[Expr, ...], str | None, list[list[int]]]:
+    """``GROUP BY ROLLUP(a, b)`` / ``CUBE(a, b)`` / ``GROUPING SETS (...)`` as its keys, the kind
+    (``"rollup"``, ``"cube"``, ``"groupingSets"``, or None for plain keys) and, for grouping sets,
+    each set as positions among the keys."""
+    analytics = [g for g in group_by if isinstance(g, Call) and g.name in ("rollup", "cube", "grouping_sets")]
     if not analytics:
-        return group_by, None
+        return group_by, None, []
     first = analytics[0]
     assert isinstance(first, Call)
     if len(group_by) > 1:
         raise ParseException(
-            "Only one ROLLUP(...) or CUBE(...) as the whole GROUP BY is supported (not mixed with other keys, "
-            "nor GROUPING SETS); group by ROLLUP(a, b) or CUBE(a, b).", "UNSUPPORTED_FEATURE",
+            "Only one ROLLUP(...), CUBE(...) or GROUPING SETS (...) as the whole GROUP BY is supported (not "
+            "mixed with other keys); list every key in it.", "UNSUPPORTED_FEATURE",
             {"feature": "GROUP BY " + first.name.upper()})
-    return first.args, first.name
+    if first.name != "grouping_sets":
+        return first.args, first.name, []
+    keys: list[Expr] = []
+    sets: list[list[int]] = []
+    for member in first.args:
+        assert isinstance(member, Call)
+        if member.name == "__keys":  # GROUP BY a, b GROUPING SETS (...): these keys first, in order
+            keys.extend(k for k in member.args if k not in keys)
+            continue
+        positions = []
+        for expr in member.args:
+            if expr not in keys:
+                keys.append(expr)
+            positions.append(keys.index(expr))
+        sets.append(positions)
+    return tuple(keys), "groupingSets", sets
 
 
 def _contains(node: Expr, test: Callable[[Expr], bool], opaque: type | None = None) -> bool:
@@ -255,6 +273,8 @@ class _QueryBuilder:
             return df.alias(node.alias) if node.alias else df
         if isinstance(node, LateralView):
             return self.lateral_view(node)
+        if isinstance(node, InlineTable):
+            return self.inline_table(node)
         left, right = self.relation(node.left), self.relation(node.right)
         return self.join(node, left, right)
 
@@ -269,6 +289,26 @@ class _QueryBuilder:
             generated = generated.alias(*node.columns)
         self.lateral_tables[node.table.lower()] = node.columns
         return df.select("*", generated)
+
+    def inline_table(self, node: InlineTable) -> Any:
+        """The rows of ``VALUES``, each a one-row select, unioned (the columns' types widened as UNION does)."""
+        width = len(node.rows[0])
+        if any(len(row) != width for row in node.rows):
+            raise AnalysisException(
+                f"Every row of VALUES must have {width} values (as its first row has); a row has "
+                f"{next(len(r) for r in node.rows if len(r) != width)}.", "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
+                {"expectedNumCols": str(width)})
+        names = list(node.columns) or [f"col{i + 1}" for i in range(width)]
+        if len(names) != width:
+            raise AnalysisException(
+                f"VALUES has {width} columns but its alias names {len(names)} ({', '.join(names)}).",
+                "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH", {"expectedNumCols": str(width)})
+        frames = [self.session.range(1).select(*[self.column(e).alias(n) for e, n in zip(row, names)])
+                  for row in node.rows]
+        df = frames[0]
+        for frame in frames[1:]:
+            df = df.union(frame)
+        return df.alias(node.alias) if node.alias else df
 
     def unqualify_lateral(self, expr: Expr) -> Expr:
         """``table.col`` of a lateral view's table as plain ``col`` (its columns carry no qualifier)."""
@@ -373,7 +413,7 @@ class _QueryBuilder:
                 "aggregates instead.", "STAR_GROUP_BY_POS", {})
         aliases = {_alias_of(i): _strip(i) for i in items if _alias_of(i)}
         input_names = {c.lower() for c in df.columns}
-        group_by, analytics = _grouping_analytics(node.group_by)
+        group_by, analytics, sets = _grouping_analytics(node.group_by)
         keys = [self.group_key(items, aliases, input_names, g) for g in group_by]
         stripped = [_strip(i) for i in items]
         extras: list[Expr] = []
@@ -405,7 +445,10 @@ class _QueryBuilder:
             sorts.append(SortItem(operand, item.ascending, item.nulls_first))
         key_columns = [self.column(k) for k in keys]
         # Spark's names of the items: ``agg`` names them on analysis (no job runs).
-        group = getattr(df, analytics) if analytics else df.groupBy  # groupBy, rollup or cube
+        group = getattr(df, analytics) if analytics else df.groupBy  # groupBy, rollup, cube or groupingSets
+        if analytics == "groupingSets":
+            def group(*columns: Any) -> Any:
+                return df.groupingSets([[columns[k] for k in chosen] for chosen in sets], *columns)
         names = group(*key_columns).agg(*[self.column(i) for i in items]).columns[len(keys):]
         # Each item gets a column of its own: ``k`` selected and grouped is one attribute twice otherwise.
         result = group(*key_columns).agg(*[self.column(i).alias(f"__i{n}") for n, i in enumerate(items)],

@@ -263,6 +263,15 @@ class Join:
 
 
 @dataclass(frozen=True)
+class InlineTable:
+    """``VALUES (a, b), (c, d) [AS] alias[(col, ...)]``: rows of expressions (``col1``... unless named)."""
+
+    rows: tuple[tuple[Expr, ...], ...]
+    alias: str | None = None
+    columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class LateralView:
     """``relation LATERAL VIEW [OUTER] generator(args) table [AS] col, ...``: each row joined with
     the rows its generator makes (``columns`` empty: the generator's own names)."""
@@ -274,7 +283,7 @@ class LateralView:
     columns: tuple[str, ...] = ()
 
 
-Relation = Table | SubqueryRef | Join | LateralView
+Relation = Table | SubqueryRef | Join | LateralView | InlineTable
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ The grammar of the queries ``spark.sql`` runs::
 
     query   := block ((UNION [ALL | DISTINCT]) block)* [ORDER BY sort, ...] [LIMIT n | LIMIT ALL]
     block   := SELECT [DISTINCT | ALL] named_expr, ... [FROM relation, ...] [WHERE e]
-               [GROUP BY e, ... [WITH ROLLUP | WITH CUBE] | GROUP BY ROLLUP(e, ...) | CUBE(e, ...)]
+               [GROUP BY e, ... [WITH ROLLUP | WITH CUBE] | GROUP BY ROLLUP(e, ...) | CUBE(e, ...)
+                | GROUP BY GROUPING SETS ((e, ...), e, (), ...)]
                [HAVING e]
     relation:= primary (join_type JOIN primary [ON e | USING (c, ...)])*
     primary := name [[AS] alias] | (query) [AS] alias | (relation)
@@ -30,6 +31,7 @@ from dstream.sql.parser.lexer import syntax_error
 from dstream.sql.parser.nodes import (
     Call,
     Expr,
+    InlineTable,
     Join,
     LateralView,
     Query,
@@ -137,14 +139,43 @@ class QueryParser(ExpressionParser):
         if self.tok.is_word("GROUP"):
             self.advance()
             self.expect_word("BY")
-            group_by.append(self.expression())
+            if self.tok.is_word("GROUPING") and self.peek().is_word("SETS"):
+                group_by.append(self._grouping_sets())
+            else:
+                group_by.append(self.expression())
             while self.accept_op(","):
                 group_by.append(self.expression())
+            if self.tok.is_word("GROUPING") and self.peek().is_word("SETS"):
+                # Hive's form, GROUP BY a, b GROUPING SETS (...): the listed keys, then the sets.
+                sets = self._grouping_sets()
+                group_by = [Call("grouping_sets", (Call("__keys", tuple(group_by)), *sets.args))]
             if self.tok.is_word("WITH") and self.peek().is_word("ROLLUP", "CUBE"):
                 self.advance()  # GROUP BY a, b WITH ROLLUP is GROUP BY ROLLUP(a, b)
                 group_by = [Call(self.advance().value.lower(), tuple(group_by))]
         having = self.expression() if self.accept_word("HAVING") else None
         return Select(tuple(items), relation, distinct, where, tuple(group_by), having)
+
+    def _grouping_sets(self) -> Call:
+        """``GROUPING SETS ((a, b), a, ())`` as ``grouping_sets(set(a, b), set(a), set())``."""
+        self.advance()
+        self.advance()
+        self.expect_op("(")
+        sets: list[Expr] = []
+        while True:
+            if self.accept_op("("):
+                members: list[Expr] = []
+                if not self.tok.is_op(")"):
+                    members.append(self.expression())
+                    while self.accept_op(","):
+                        members.append(self.expression())
+                self.expect_op(")")
+            else:
+                members = [self.expression()]
+            sets.append(Call("__set", tuple(members)))
+            if not self.accept_op(","):
+                break
+        self.expect_op(")")
+        return Call("grouping_sets", tuple(sets))
 
     def _lateral_view(self, relation: Relation) -> LateralView:
         """``LATERAL VIEW [OUTER] f(args) table [AS] col, ...`` (LATERAL is the current token)."""
@@ -204,8 +235,35 @@ class QueryParser(ExpressionParser):
                 self.expect_op(")")
                 return SubqueryRef(query, self._alias())
             return self._parenthesised_relation()
+        if self.tok.is_word("VALUES"):
+            return self._inline_table()
         parts = self.multipart_identifier()
         return Table(parts, self._alias())
+
+    def _inline_table(self) -> InlineTable:
+        """``VALUES (a, b), ... [AS] alias[(col, ...)]`` (VALUES is the current token)."""
+        self.advance()
+        rows: list[tuple[Expr, ...]] = []
+        while True:
+            if self.tok.is_op("(") and not self.peek().is_word("SELECT", "WITH"):
+                self.advance()
+                row = [self.expression()]
+                while self.accept_op(","):
+                    row.append(self.expression())
+                self.expect_op(")")
+            else:
+                row = [self.expression()]
+            rows.append(tuple(row))
+            if not self.accept_op(","):
+                break
+        alias = self._alias()
+        columns: list[str] = []
+        if alias is not None and self.accept_op("("):
+            columns.append(self.identifier())
+            while self.accept_op(","):
+                columns.append(self.identifier())
+            self.expect_op(")")
+        return InlineTable(tuple(rows), alias, tuple(columns))
 
     def _parenthesised_relation(self) -> Relation:
         self.expect_op("(")
