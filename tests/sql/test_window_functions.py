@@ -293,10 +293,8 @@ def test_sql_over_clauses(spark: SparkSession) -> None:
     assert spark.sql("SELECT dense_rank() OVER (PARTITION BY k ORDER BY v) FROM w_t").columns == [
         "DENSE_RANK() OVER (PARTITION BY k ORDER BY v ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND "
         "CURRENT ROW)"]
-    from dstream.sql.errors import ParseException
-
-    with pytest.raises(ParseException, match="Named windows"):
-        spark.sql("SELECT rank() OVER w FROM w_t")
+    with pytest.raises(AnalysisException, match="MISSING_WINDOW_SPECIFICATION"):  # OVER w needs WINDOW w AS
+        spark.sql("SELECT rank() OVER w FROM w_t").collect()
 
 
 def test_window_functions_over_the_groups_of_an_aggregation(spark: SparkSession) -> None:
@@ -323,3 +321,16 @@ def test_a_struct_partition_key(spark: SparkSession) -> None:
     keyed = df.select(F.struct("x", "y").alias("s"), "v")
     got = keyed.select("v", F.row_number().over(Window.partitionBy("s").orderBy("v")).alias("n")).orderBy("v")
     assert [tuple(r) for r in got.collect()] == [(1, 1), (2, 1), (3, 2), (5, 1)]
+
+
+def test_sql_named_windows_equal_the_specification_in_place(spark: SparkSession) -> None:
+    rows = [(k, t, (k * 7 + t * 3) % 11) for k in range(3) for t in range(6)]
+    spark.createDataFrame(rows, "k int, t int, v int").createOrReplaceTempView("named_w")
+    spec = "PARTITION BY k ORDER BY t ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"
+    named = spark.sql(f"SELECT k, t, sum(v) OVER w AS s, rank() OVER w2 AS r FROM named_w "
+                      f"WINDOW w AS ({spec}), w2 AS (PARTITION BY k ORDER BY v DESC) ORDER BY k, t").collect()
+    in_place = spark.sql(f"SELECT k, t, sum(v) OVER ({spec}) AS s, rank() OVER (PARTITION BY k ORDER BY v DESC) "
+                         f"AS r FROM named_w ORDER BY k, t").collect()
+    assert [tuple(r) for r in named] == [tuple(r) for r in in_place]
+    with pytest.raises(AnalysisException, match="MISSING_WINDOW_SPECIFICATION"):
+        spark.sql("SELECT sum(v) OVER undefined FROM named_w").collect()

@@ -165,6 +165,29 @@ def _grouping_analytics(group_by: tuple[Expr, ...]) -> tuple[tuple[Expr, ...], s
     return tuple(keys), "groupingSets", sets
 
 
+def _named_windows(node: Select) -> Select:
+    """``node`` with each ``OVER w`` given the specification of ``WINDOW w AS (...)``."""
+    defined = {name.lower(): spec for name, spec in node.windows}
+
+    def place(sub: Expr) -> Expr | None:
+        if not isinstance(sub, Over) or sub.window is None:
+            return None
+        spec = defined.get(sub.window.lower())
+        if spec is None:
+            raise AnalysisException(
+                f"Window specification {sub.window} is not defined in the WINDOW clause; define it there "
+                f"(WINDOW {sub.window} AS (PARTITION BY ... ORDER BY ...)) or write it in place.",
+                "MISSING_WINDOW_SPECIFICATION", {"windowName": sub.window})
+        return replace(spec, call=_rewrite(sub.call, place))  # type: ignore[arg-type]
+
+    if not node.windows and not any(_contains(i, lambda e: isinstance(e, Over) and e.window is not None)
+                                    for i in node.items):
+        return node
+    return replace(node, items=tuple(_rewrite(i, place) for i in node.items),
+                   having=None if node.having is None else _rewrite(node.having, place),
+                   order_by=tuple(replace(o, operand=_rewrite(o.operand, place)) for o in node.order_by))
+
+
 def _contains(node: Expr, test: Callable[[Expr], bool], opaque: type | None = None) -> bool:
     """Whether a subtree of ``node`` passes ``test`` (subtrees of type ``opaque`` not looked into)."""
     found = False
@@ -350,6 +373,7 @@ class _QueryBuilder:
         df = self.session.range(1) if node.relation is None else self.relation(node.relation)
         if self.lateral_tables:
             node = self.unqualified(node)
+        node = _named_windows(node)
         if node.where is not None:
             df, where = self.subqueries.filter(df, node.where, node.relation)
             if where is not None:

@@ -205,6 +205,7 @@ class Over:
     partition_by: tuple[Expr, ...] = ()
     order_by: tuple[SortItem, ...] = ()
     frame: tuple[str, int | None, int | None] | None = None
+    window: str | None = None  # OVER w: a window of the query's WINDOW clause (its specification not in place)
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,7 @@ class Select:
     having: Expr | None = None
     order_by: tuple[SortItem, ...] = ()
     limit: int | None = None
+    windows: tuple[tuple[str, Over], ...] = ()  # WINDOW name AS (spec): the spec as an Over of no call
 
 
 @dataclass(frozen=True)

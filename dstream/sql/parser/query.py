@@ -25,6 +25,8 @@ Invariants
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dstream.sql.parser.cursor import ALIAS_RESERVED
 from dstream.sql.parser.expression import ExpressionParser
 from dstream.sql.parser.lexer import syntax_error
@@ -34,6 +36,7 @@ from dstream.sql.parser.nodes import (
     InlineTable,
     Join,
     LateralView,
+    Over,
     Query,
     Relation,
     Select,
@@ -62,8 +65,7 @@ class QueryParser(ExpressionParser):
         order_by = self._order_by()
         limit = self._limit()
         if isinstance(result, Select):
-            return Select(result.items, result.relation, result.distinct, result.where, result.group_by,
-                          result.having, order_by, limit)
+            return replace(result, order_by=order_by, limit=limit)
         return SetOp(result.op, result.left, result.right, result.distinct, order_by, limit)
 
     def _subquery_body(self) -> Query:
@@ -153,7 +155,15 @@ class QueryParser(ExpressionParser):
                 self.advance()  # GROUP BY a, b WITH ROLLUP is GROUP BY ROLLUP(a, b)
                 group_by = [Call(self.advance().value.lower(), tuple(group_by))]
         having = self.expression() if self.accept_word("HAVING") else None
-        return Select(tuple(items), relation, distinct, where, tuple(group_by), having)
+        windows: list[tuple[str, Over]] = []
+        if self.accept_word("WINDOW"):
+            while True:
+                name = self.identifier()
+                self.expect_word("AS")
+                windows.append((name, self._window_spec(Call("__window"))))
+                if not self.accept_op(","):
+                    break
+        return Select(tuple(items), relation, distinct, where, tuple(group_by), having, windows=tuple(windows))
 
     def _grouping_sets(self) -> Call:
         """``GROUPING SETS ((a, b), a, ())`` as ``grouping_sets(set(a, b), set(a), set())``."""

@@ -11,15 +11,14 @@ function call's ``OVER``, in Spark SQL's grammar::
     sort  := e [ASC | DESC] [NULLS FIRST | NULLS LAST]
 
 A frame of one bound ends at the current row (``ROWS 2 PRECEDING`` is ``ROWS BETWEEN 2
-PRECEDING AND CURRENT ROW``). Offsets are integer literals. A named window
-(``OVER w`` with a ``WINDOW`` clause) is refused with a clear error.
+PRECEDING AND CURRENT ROW``). Offsets are integer literals. ``OVER w`` names a window of
+the query's ``WINDOW w AS (...)`` clause; the query builder puts its specification in place.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dstream.sql.errors import ParseException
 from dstream.sql.parser.lexer import syntax_error
 from dstream.sql.parser.nodes import Call, Expr, Over, SortItem
 
@@ -35,11 +34,15 @@ class WindowSpecParsing:
         cursor: Any = self
         cursor.advance()  # OVER
         if not cursor.tok.is_op("("):
-            raise ParseException(
-                f"Named windows are not supported: OVER {cursor.tok.value} needs a WINDOW clause; write the "
-                "specification in place, OVER (PARTITION BY ... ORDER BY ...).", "UNSUPPORTED_FEATURE",
-                {"feature": "named window"})
-        cursor.advance()
+            if cursor.tok.kind not in ("WORD", "QUOTED"):
+                raise syntax_error(cursor.tok)
+            return Over(call, window=cursor.identifier())
+        return self._window_spec(call)
+
+    def _window_spec(self, call: Call) -> Over:
+        """``( [PARTITION BY ...] [ORDER BY ...] [frame] )`` (the parenthesis is the current token)."""
+        cursor: Any = self
+        cursor.expect_op("(")
         partition_by: list[Expr] = []
         if cursor.accept_word("PARTITION"):
             cursor.expect_word("BY")
