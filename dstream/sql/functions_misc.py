@@ -1,6 +1,7 @@
 """Assorted functions of ``dstream.sql.functions``: ``array_sort``, ``equal_null``, ``elt``,
 ``find_in_set``, ``overlay``, ``width_bucket``, ``bin``, ``conv``, ``to_unix_timestamp``,
-``window_time``, ``encode``, ``decode``, ``uuid``, ``current_timezone`` and ``typedLit``
+``window_time``, ``encode``, ``decode``, ``uuid``, ``current_timezone``, ``try_element_at`` and
+``typedLit``
 (``call_function`` is in the main module, which it looks names up in).
 
 What this module owns
@@ -24,13 +25,14 @@ from typing import Any
 
 from .column import Column, expr_of, lit_expr, to_expr
 from .expressions.array_sort import ArraySortWith
+from .expressions.collection_functions import TryElementAt
 from .expressions.partition_functions import Uuid
 from .functions_higher_order import _lambda
 from .functions_scalar import _call
 
 __all__ = ["array_sort", "bin", "conv", "current_timezone", "decode", "elt", "encode",
-           "equal_null", "find_in_set", "overlay", "to_unix_timestamp", "typedLit", "uuid", "width_bucket",
-           "window_time"]
+           "equal_null", "find_in_set", "overlay", "to_unix_timestamp", "try_element_at", "typedLit", "uuid",
+           "width_bucket", "window_time"]
 
 ColumnOrName = Column | str
 
@@ -124,3 +126,16 @@ def current_timezone() -> Column:
 def typedLit(value: Any) -> Column:  # noqa: N802 - PySpark's name
     """A literal Column, as :func:`lit` (Python values carry their types)."""
     return Column(to_expr(value))
+
+
+def try_element_at(col: ColumnOrName, extraction: ColumnOrName) -> Column:
+    """:func:`element_at` that gives null for an index out of range (or 0) instead of an error.
+
+    Parameters
+    ----------
+    col : Column or str
+        The arrays or maps.
+    extraction : Column or str
+        The 1-based position (negative from the end) or the key (a ``str`` is a column name, as in PySpark).
+    """
+    return Column(TryElementAt(expr_of(col), expr_of(extraction)))

@@ -111,3 +111,16 @@ def test_errors_name_the_problem(spark: SparkSession) -> None:
             F.array_sort("a", lambda x, y: F.lit(None).cast("int"))).collect()
     with pytest.raises(SparkRuntimeException, match="charset 'EBCDIC' is not supported"):
         spark.range(1).select(F.encode(F.lit("x"), "EBCDIC")).collect()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(arrays=st.lists(ARRAYS, min_size=1, max_size=6), index=st.integers(-8, 8))
+def test_try_element_at_matches_the_model(spark: SparkSession, arrays: list[Any], index: int) -> None:
+    df = spark.createDataFrame([(a,) for a in arrays], "a array<int>")
+    got = df.select(F.try_element_at("a", F.lit(index)).alias("v")).collect()
+    for a, row in zip(arrays, got):
+        inside = a is not None and index != 0 and abs(index) <= len(a)
+        assert row.v == (a[index - 1 if index > 0 else index] if inside else None)
+    if index != 0 and any(a is not None and abs(index) > len(a) for a in arrays):
+        with pytest.raises(Exception, match="INVALID_ARRAY_INDEX_IN_ELEMENT_AT.*try_element_at"):
+            df.select(F.element_at("a", index)).collect()  # what the error's advice points to

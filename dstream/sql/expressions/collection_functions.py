@@ -32,7 +32,7 @@ from .checks import mismatch, quoted_type
 from .coercion import find_common_type
 from .extractors import as_list, list_item, map_lookup
 
-__all__ = ["ArrayContains", "CreateArray", "CreateStruct", "ElementAt", "FromJson", "Size", "ToJson"]
+__all__ = ["ArrayContains", "CreateArray", "CreateStruct", "ElementAt", "FromJson", "Size", "ToJson", "TryElementAt"]
 
 
 def _arrow(dt: DataType) -> pa.DataType:
@@ -171,7 +171,7 @@ class ElementAt(Expression):
         self.children = (child, key)
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return ElementAt(children[0], children[1])
+        return type(self)(children[0], children[1])
 
     def data_type(self) -> DataType:
         dt = self.children[0].data_type()
@@ -194,7 +194,7 @@ class ElementAt(Expression):
         self.data_type()
         dt = self.children[0].data_type()
         key = cast_to(self.children[1], dt.keyType if isinstance(dt, MapType) else IntegerType())
-        return self if key is self.children[1] else ElementAt(self.children[0], key)
+        return self if key is self.children[1] else type(self)(self.children[0], key)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         values = self.children[0].eval(batch, ctx)
@@ -206,6 +206,21 @@ class ElementAt(Expression):
                 "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).",
                 "INVALID_INDEX_OF_ZERO", {})
         return list_item(values, keys, True, ctx.ansi, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT")
+
+
+class TryElementAt(ElementAt):
+    """``try_element_at(a, i)``: ``element_at`` with null for an index out of range (or 0), even under ANSI."""
+
+    def sql(self) -> str:
+        return f"try_element_at({self.children[0].sql()}, {self.children[1].sql()})"
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        values = self.children[0].eval(batch, ctx)
+        keys = self.children[1].eval(batch, ctx)
+        if pa.types.is_map(values.type):
+            return map_lookup(values, keys)
+        keys = pc.if_else(pc.fill_null(pc.equal(keys, 0), False), pa.scalar(None, keys.type), keys)
+        return list_item(values, keys, True, False, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT")
 
 
 class ArrayContains(Expression):
