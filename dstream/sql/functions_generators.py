@@ -48,7 +48,7 @@ def stack(*cols: Any) -> Column:
 
     Parameters
     ----------
-    cols : Column, str or value
+    cols : Column, str or Any
         The number of rows (a positive integer constant), then the values (a ``str`` is a
         column name, as in PySpark).
     """
