@@ -98,3 +98,18 @@ def test_exploding_a_map_selects_its_key_and_value_columns(spark: SparkSession) 
     assert df.select("a", F.explode("a")).columns == ["a", "col"]
     assert spark.createDataFrame([({"x": 3},)], "m map<string,int>").selectExpr("explode(m)").columns == [
         "key", "value"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(0, 12), skip=st.integers(0, 14), limit=st.one_of(st.none(), st.integers(0, 6)),
+       parts=st.integers(1, 3))
+def test_offset_skips_rows_and_keeps_the_rest(spark: SparkSession, n: int, skip: int, limit: int | None,
+                                             parts: int) -> None:
+    # offset(k) alone planned a per-partition limit of k - 1 rows, so it returned nothing.
+    df = spark.createDataFrame([(i,) for i in range(n)], "x int").repartition(parts)
+    ordered = df.orderBy("x").offset(skip)
+    if limit is not None:
+        ordered = ordered.limit(limit)
+    expected = list(range(n))[skip:] if limit is None else list(range(n))[skip:skip + limit]
+    assert [r.x for r in ordered.collect()] == expected
+    assert df.offset(skip).count() == max(n - skip, 0)

@@ -209,16 +209,18 @@ class FilterExec(PhysicalPlan):
 
 
 def take_rows(batches: Iterator[pa.RecordBatch], n: int, skip: int = 0) -> Iterator[pa.RecordBatch]:
-    """The rows ``skip`` to ``skip + n`` of a stream of batches (stops reading after them)."""
+    """The rows ``skip`` to ``skip + n`` of a stream of batches (stops reading after them);
+    ``n`` negative: every row after ``skip`` (``offset`` without ``limit``)."""
     for batch in batches:
-        if n <= 0:
+        if n == 0:
             return
         if skip >= batch.num_rows:
             skip -= batch.num_rows
             continue
-        part = batch.slice(skip, n)
+        part = batch.slice(skip) if n < 0 else batch.slice(skip, n)
         skip = 0
-        n -= part.num_rows
+        if n > 0:
+            n -= part.num_rows
         yield part
 
 

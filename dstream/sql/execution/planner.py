@@ -153,7 +153,8 @@ def _limit(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     if isinstance(below, L.Sort) and below.is_global:
         return TakeOrderedExec(plan.n, below.orders, plan_physical(below.child, qctx), plan.offset)
     child = plan_physical(plan.child, qctx)
-    local = LocalLimitExec(plan.n + plan.offset, child)
+    # n < 0: an offset alone (df.offset(k)), no partition's rows may be cut before the global skip.
+    local = LocalLimitExec(plan.n + plan.offset, child) if plan.n >= 0 else child
     return GlobalLimitExec(plan.n, ShuffleExchangeExec("single", [], 1, local), plan.offset)
 
 

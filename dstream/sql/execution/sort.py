@@ -127,7 +127,8 @@ class TakeOrderedExec(PhysicalPlan):
         self.output = child.output
 
     def execute(self, qctx: QueryContext) -> Any:
-        orders, ctx, keep, offset = self.orders, qctx.eval_ctx, self.n + self.offset, self.offset
+        orders, ctx, offset = self.orders, qctx.eval_ctx, self.offset
+        keep = None if self.n < 0 else self.n + offset  # n < 0: an offset alone, every row after it
         sort_partition = functools.partial(_sorted_partition, orders=orders, ctx=ctx, limit=keep)
         local = self.child.execute(qctx).mapPartitions(sort_partition)
         gathered = gather(local)
@@ -136,7 +137,8 @@ class TakeOrderedExec(PhysicalPlan):
             table = concat_batches(batches)
             if table is None or table.num_rows == 0:
                 return
-            out = sort_table(table, orders, ctx).slice(offset, keep - offset)
+            ordered = sort_table(table, orders, ctx)
+            out = ordered.slice(offset) if keep is None else ordered.slice(offset, keep - offset)
             yield from (b for b in out.combine_chunks().to_batches() if b.num_rows)
         return gathered.mapPartitions(final)
 
