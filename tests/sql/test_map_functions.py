@@ -84,3 +84,20 @@ def test_the_docstring_examples(spark: SparkSession) -> None:
 
     result = doctest.testmod(functions_map, extraglobs={"spark": spark})
     assert result.attempted > 0 and result.failed == 0
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(maps=st.lists(st.one_of(st.none(), st.dictionaries(st.sampled_from("abcd"), st.integers(0, 9), max_size=3)),
+                     min_size=1, max_size=6), skip=st.integers(0, 3))
+def test_maps_of_a_sliced_batch(spark: SparkSession, maps: list[Any], skip: int) -> None:
+    # offset(k) hands the next operator a slice of the batch: its map array's keys and items
+    # are the whole batch's, which explode read from the start and map_keys refused.
+    df = spark.createDataFrame([(i, m) for i, m in enumerate(maps)], "i int, m map<string,int>").offset(skip)
+    kept = maps[skip:]
+    got = df.select(F.map_keys("m").alias("k"), F.map_values("m").alias("v"), F.map_contains_key("m", "a").alias("a"),
+                    F.map_filter("m", lambda k, v: v > 4).alias("f")).collect()
+    for m, row in zip(kept, got):
+        assert tuple(row) == ((None,) * 4 if m is None else
+                              (list(m), list(m.values()), "a" in m, {k: v for k, v in m.items() if v > 4}))
+    exploded = [tuple(r) for r in df.select(F.explode("m")).collect()]
+    assert exploded == [(k, v) for m in kept if m for k, v in m.items()]

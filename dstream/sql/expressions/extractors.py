@@ -154,14 +154,21 @@ class GetArrayItem(Expression):
 
 
 def as_list(values: pa.Array) -> pa.Array:
-    """A map array as ``list<struct<key, value>>`` (list kernels do not take maps); lists unchanged."""
+    """A map array as ``list<struct<key, value>>`` (list kernels do not take maps); lists unchanged.
+
+    Right for a slice of a map array too: its ``keys``/``items`` are the whole arrays the
+    slice's offsets point into, so the entries are cut to the slice's range and the
+    offsets moved to start at 0 (Arrow takes no null bitmap beside offsets that do not).
+    """
     if not pa.types.is_map(values.type):
         return values
     offsets = values.offsets
-    base = offsets[0] if len(offsets) else pa.scalar(0, pa.int32())
-    entries = pa.StructArray.from_arrays([values.keys, values.items], names=["key", "value"])
+    start = offsets[0].as_py() if len(offsets) else 0
+    size = (offsets[-1].as_py() if len(offsets) else 0) - start
+    entries = pa.StructArray.from_arrays([values.keys.slice(start, size), values.items.slice(start, size)],
+                                         names=["key", "value"])
     mask = values.is_null() if values.null_count else None
-    return pa.ListArray.from_arrays(pc.subtract(offsets, base), entries, mask=mask)
+    return pa.ListArray.from_arrays(pc.subtract(offsets, start), entries, mask=mask)
 
 
 def map_lookup(maps: pa.Array, keys: pa.Array) -> pa.Array:

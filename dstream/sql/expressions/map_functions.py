@@ -29,6 +29,7 @@ from ..errors import SparkRuntimeException
 from ..types import ArrayType, BooleanType, DataType, MapType, StringType, StructField, StructType
 from .base import EvalContext
 from .coercion import find_common_type
+from .extractors import as_list
 from .function_registry import FunctionSpec, register
 
 __all__ = ["build_map"]
@@ -118,26 +119,23 @@ def _map_arg(types: list[DataType]) -> list[DataType | None]:
     return [None] * len(types)
 
 
-def _list_of(maps: pa.Array, values: pa.Array) -> pa.Array:
-    return pa.ListArray.from_arrays(maps.offsets, values, mask=maps.is_null())
-
-
-def _as_list(maps: pa.Array) -> pa.Array:
-    """A map array as the list of key/value structs it is stored as: Arrow's list kernels
-    (lengths, flattening, parent indices) take no maps, and some abort the process on one."""
-    return _list_of(maps, pa.StructArray.from_arrays([maps.keys, maps.items], names=["key", "value"]))
+def _field_lists(maps: pa.Array, field: int) -> pa.Array:
+    """Each map's keys (``field`` 0) or values (1), as a list."""
+    entries = as_list(maps)
+    return pa.ListArray.from_arrays(entries.offsets, entries.values.field(field),
+                                    mask=maps.is_null() if maps.null_count else None)
 
 
 def _keys(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-    return _list_of(args[0], args[0].keys)
+    return _field_lists(args[0], 0)
 
 
 def _values(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-    return _list_of(args[0], args[0].items)
+    return _field_lists(args[0], 1)
 
 
 def _entries(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-    return _as_list(args[0]).cast(_arrow(rt))
+    return as_list(args[0]).cast(_arrow(rt))
 
 
 def _entry_type(types: list[DataType]) -> DataType:
@@ -160,7 +158,7 @@ def _contains_types(types: list[DataType]) -> list[DataType | None]:
 
 
 def _contains(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-    maps, wanted = _as_list(args[0]), args[1]
+    maps, wanted = as_list(args[0]), args[1]
     rows = len(maps)
     parents = pc.list_parent_indices(maps).to_numpy()
     keys = pc.list_flatten(maps).field(0)
@@ -237,7 +235,7 @@ def _concat_types(types: list[DataType]) -> list[DataType | None]:
 
 
 def _concat(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-    args = [_as_list(m) for m in args]
+    args = [as_list(m) for m in args]
     rows = len(args[0])
     invalid = np.zeros(rows, dtype=bool)
     for m in args:

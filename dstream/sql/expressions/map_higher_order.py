@@ -30,7 +30,8 @@ from ..errors import AnalysisException
 from ..execution.physical import as_array
 from ..types import DataType, MapType
 from .base import EvalContext, Expression
-from .higher_order import HigherOrderFunction, _element_batch, _evaluate, _ordinal
+from .extractors import as_list
+from .higher_order import HigherOrderFunction, _element_batch, _evaluate, _lengths, _ordinal
 from .map_functions import build_map
 
 __all__ = ["MapFilter", "MapZipWith", "TransformKeys", "TransformValues"]
@@ -43,17 +44,11 @@ class _Entries:
         maps = as_array(maps, rows)
         if pa.types.is_null(maps.type):
             maps = pa.nulls(rows, pa.map_(pa.string(), pa.null()))
-        self.maps = maps
-        offsets = maps.offsets.to_numpy()
-        start, end = int(offsets[0]), int(offsets[-1])
-        self.keys = maps.keys.slice(start, end - start)
-        self.values = maps.items.slice(start, end - start)
-        self.counts = np.diff(offsets).astype(np.int64)
-        self.missing = maps.is_null().to_numpy(zero_copy_only=False)
-        self.counts[self.missing] = 0
-        if self.missing.any() and end > start:  # a null map's slot may still span entries: drop them
-            keep = np.repeat(~self.missing, np.diff(offsets))
-            self.keys, self.values = self.keys.filter(pa.array(keep)), self.values.filter(pa.array(keep))
+        lists = as_list(maps)
+        flat = pc.list_flatten(lists)  # a null map's entries (if any) are left out
+        self.keys, self.values = flat.field(0), flat.field(1)
+        self.counts = _lengths(lists)
+        self.missing = lists.is_null().to_numpy(zero_copy_only=False)
         self.parents = np.repeat(np.arange(rows), self.counts)
 
 
