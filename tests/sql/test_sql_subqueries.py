@@ -69,6 +69,21 @@ def test_scalar_subqueries(spark: SparkSession) -> None:
     assert spark.sql("SELECT (SELECT max(v) FROM sc_t) AS m").schema["m"].dataType.simpleString() == "int"
 
 
+def test_a_scalar_subquery_runs_once_per_query(spark: SparkSession) -> None:
+    # An aggregation builds its items twice (to name them, then to compute them).
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()  # without the UI, its store is fed from here on
+    spark.createDataFrame([(1, 2), (1, 3), (2, 5)], "k int, v int").createOrReplaceTempView("sq_once")
+    sc.setJobGroup("sq_once_alone", "the subquery alone")
+    spark.sql("SELECT (SELECT max(v) FROM sq_once) AS m")
+    sc.setJobGroup("sq_once_grouped", "the subquery in an aggregation")
+    grouped = spark.sql("SELECT k, sum(v) + (SELECT max(v) FROM sq_once) AS s FROM sq_once GROUP BY k ORDER BY k")
+    sc.setJobGroup("sq_once_rest", "later jobs")
+    assert sc._listener_bus.wait_until_empty(10)
+    assert len(tracker.getJobIdsForGroup("sq_once_grouped")) == len(tracker.getJobIdsForGroup("sq_once_alone")) >= 1
+    assert [tuple(r) for r in grouped.collect()] == [(1, 10), (2, 10)]
+
+
 def test_exists_the_subquery_and_exists_the_array_function_side_by_side(spark: SparkSession) -> None:
     spark.createDataFrame([([1, 2], 1), ([3], 2)], "a array<int>, k int").createOrReplaceTempView("ex_t")
     got = spark.sql("SELECT k, exists(a, x -> x > 2) AS big FROM ex_t t "

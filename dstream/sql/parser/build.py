@@ -183,9 +183,16 @@ def _named_windows(node: Select) -> Select:
     if not node.windows and not any(_contains(i, lambda e: isinstance(e, Over) and e.window is not None)
                                     for i in node.items):
         return node
-    return replace(node, items=tuple(_rewrite(i, place) for i in node.items),
-                   having=None if node.having is None else _rewrite(node.having, place),
-                   order_by=tuple(replace(o, operand=_rewrite(o.operand, place)) for o in node.order_by))
+    return _rewrite_select(node, place)
+
+
+def _rewrite_select(node: Select, fn: Callable[[Expr], Expr | None]) -> Select:
+    """``node`` with :func:`_rewrite` applied to the expressions of each of its clauses."""
+    return replace(node, items=tuple(_rewrite(i, fn) for i in node.items),
+                   where=None if node.where is None else _rewrite(node.where, fn),
+                   group_by=tuple(_rewrite(g, fn) for g in node.group_by),
+                   having=None if node.having is None else _rewrite(node.having, fn),
+                   order_by=tuple(replace(o, operand=_rewrite(o.operand, fn)) for o in node.order_by))
 
 
 def _contains(node: Expr, test: Callable[[Expr], bool], opaque: type | None = None) -> bool:
@@ -333,17 +340,6 @@ class _QueryBuilder:
             df = df.union(frame)
         return df.alias(node.alias) if node.alias else df
 
-    def unqualify_lateral(self, expr: Expr) -> Expr:
-        """``table.col`` of a lateral view's table as plain ``col`` (its columns carry no qualifier)."""
-        if not self.lateral_tables:
-            return expr
-
-        def strip(sub: Expr) -> Expr | None:
-            if isinstance(sub, Name) and len(sub.parts) == 2 and sub.parts[0].lower() in self.lateral_tables:
-                return Name(sub.parts[1:])
-            return None
-        return _rewrite(expr, strip)
-
     def join(self, node: Join, left: Any, right: Any) -> Any:
         if node.using:
             return left.join(right, list(node.using), node.how)
@@ -352,13 +348,13 @@ class _QueryBuilder:
         return left.join(right, self.column(node.condition), "inner" if node.how == "cross" else node.how)
 
     def unqualified(self, node: Select) -> Select:
-        """``node`` with its lateral views' ``table.col`` references made plain."""
-        fix = self.unqualify_lateral
-        return replace(node, items=tuple(fix(i) for i in node.items),
-                       where=None if node.where is None else fix(node.where),
-                       group_by=tuple(fix(g) for g in node.group_by),
-                       having=None if node.having is None else fix(node.having),
-                       order_by=tuple(replace(o, operand=fix(o.operand)) for o in node.order_by))
+        """``node`` with its lateral views' ``table.col`` references made plain ``col`` (their
+        columns carry no qualifier)."""
+        def strip(sub: Expr) -> Expr | None:
+            if isinstance(sub, Name) and len(sub.parts) == 2 and sub.parts[0].lower() in self.lateral_tables:
+                return Name(sub.parts[1:])
+            return None
+        return _rewrite_select(node, strip)
 
     def ordinal_item(self, items: tuple[Expr, ...], n: int, clause: str) -> Expr:
         if not 1 <= n <= len(items) or isinstance(_strip(items[n - 1]), Star):
@@ -469,10 +465,10 @@ class _QueryBuilder:
             sorts.append(SortItem(operand, item.ascending, item.nulls_first))
         key_columns = [self.column(k) for k in keys]
         # Spark's names of the items: ``agg`` names them on analysis (no job runs).
-        group = getattr(df, analytics) if analytics else df.groupBy  # groupBy, rollup, cube or groupingSets
-        if analytics == "groupingSets":
-            def group(*columns: Any) -> Any:
+        def group(*columns: Any) -> Any:  # groupBy, rollup, cube or groupingSets
+            if analytics == "groupingSets":
                 return df.groupingSets([[columns[k] for k in chosen] for chosen in sets], *columns)
+            return getattr(df, analytics)(*columns) if analytics else df.groupBy(*columns)
         names = group(*key_columns).agg(*[self.column(i) for i in items]).columns[len(keys):]
         # Each item gets a column of its own: ``k`` selected and grouped is one attribute twice otherwise.
         result = group(*key_columns).agg(*[self.column(i).alias(f"__i{n}") for n, i in enumerate(items)],

@@ -112,6 +112,9 @@ class SubqueryRewriter:
     def __init__(self, builder: Any) -> None:
         self.builder = builder
         self.fns = builder.fns
+        # A scalar subquery's Column by node: a query builds some expressions twice (an
+        # aggregation names its items, then computes them); its subquery runs once.
+        self._scalars: dict[int, tuple[Subquery, Any]] = {}
 
     # -- WHERE ... [NOT] IN / [NOT] EXISTS ------------------------------------------------------
     def filter(self, df: Any, condition: Expr, relation: Relation | None) -> tuple[Any, Expr | None]:
@@ -136,18 +139,17 @@ class SubqueryRewriter:
         """The subquery without its correlated equalities, and those as (inner, outer) key pairs."""
         if not isinstance(query, Select) or query.where is None:
             return query, []
-        inner_names = aliases(query.relation)
+        outside = outer - aliases(query.relation)  # names only the outer query defines
         keys: list[tuple[Expr, Expr]] = []
         kept: list[Expr] = []
         for part in conjuncts(query.where):
-            outside = _qualifiers(part) & (outer - inner_names)
-            if not outside:
+            if not _qualifiers(part) & outside:
                 kept.append(part)
                 continue
             if not (isinstance(part, Binary) and part.op == "="):
                 raise _unsupported("A correlated subquery condition other than AND-ed equalities (inner = outer)")
-            left_outer = bool(_qualifiers(part.left) & (outer - inner_names))
-            right_outer = bool(_qualifiers(part.right) & (outer - inner_names))
+            left_outer = bool(_qualifiers(part.left) & outside)
+            right_outer = bool(_qualifiers(part.right) & outside)
             if left_outer == right_outer:
                 raise _unsupported("A correlated equality that does not compare a subquery column with an outer one")
             keys.append((part.right, part.left) if left_outer else (part.left, part.right))
@@ -227,6 +229,12 @@ class SubqueryRewriter:
     # -- scalar subqueries ---------------------------------------------------------------------
     def scalar(self, node: Subquery) -> Any:
         """The literal Column of a scalar subquery's one value (null when it has no row)."""
+        known = self._scalars.get(id(node))
+        if known is None:  # the node is kept beside its Column, so its id stays its own
+            known = self._scalars[id(node)] = (node, self._run_scalar(node))
+        return known[1]
+
+    def _run_scalar(self, node: Subquery) -> Any:
         frame = self._build(node.query, "A correlated scalar subquery,")
         if len(frame.columns) != 1:
             raise AnalysisException(
