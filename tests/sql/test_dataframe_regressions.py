@@ -113,3 +113,12 @@ def test_offset_skips_rows_and_keeps_the_rest(spark: SparkSession, n: int, skip:
     expected = list(range(n))[skip:] if limit is None else list(range(n))[skip:skip + limit]
     assert [r.x for r in ordered.collect()] == expected
     assert df.offset(skip).count() == max(n - skip, 0)
+
+
+def test_null_safe_equality_with_a_null_literal(spark: SparkSession) -> None:
+    # Arrow has no '=' kernel on its null type: NULL <=> NULL raised instead of giving true.
+    [row] = spark.sql("SELECT NULL <=> NULL AS a, 1 <=> NULL AS b, NULL <=> 2 AS c, equal_null(NULL, NULL) AS d")\
+        .collect()
+    assert row.asDict() == {"a": True, "b": False, "c": False, "d": True}
+    df = spark.createDataFrame([(1,), (None,)], "x int")
+    assert [r[0] for r in df.select(F.col("x").eqNullSafe(F.lit(None))).collect()] == [False, True]

@@ -101,11 +101,7 @@ def _common(types: list[DataType]) -> list[DataType | None]:
 def _run_equal_null(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
     from ..kernels import compare  # noqa: PLC0415 - kernels load at run time
 
-    left, right = args
-    if pa.types.is_null(left.type) or pa.types.is_null(right.type):  # a NULL literal: equal to the nulls only
-        other = right if pa.types.is_null(left.type) else left
-        return other.is_null()
-    return compare.eq_null_safe(left, right)
+    return compare.eq_null_safe(args[0], args[1])
 
 
 register(FunctionSpec("equal_null", 2, 2, _common, _const(BooleanType()), _run_equal_null, null_intolerant=False))

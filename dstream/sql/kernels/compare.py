@@ -100,7 +100,10 @@ def eq_null_safe(a: Any, b: Any) -> pa.Array:
     """
     x, y = _operands(a, b)
     xn, yn = pc.is_null(x), pc.is_null(y)
-    eq = pc.fill_null(compare("=", x, y), False)
+    if pa.types.is_null(x.type) or pa.types.is_null(y.type):  # a NULL literal: Arrow has no '=' on it
+        eq = pa.repeat(pa.scalar(False), len(x))  # nulls are decided below
+    else:
+        eq = pc.fill_null(compare("=", x, y), False)
     return pc.if_else(pc.or_(xn, yn), pc.and_(xn, yn), eq)
 
 
