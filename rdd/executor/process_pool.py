@@ -118,7 +118,7 @@ class ProcessPoolBackend:
         self._workers: dict[str, _Worker] = {}
         self._shared: deque[tuple[TaskSpec, bytes, float]] = deque()
         self._next_id = 0
-        self._generation = 0  # bumped whenever a worker starts: the reader re-registers its pipes
+        self._generation = 0  # bumped whenever the workers change: each waiter re-registers its poll
         self._closing = False
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
         self._pump_r, self._pump_w = multiprocessing.Pipe(duplex=False)  # wakes a job's thread in pump()
@@ -128,8 +128,8 @@ class ProcessPoolBackend:
         self._num_workers = num_workers
         for _ in range(num_workers):
             self._start_worker()
-        self._reader = threading.Thread(target=self._watch_loop, daemon=True, name="executor-watcher")
-        self._reader.start()
+        self._watcher = threading.Thread(target=self._watch_loop, daemon=True, name="executor-watcher")
+        self._watcher.start()
 
     # -- public seam -------------------------------------------------------------
     @property
@@ -177,7 +177,7 @@ class ProcessPoolBackend:
                 running = worker.running
                 if running is not None and running.job_id == job_id and not worker.cancelled:
                     worker.cancelled = True
-                    worker.process.kill()  # the reader sees it die and starts a replacement
+                    worker.process.kill()  # a pump or the watcher sees it die and starts a replacement
 
     def shutdown(self) -> None:
         with self._lock:
@@ -199,7 +199,7 @@ class ProcessPoolBackend:
                 worker.process.kill()
                 worker.process.join()
             worker.conn.close()
-        self._reader.join(_STOP_GRACE_SECONDS)
+        self._watcher.join(_STOP_GRACE_SECONDS)
 
     # -- workers ---------------------------------------------------------------
     def _start_worker(self) -> None:
