@@ -36,7 +36,9 @@ from ..types import (
     DoubleType,
     FloatType,
     IntegerType,
+    IntegralType,
     LongType,
+    NullType,
     StringType,
     TimestampType,
 )
@@ -67,12 +69,11 @@ def _as_timestamp(micros: pa.Array) -> pa.Array:
 
 
 def _seconds_types(types: list[DataType]) -> list[DataType | None]:
-    dt = types[0]
-    if isinstance(dt, (DecimalType, DoubleType, FloatType)):
+    if isinstance(types[0], (DecimalType, DoubleType, FloatType)):
         return [None]
-    if isinstance(dt, (IntegerType, LongType)) or dt.typeName() in ("byte", "short", "null"):
+    if isinstance(types[0], IntegralType | NullType):
         return [LongType()]
-    raise TypeError(f'the argument requires a numeric type, not {quoted_type(dt)}')
+    raise TypeError(f'the argument requires a numeric type, not {quoted_type(types[0])}')
 
 
 def _run_timestamp_seconds(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
@@ -89,7 +90,7 @@ def _run_timestamp_seconds(args: list[Any], types: list[DataType], rt: DataType,
 
 
 def _integral(types: list[DataType]) -> list[DataType | None]:
-    if isinstance(types[0], (IntegerType, LongType)) or types[0].typeName() in ("byte", "short", "null"):
+    if isinstance(types[0], IntegralType | NullType):
         return [LongType()]
     raise TypeError(f'the argument requires an integral type, not {quoted_type(types[0])}')
 
