@@ -97,7 +97,9 @@ class Stack(Generator):
         self.output_fields()
 
     def output_fields(self) -> list[tuple[str, DataType, bool]]:
-        rows, cols = self._layout()
+        return self._fields(*self._layout())
+
+    def _fields(self, rows: int, cols: int) -> list[tuple[str, DataType, bool]]:
         values = self.children[1:]
         fields: list[tuple[str, DataType, bool]] = []
         for j in range(cols):
@@ -121,7 +123,7 @@ class Stack(Generator):
         # Slot i of every input row, then slot i + 1...: pick row-major for the output.
         order = pa.array((np.arange(rows)[None, :] * count + np.arange(count)[:, None]).reshape(-1), pa.int64())
         columns: list[Any] = []
-        for j, (_, dtype, _) in enumerate(self.output_fields()):
+        for j, (_, dtype, _) in enumerate(self._fields(rows, cols)):
             target = to_arrow_type(dtype)
             slots = []
             for i in range(rows):
