@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .column import Column, column_of, expr_of, lit_expr, to_expr
-from .errors import AnalysisException, PySparkTypeError
+from .errors import PySparkTypeError
 from .expressions.base import Expression, Literal
 from .expressions.collection_functions import (
     ArrayContains,
@@ -79,6 +79,7 @@ from .functions_text import __all__ as _text_all
 from .functions_udf import UserDefinedFunction, udf  # noqa: F401 - re-exported (listed in __all__)
 from .functions_window import *  # noqa: F403 - the window functions are part of this module's surface
 from .functions_window import __all__ as _window_all
+from .parser.columns import unresolved_routine
 from .types import DataType, _parse_datatype_string
 
 __all__ = sorted([
@@ -519,9 +520,5 @@ def call_function(funcName: str, *cols: ColumnOrName) -> Column:  # noqa: N803 -
     if callable(builder):
         return builder(*columns)
     if name not in registered_names():
-        raise AnalysisException(
-            f"Cannot resolve routine `{funcName}` on search path [`system`.`builtin`, `system`.`session`]. "
-            "Verify the spelling of the function name; the functions of dstream.sql.functions are the ones "
-            "it can call.", "UNRESOLVED_ROUTINE",
-            {"routineName": f"`{funcName}`", "searchPath": "[`system`.`builtin`, `system`.`session`]"})
+        raise unresolved_routine(funcName)
     return Column(ScalarFunction(name, [c.expr for c in columns]))

@@ -55,7 +55,7 @@ from dstream.sql.parser.nodes import (
     Unary,
 )
 
-__all__ = ["to_column", "to_sort", "quote_name", "AGGREGATES"]
+__all__ = ["to_column", "to_sort", "quote_name", "unresolved_routine", "AGGREGATES"]
 
 #: SQL functions that aggregate (a SELECT using one outside a lambda is an aggregation).
 AGGREGATES = frozenset({
@@ -128,11 +128,12 @@ def quote_name(part: str) -> str:
     return part if _PLAIN_NAME.fullmatch(part) else "`" + part.replace("`", "``") + "`"
 
 
-def _unresolved(name: str) -> AnalysisException:
+def unresolved_routine(name: str) -> AnalysisException:
+    """Spark's ``UNRESOLVED_ROUTINE`` for a function name neither SQL nor ``call_function`` knows."""
     return AnalysisException(
         f"Cannot resolve routine `{name}` on search path [`system`.`builtin`, `system`.`session`]. "
         "Verify the spelling of the function name; the functions of dstream.sql.functions are the ones "
-        "SQL text can call.",
+        "that can be called by name.",
         "UNRESOLVED_ROUTINE", {"routineName": f"`{name}`", "searchPath": "[`system`.`builtin`, `system`.`session`]"})
 
 
@@ -167,7 +168,7 @@ class _Builder:
         call_function = getattr(self.fns, "call_function", None)
         if call_function is not None and name not in _NOT_SQL:
             return lambda *cols: call_function(name, *cols)
-        raise _unresolved(name)
+        raise unresolved_routine(name)
 
     def literal(self, node: Literal) -> Any:
         fns = self.fns

@@ -68,6 +68,13 @@ class QueryParser(ExpressionParser):
             return replace(result, order_by=order_by, limit=limit)
         return SetOp(result.op, result.left, result.right, result.distinct, order_by, limit)
 
+    def _identifiers(self) -> tuple[str, ...]:
+        """``name, name, ...`` (at least one)."""
+        names = [self.identifier()]
+        while self.accept_op(","):
+            names.append(self.identifier())
+        return tuple(names)
+
     def _subquery_body(self) -> Query:
         return self.query()
 
@@ -93,11 +100,9 @@ class QueryParser(ExpressionParser):
         ctes: list[tuple[str, tuple[str, ...], Select | SetOp]] = []
         while True:
             name = self.identifier()
-            columns: list[str] = []
+            columns: tuple[str, ...] = ()
             if self.accept_op("("):
-                columns.append(self.identifier())
-                while self.accept_op(","):
-                    columns.append(self.identifier())
+                columns = self._identifiers()
                 self.expect_op(")")
             self.accept_word("AS")
             self.expect_op("(")
@@ -106,7 +111,7 @@ class QueryParser(ExpressionParser):
             if isinstance(inner, With):
                 raise syntax_error(self.tok, ": a WITH inside a WITH definition is not supported; define both "
                                              "names in one WITH")
-            ctes.append((name, tuple(columns), inner))
+            ctes.append((name, columns, inner))
             if not self.accept_op(","):
                 break
         body = self.query()
@@ -197,13 +202,11 @@ class QueryParser(ExpressionParser):
         if not isinstance(generator, Call):
             raise syntax_error(at, ": LATERAL VIEW needs a generator function call, such as explode(col)")
         table = self.identifier()
-        columns: list[str] = []
+        columns: tuple[str, ...] = ()
         if self.accept_word("AS") or (self.tok.kind in ("WORD", "QUOTED") and
                                       self.tok.value.upper() not in ALIAS_RESERVED):
-            columns.append(self.identifier())
-            while self.accept_op(","):
-                columns.append(self.identifier())
-        return LateralView(relation, generator, outer, table, tuple(columns))
+            columns = self._identifiers()
+        return LateralView(relation, generator, outer, table, columns)
 
     def _order_by(self) -> tuple[SortItem, ...]:
         if not self.tok.is_word("ORDER"):
@@ -267,13 +270,11 @@ class QueryParser(ExpressionParser):
             if not self.accept_op(","):
                 break
         alias = self._alias()
-        columns: list[str] = []
+        columns: tuple[str, ...] = ()
         if alias is not None and self.accept_op("("):
-            columns.append(self.identifier())
-            while self.accept_op(","):
-                columns.append(self.identifier())
+            columns = self._identifiers()
             self.expect_op(")")
-        return InlineTable(tuple(rows), alias, tuple(columns))
+        return InlineTable(tuple(rows), alias, columns)
 
     def _parenthesised_relation(self) -> Relation:
         self.expect_op("(")
@@ -330,11 +331,9 @@ class QueryParser(ExpressionParser):
                 relation = Join(relation, right, how, condition=self.expression())
             elif self.accept_word("USING"):
                 self.expect_op("(")
-                names = [self.identifier()]
-                while self.accept_op(","):
-                    names.append(self.identifier())
+                names = self._identifiers()
                 self.expect_op(")")
-                relation = Join(relation, right, how, using=tuple(names))
+                relation = Join(relation, right, how, using=names)
             else:
                 relation = Join(relation, right, "cross" if how == "inner" else how)
 
