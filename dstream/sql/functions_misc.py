@@ -28,7 +28,7 @@ from .expressions.array_sort import ArraySortWith
 from .expressions.collection_functions import TryElementAt
 from .expressions.partition_functions import Uuid
 from .functions_higher_order import _lambda
-from .functions_scalar import _call
+from .functions_scalar import _call, _col_or_lit
 
 __all__ = ["array_sort", "bin", "conv", "current_timezone", "decode", "elt", "encode",
            "equal_null", "find_in_set", "overlay", "to_unix_timestamp", "try_element_at", "typedLit", "uuid",
@@ -70,16 +70,13 @@ def find_in_set(str: ColumnOrName, str_array: ColumnOrName) -> Column:  # noqa: 
 def overlay(src: ColumnOrName, replace: ColumnOrName, pos: int | ColumnOrName,
             len: int | ColumnOrName = -1) -> Column:  # noqa: A002 - PySpark's name
     """``src`` with ``len`` characters from ``pos`` (1-based) replaced by ``replace``."""
-    def number(value: Any) -> Any:
-        return lit_expr(value) if isinstance(value, int) else expr_of(value)
-    return _call("overlay", expr_of(src), expr_of(replace), number(pos), number(len))
+    return _call("overlay", expr_of(src), expr_of(replace), _col_or_lit(pos), _col_or_lit(len))
 
 
 def width_bucket(v: ColumnOrName, min: ColumnOrName, max: ColumnOrName,  # noqa: A002 - PySpark's names
                  numBucket: ColumnOrName | int) -> Column:  # noqa: N803 - PySpark's name
     """The bucket of ``v`` among ``numBucket`` equal-width buckets from ``min`` to ``max``."""
-    buckets = lit_expr(numBucket) if isinstance(numBucket, int) else expr_of(numBucket)
-    return _call("width_bucket", expr_of(v), expr_of(min), expr_of(max), buckets)
+    return _call("width_bucket", expr_of(v), expr_of(min), expr_of(max), _col_or_lit(numBucket))
 
 
 def bin(col: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name

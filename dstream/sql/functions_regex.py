@@ -19,7 +19,7 @@ Examples
 
 from __future__ import annotations
 
-from .column import Column, expr_of, lit_expr
+from .column import Column, expr_of, to_expr
 from .errors import PySparkTypeError
 from .expressions.base import Literal
 from .expressions.predicates import Contains, EndsWith, ILike, Like, RLike, StartsWith
@@ -109,7 +109,7 @@ def regexp_extract_all(str: ColumnOrName, regexp: ColumnOrName,  # noqa: A002 - 
     """
     args = [expr_of(str), expr_of(regexp)]
     if idx is not None:
-        args.append(idx.expr if isinstance(idx, Column) else lit_expr(idx))
+        args.append(to_expr(idx))
     return _call("regexp_extract_all", *args)
 
 
@@ -123,5 +123,5 @@ def regexp_instr(str: ColumnOrName, regexp: ColumnOrName,  # noqa: A002 - PySpar
     """The 1-based position where group ``idx`` (default 0: the match) of the first match starts; 0 if none."""
     args = [expr_of(str), expr_of(regexp)]
     if idx is not None:
-        args.append(idx.expr if isinstance(idx, Column) else lit_expr(idx))
+        args.append(to_expr(idx))
     return _call("regexp_instr", *args)
