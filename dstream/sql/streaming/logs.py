@@ -34,6 +34,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .spare_files import FilePreparer, SpareFile
+
 __all__ = ["CommitLog", "CompactibleFileLog", "ConcurrentUpdateError", "MetadataLog", "OffsetSeq",
            "OffsetSeqLog", "UnsupportedLogVersionError"]
 
@@ -60,11 +62,15 @@ class MetadataLog:
     ----------
     path : str
         The log's directory (created if missing).
+    preparer : FilePreparer, optional
+        With one, the log's next file is created ahead, in the background (see
+        :mod:`.spare_files`): for the logs written on every batch.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, preparer: FilePreparer | None = None) -> None:
         self.path = path
         os.makedirs(path, exist_ok=True)
+        self._spare = None if preparer is None else SpareFile(path, preparer)
         #: Every batch below this id is known to be purged (a full listing happens once).
         self._purged_below: int | None = None
 
@@ -80,7 +86,8 @@ class MetadataLog:
     def _write(self, target: str, body: str) -> bool:
         if os.path.exists(target):
             return False
-        tmp = os.path.join(self.path, f".{os.path.basename(target)}.{uuid.uuid4().hex}.tmp")
+        spare = self._spare.take() if self._spare is not None else None
+        tmp = spare or os.path.join(self.path, f".{os.path.basename(target)}.{uuid.uuid4().hex}.tmp")
         # No fsync: like Spark's checkpoints on a local file system, the log survives a
         # crash of the process (the rename is atomic), not a crash of the machine; an
         # fsync per file would cost more than a small micro-batch does.
@@ -94,7 +101,14 @@ class MetadataLog:
                 f"{target} first. Stop the other query (or use another checkpointLocation).") from None
         finally:
             os.unlink(tmp)
+            if self._spare is not None:
+                self._spare.refill()
         return True
+
+    def close(self) -> None:
+        """Remove the log's spare file, if it has one (see :mod:`.spare_files`)."""
+        if self._spare is not None:
+            self._spare.close()
 
     def _read(self, file: str) -> str:
         with open(file, encoding="utf-8") as f:

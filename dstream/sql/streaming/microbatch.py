@@ -67,6 +67,7 @@ from .progress import (
 from .relation import MicroBatchSource, StreamingRelation, streaming_relations
 from .sinks.base import Sink
 from .sources.base import Source
+from .spare_files import FilePreparer
 from .triggers import Trigger
 from .watermark import WatermarkTracker, watermark_nodes
 
@@ -106,8 +107,10 @@ class MicroBatchExecution:
         self.relations = streaming_relations(plan)
         self.id = self._query_id()
         self.run_id = str(uuid.uuid4())
-        self.offset_log = OffsetSeqLog(os.path.join(checkpoint, "offsets"))
-        self.commit_log = CommitLog(os.path.join(checkpoint, "commits"))
+        # Both logs get a file per batch: their next files are made ahead, off this thread.
+        self._file_preparer = FilePreparer(name or self.id)
+        self.offset_log = OffsetSeqLog(os.path.join(checkpoint, "offsets"), self._file_preparer)
+        self.commit_log = CommitLog(os.path.join(checkpoint, "commits"), self._file_preparer)
         nodes = watermark_nodes(plan)
         self.tracker = WatermarkTracker({n.watermark_id: n.delay_ms for n in nodes},
                                         self.conf.get("spark.sql.streaming.multipleWatermarkPolicy", "min").lower())
@@ -247,6 +250,9 @@ class MicroBatchExecution:
             self.exception.__cause__ = failure
             _log.error("Query %s terminated with error", self.name or self.id, exc_info=failure)
         self._set_status("Stopped", False, False)
+        self.offset_log.close()
+        self.commit_log.close()
+        self._file_preparer.close()
         if self.temporary_checkpoint and (failure is None or self.force_delete_checkpoint):
             temporary_checkpoints.remove(self.checkpoint)
         with self._cond:

@@ -52,6 +52,10 @@ def test_stateless_query_appends_each_batch_and_logs_offsets_then_commits(spark:
     assert offsets[2] == "1"
     assert (ckpt / "commits" / "1").read_text() == 'v1\n{"nextBatchWatermarkMs":0}'
     assert json.loads((ckpt / "metadata").read_text())["id"] == query.id
+    # Each log's next file is made ahead while a query runs; a stopped query leaves none.
+    assert sorted(os.listdir(ckpt / "offsets")) == ["0", "1"]
+    assert sorted(os.listdir(ckpt / "commits")) == ["0", "1"]
+    assert not [t for t in threading.enumerate() if t.name.startswith("log file preparer")]
 
 
 def test_restart_on_the_same_checkpoint_keeps_the_id_and_continues_the_batch_ids(spark: SparkSession,
