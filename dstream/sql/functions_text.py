@@ -2,7 +2,7 @@
 ``left``, ``right``, ``split_part``, ``locate``, ``btrim``, ``ascii``, ``octet_length``,
 ``bit_length``, ``base64``, ``unbase64``, ``hex``, ``unhex``, ``crc32``, ``levenshtein``,
 ``soundex``, ``format_number``, ``format_string``, ``printf``, ``lcase``, ``ucase``,
-``char_length``, ``character_length``, ``hash``.
+``char_length``, ``character_length``, ``hash``, ``xxhash64``.
 
 What this module owns
 ---------------------
@@ -30,6 +30,7 @@ __all__ = [
     "format_number",
     "format_string",
     "hash",
+    "xxhash64",
     "hex",
     "lcase",
     "left",
@@ -375,3 +376,20 @@ def hash(*cols: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
     [Row(h1=-757602832, h2=599895104)]
     """
     return _call("hash", *[expr_of(c) for c in cols])
+
+
+def xxhash64(*cols: ColumnOrName) -> Column:
+    """Spark's 64-bit xxHash of the columns (seed 42), the same long Spark computes.
+
+    Parameters
+    ----------
+    *cols : Column or str
+        One or more columns; nulls are skipped.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([('ABC', 'DEF')], ['c1', 'c2'])
+    >>> df.select(xxhash64('c1').alias('h1'), xxhash64('c1', 'c2').alias('h2')).collect()
+    [Row(h1=4105715581806190027, h2=3233247871021311208)]
+    """
+    return _call("xxhash64", *[expr_of(c) for c in cols])
