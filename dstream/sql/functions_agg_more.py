@@ -1,11 +1,12 @@
 """More aggregate functions of ``dstream.sql.functions``: ``bool_and``, ``every``,
 ``bool_or``, ``some``, ``count_if``, ``product``, ``any_value``, ``first_value`` and
-``last_value``, and ``grouping``/``grouping_id`` for ``cube`` and ``rollup``.
+``last_value``, ``grouping``/``grouping_id`` for ``cube`` and ``rollup``, ``try_sum``,
+``try_avg``, ``bit_and``, ``bit_or``, ``bit_xor`` and the ``regr_*`` functions.
 
 What this module owns
 ---------------------
 The public builders, with PySpark's names and parameters; the functions are
-``expressions.logical_aggregates``'s. A name that is another's alias in Spark
+``expressions.logical_aggregates``'s and ``expressions.numeric_aggregates``'s. A name that is another's alias in Spark
 (``every`` for ``bool_and``) names the column so, as Spark does.
 
 Examples
@@ -22,9 +23,12 @@ from .column import Column, expr_of
 from .expressions.aggregate_base import AggregateFunction
 from .expressions.grouping import Grouping, GroupingID
 from .expressions.logical_aggregates import AnyValue, BoolAnd, BoolOr, CountIf, FirstValue, LastValue, Product
+from .expressions.numeric_aggregates import BitAggregate, Regression, TryAvg, TrySum
 
-__all__ = ["any_value", "bool_and", "bool_or", "count_if", "every", "first_value", "grouping", "grouping_id",
-           "last_value", "product", "some"]
+__all__ = ["any_value", "bit_and", "bit_or", "bit_xor", "bool_and", "bool_or", "count_if", "every", "first_value",
+           "grouping", "grouping_id", "last_value", "product", "regr_avgx", "regr_avgy", "regr_count",
+           "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "some", "try_avg",
+           "try_sum"]
 
 ColumnOrName = Column | str
 
@@ -88,3 +92,99 @@ def grouping(col: ColumnOrName) -> Column:
 def grouping_id(*cols: ColumnOrName) -> Column:
     """The bits of ``grouping`` of ``cols`` (every key when none), the first the most significant."""
     return Column(GroupingID(*[expr_of(c) for c in cols]))
+
+
+def try_sum(col: ColumnOrName) -> Column:
+    """``sum``, but null (instead of an error or a wrapped value) when an integral sum overflows bigint.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(9223372036854775807,), (1,)], "v bigint")
+    >>> df.select(try_sum("v"), try_sum(df.v - 1)).collect()
+    [Row(try_sum(v)=None, try_sum((v - 1))=9223372036854775806)]
+    """
+    return Column(TrySum(expr_of(col)))
+
+
+def try_avg(col: ColumnOrName) -> Column:
+    """``avg``, but null instead of an error on overflow (a double average of integers cannot overflow)."""
+    return Column(TryAvg(expr_of(col)))
+
+
+def bit_and(col: ColumnOrName) -> Column:
+    """The bitwise AND of the non-null values of an integral column (null over none).
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(6,), (3,), (None,)], "v int")
+    >>> df.select(bit_and("v"), bit_or("v"), bit_xor("v")).collect()
+    [Row(bit_and(v)=2, bit_or(v)=7, bit_xor(v)=5)]
+    """
+    return Column(BitAggregate(expr_of(col), "bit_and"))
+
+
+def bit_or(col: ColumnOrName) -> Column:
+    """The bitwise OR of the non-null values of an integral column (null over none)."""
+    return Column(BitAggregate(expr_of(col), "bit_or"))
+
+
+def bit_xor(col: ColumnOrName) -> Column:
+    """The bitwise XOR of the non-null values of an integral column (null over none)."""
+    return Column(BitAggregate(expr_of(col), "bit_xor"))
+
+
+def _regression(name: str, y: ColumnOrName, x: ColumnOrName) -> Column:
+    return Column(Regression(expr_of(y), expr_of(x), name))
+
+
+def regr_count(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The number of rows where neither ``y`` nor ``x`` is null.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(1.0, 1.0), (3.0, 2.0), (5.0, 3.0), (None, 4.0)], "y double, x double")
+    >>> df.select(regr_count("y", "x"), regr_slope("y", "x"), regr_intercept("y", "x"), regr_r2("y", "x")).collect()
+    [Row(regr_count(y, x)=3, regr_slope(y, x)=2.0, regr_intercept(y, x)=-1.0, regr_r2(y, x)=1.0)]
+    """
+    return _regression("regr_count", y, x)
+
+
+def regr_avgx(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The mean of ``x`` over the rows where neither is null."""
+    return _regression("regr_avgx", y, x)
+
+
+def regr_avgy(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The mean of ``y`` over the rows where neither is null."""
+    return _regression("regr_avgy", y, x)
+
+
+def regr_sxx(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """``regr_count * var_pop(x)`` over the rows where neither is null."""
+    return _regression("regr_sxx", y, x)
+
+
+def regr_syy(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """``regr_count * var_pop(y)`` over the rows where neither is null."""
+    return _regression("regr_syy", y, x)
+
+
+def regr_sxy(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """``regr_count * covar_pop(y, x)`` over the rows where neither is null."""
+    return _regression("regr_sxy", y, x)
+
+
+def regr_slope(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The slope of the least-squares line of ``y`` on ``x`` (null when ``x`` does not vary)."""
+    return _regression("regr_slope", y, x)
+
+
+def regr_intercept(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The intercept of the least-squares line of ``y`` on ``x`` (null when ``x`` does not vary)."""
+    return _regression("regr_intercept", y, x)
+
+
+def regr_r2(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The coefficient of determination of ``y`` on ``x``: null when ``x`` does not vary, 1 when only ``y``
+    does not."""
+    return _regression("regr_r2", y, x)

@@ -77,7 +77,7 @@ _ALIASES = {
     "some": "bool_or", "any": "bool_or", "every": "bool_and", "ln": "log", "printf": "format_string",
     "sign": "signum", "nvl": "coalesce", "ifnull": "coalesce", "first_value": "first", "last_value": "last",
     "array_agg": "collect_list", "date_diff": "datediff", "dateadd": "date_add", "position": "locate",
-    "regexp": "rlike", "countdistinct": "count_distinct",
+    "regexp": "rlike", "countdistinct": "count_distinct", "approx_percentile": "percentile_approx",
 }
 
 # Argument positions PySpark takes as Python values (e.g. ``substring(col, pos: int, len: int)``);

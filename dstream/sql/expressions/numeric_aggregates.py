@@ -1,0 +1,154 @@
+"""Aggregates of numbers Spark 3.5 added: ``try_sum``, ``try_avg``, ``bit_and``, ``bit_or``,
+``bit_xor`` and the linear regression family ``regr_count`` ... ``regr_r2``.
+
+What this module owns
+---------------------
+Their :class:`AggregateFunction` s: ``try_sum``/``try_avg`` are ``sum``/``avg`` with
+Spark's ``try_`` rule; the bitwise ones keep a group's values (partial ``list``) and fold
+them with numpy in :meth:`finish`; the ``regr_*`` functions are pairwise aggregates over
+``(y, x)`` (the dependent variable first, as in Spark) computed from the same centred
+sums as ``corr`` and ``covar_pop``.
+
+Invariants
+----------
+* ``try_sum`` of integers is null for a group whose true sum leaves bigint's range
+  (``sum`` wraps there, or raises under ANSI); otherwise both agree, as do ``try_avg``
+  and ``avg``.
+* ``bit_*`` take integral input, keep its type, skip nulls and are null over no value.
+* ``regr_*`` skip the rows where either input is null; ``regr_count`` counts the others
+  (never null), and the rest are null over no such row. ``regr_slope`` and
+  ``regr_intercept`` are null when ``x`` does not vary; ``regr_r2`` is then null too,
+  and 1 when only ``y`` is constant (Spark's rules).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..types import DataType, DoubleType, LongType
+from .aggregates import Avg, Sum, _fit, _ListBased, _long_sums
+from .base import EvalContext, Expression
+from .checks import mismatch, quoted_type
+from .coercion import is_integral
+from .statistical_aggregates import _doubles_or_null, _Pairwise
+
+__all__ = ["BitAggregate", "Regression", "TryAvg", "TrySum", "REGRESSIONS"]
+
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+class TrySum(Sum):
+    """``try_sum(v)``: ``sum``, but null for a group whose integral sum overflows bigint."""
+
+    name = "try_sum"
+
+    def _exact(self) -> bool:
+        return not self.distinct and is_integral(self.child.data_type())
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        if not self._exact():
+            return super().finish(buffers, ctx)
+        sums = _long_sums(buffers[0], buffers[1], ansi=False)
+        approx = buffers[1].cast(pa.float64())
+        near = pc.fill_null(pc.greater_equal(pc.abs(approx), float(2**62)), False)
+        if not pc.any(near).as_py():
+            return sums
+        # As in _long_sums: the true sum is the wrapped one plus the multiple of 2**64
+        # closest to the float sum; out of range, the group's result is null.
+        wrapped, estimates = sums.to_pylist(), approx.to_pylist()
+        overflow = [bool(close) and not _LONG_MIN <= w + round((Fraction(e) - w) / 2**64) * 2**64 <= _LONG_MAX
+                    for close, w, e in zip(near.to_pylist(), wrapped, estimates)]
+        return pc.if_else(pa.array(overflow), pa.scalar(None, pa.int64()), sums)
+
+
+class TryAvg(Avg):
+    """``try_avg(v)``: ``avg`` (whose integral sums are doubles, so they cannot overflow)."""
+
+    name = "try_avg"
+
+
+_BIT_UFUNCS = {"bit_and": np.bitwise_and, "bit_or": np.bitwise_or, "bit_xor": np.bitwise_xor}
+
+
+class BitAggregate(_ListBased):
+    """``bit_and(v)``, ``bit_or(v)``, ``bit_xor(v)``: the bitwise fold of a group's non-null values."""
+
+    partial_fn = "list"
+
+    def __init__(self, child: Expression, name: str) -> None:
+        super().__init__(child)
+        self.name = name
+
+    def check_input_types(self) -> None:
+        dt = self.children[0].data_type()
+        if not is_integral(dt):
+            raise mismatch(self, "UNEXPECTED_INPUT_TYPE",
+                           f'the first parameter requires the "INTEGRAL" type, however '
+                           f'"{self.children[0].sql()}" has the type {quoted_type(dt)}')
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        groups, values, n_groups = self.groups_and_values(buffers)
+        g = groups.to_numpy(zero_copy_only=False).astype(np.int64)
+        v = values.cast(pa.int64()).to_numpy(zero_copy_only=False)
+        order = np.argsort(g, kind="stable")
+        g, v = g[order], v[order]
+        result = np.zeros(n_groups, dtype=np.int64)
+        present = np.zeros(n_groups, dtype=bool)
+        if len(g):
+            starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+            result[g[starts]] = _BIT_UFUNCS[self.name].reduceat(v, starts)
+            present[g[starts]] = True
+        # A fold of values of the input's type fits that type: the cast back cannot fail.
+        return _fit(pa.array(result, pa.int64(), mask=~present), self.data_type())
+
+    def data_type(self) -> DataType:
+        return self.children[0].data_type()
+
+    def _options(self) -> Any:
+        return (self.name, self.distinct)
+
+
+#: The ``regr_*`` functions and whether their result is a count (bigint, never null).
+REGRESSIONS = ("regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope",
+               "regr_intercept", "regr_r2")
+
+
+class Regression(_Pairwise):
+    """``regr_*(y, x)``: the least-squares statistics of ``y`` on ``x`` (see the module doc)."""
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        groups, ys, xs, n_groups = self.pairs(buffers)
+        keep = pc.and_(pc.is_valid(xs), pc.is_valid(ys))
+        g = groups.filter(keep).to_numpy(zero_copy_only=False).astype(np.int64)
+        y = ys.filter(keep).to_numpy(zero_copy_only=False).astype(np.float64)
+        x = xs.filter(keep).to_numpy(zero_copy_only=False).astype(np.float64)
+        n = np.bincount(g, minlength=n_groups).astype(np.float64)
+        if self.name == "regr_count":
+            return pa.array(n.astype(np.int64), pa.int64())
+        with np.errstate(all="ignore"):
+            mean_x = np.bincount(g, x, minlength=n_groups) / n
+            mean_y = np.bincount(g, y, minlength=n_groups) / n
+            dx, dy = x - mean_x[g], y - mean_y[g]
+            sxx = np.bincount(g, dx * dx, minlength=n_groups)
+            syy = np.bincount(g, dy * dy, minlength=n_groups)
+            sxy = np.bincount(g, dx * dy, minlength=n_groups)
+            slope = sxy / sxx
+            values = {"regr_avgx": mean_x, "regr_avgy": mean_y, "regr_sxx": sxx, "regr_syy": syy,
+                      "regr_sxy": sxy, "regr_slope": slope, "regr_intercept": mean_y - slope * mean_x,
+                      "regr_r2": np.where(syy == 0, 1.0, sxy * sxy / (sxx * syy))}[self.name]
+        ok = n > 0
+        if self.name in ("regr_slope", "regr_intercept", "regr_r2"):
+            ok &= sxx != 0
+        return _doubles_or_null(values, ok)
+
+    def data_type(self) -> DataType:
+        return LongType() if self.name == "regr_count" else DoubleType()
+
+    @property
+    def nullable(self) -> bool:
+        return self.name != "regr_count"
