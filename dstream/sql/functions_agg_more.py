@@ -19,16 +19,20 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 from .column import Column, expr_of
 from .expressions.aggregate_base import AggregateFunction
+from .expressions.base import Literal
 from .expressions.grouping import Grouping, GroupingID
 from .expressions.logical_aggregates import AnyValue, BoolAnd, BoolOr, CountIf, FirstValue, LastValue, Product
-from .expressions.numeric_aggregates import BitAggregate, Regression, TryAvg, TrySum
+from .expressions.numeric_aggregates import BitAggregate, ListAgg, Regression, TryAvg, TrySum
+from .types import BinaryType, NullType, StringType
 
 __all__ = ["any_value", "bit_and", "bit_or", "bit_xor", "bool_and", "bool_or", "count_if", "every", "first_value",
-           "grouping", "grouping_id", "last_value", "product", "regr_avgx", "regr_avgy", "regr_count",
-           "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "some", "try_avg",
-           "try_sum"]
+           "grouping", "grouping_id", "last_value", "listagg", "listagg_distinct", "product", "regr_avgx", "regr_avgy",
+           "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "some",
+           "string_agg", "string_agg_distinct", "try_avg", "try_sum"]
 
 ColumnOrName = Column | str
 
@@ -188,3 +192,41 @@ def regr_r2(y: ColumnOrName, x: ColumnOrName) -> Column:
     """The coefficient of determination of ``y`` on ``x``: null when ``x`` does not vary, 1 when only ``y``
     does not."""
     return _regression("regr_r2", y, x)
+
+
+def _delimiter(delimiter: Column | str | bytes | None) -> Any:
+    if delimiter is None:
+        return Literal(None, NullType())
+    if isinstance(delimiter, bytes):
+        return Literal(delimiter, BinaryType())
+    if isinstance(delimiter, str):
+        return Literal(delimiter, StringType())
+    return expr_of(delimiter)
+
+
+def listagg(col: ColumnOrName, delimiter: Column | str | bytes | None = None) -> Column:
+    """The group's non-null strings (or binaries) joined by ``delimiter`` (none when omitted), in the
+    order the rows came; null over none.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([('a',), ('b',), (None,), ('c',)], ['strings'])
+    >>> df.select(listagg('strings'), listagg('strings', ', ')).collect()
+    [Row(listagg(strings, NULL)='abc', listagg(strings, , )='a, b, c')]
+    """
+    return Column(ListAgg(expr_of(col), _delimiter(delimiter)))
+
+
+def listagg_distinct(col: ColumnOrName, delimiter: Column | str | bytes | None = None) -> Column:
+    """:func:`listagg` of the distinct values."""
+    return Column(ListAgg(expr_of(col), _delimiter(delimiter), distinct=True))
+
+
+def string_agg(col: ColumnOrName, delimiter: Column | str | bytes | None = None) -> Column:
+    """:func:`listagg` under its other name."""
+    return Column(ListAgg(expr_of(col), _delimiter(delimiter), "string_agg"))
+
+
+def string_agg_distinct(col: ColumnOrName, delimiter: Column | str | bytes | None = None) -> Column:
+    """:func:`listagg_distinct` under :func:`string_agg`'s name."""
+    return Column(ListAgg(expr_of(col), _delimiter(delimiter), "string_agg", distinct=True))

@@ -142,3 +142,32 @@ def test_regression_names_types_and_sql(spark: SparkSession) -> None:
 def test_docstring_examples(spark: SparkSession) -> None:
     result = doctest.testmod(functions_agg_more, extraglobs={"spark": spark}, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 8 and result.failed == 0
+
+
+@given(rows=st.lists(st.tuples(st.integers(0, 2), st.one_of(st.none(), st.sampled_from(["a", "b", "cd", ""]))),
+                     min_size=1, max_size=10),
+       delimiter=st.sampled_from([None, ",", " | "]))
+@PROPERTY
+def test_listagg_joins_the_non_null_values_in_row_order(spark: SparkSession, rows: list[tuple[int, Any]],
+                                                        delimiter: str | None) -> None:
+    df = spark.createDataFrame(rows, "k int, s string").coalesce(1)
+    got = {r.k: (r.a, r.d) for r in df.groupBy("k").agg(
+        F.listagg("s", delimiter).alias("a"), F.string_agg_distinct("s", delimiter).alias("d")).collect()}
+    expected = {}
+    for k, vs in groups_of(rows).items():
+        present = [v for (v,) in vs if v is not None]
+        distinct = list(dict.fromkeys(present))
+        sep = delimiter or ""
+        expected[k] = (sep.join(present) if present else None, sep.join(distinct) if distinct else None)
+    assert got == expected
+
+
+def test_listagg_names_sql_binary_and_errors(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("a",), (None,), ("c",)], ["s"])
+    assert df.select(F.listagg("s"), F.string_agg("s", "-")).columns == ["listagg(s, NULL)", "string_agg(s, -)"]
+    df.createOrReplaceTempView("letters")
+    assert spark.sql("SELECT listagg(s, '+') AS j FROM letters").first().j == "a+c"
+    assert bytes(spark.createDataFrame([(b"ab",), (b"c",)], "b binary").select(F.listagg("b", b"/")).first()[0]) \
+        == b"ab/c"
+    with pytest.raises(AnalysisException, match='requires the \\("STRING" or "BINARY"\\) type'):
+        spark.createDataFrame([(1,)], "i int").select(F.listagg("i")).collect()

@@ -1,5 +1,6 @@
-"""Aggregates of numbers Spark 3.5 added: ``try_sum``, ``try_avg``, ``bit_and``, ``bit_or``,
-``bit_xor`` and the linear regression family ``regr_count`` ... ``regr_r2``.
+"""Aggregates Spark 3.5 and 4.0 added: ``try_sum``, ``try_avg``, ``bit_and``, ``bit_or``,
+``bit_xor``, the linear regression family ``regr_count`` ... ``regr_r2``, and ``listagg``
+(``string_agg``).
 
 What this module owns
 ---------------------
@@ -19,6 +20,8 @@ Invariants
   (never null), and the rest are null over no such row. ``regr_slope`` and
   ``regr_intercept`` are null when ``x`` does not vary; ``regr_r2`` is then null too,
   and 1 when only ``y`` is constant (Spark's rules).
+* ``listagg`` joins a group's non-null values in the order the rows came (Spark leaves
+  the order unspecified without ``WITHIN GROUP``); its delimiter is a literal.
 """
 
 from __future__ import annotations
@@ -30,14 +33,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import DataType, DoubleType, LongType
+from ..types import BinaryType, DataType, DoubleType, LongType, NullType, StringType
+from .aggregate_base import AggregateFunction
 from .aggregates import Avg, Sum, _fit, _ListBased, _long_sums
-from .base import EvalContext, Expression
+from .base import EvalContext, Expression, Literal
 from .checks import mismatch, quoted_type
 from .coercion import is_integral
 from .statistical_aggregates import _doubles_or_null, _Pairwise
 
-__all__ = ["BitAggregate", "Regression", "TryAvg", "TrySum", "REGRESSIONS"]
+__all__ = ["BitAggregate", "ListAgg", "Regression", "TryAvg", "TrySum", "REGRESSIONS"]
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
@@ -152,3 +156,45 @@ class Regression(_Pairwise):
     @property
     def nullable(self) -> bool:
         return self.name != "regr_count"
+
+
+class ListAgg(_ListBased):
+    """``listagg(v[, delimiter])`` (also ``string_agg``): a group's non-null strings (or binaries)
+    joined by ``delimiter`` (nothing when it is null), in input order; null over none."""
+
+    partial_fn = "list"
+
+    def __init__(self, child: Expression, delimiter: Expression, name: str = "listagg",
+                 distinct: bool = False) -> None:
+        AggregateFunction.__init__(self, [child, delimiter], distinct)
+        self.name = name
+        if distinct:
+            self.partial_fn = "distinct"
+
+    def check_input_types(self) -> None:
+        dt, sep = self.children[0].data_type(), self.children[1]
+        if not isinstance(dt, (StringType, BinaryType, NullType)):
+            raise mismatch(self, "UNEXPECTED_INPUT_TYPE",
+                           f'the first parameter requires the ("STRING" or "BINARY") type, however '
+                           f'"{self.children[0].sql()}" has the type {quoted_type(dt)}')
+        if not isinstance(sep, Literal) or not isinstance(sep.data_type(), (StringType, BinaryType, NullType)):
+            raise mismatch(self, "NON_FOLDABLE_INPUT",
+                           f'the input `delimiter` should be a foldable "STRING" or "BINARY" expression; however, '
+                           f'got "{sep.sql()}"')
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        groups, values, n_groups = self.groups_and_values(buffers)
+        binary = isinstance(self.data_type(), BinaryType)
+        delimiter = self.children[1].value  # type: ignore[attr-defined]
+        if delimiter is None:
+            delimiter = b"" if binary else ""
+        elif binary and isinstance(delimiter, str):
+            delimiter = delimiter.encode("utf-8")
+        parts: list[list[Any]] = [[] for _ in range(n_groups)]
+        for g, v in zip(groups.to_pylist(), values.to_pylist()):
+            parts[g].append(v)
+        joined = [delimiter.join(p) if p else None for p in parts]
+        return pa.array(joined, pa.binary() if binary else pa.string())
+
+    def data_type(self) -> DataType:
+        return BinaryType() if isinstance(self.children[0].data_type(), BinaryType) else StringType()
