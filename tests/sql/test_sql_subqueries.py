@@ -5,7 +5,9 @@ three-valued semantics.
 The models, per outer row with value ``k`` and subquery values ``S``: ``k IN S`` keeps the
 row when ``k`` is not null and in ``S``; ``k NOT IN S`` keeps it when ``S`` is empty, or
 when ``k`` is not null, not in ``S`` and ``S`` holds no null; ``EXISTS`` (correlated on
-``u.k = t.k``) keeps it when some subquery row has an equal, non-null key.
+``u.k = t.k``) keeps it when some subquery row has an equal, non-null key. A correlated
+scalar subquery ``(SELECT agg FROM u WHERE u.k = t.k)`` is the aggregate over the subquery
+rows with an equal, non-null key, and over no rows when there are none (``count`` is 0 there).
 """
 
 from __future__ import annotations
@@ -101,5 +103,45 @@ def test_what_cannot_be_rewritten_is_refused_by_name(spark: SparkSession) -> Non
         spark.sql("SELECT * FROM sq_e WHERE k IN (SELECT k FROM sq_e) OR k = 2").collect()
     with pytest.raises(AnalysisException, match="correlated NOT IN"):
         spark.sql("SELECT * FROM sq_e t WHERE k NOT IN (SELECT u.k FROM sq_e u WHERE u.w = t.w)").collect()
-    with pytest.raises(AnalysisException, match="correlated scalar subquery"):
-        spark.sql("SELECT (SELECT max(u.k) FROM sq_e u WHERE u.w = t.w) FROM sq_e t").collect()
+    with pytest.raises(AnalysisException, match="CORRELATED_SCALAR_SUBQUERY_NOT_AGGREGATED"):
+        spark.sql("SELECT (SELECT u.k FROM sq_e u WHERE u.w = t.w) FROM sq_e t").collect()
+    with pytest.raises(AnalysisException, match="other than AND-ed equalities"):
+        spark.sql("SELECT (SELECT max(u.k) FROM sq_e u WHERE u.w < t.w) FROM sq_e t").collect()
+
+
+SCALAR_INNER = st.lists(st.tuples(KEYS, st.one_of(st.none(), st.integers(0, 9))), max_size=6)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(outer=OUTER, inner=SCALAR_INNER)
+def test_correlated_scalar_subqueries_match_the_model(spark: SparkSession, outer: list[tuple[Any, int]],
+                                                      inner: list[tuple[Any, Any]]) -> None:
+    spark.createDataFrame(outer, "k int, v int").createOrReplaceTempView("cs_t")
+    spark.createDataFrame(inner, "k int, w int").createOrReplaceTempView("cs_u")
+
+    def matching(k: Any) -> list[Any]:
+        return [w for uk, w in inner if k is not None and uk == k]
+
+    def model_max(k: Any) -> Any:
+        present = [w for w in matching(k) if w is not None]
+        return max(present) if present else None
+
+    got = spark.sql("SELECT t.v, (SELECT max(u.w) FROM cs_u u WHERE u.k = t.k) AS m, "
+                    "(SELECT count(*) FROM cs_u u WHERE u.k = t.k) AS n, "
+                    "(SELECT count(u.w) + 1 FROM cs_u u WHERE t.k = u.k AND u.w > 3) AS c FROM cs_t t").collect()
+    expected = [(v, model_max(k), len(matching(k)), len([w for w in matching(k) if w is not None and w > 3]) + 1)
+                for k, v in outer]
+    assert sorted(tuple(r) for r in got) == sorted(expected)
+    kept = spark.sql("SELECT * FROM cs_t t WHERE t.v > (SELECT sum(u.w) FROM cs_u u WHERE u.k = t.k)").collect()
+    sums = {k: sum(w for w in matching(k) if w is not None) if any(w is not None for w in matching(k)) else None
+            for k, _ in outer}
+    assert sorted(tuple(r) for r in kept) == sorted((k, v) for k, v in outer if sums[k] is not None and v > sums[k])
+
+
+def test_correlated_scalar_subquery_names_and_star(spark: SparkSession) -> None:
+    spark.createDataFrame([(1, 10), (2, 20)], "k int, v int").createOrReplaceTempView("cn_t")
+    spark.createDataFrame([(1, 5)], "k int, w int").createOrReplaceTempView("cn_u")
+    df = spark.sql("SELECT *, (SELECT max(w) FROM cn_u u WHERE u.k = t.k) FROM cn_t t ORDER BY k")
+    assert df.columns == ["k", "v", "scalarsubquery(k)"]
+    assert [tuple(r) for r in df.collect()] == [(1, 10, 5), (2, 20, None)]
+    assert spark.sql("SELECT (SELECT max(w) FROM cn_u)").columns == ["scalarsubquery()"]

@@ -245,6 +245,9 @@ class _QueryBuilder:
     def column(self, node: Expr) -> Any:
         return to_column(node, self.fns, subquery=self.subqueries.scalar)
 
+    def contains_aggregate(self, node: Expr) -> bool:
+        return _contains_aggregate(node)
+
     def query(self, node: Query) -> Any:
         if isinstance(node, With):
             return self.with_ctes(node)
@@ -370,13 +373,17 @@ class _QueryBuilder:
         if self.lateral_tables:
             node = self.unqualified(node)
         node = _named_windows(node)
+        aggregated = bool(node.group_by) or node.having is not None or any(
+            _contains_aggregate(e) for e in list(node.items) + [item.operand for item in node.order_by])
+        # Correlated scalar subqueries become left joins first: WHERE and the items read their column.
+        joined = len(df.columns)
+        df = self.subqueries.join_correlated_scalars(df, [node.where] + ([] if aggregated else list(node.items)),
+                                                      node.relation)
+        helpers = df.columns[joined:]
         if node.where is not None:
             df, where = self.subqueries.filter(df, node.where, node.relation)
             if where is not None:
                 df = df.where(self.column(where))
-        sort_exprs = [item.operand for item in node.order_by]
-        aggregated = bool(node.group_by) or node.having is not None or any(
-            _contains_aggregate(e) for e in list(node.items) + sort_exprs)
         if aggregated:
             df = self.aggregate(df, node)
         elif node.order_by and not node.distinct and not any(_contains_window(i) for i in node.items):
@@ -392,6 +399,8 @@ class _QueryBuilder:
                 df = df.distinct()
             if node.order_by:
                 df = df.orderBy(*[self.output_sort(df, item, node.items) for item in node.order_by])
+        if helpers and not aggregated:
+            df = df.drop(*[c for c in helpers if c in df.columns])  # a SELECT * took them in
         return df if node.limit is None else df.limit(node.limit)
 
     def resolve_sort(self, items: tuple[Expr, ...], aliases: dict[str | None, Expr], expr: Expr) -> Expr:

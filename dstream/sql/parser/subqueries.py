@@ -13,7 +13,13 @@ What this module owns
   Only equalities joined by AND, in a subquery without aggregation, DISTINCT or LIMIT.
 * A scalar subquery ``(SELECT max(v) FROM u)`` runs when the query is built (Spark runs it
   before the main query too) and becomes a literal of its column's type: no row gives
-  null, more than one is ``SCALAR_SUBQUERY_TOO_MANY_ROWS``. Correlated ones are refused.
+  null, more than one is ``SCALAR_SUBQUERY_TOO_MANY_ROWS``.
+* A correlated scalar subquery ``(SELECT max(v) FROM u WHERE u.k = t.k)`` in a SELECT's
+  items or WHERE is rewritten as Spark's optimizer does: the subquery grouped by its side
+  of the equalities, left-joined to the outer rows on them. Its item must be an aggregate
+  (Spark's rule, so a key gives one value). A row without a match gets the value of the
+  aggregate over no rows, computed once (``count`` gives 0 there, not null: Spark's
+  "count bug" rule).
 
 Invariants
 ----------
@@ -37,6 +43,7 @@ from dstream.sql.parser.nodes import (
     InSubquery,
     Join,
     LateralView,
+    Literal,
     Name,
     Relation,
     Select,
@@ -227,6 +234,36 @@ class SubqueryRewriter:
         return kept.where(keep).drop(f"__sq{tag}_n", f"__sq{tag}_nulls")
 
     # -- scalar subqueries ---------------------------------------------------------------------
+    def join_correlated_scalars(self, df: Any, exprs: list[Expr | None], relation: Relation | None) -> Any:
+        """``df`` left-joined with the grouped frame of each correlated scalar subquery in ``exprs``;
+        :meth:`scalar` then answers those nodes with the joined value column."""
+        outer = aliases(relation)
+        for node in _scalar_subqueries(exprs):
+            if id(node) in self._scalars or not isinstance(node.query, Select):
+                continue
+            query, keys = self._split(node.query, outer)
+            if not keys:
+                continue
+            if len(query.items) != 1 or not self.builder.contains_aggregate(query.items[0]):
+                raise AnalysisException(
+                    "Correlated scalar subqueries must be aggregated: the subquery's one item must be an aggregate "
+                    "(as max(v) or count(*)), so that each outer row gets one value.",
+                    "INVALID_SUBQUERY_EXPRESSION.CORRELATED_SCALAR_SUBQUERY_NOT_AGGREGATED", {})
+            tag = next(_names)
+            fns = self.fns
+            key_items = tuple(Alias(inner, (f"__sq{tag}_k{i}",)) for i, (inner, _) in enumerate(keys))
+            grouped = replace(query, items=(Alias(query.items[0], (f"__sq{tag}_v",)), *key_items),
+                              group_by=tuple(inner for inner, _ in keys))
+            frame = self._build(grouped, "A correlated scalar subquery").withColumn(f"__sq{tag}_m", fns.lit(True))
+            key_columns = [fns.col(f"__sq{tag}_k{i}") for i in range(len(keys))]
+            df = df.join(frame, self._condition(keys, key_columns), "left")
+            # The aggregate over no rows, for outer rows no group matched (0 for a count).
+            empty = self._run_scalar(Subquery(replace(query, where=Literal(False, "boolean"))))
+            value = fns.when(fns.col(f"__sq{tag}_m").isNull(), empty).otherwise(fns.col(f"__sq{tag}_v"))
+            outer_names = ", ".join(o.parts[-1] if isinstance(o, Name) else "outer" for _, o in keys)
+            self._scalars[id(node)] = (node, value.alias(f"scalarsubquery({outer_names})"))  # Spark's name
+        return df
+
     def scalar(self, node: Subquery) -> Any:
         """The literal Column of a scalar subquery's one value (null when it has no row)."""
         known = self._scalars.get(id(node))
@@ -247,10 +284,32 @@ class SubqueryRewriter:
                 "More than one row returned by a subquery used as an expression. Make it return at most one "
                 "(an aggregate, a tighter WHERE, or LIMIT 1).", "SCALAR_SUBQUERY_TOO_MANY_ROWS", {})
         dtype = frame.schema.fields[0].dataType
-        return self.fns.lit(rows[0][0] if rows else None).cast(dtype)
+        return self.fns.lit(rows[0][0] if rows else None).cast(dtype).alias("scalarsubquery()")  # Spark's name
 
 
 def _subquery_columns(count: int) -> AnalysisException:
     return AnalysisException(
         f"The subquery of IN must return one column, this one returns {count}.",
         "INVALID_SUBQUERY_EXPRESSION.SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", {"number": str(count)})
+
+
+def _scalar_subqueries(exprs: list[Expr | None]) -> list[Subquery]:
+    """The scalar subqueries of ``exprs``, outermost first, not looking inside any subquery."""
+    found: list[Subquery] = []
+
+    def visit(value: Any) -> None:
+        if isinstance(value, Subquery):
+            found.append(value)
+            return
+        if isinstance(value, InSubquery | Exists):
+            return
+        if isinstance(value, tuple):
+            for v in value:
+                visit(v)
+            return
+        if hasattr(value, "__dataclass_fields__"):
+            for name in value.__dataclass_fields__:
+                visit(getattr(value, name))
+    for expr in exprs:
+        visit(expr)
+    return found
