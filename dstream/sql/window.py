@@ -99,6 +99,12 @@ class WindowSpec:
         """
         return WindowSpec(self._partition_by, self._order_by, self._frame_of("range", start, end))
 
+    def interval_range(self, lower: Any, upper: Any) -> WindowSpec:
+        """The same window with a RANGE frame of day-time interval offsets (``datetime.timedelta``,
+        ``0`` for the current row, ``None`` unbounded): SQL's ``RANGE BETWEEN INTERVAL 1 DAY PRECEDING
+        AND CURRENT ROW`` over a timestamp or date ordering."""
+        return WindowSpec(self._partition_by, self._order_by, WindowFrame("range", lower, upper))
+
     @staticmethod
     def _frame_of(kind: str, start: Any, end: Any) -> WindowFrame:
         lower, upper = _bound(start, "start"), _bound(end, "end")

@@ -53,6 +53,7 @@ from ..expressions.window_functions import (
     RowNumber,
     WindowExpression,
     WindowFrame,
+    offset_value,
 )
 from ..types import LongType
 from .aggregate import AggregateSpec, encode_key
@@ -172,8 +173,8 @@ def _frame_bounds(frame: WindowFrame, layout: _Layout, order: SortOrder | None) 
     """Each row's frame as ``[lo, hi)`` row indices within its partition."""
     start, end, index = layout.part_start, layout.part_end, layout.index
     if frame.kind == "rows":
-        lo = start if frame.lower is None else np.clip(index + int(frame.lower), start, end)
-        hi = end if frame.upper is None else np.clip(index + int(frame.upper) + 1, start, end)
+        lo = start if frame.lower is None else np.clip(index + int(offset_value(frame.lower)), start, end)
+        hi = end if frame.upper is None else np.clip(index + int(offset_value(frame.upper)) + 1, start, end)
         return lo, np.maximum(hi, lo)
     if frame.lower in (None, 0) and frame.upper in (None, 0):
         lo = start if frame.lower is None else layout.peer_start
@@ -186,6 +187,11 @@ def _frame_bounds(frame: WindowFrame, layout: _Layout, order: SortOrder | None) 
 def _range_bounds(frame: WindowFrame, layout: _Layout, order: SortOrder) -> tuple[np.ndarray, np.ndarray]:
     values = layout.orders[0]
     nulls = values.is_null().to_numpy(zero_copy_only=False)
+    if frame.has_intervals:
+        # Interval offsets over a timestamp (microseconds) or date (days) ordering: both in
+        # microseconds, exact in a double for any timestamp of years 0001-9999.
+        scale = 86_400_000_000 if pa.types.is_date(values.type) else 1
+        values = pc.multiply(values.cast(pa.int32() if scale > 1 else pa.int64()).cast(pa.int64()), scale)
     # Searching by sign * value: the rows are sorted ascending by it, whichever the direction.
     sign = 1.0 if order.ascending else -1.0
     numbers = sign * pc.fill_null(values.cast(pa.float64()), 0.0).to_numpy(zero_copy_only=False)
@@ -198,9 +204,9 @@ def _range_bounds(frame: WindowFrame, layout: _Layout, order: SortOrder) -> tupl
             continue  # only nulls: each row's frame is its peers (or the partition, unbounded)
         keys = numbers[valid]
         if frame.lower is not None:
-            lo[valid] = valid[0] + np.searchsorted(keys, keys + frame.lower, "left")
+            lo[valid] = valid[0] + np.searchsorted(keys, keys + offset_value(frame.lower), "left")
         if frame.upper is not None:
-            hi[valid] = valid[0] + np.searchsorted(keys, keys + frame.upper, "right")
+            hi[valid] = valid[0] + np.searchsorted(keys, keys + offset_value(frame.upper), "right")
     return lo, np.maximum(hi, lo)
 
 

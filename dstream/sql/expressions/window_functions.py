@@ -27,6 +27,7 @@ Invariants
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import AnalysisException
-from ..types import DataType, DoubleType, IntegerType, NullType
+from ..types import DataType, DayTimeIntervalType, DoubleType, IntegerType, NullType
 from .aggregate_base import AggregateFunction, SortOrder
 from .base import EvalContext, Expression, Literal, with_new_children
 
@@ -58,11 +59,19 @@ __all__ = [
 
 @dataclass(frozen=True)
 class WindowFrame:
-    """``ROWS|RANGE BETWEEN lower AND upper``: bounds relative to the current row, ``None`` unbounded."""
+    """``ROWS|RANGE BETWEEN lower AND upper``: bounds relative to the current row, ``None`` unbounded.
+
+    A RANGE frame's offsets are numbers added to a numeric ordering value, or day-time
+    intervals (``datetime.timedelta``, from SQL) added to a timestamp or date one.
+    """
 
     kind: str  # "rows" or "range"
-    lower: int | float | None
-    upper: int | float | None
+    lower: int | float | datetime.timedelta | None
+    upper: int | float | datetime.timedelta | None
+
+    @property
+    def has_intervals(self) -> bool:
+        return isinstance(self.lower, datetime.timedelta) or isinstance(self.upper, datetime.timedelta)
 
     def sql(self) -> str:
         lower, upper = _bound_sql(self.lower, "PRECEDING"), _bound_sql(self.upper, "FOLLOWING")
@@ -73,12 +82,23 @@ class WindowFrame:
         return self.lower is None and self.upper is None
 
 
-def _bound_sql(bound: int | float | None, unbounded: str) -> str:
+def _bound_sql(bound: int | float | datetime.timedelta | None, unbounded: str) -> str:
     if bound is None:
         return f"UNBOUNDED {unbounded}"
+    if isinstance(bound, datetime.timedelta):
+        # SQL's INTERVAL ... PRECEDING is a negated interval, which Spark prints so.
+        span = Literal(abs(bound), DayTimeIntervalType()).sql()
+        return f"{span} PRECEDING" if bound < datetime.timedelta(0) else f"{span} FOLLOWING"
     if bound == 0:
         return "CURRENT ROW"
     return f"{bound} FOLLOWING"  # Spark prints a literal offset so, -1 included
+
+
+def offset_value(bound: int | float | datetime.timedelta) -> float:
+    """A frame offset as a number: an interval in microseconds."""
+    if isinstance(bound, datetime.timedelta):
+        return bound / datetime.timedelta(microseconds=1)
+    return float(bound)
 
 
 RUNNING = WindowFrame("rows", None, 0)
@@ -360,13 +380,17 @@ class WindowExpression(Expression):
                     f"{len(orders)} order by expressions: {self.sql()}. Order by one numeric column, or use "
                     "rowsBetween.", "DATATYPE_MISMATCH.RANGE_FRAME_MULTI_ORDER", {"sqlExpr": self.sql()})
             dtype = orders[0].data_type()
-            if dtype.typeName() not in ("byte", "short", "integer", "long", "float", "double"):
+            accepted = (("timestamp", "timestamp_ntz", "date") if frame.has_intervals
+                        else ("byte", "short", "integer", "long", "float", "double"))
+            if dtype.typeName() not in accepted:
                 raise AnalysisException(
                     f"The data type '{dtype.simpleString()}' used in the order specification does not match the "
-                    f"data type of the range frame's offsets: {self.sql()}. rangeBetween with offsets needs a "
-                    "numeric ordering column.", "DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE",
+                    f"data type of the range frame's offsets: {self.sql()}. Number offsets (rangeBetween) need a "
+                    "numeric ordering column, INTERVAL offsets a timestamp or date one.",
+                    "DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE",
                     {"sqlExpr": self.sql()})
-        if frame.lower is not None and frame.upper is not None and frame.lower > frame.upper:
+        if (frame.lower is not None and frame.upper is not None
+                and offset_value(frame.lower) > offset_value(frame.upper)):
             raise AnalysisException(
                 f"The lower bound of a window frame must be less than or equal to the upper bound: {self.sql()}.",
                 "DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON", {"sqlExpr": self.sql()})

@@ -21,6 +21,7 @@ Invariants
 
 from __future__ import annotations
 
+import datetime
 import inspect
 import re
 from collections.abc import Callable, Mapping
@@ -368,7 +369,16 @@ class _Builder:
             kind, lower, upper = node.frame
             start = Window.unboundedPreceding if lower is None else lower
             end = Window.unboundedFollowing if upper is None else upper
-            spec = spec.rowsBetween(start, end) if kind == "rows" else spec.rangeBetween(start, end)
+            if isinstance(start, datetime.timedelta) or isinstance(end, datetime.timedelta):
+                if kind == "rows":
+                    raise AnalysisException(
+                        "A ROWS frame counts rows: its offsets cannot be INTERVALs. Use RANGE BETWEEN INTERVAL ... "
+                        "over a timestamp or date ordering.",
+                        "DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE",
+                        {"sqlExpr": "ROWS BETWEEN INTERVAL"})
+                spec = spec.interval_range(lower, upper)  # SQL only: PySpark's rangeBetween takes numbers
+            else:
+                spec = spec.rowsBetween(start, end) if kind == "rows" else spec.rangeBetween(start, end)
         return self.call(node.call).over(spec)
 
     def distinct_aggregate(self, node: Call) -> Any:

@@ -17,6 +17,7 @@ Invariants
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from typing import Any
 
@@ -204,7 +205,7 @@ class Over:
     call: Call
     partition_by: tuple[Expr, ...] = ()
     order_by: tuple[SortItem, ...] = ()
-    frame: tuple[str, int | None, int | None] | None = None
+    frame: tuple[str, int | datetime.timedelta | None, int | datetime.timedelta | None] | None = None
     window: str | None = None  # OVER w: a window of the query's WINDOW clause (its specification not in place)
 
 

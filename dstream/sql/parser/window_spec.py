@@ -8,15 +8,19 @@ function call's ``OVER``, in Spark SQL's grammar::
     OVER ( [PARTITION BY e, ...] [ORDER BY sort, ...] [frame] )
     frame := (ROWS | RANGE) (bound | BETWEEN bound AND bound)
     bound := UNBOUNDED (PRECEDING | FOLLOWING) | CURRENT ROW | n (PRECEDING | FOLLOWING)
+           | INTERVAL ... (PRECEDING | FOLLOWING)
     sort  := e [ASC | DESC] [NULLS FIRST | NULLS LAST]
 
 A frame of one bound ends at the current row (``ROWS 2 PRECEDING`` is ``ROWS BETWEEN 2
-PRECEDING AND CURRENT ROW``). Offsets are integer literals. ``OVER w`` names a window of
+PRECEDING AND CURRENT ROW``). Offsets are integer literals, or for a RANGE frame over a
+timestamp or date ordering day-time intervals (``INTERVAL 1 DAY PRECEDING``, a
+``datetime.timedelta`` in the frame). ``OVER w`` names a window of
 the query's ``WINDOW w AS (...)`` clause; the query builder puts its specification in place.
 """
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from dstream.sql.parser.lexer import syntax_error
@@ -68,7 +72,7 @@ class WindowSpecParsing:
         cursor.expect_op(")")
         return Over(call, tuple(partition_by), tuple(order_by), frame)
 
-    def _bound(self) -> int | None:
+    def _bound(self) -> int | datetime.timedelta | None:
         """A frame bound as an offset from the current row (``None``: unbounded)."""
         cursor: Any = self
         if cursor.accept_word("UNBOUNDED"):
@@ -77,6 +81,9 @@ class WindowSpecParsing:
         if cursor.accept_word("CURRENT"):
             cursor.expect_word("ROW")
             return 0
+        if cursor.accept_word("INTERVAL"):
+            span: datetime.timedelta = cursor._interval().value
+            return -span if cursor.expect_word("PRECEDING", "FOLLOWING").value.upper() == "PRECEDING" else span
         token = cursor.tok
         if token.kind != "NUMBER" or not token.value.isdigit():
             raise syntax_error(token)
