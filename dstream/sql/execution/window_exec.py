@@ -144,13 +144,30 @@ def _ranking(function: Expression, layout: _Layout) -> pa.Array:
 def _offset(function: OffsetFunction, batch: pa.RecordBatch, layout: _Layout, ctx: EvalContext) -> pa.Array:
     rows = layout.rows
     values = as_array(function.input.eval(batch, ctx), rows)
-    target = layout.index + function.shift
+    if function.ignore_nulls and function.shift:
+        target = _non_null_target(values, layout, function.shift)
+    else:
+        target = layout.index + function.shift
     inside = (target >= layout.part_start) & (target < layout.part_end)
     taken = values.take(pa.array(np.where(inside, target, 0), pa.int64())) if rows else values
     default = as_array(function.default.eval(batch, ctx), rows)
     if default.type != values.type:
         default = default.cast(values.type)
     return pc.if_else(pa.array(inside), taken, default)
+
+
+def _non_null_target(values: pa.Array, layout: _Layout, shift: int) -> np.ndarray:
+    """Each row's ``|shift|``-th row before (``shift < 0``) or after with a non-null value; a row
+    outside its partition (or -1) when there is none. Partition bounds are applied by the caller."""
+    valid = values.is_valid().to_numpy(zero_copy_only=False)
+    positions = np.flatnonzero(valid)  # the non-null rows, ascending
+    before = np.concatenate([[0], np.cumsum(valid)])  # non-null rows in [0, i)
+    if shift < 0:
+        which = before[layout.index] + shift  # the (-shift)-th non-null before row i
+    else:
+        which = before[layout.index + 1] + shift - 1  # the shift-th non-null after row i
+    found = (which >= 0) & (which < len(positions))
+    return np.where(found, positions[np.clip(which, 0, max(len(positions) - 1, 0))] if len(positions) else -1, -1)
 
 
 def _nth_value(function: NthValue, frame: WindowFrame, batch: pa.RecordBatch, layout: _Layout,

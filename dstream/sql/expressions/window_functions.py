@@ -217,18 +217,26 @@ class OffsetFunction(_RowValue):
     """``lag(x, n, default)`` / ``lead(x, n, default)``: ``x`` of the row ``n`` before / after.
 
     Children: the input and the default (evaluated on the current row, used when that row
-    is outside the partition; a null value at that row stays null).
+    is outside the partition; a null value at that row stays null). With ``ignore_nulls``
+    (SQL's ``IGNORE NULLS``) the rows whose ``x`` is null are skipped: ``x`` of the ``n``-th
+    row before / after with a non-null ``x``, or the default when there is none.
     """
 
     direction = -1
 
-    def __init__(self, child: Expression, offset: int = 1, default: Expression | None = None) -> None:
+    def __init__(self, child: Expression, offset: int = 1, default: Expression | None = None,
+                 ignore_nulls: bool = False) -> None:
         if isinstance(offset, bool) or not isinstance(offset, int):
             raise AnalysisException(
                 f"The offset of {self.name} must be an integer literal, got {offset!r}.",
                 "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT", {"inputName": "offset"})
         self.offset = offset
+        self.ignore_nulls = ignore_nulls
         self.children = (child, default if default is not None else Literal(None, NullType()))
+
+    def ignoring_nulls(self) -> OffsetFunction:
+        """The same function with ``IGNORE NULLS``."""
+        return type(self)(self.input, self.offset, self.default, True)
 
     @property
     def default(self) -> Expression:
@@ -243,10 +251,11 @@ class OffsetFunction(_RowValue):
         return WindowFrame("rows", self.shift, self.shift)
 
     def sql(self) -> str:
-        return f"{self.name}({self.input.sql()}, {self.offset}, {self.default.sql()})"
+        text = f"{self.name}({self.input.sql()}, {self.offset}, {self.default.sql()})"
+        return f"{text} IGNORE NULLS" if self.ignore_nulls else text
 
     def _options(self) -> Any:
-        return (self.offset,)
+        return (self.offset, self.ignore_nulls)
 
 
 class Lag(OffsetFunction):

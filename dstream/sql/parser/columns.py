@@ -92,7 +92,8 @@ _VALUE_ARGS: dict[str, tuple[int, ...]] = {
     "trunc": (1,), "date_trunc": (0,), "translate": (1, 2), "get_json_object": (1,), "from_json": (1,),
     "array_contains": (1,), "array_position": (1,), "array_remove": (1,), "element_at": (1,),
     "sort_array": (1,), "slice": (1, 2), "array_join": (1, 2), "array_repeat": (1,), "first": (1,),
-    "last": (1,), "lag": (1, 2), "lead": (1, 2), "nth_value": (1, 2), "ntile": (0,),
+    "last": (1,), "first_value": (1,), "last_value": (1,), "any_value": (1,), "lag": (1, 2), "lead": (1, 2),
+    "nth_value": (1, 2), "ntile": (0,),
     "percentile_approx": (1, 2), "approx_count_distinct": (1,), "percentile": (1,), "sha2": (1,),
     "shiftleft": (1,), "shiftright": (1,), "shiftrightunsigned": (1,), "conv": (1, 2), "rand": (0,),
     "randn": (0,), "months_between": (2,), "window": (1, 2, 3), "decode": (1,), "encode": (1,),
@@ -356,9 +357,27 @@ class _Builder:
         if name == "div" and not hasattr(fns, "div") and not hasattr(fns, "call_function"):
             # Integral division truncates toward zero, as a cast of the quotient does.
             return (self.build(args[0]) / self.build(args[1])).cast("bigint")
+        if node.ignore_nulls:
+            return self.ignoring_nulls(node)
         func = self.function(name)
         target = name if getattr(self.fns, name, None) is func else _ALIASES.get(name, name)
         return func(*[self.argument(target, i, a) for i, a in enumerate(args)])
+
+    def ignoring_nulls(self, node: Call) -> Any:
+        """``f(x, ...) IGNORE NULLS``: the functions that take it as an argument get it so; ``lag``
+        and ``lead`` (whose PySpark functions do not take it) get their expression's variant."""
+        name, args = node.name, node.args
+        flag = Literal(True, "boolean")
+        if name in ("first", "last", "first_value", "last_value", "any_value") and len(args) == 1:
+            return self.call(Call(name, (*args, flag)))
+        if name == "nth_value" and len(args) == 2:
+            return self.call(Call(name, (*args, flag)))
+        if name in ("lag", "lead"):
+            column = self.call(Call(name, args))
+            return type(column)(column.expr.ignoring_nulls())
+        raise AnalysisException(
+            f"Function {name} does not support IGNORE NULLS; it is for first, last, first_value, last_value, "
+            "any_value, nth_value, lag and lead.", "INVALID_PARAMETER_VALUE.IGNORE_NULLS", {"functionName": name})
 
     def over(self, node: Over) -> Any:
         from ..window import Window  # noqa: PLC0415 - the window API is only needed for OVER

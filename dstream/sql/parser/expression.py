@@ -398,7 +398,11 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
         if self.tok.is_word("FILTER") and self.peek().is_op("("):
             raise ParseException("FILTER clauses are not supported in expression strings; aggregate a "
                                  "when(...) instead.", "UNSUPPORTED_FEATURE", {"feature": "FILTER"})
-        call = Call(name, tuple(args), distinct)
+        ignore_nulls = False
+        if self.tok.is_word("IGNORE", "RESPECT") and self.peek().is_word("NULLS"):
+            ignore_nulls = self.advance().value.upper() == "IGNORE"
+            self.advance()
+        call = Call(name, tuple(args), distinct, ignore_nulls)
         if self.tok.is_word("OVER"):
             return self._over(call)
         return call

@@ -73,11 +73,12 @@ class Binary:
 @dataclass(frozen=True)
 class Call:
     """A function call ``name(args)`` (``name`` lower-case); ``count(*)`` has the one argument
-    ``Star()``; ``distinct`` for ``f(DISTINCT x)``."""
+    ``Star()``; ``distinct`` for ``f(DISTINCT x)``, ``ignore_nulls`` for ``f(x) IGNORE NULLS``."""
 
     name: str
     args: tuple[Expr, ...] = ()
     distinct: bool = False
+    ignore_nulls: bool = False
 
 
 @dataclass(frozen=True)
