@@ -33,6 +33,7 @@ class WindowSpecParsing:
     """Mixed into the expression parser (which provides the token cursor and ``expression``)."""
 
     tok: Any
+    _interval: Any  # the expression parser's INTERVAL literal reader
 
     def _over(self, call: Call) -> Over:
         cursor: Any = self
@@ -82,7 +83,7 @@ class WindowSpecParsing:
             cursor.expect_word("ROW")
             return 0
         if cursor.accept_word("INTERVAL"):
-            span: datetime.timedelta = cursor._interval().value
+            span: datetime.timedelta = self._interval().value
             return -span if cursor.expect_word("PRECEDING", "FOLLOWING").value.upper() == "PRECEDING" else span
         token = cursor.tok
         if token.kind != "NUMBER" or not token.value.isdigit():
