@@ -356,7 +356,10 @@ class Column:
         if len(alias) > 1 and metadata is not None:
             raise PySparkValueError("metadata can only be provided for a single column",
                                     "ONLY_ALLOWED_FOR_SINGLE_COLUMN", {"arg_name": "metadata"})
-        child = self.expr.child if isinstance(self.expr, Alias) else self.expr
+        child = self.expr
+        if isinstance(child, Alias):  # renaming a renamed column keeps its metadata, as Spark
+            metadata = child.metadata if metadata is None else metadata
+            child = child.child
         return Column(Alias(child, "\x00".join(alias), metadata=metadata))
 
     name = alias

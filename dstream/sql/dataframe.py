@@ -126,7 +126,7 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
         """The columns' names, types and nullability, as a StructType."""
         from .types import StructField
 
-        return StructType([StructField(a.name, a.dtype, a.nullable) for a in self._plan.output()])
+        return StructType([StructField(a.name, a.dtype, a.nullable, dict(a.metadata)) for a in self._plan.output()])
 
     @property
     def columns(self) -> list[str]:

@@ -1,4 +1,5 @@
-"""DataFrame methods that reshape or summarize: ``unpivot`` / ``melt`` and ``describe``.
+"""DataFrame methods that reshape or summarize: ``unpivot`` / ``melt``, ``describe`` and
+``withMetadata``.
 
 What this module owns
 ---------------------
@@ -10,7 +11,9 @@ the public DataFrame and functions API only:
   (Spark's ``Expand``), as an ``explode`` of an array of ``(name, value)`` structs;
 * ``describe(*cols)``: Spark's ``count``, ``mean``, ``stddev``, ``min``, ``max`` rows, every
   value a string, computed by one aggregation; ``summary(*statistics)`` the same with any
-  of Spark's statistics, percentiles (``"25%"``) included.
+  of Spark's statistics, percentiles (``"25%"``) included;
+* ``withMetadata(columnName, metadata)``: the same rows, one column's ``StructField``
+  metadata replaced.
 
 Invariants
 ----------
@@ -44,6 +47,36 @@ def _names(cols: Any) -> list[Any]:
 
 class ReshapeMethods:
     """``DataFrame``'s reshaping and summary methods (PySpark's names)."""
+
+    def withMetadata(self, columnName: str, metadata: dict[str, Any]) -> DataFrame:  # noqa: N802,N803
+        """The same rows with the metadata of column ``columnName`` replaced by ``metadata``.
+
+        Parameters
+        ----------
+        columnName : str
+            An existing column.
+        metadata : dict
+            Its new ``StructField.metadata`` (JSON-like values).
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1,)], "a int").withMetadata("a", {"comment": "the key"})
+        >>> df.schema["a"].metadata
+        {'comment': 'the key'}
+        """
+        from .functions import col  # noqa: PLC0415 - functions imports the DataFrame
+
+        df: Any = self
+        if not isinstance(metadata, dict):
+            raise PySparkValueError(f"withMetadata takes a dict of metadata, got {type(metadata).__name__}.",
+                                    "NOT_DICT", {"arg_name": "metadata", "arg_type": type(metadata).__name__})
+        if columnName not in df.columns and not any(c.lower() == columnName.lower() for c in df.columns):
+            raise AnalysisException(
+                f"A column or function parameter with name `{columnName}` cannot be resolved. Did you mean one of "
+                f"the following? [{', '.join(df.columns)}].", "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                {"objectName": columnName})
+        name = next(c for c in df.columns if c == columnName or c.lower() == columnName.lower())
+        return df.withColumn(name, col(f"`{name}`").alias(name, metadata=dict(metadata)))
 
     def unpivot(self, ids: Any, values: Any, variableColumnName: str,  # noqa: N803 - PySpark's names
                 valueColumnName: str) -> DataFrame:  # noqa: N803

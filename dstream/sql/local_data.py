@@ -36,7 +36,7 @@ __all__ = ["attributes_of", "local_relation", "range_relation", "rdd_relation", 
 
 def attributes_of(schema: StructType) -> list[AttributeReference]:
     """Fresh attributes (new expression ids) for the fields of a schema."""
-    return [AttributeReference(f.name, f.dataType, f.nullable) for f in schema.fields]
+    return [AttributeReference(f.name, f.dataType, f.nullable, metadata=dict(f.metadata or {})) for f in schema.fields]
 
 
 def schema_argument(schema: Any) -> StructType | list[str] | None:

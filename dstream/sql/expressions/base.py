@@ -210,16 +210,19 @@ class AttributeReference(LeafExpression):
     """A resolved column: name, type, nullability, and the expression id that identifies it.
 
     ``qualifier`` is the DataFrame alias (``df.alias("a")``) the column may be named
-    through, as ``a.k``.
+    through, as ``a.k``. ``metadata`` is the column's ``StructField.metadata`` (Spark's:
+    kept by projections and renames, set by ``alias(metadata=...)``); it is never part of
+    the column's identity.
     """
 
     def __init__(self, name: str, dtype: DataType, nullable: bool = True, expr_id: int | None = None,
-                 qualifier: str | None = None) -> None:
+                 qualifier: str | None = None, metadata: dict[str, Any] | None = None) -> None:
         self.name = name
         self.dtype = dtype
         self._nullable = nullable
         self.expr_id = new_expr_id() if expr_id is None else expr_id
         self.qualifier = qualifier
+        self.metadata = metadata or {}
 
     def data_type(self) -> DataType:
         return self.dtype
@@ -236,19 +239,19 @@ class AttributeReference(LeafExpression):
 
     def with_name(self, name: str) -> AttributeReference:
         """The same column under another name (same id)."""
-        return AttributeReference(name, self.dtype, self._nullable, self.expr_id, self.qualifier)
+        return AttributeReference(name, self.dtype, self._nullable, self.expr_id, self.qualifier, self.metadata)
 
     def with_qualifier(self, qualifier: str | None) -> AttributeReference:
         """The same column reachable through another DataFrame alias."""
-        return AttributeReference(self.name, self.dtype, self._nullable, self.expr_id, qualifier)
+        return AttributeReference(self.name, self.dtype, self._nullable, self.expr_id, qualifier, self.metadata)
 
     def with_nullability(self, nullable: bool) -> AttributeReference:
         """The same column, nullable or not (outer joins make a side nullable)."""
-        return AttributeReference(self.name, self.dtype, nullable, self.expr_id, self.qualifier)
+        return AttributeReference(self.name, self.dtype, nullable, self.expr_id, self.qualifier, self.metadata)
 
     def new_instance(self) -> AttributeReference:
         """A copy with a fresh id (one side of a self-join)."""
-        return AttributeReference(self.name, self.dtype, self._nullable, None, self.qualifier)
+        return AttributeReference(self.name, self.dtype, self._nullable, None, self.qualifier, self.metadata)
 
     def semantic_key(self) -> Any:
         return ("attr", self.expr_id)
@@ -378,8 +381,15 @@ class Alias(Expression):
         return self.child.eval(batch, ctx)
 
     def to_attribute(self) -> AttributeReference:
-        """The column this alias produces, as downstream operators reference it."""
-        return AttributeReference(self.name, self.data_type(), self.nullable, self.expr_id)
+        """The column this alias produces, as downstream operators reference it.
+
+        Its metadata is the alias's own, else (Spark's rule) that of the column it renames.
+        """
+        metadata = self.metadata
+        if metadata is None and isinstance(self.child, AttributeReference | Alias):
+            metadata = self.child.metadata if isinstance(self.child, AttributeReference) else \
+                self.child.to_attribute().metadata
+        return AttributeReference(self.name, self.data_type(), self.nullable, self.expr_id, metadata=metadata)
 
     def _options(self) -> Any:
         return (self.name,)
