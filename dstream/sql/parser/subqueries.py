@@ -92,24 +92,30 @@ def aliases(relation: Relation | None) -> set[str]:
     return set()
 
 
+def _walk(value: Any, stop: Any) -> None:
+    """Call ``stop`` on each node of ``value`` (syntax-tree dataclasses and tuples), outermost
+    first; the nodes it returns True for are not looked into."""
+    if stop(value):
+        return
+    if isinstance(value, tuple):
+        for item in value:
+            _walk(item, stop)
+    elif hasattr(value, "__dataclass_fields__"):
+        for name in value.__dataclass_fields__:
+            _walk(getattr(value, name), stop)
+
+
 def _qualifiers(node: Expr) -> set[str]:
     found: set[str] = set()
 
-    def visit(value: Any) -> None:
+    def stop(value: Any) -> bool:
         if isinstance(value, Name):
             if len(value.parts) > 1:
                 found.add(value.parts[0].lower())
-            return
-        if isinstance(value, Subquery | InSubquery | Exists):
-            return  # a nested subquery's names are its own business
-        if isinstance(value, tuple):
-            for v in value:
-                visit(v)
-            return
-        if hasattr(value, "__dataclass_fields__"):
-            for name in value.__dataclass_fields__:
-                visit(getattr(value, name))
-    visit(node)
+            return True
+        return isinstance(value, Subquery | InSubquery | Exists)  # a nested subquery's names are its own
+
+    _walk(node, stop)
     return found
 
 
@@ -297,19 +303,10 @@ def _scalar_subqueries(exprs: list[Expr | None]) -> list[Subquery]:
     """The scalar subqueries of ``exprs``, outermost first, not looking inside any subquery."""
     found: list[Subquery] = []
 
-    def visit(value: Any) -> None:
+    def stop(value: Any) -> bool:
         if isinstance(value, Subquery):
             found.append(value)
-            return
-        if isinstance(value, InSubquery | Exists):
-            return
-        if isinstance(value, tuple):
-            for v in value:
-                visit(v)
-            return
-        if hasattr(value, "__dataclass_fields__"):
-            for name in value.__dataclass_fields__:
-                visit(getattr(value, name))
-    for expr in exprs:
-        visit(expr)
+        return isinstance(value, Subquery | InSubquery | Exists)
+
+    _walk(tuple(exprs), stop)
     return found
