@@ -165,8 +165,34 @@ def _never(_at: pa.DataType) -> bool:
     return False
 
 
+#: The Parquet footer key under which Spark (and dstreams, for columns with metadata) stores
+#: the Spark schema as JSON: readers take the columns' metadata from it.
+SPARK_ROW_METADATA_KEY = "org.apache.spark.sql.parquet.row.metadata"
+#: An Arrow field's metadata key for its Spark column metadata (JSON), set by readers.
+FIELD_METADATA_KEY = b"dstreams:metadata"
+
+
+def spark_field_metadata(schema: pa.Schema) -> dict[str, dict[bytes, bytes]]:
+    """Per column name, the Arrow field metadata carrying its Spark metadata, from a file schema's
+    footer (:data:`SPARK_ROW_METADATA_KEY`); empty when the file has none or it does not parse."""
+    import json  # noqa: PLC0415 - only files with the key need it
+
+    text = (schema.metadata or {}).get(SPARK_ROW_METADATA_KEY.encode())
+    try:
+        fields = json.loads(text)["fields"] if text else []
+        return {f["name"]: {FIELD_METADATA_KEY: json.dumps(f["metadata"]).encode()}
+                for f in fields if f.get("metadata")}
+    except (ValueError, KeyError, TypeError):
+        return {}  # another writer's footer, not Spark's schema: no column metadata
+
+
 def _from_arrow_field(field: pa.Field) -> StructField:
-    return StructField(field.name, from_arrow_type(field.type), field.nullable)
+    metadata = None
+    if field.metadata and FIELD_METADATA_KEY in field.metadata:
+        import json  # noqa: PLC0415 - only fields with metadata need it
+
+        metadata = json.loads(field.metadata[FIELD_METADATA_KEY])
+    return StructField(field.name, from_arrow_type(field.type), field.nullable, metadata)
 
 
 def from_arrow_schema(schema: pa.Schema) -> StructType:

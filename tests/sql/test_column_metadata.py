@@ -4,6 +4,9 @@ on unchanged (select, filter, rename, join, grouping key) and dropped by a compu
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from dstream.sql import AnalysisException, SparkSession
@@ -39,3 +42,27 @@ def test_schema_metadata_and_with_metadata(spark: SparkSession) -> None:
         df.withMetadata("missing", NOTE)
     with pytest.raises(PySparkValueError, match="takes a dict"):
         df.withMetadata("a", ["not", "a", "dict"])  # type: ignore[arg-type]
+
+
+def test_parquet_keeps_metadata_in_sparks_footer(spark: SparkSession, tmp_path: Path) -> None:
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = str(tmp_path / "tagged")
+    spark.createDataFrame([(1, "x")], "a int, b string").withMetadata("a", NOTE).write.parquet(out)
+    back = spark.read.parquet(out)
+    assert back.schema["a"].metadata == NOTE and back.schema["b"].metadata == {}
+    assert [tuple(r) for r in back.collect()] == [(1, "x")]
+    part = next(p for p in os.listdir(out) if p.endswith(".parquet"))
+    footer = json.loads(pq.read_schema(os.path.join(out, part)).metadata[b"org.apache.spark.sql.parquet.row.metadata"])
+    assert footer["fields"][0] == {"name": "a", "type": "integer", "nullable": True, "metadata": NOTE}
+    # A file Spark wrote (its footer, by another writer here): the metadata is read from it.
+    foreign = str(tmp_path / "spark.parquet")
+    spark_schema = {"type": "struct", "fields": [{"name": "v", "type": "long", "nullable": True,
+                                                   "metadata": {"ml_attr": {"num_vals": 3}}}]}
+    table = pa.table({"v": pa.array([5], pa.int64())}).replace_schema_metadata(
+        {"org.apache.spark.sql.parquet.row.metadata": json.dumps(spark_schema)})
+    pq.write_table(table, foreign)
+    assert spark.read.parquet(foreign).schema["v"].metadata == {"ml_attr": {"num_vals": 3}}

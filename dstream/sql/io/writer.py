@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from dstream.sql.arrow_convert import SPARK_ROW_METADATA_KEY
 from dstream.sql.errors import AnalysisException
 from dstream.sql.io.base import FileFormat, time_zone_option
 from dstream.sql.io.encode import csv_field, json_text, value_encoder
@@ -212,6 +213,9 @@ def write_files(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schem
     # flags (spark.range's id is not null) must not make it a different schema.
     arrow_schema = pa.schema([f.with_nullable(True) for f in _arrow_schema(schema)])
     fmt = _format(fmt)
+    if fmt.name == "parquet" and not isinstance(schema, pa.Schema) and any(f.metadata for f in schema.fields):
+        # Column metadata travels as Spark writes it: the schema's JSON in the file's footer.
+        arrow_schema = arrow_schema.with_metadata({SPARK_ROW_METADATA_KEY: schema.json()})
     table = pa.Table.from_batches([_conform(b, arrow_schema) for b in batches], schema=arrow_schema)
     if not partition_by:
         if table.num_rows == 0 and not empty_file:
