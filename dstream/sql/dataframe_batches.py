@@ -37,12 +37,12 @@ from .types import StructType
 if TYPE_CHECKING:
     from .dataframe import DataFrame
 
-__all__ = ["BatchMethods"]
+__all__ = ["BatchMethods", "conform_output"]
 
 _BROADCAST_HINTS = frozenset({"broadcast", "broadcastjoin", "mapjoin"})
 
 
-def _conform(batch: Any, target: pa.Schema, keys: list[str]) -> pa.RecordBatch:
+def conform_output(batch: Any, target: pa.Schema, keys: list[str]) -> pa.RecordBatch:
     """A batch ``func`` yielded, as the output's columns: by name, cast, renamed to the keys."""
     if isinstance(batch, pa.Table):
         batch = batch.combine_chunks().to_batches()[0] if batch.num_rows else target.empty_table().to_batches()
@@ -73,7 +73,7 @@ def _map_batches(func: Callable[[Iterator[Any]], Iterator[Any]], names: list[str
     for out in func(inputs()):
         if pandas:
             out = pa.RecordBatch.from_pandas(out, preserve_index=False)
-        yield _conform(out, target, keys)
+        yield conform_output(out, target, keys)
 
 
 def _named_again(keys: list[str], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

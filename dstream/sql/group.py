@@ -6,7 +6,8 @@ The aggregation methods of a grouping: ``agg`` (Columns, or a dict of column ->
 function name), ``count``, ``sum``, ``avg``/``mean``, ``min``, ``max``; ``pivot`` (each
 aggregate computed per pivot value, over that value's rows only); and the
 Scala API's arbitrary stateful processing, ``mapGroupsWithState`` and
-``flatMapGroupsWithState`` (built in ``streaming/groups_with_state.py``). Results have
+``flatMapGroupsWithState`` (built in ``streaming/groups_with_state.py``); the grouped map
+functions ``applyInPandas`` and ``applyInArrow`` (built in ``group_pandas.py``). Results have
 the grouping columns first, then one column per aggregate, named as Spark names them
 (``count``, ``sum(v)``, ``avg(v)``).
 
@@ -220,6 +221,38 @@ class GroupedData:
     def max(self, *cols: str) -> DataFrame:
         """The maximum of each numeric column (or of ``cols``) per group."""
         return self._numeric("max", cols)
+
+    def applyInPandas(self, func: Any, schema: Any) -> DataFrame:  # noqa: N802 - PySpark's name
+        """Each group, whole, through ``func`` as a ``pandas.DataFrame``; the DataFrames it returns, as rows.
+
+        Parameters
+        ----------
+        func : callable
+            ``func(pdf) -> pandas.DataFrame`` or ``func(key, pdf)``, ``key`` the group's key
+            values as a tuple; ``pdf`` has every column of the grouped DataFrame.
+        schema : StructType or str
+            The returned rows' schema (DDL text such as ``"k long, n long"``); the returned
+            columns are matched to it by name (by position when they are not named).
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 1.0), (1, 2.0), (2, 3.0)], "id long, v double")
+        >>> def center(pdf):
+        ...     return pdf.assign(v=pdf.v - pdf.v.mean())
+        >>> df.groupBy("id").applyInPandas(center, "id long, v double").orderBy("id", "v").collect()
+        [Row(id=1, v=-0.5), Row(id=1, v=0.5), Row(id=2, v=0.0)]
+        """
+        from .group_pandas import apply_in_groups  # noqa: PLC0415 - pandas functions load when used
+
+        return apply_in_groups(self._df, self._keys, func, schema, arrow=False)
+
+    def applyInArrow(self, func: Any, schema: Any) -> DataFrame:  # noqa: N802 - PySpark's name
+        """Each group, whole, through ``func`` as a ``pyarrow.Table`` (``func(table)`` or
+        ``func(key, table)``, ``key`` a tuple of ``pyarrow.Scalar`` s); the tables it returns, as rows
+        of ``schema`` (see :meth:`applyInPandas`)."""
+        from .group_pandas import apply_in_groups  # noqa: PLC0415 - kept beside applyInPandas
+
+        return apply_in_groups(self._df, self._keys, func, schema, arrow=True)
 
     def mapGroupsWithState(self, func: Any, outputStructType: Any, stateStructType: Any,  # noqa: N802, N803
                            timeoutConf: str = "NoTimeout") -> DataFrame:  # noqa: N803 - Spark's names
