@@ -442,6 +442,37 @@ class Column:
         """A field of a struct."""
         return Column(ExtractValue(self.expr, to_expr(name), field_only=True))
 
+    def withField(self, fieldName: str, col: Column) -> Column:  # noqa: N802, N803 - PySpark's names
+        """The struct with field ``fieldName`` (``"a.b"`` inside a nested struct) set to ``col``:
+        replaced where it exists, appended where not; a null struct stays null.
+
+        Examples
+        --------
+        >>> from dstream.sql import Row, functions as F
+        >>> df = spark.createDataFrame([Row(a=Row(b=1, c=2))])
+        >>> df.select(df.a.withField("b", F.lit(3)).withField("d", F.lit(4)).alias("a")).first().a
+        Row(b=3, c=2, d=4)
+        """
+        from .expressions.struct_update import UpdateFields  # noqa: PLC0415 - kept beside its two uses
+
+        if not isinstance(fieldName, str):
+            raise PySparkTypeError(f"Argument `fieldName` should be a str, got {type(fieldName).__name__}.",
+                                   "NOT_STR", {"arg_name": "fieldName", "arg_type": type(fieldName).__name__})
+        if not isinstance(col, Column):
+            raise PySparkTypeError(f"Argument `col` should be a Column, got {type(col).__name__}.", "NOT_COLUMN",
+                                   {"arg_name": "col", "arg_type": type(col).__name__})
+        return Column(UpdateFields.with_field(self.expr, fieldName, col.expr))
+
+    def dropFields(self, *fieldNames: str) -> Column:  # noqa: N802, N803 - PySpark's names
+        """The struct without the fields ``fieldNames`` (``"a.b"`` inside a nested struct); absent names
+        are ignored, dropping every field is an error."""
+        from .expressions.struct_update import UpdateFields  # noqa: PLC0415 - kept beside withField
+
+        if not fieldNames or not all(isinstance(n, str) for n in fieldNames):
+            raise PySparkTypeError("dropFields takes one or more field names (str).", "NOT_STR",
+                                   {"arg_name": "fieldNames", "arg_type": "str"})
+        return Column(UpdateFields.drop_fields(self.expr, list(fieldNames)))
+
     def __getitem__(self, k: Any) -> Column:
         if isinstance(k, slice):
             if k.step is not None:
