@@ -551,6 +551,13 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
         """Like ``createOrReplaceTempView``, but fail if the name is taken."""
         self._session._register_view(name, self, replace=False)
 
+    def registerTempTable(self, name: str) -> None:  # noqa: N802 - PySpark's name
+        """``createOrReplaceTempView`` under its Spark 1 name (deprecated there since 2.0, as here)."""
+        import warnings  # noqa: PLC0415 - only this deprecated name warns
+
+        warnings.warn("Deprecated in 2.0, use createOrReplaceTempView instead.", FutureWarning, stacklevel=2)
+        self.createOrReplaceTempView(name)
+
     @property
     def write(self) -> DataFrameWriter:
         """Write the rows to files (``df.write.mode("overwrite").csv(path)``)."""

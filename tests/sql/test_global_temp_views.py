@@ -40,3 +40,12 @@ def test_stopping_a_session_leaves_no_active_session_on_its_stopped_context(make
     assert SparkSession.getActiveSession() is second
     first.stop()
     assert SparkSession.getActiveSession() is None
+
+
+def test_register_temp_table_is_the_deprecated_create_or_replace(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1,)], "a int")
+    with pytest.warns(FutureWarning, match="use createOrReplaceTempView"):
+        df.registerTempTable("old_style")
+    with pytest.warns(FutureWarning):
+        spark.createDataFrame([(2,)], "a int").registerTempTable("old_style")  # replaces, as Spark's
+    assert [r.a for r in spark.sql("SELECT a FROM old_style").collect()] == [2]
