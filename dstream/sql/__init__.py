@@ -51,6 +51,7 @@ _WHERE = {
     "GroupedData": ".group",
     "IllegalArgumentException": ".errors",
     "NumberFormatException": ".errors",
+    "Observation": ".observation",
     "ParseException": ".errors",
     "PySparkException": ".errors",
     "PythonException": ".errors",

@@ -24,7 +24,7 @@ import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .errors import PySparkValueError
+from .errors import PySparkTypeError, PySparkValueError
 from .plan.logical import Sample
 
 if TYPE_CHECKING:
@@ -44,6 +44,35 @@ def _keep_strata(column: str, fractions: dict[Any, float], seed: int, index: int
 
 class StatMethods:
     """Statistics, samples and random splits of a DataFrame (see the module doc)."""
+
+    def observe(self, observation: Any, *exprs: Any) -> DataFrame:
+        """The same rows, with named aggregate metrics computed over them by the actions that run them.
+
+        Parameters
+        ----------
+        observation : Observation or str
+            Where to read the metrics: ``observation.get`` after an action; with a name, a
+            streaming query reports them in its progress' ``observedMetrics``.
+        *exprs : Column
+            Named aggregates (``F.count(F.lit(1)).alias("rows")``).
+        """
+        from .observation import CollectMetrics, MetricsCollector, Observation, check_metrics  # noqa: PLC0415
+
+        df: Any = self
+        if isinstance(observation, Observation):
+            name = observation.name
+        elif isinstance(observation, str) and observation:
+            name = observation
+        else:
+            raise PySparkTypeError(
+                f"Argument `observation` should be an Observation or a non-empty str, got {observation!r}.",
+                "NOT_OBSERVATION_OR_STR", {"arg_name": "observation", "arg_type": type(observation).__name__})
+        metrics = [df._resolve(e) for e in exprs]
+        check_metrics(name, metrics)
+        collector = MetricsCollector(name, metrics, first_only=isinstance(observation, Observation))
+        if isinstance(observation, Observation):
+            observation._attach(collector)
+        return df._new(CollectMetrics(collector, df._plan))
 
     def sample(self, withReplacement: Any = None, fraction: Any = None,  # noqa: N803 - PySpark's names
                seed: int | None = None) -> DataFrame:

@@ -50,6 +50,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AnalysisException, StreamingQueryException
+from ..observation import observed_metrics
 from ..plan.logical import LocalRelation, LogicalPlan
 from . import operators as _operators  # noqa: F401 - registers the stateful operators
 from . import temporary_checkpoints
@@ -426,7 +427,7 @@ class MicroBatchExecution:
             query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=batch_id,
             previous_start_ms=self._previous_trigger_start, sources=sources,
             sink={"description": self.sink.description, "numOutputRows": output_rows, "metrics": {}},
-            event_time=event_time, state_operators=operators)
+            event_time=event_time, state_operators=operators, observed=observed_metrics(self.plan))
         self._report(progress, idle=False)
 
     def _abandon_if_stopped(self, batch_id: int) -> None:

@@ -103,7 +103,8 @@ class ProgressRecorder:
 def build_progress(*, query_id: str, run_id: str, name: str | None, recorder: ProgressRecorder, batch_id: int,
                    previous_start_ms: int | None, sources: list[dict[str, Any]], sink: dict[str, Any],
                    event_time: dict[str, str], state_operators: list[dict[str, Any]],
-                   clock_elapsed_ms: int | None = None) -> StreamingQueryProgress:
+                   clock_elapsed_ms: int | None = None,
+                   observed: dict[str, dict[str, Any]] | None = None) -> StreamingQueryProgress:
     """The progress of a trigger (durations measured by ``recorder``)."""
     duration = recorder.elapsed_ms() if clock_elapsed_ms is None else clock_elapsed_ms
     recorder.durations["triggerExecution"] = max(recorder.durations.get("triggerExecution", 0), duration)
@@ -118,7 +119,7 @@ def build_progress(*, query_id: str, run_id: str, name: str | None, recorder: Pr
         "batchId": batch_id, "batchDuration": duration, "numInputRows": rows,
         "inputRowsPerSecond": _rate(rows, since or 0.0), "processedRowsPerSecond": _rate(rows, processed_s),
         "durationMs": dict(sorted(recorder.durations.items())), "eventTime": dict(sorted(event_time.items())),
-        "stateOperators": state_operators, "sources": sources, "sink": sink, "observedMetrics": {},
+        "stateOperators": state_operators, "sources": sources, "sink": sink, "observedMetrics": observed or {},
     })
 
 
