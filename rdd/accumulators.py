@@ -4,19 +4,25 @@ The driver's ``Accumulator`` holds the value. Pickled into a task it becomes a w
 copy with the same id: its ``add`` records into the running task's updates, which ride
 back with the task result and are merged on the driver exactly once per successful
 partition. Reading ``.value`` inside a task is an error, as in PySpark.
+
+The driver finds an accumulator by id through a registry of weak references (as Spark's
+``AccumulatorContext``): one nobody holds any more is forgotten, so a stream that makes
+accumulators every batch (a query's input counters, its observed metrics) does not keep
+them all. Updates for a forgotten accumulator are dropped: nobody can read them.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+import weakref
 from typing import Any, Generic, TypeVar
 
 from .runtime.task_context import TaskContext
 
 T = TypeVar("T")
 
-_registry: dict[int, Accumulator] = {}
+_registry: weakref.WeakValueDictionary[int, Accumulator[Any]] = weakref.WeakValueDictionary()
 _registry_lock = threading.Lock()
 
 
