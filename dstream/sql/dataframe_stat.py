@@ -42,6 +42,40 @@ def _keep_strata(column: str, fractions: dict[Any, float], seed: int, index: int
             yield row
 
 
+def _add_item(counter: dict[Any, int], key: Any, count: int, size: int) -> None:
+    """Spark's ``FreqItemCounter.add``: at most ``size`` keys; a new key past that lowers them all."""
+    if key in counter:
+        counter[key] += count
+    elif len(counter) < size:
+        counter[key] = count
+    else:
+        low = min(counter.values()) if counter else 0
+        if count >= low:
+            counter[key] = count
+            for k in [k for k, v in counter.items() if v <= low]:
+                del counter[k]
+            for k in counter:
+                counter[k] -= low
+        else:
+            for k in counter:
+                counter[k] -= count
+
+
+def _count_items(n_cols: int, size: int, rows: Iterator[Row]) -> Iterator[list[dict[Any, int]]]:
+    counters: list[dict[Any, int]] = [{} for _ in range(n_cols)]
+    for row in rows:
+        for i in range(n_cols):
+            _add_item(counters[i], row[i], 1, size)
+    yield counters
+
+
+def _merge_counters(mine: list[dict[Any, int]], theirs: list[dict[Any, int]], size: int) -> list[dict[Any, int]]:
+    for counter, other in zip(mine, theirs):
+        for key, count in other.items():
+            _add_item(counter, key, count, size)
+    return mine
+
+
 class StatMethods:
     """Statistics, samples and random splits of a DataFrame (see the module doc)."""
 
@@ -221,6 +255,44 @@ class StatMethods:
         rows = [(key, *(found.get(c, 0) for c in columns)) for key, found in table.items()]
         return df.sparkSession.createDataFrame(rows, schema)
 
+    def freqItems(self, cols: Any, support: float | None = None) -> DataFrame:  # noqa: N802 - PySpark's name
+        """Frequent items of ``cols``, by Spark's one-pass algorithm (Karp et al.): every value that
+        is in more than ``support`` of the rows is listed, and others may be too (false positives,
+        as in Spark). One row, a column ``<col>_freqItems`` of arrays per column.
+
+        Parameters
+        ----------
+        cols : list or tuple of str
+            The columns.
+        support : float, optional
+            The frequency threshold, in ``[1e-4, 1]`` (default ``0.01``).
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 11), (1, 11), (3, 10), (4, 8), (4, 8)], ["c1", "c2"])
+        >>> sorted(df.freqItems(["c1", "c2"]).first().c1_freqItems)
+        [1, 3, 4]
+        """
+        from .types import ArrayType, StructField, StructType  # noqa: PLC0415
+
+        df: DataFrame = self  # type: ignore[assignment]
+        if not isinstance(cols, list | tuple) or not all(isinstance(c, str) for c in cols):
+            raise PySparkTypeError(f"freqItems takes a list or tuple of column names, got {cols!r}.",
+                                   "NOT_LIST_OR_TUPLE", {"arg_name": "cols", "arg_type": type(cols).__name__})
+        support = 0.01 if support is None else support
+        if not 1e-4 <= support <= 1.0:
+            raise PySparkValueError(f"Support must be in [1e-4, 1], but got {support}.", "VALUE_NOT_BETWEEN",
+                                    {"arg_name": "support", "min": "1e-4", "max": "1"})
+        size = int(1 / support)
+        picked = df.select(*cols)
+        empty: list[dict[Any, int]] = [{} for _ in cols]
+        merged = functools.reduce(
+            lambda a, b: _merge_counters(a, b, size),
+            picked.rdd.mapPartitions(functools.partial(_count_items, len(cols), size)).collect(), empty)
+        schema = StructType([StructField(f"{c}_freqItems", ArrayType(f.dataType, True), False)
+                             for c, f in zip(cols, picked.schema.fields)])
+        return df.sparkSession.createDataFrame([tuple(list(m) for m in merged)], schema)
+
     @property
     def stat(self) -> DataFrameStatFunctions:
         """PySpark's ``df.stat``: the statistics functions of this DataFrame."""
@@ -249,6 +321,10 @@ class DataFrameStatFunctions:
     def crosstab(self, col1: str, col2: str) -> DataFrame:
         """See :meth:`StatMethods.crosstab`."""
         return self.df.crosstab(col1, col2)
+
+    def freqItems(self, cols: Any, support: float | None = None) -> DataFrame:  # noqa: N802 - PySpark's name
+        """See :meth:`StatMethods.freqItems`."""
+        return self.df.freqItems(cols, support)
 
     def sampleBy(self, col: Any, fractions: dict[Any, float], seed: int | None = None) -> DataFrame:  # noqa: N802
         """See :meth:`StatMethods.sampleBy`."""
