@@ -239,15 +239,23 @@ class Percentile(_ListBased):
 
     partial_fn = "list"
 
-    def __init__(self, child: Expression, percentage: Any, name: str = "percentile") -> None:
+    def __init__(self, child: Expression, percentage: Any, name: str = "percentile", discrete: bool = False,
+                 descending: bool = False) -> None:
         super().__init__(child)
         self.percentages, self.many = _percentages(percentage)
         self.name = name
         self.percentage = percentage
+        #: SQL's percentile_disc (a value at rank floor((n - 1) * p), not interpolated) and an
+        #: ordering WITHIN GROUP (ORDER BY v DESC) (ranks counted from the largest).
+        self.discrete = discrete
+        self.descending = descending
 
     def sql(self) -> str:
         if self.name == "median":
             return f"median({self.children[0].sql()})"
+        if self.name in ("percentile_cont", "percentile_disc"):
+            order = f"{self.children[0].sql()}{' DESC' if self.descending else ''}"
+            return f"{self.name}({self.shown_percentage()}) WITHIN GROUP (ORDER BY {order})"
         return f"percentile({self.children[0].sql()}, {self.shown_percentage()}, 1)"
 
     def shown_percentage(self) -> str:
@@ -255,7 +263,7 @@ class Percentile(_ListBased):
         return f"array({', '.join(repr(p) for p in self.percentages)})" if self.many else repr(self.percentages[0])
 
     def _options(self) -> Any:
-        return (self.name, tuple(self.percentages), self.many)
+        return (self.name, tuple(self.percentages), self.many, self.discrete, self.descending)
 
     def coerce(self) -> Expression:
         child = cast_to(self.children[0], DoubleType())
@@ -279,11 +287,14 @@ class Percentile(_ListBased):
                 continue
             values = []
             for p in self.percentages:
-                position = p * (n - 1)
+                position = (1 - p if self.descending else p) * (n - 1)
                 lower = int(np.floor(position))
                 upper = int(np.ceil(position))
                 low, high = x[start + lower], x[start + upper]
-                values.append(float(low + (position - lower) * (high - low)))
+                if self.discrete:  # the rank floor((n - 1) * p) from the ordering's start
+                    values.append(float(high if self.descending else low))
+                else:
+                    values.append(float(low + (position - lower) * (high - low)))
             rows.append(values if self.many else values[0])
         return pa.array(rows, pa.list_(pa.float64()) if self.many else pa.float64())
 
@@ -335,13 +346,26 @@ class Mode(_ListBased):
 
     name = "mode"
     partial_fn = "list"
+    #: Built from SQL's mode() WITHIN GROUP (ORDER BY v [DESC]) (named so); with DESC a tie
+    #: goes to the largest value.
+    within_group = False
+    descending = False
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         groups, values, n_groups = self.groups_and_values(buffers)
         counts = pa.table({"g": groups, "v": values}).group_by(["g", "v"], use_threads=False).aggregate(
             [([], "count_all")])
-        return _first_per_group(counts.sort_by([("g", "ascending"), ("count_all", "descending"), ("v", "ascending")]),
+        tie = "descending" if self.descending else "ascending"
+        return _first_per_group(counts.sort_by([("g", "ascending"), ("count_all", "descending"), ("v", tie)]),
                                 "v", n_groups)
+
+    def sql(self) -> str:
+        if self.within_group:
+            return f"mode() WITHIN GROUP (ORDER BY {self.children[0].sql()}{' DESC' if self.descending else ''})"
+        return super().sql()
+
+    def _options(self) -> Any:
+        return (self.name, self.distinct, self.descending)
 
     def data_type(self) -> DataType:
         return self.children[0].data_type()

@@ -359,9 +359,39 @@ class _Builder:
             return (self.build(args[0]) / self.build(args[1])).cast("bigint")
         if node.ignore_nulls:
             return self.ignoring_nulls(node)
+        if node.within_group:
+            return self.within_group(node)
         func = self.function(name)
         target = name if getattr(self.fns, name, None) is func else _ALIASES.get(name, name)
         return func(*[self.argument(target, i, a) for i, a in enumerate(args)])
+
+    def within_group(self, node: Call) -> Any:
+        """``percentile_cont(p)``, ``percentile_disc(p)`` and ``mode()`` ``WITHIN GROUP (ORDER BY v [DESC])``."""
+        from ..expressions.statistical_aggregates import Mode, Percentile  # noqa: PLC0415 - SQL-only aggregates
+
+        name, args, order = node.name, node.args, node.within_group
+        if len(order) != 1 or name not in ("percentile_cont", "percentile_disc", "mode"):
+            raise AnalysisException(
+                f"{name}(...) WITHIN GROUP (ORDER BY ...) is not supported: WITHIN GROUP takes one ordering, for "
+                "percentile_cont, percentile_disc and mode.", "UNSUPPORTED_FEATURE", {"feature": "WITHIN GROUP"})
+        column = self.build(order[0].operand)
+        descending = not order[0].ascending
+        if name == "mode":
+            if args:
+                raise AnalysisException("mode() takes no argument with WITHIN GROUP: the values are its ORDER BY.",
+                                        "WRONG_NUM_ARGS", {"functionName": "mode"})
+            mode = Mode(column.expr)
+            mode.within_group = True
+            mode.descending = descending
+            return type(column)(mode)
+        literals = args[0].args if len(args) == 1 and isinstance(args[0], Call) and args[0].name == "array" else args
+        if len(args) != 1 or not literals or not all(isinstance(a, Literal) for a in literals):
+            raise AnalysisException(f"{name} takes one literal percentage (or an array of them), as "
+                                    f"{name}(0.5) WITHIN GROUP (ORDER BY v).", "WRONG_NUM_ARGS", {"functionName": name})
+        values = [float(a.value) for a in literals]  # type: ignore[union-attr, arg-type]
+        percentage = values if isinstance(args[0], Call) else values[0]
+        return type(column)(Percentile(column.expr, percentage, name, discrete=name == "percentile_disc",
+                                       descending=descending))
 
     def ignoring_nulls(self, node: Call) -> Any:
         """``f(x, ...) IGNORE NULLS``: the functions that take it as an argument get it so; ``lag``

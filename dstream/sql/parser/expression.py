@@ -49,6 +49,7 @@ from dstream.sql.parser.nodes import (
     Like,
     Literal,
     Name,
+    SortItem,
     Star,
     Subquery,
     Subscript,
@@ -402,7 +403,18 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
         if self.tok.is_word("IGNORE", "RESPECT") and self.peek().is_word("NULLS"):
             ignore_nulls = self.advance().value.upper() == "IGNORE"
             self.advance()
-        call = Call(name, tuple(args), distinct, ignore_nulls)
+        within: list[SortItem] = []
+        if self.tok.is_word("WITHIN") and self.peek().is_word("GROUP"):
+            self.advance()
+            self.advance()
+            self.expect_op("(")
+            self.expect_word("ORDER")
+            self.expect_word("BY")
+            within.append(self._sort_item())
+            while self.accept_op(","):
+                within.append(self._sort_item())
+            self.expect_op(")")
+        call = Call(name, tuple(args), distinct, ignore_nulls, tuple(within))
         if self.tok.is_word("OVER"):
             return self._over(call)
         return call

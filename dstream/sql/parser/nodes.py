@@ -73,12 +73,14 @@ class Binary:
 @dataclass(frozen=True)
 class Call:
     """A function call ``name(args)`` (``name`` lower-case); ``count(*)`` has the one argument
-    ``Star()``; ``distinct`` for ``f(DISTINCT x)``, ``ignore_nulls`` for ``f(x) IGNORE NULLS``."""
+    ``Star()``; ``distinct`` for ``f(DISTINCT x)``, ``ignore_nulls`` for ``f(x) IGNORE NULLS``,
+    ``within_group`` for ``percentile_cont(0.5) WITHIN GROUP (ORDER BY v)``."""
 
     name: str
     args: tuple[Expr, ...] = ()
     distinct: bool = False
     ignore_nulls: bool = False
+    within_group: tuple[SortItem, ...] = ()  # f(...) WITHIN GROUP (ORDER BY ...)
 
 
 @dataclass(frozen=True)
