@@ -36,7 +36,8 @@ Checkpoints:
 
 Runtime:
 
-* :func:`active_spark_context` — the process's active SparkContext, or ``None``.
+* :func:`active_spark_context` — the process's active SparkContext, or ``None``;
+  :func:`context_stopped` — whether a SparkContext was stopped.
 * :func:`block_manager` — this process's block manager (``put``/``get``/``contains``/
   ``remove`` of named blocks; driver and workers each have one).
 * :data:`MEMORY_ONLY_SHARING_IMMUTABLE` — ``MEMORY_ONLY`` (equal to it, shown as it),
@@ -133,6 +134,7 @@ __all__ = [
     "SourceNode",
     "ZipPartitionsNode",
     "active_spark_context",
+    "context_stopped",
     "append_to_list",
     "block_manager",
     "checkpoint_file",
@@ -214,6 +216,11 @@ def active_spark_context() -> SparkContext | None:
     from .context import SparkContext
 
     return SparkContext._active_spark_context
+
+
+def context_stopped(sc: SparkContext) -> bool:
+    """Whether ``sc.stop()`` was called (a session over it must not be handed out again)."""
+    return sc._stopped
 
 
 def block_manager() -> BlockManager:

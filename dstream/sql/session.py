@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from rdd import SparkConf, SparkContext
+from rdd.engine_api import context_stopped
 
 from .conf import RuntimeConfig
 from .dataframe import DataFrame
@@ -234,8 +235,14 @@ class SparkSession:
     @classmethod
     def getActiveSession(cls) -> SparkSession | None:  # noqa: N802 - PySpark's name
         """The active session, or ``None``."""
-        # stop() clears the active session, so the one recorded is never a stopped one.
-        return cls._active
+        # stop() clears the active session; a SparkContext stopped on its own (sc.stop())
+        # leaves it recorded, and a session over a stopped context is no session (PySpark's
+        # getOrCreate makes a new one then too).
+        session = cls._active
+        if session is not None and context_stopped(session._sc):
+            cls._active = None
+            return None
+        return session
 
     @classmethod
     def active(cls) -> SparkSession:

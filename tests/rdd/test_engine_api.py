@@ -147,3 +147,10 @@ def test_the_aggregation_helpers_are_the_ones_the_fast_paths_recognise() -> None
 def test_result_iterable_is_pysparks() -> None:
     values = api.ResultIterable([1, 2])
     assert list(values) == [1, 2] and len(values) == 2
+
+
+def test_context_stopped(make_sc: Any) -> None:
+    sc = make_sc("local")
+    assert not api.context_stopped(sc)
+    sc.stop()
+    assert api.context_stopped(sc)

@@ -49,3 +49,14 @@ def test_register_temp_table_is_the_deprecated_create_or_replace(spark: SparkSes
     with pytest.warns(FutureWarning):
         spark.createDataFrame([(2,)], "a int").registerTempTable("old_style")  # replaces, as Spark's
     assert [r.a for r in spark.sql("SELECT a FROM old_style").collect()] == [2]
+
+
+def test_get_or_create_replaces_a_session_whose_context_was_stopped(no_active_context: None) -> None:
+    first = SparkSession.builder.master("local").appName("first").getOrCreate()
+    first.sparkContext.stop()  # the context alone, not the session
+    second = SparkSession.builder.master("local").appName("second").getOrCreate()
+    try:
+        assert second is not first
+        assert second.range(3).count() == 3
+    finally:
+        second.stop()
