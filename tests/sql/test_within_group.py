@@ -72,6 +72,27 @@ def test_names_arrays_and_refusals(spark: SparkSession) -> None:
                           "mode() WITHIN GROUP (ORDER BY v DESC)"]
     assert tuple(df.first()) == ([2.5, 4.0], 4)
     with pytest.raises(AnalysisException, match="WITHIN GROUP takes one ordering"):
-        spark.sql("SELECT listagg(cast(v AS string)) WITHIN GROUP (ORDER BY v) FROM wg2").collect()
+        spark.sql("SELECT listagg(DISTINCT cast(v AS string)) WITHIN GROUP (ORDER BY v) FROM wg2").collect()
+    with pytest.raises(AnalysisException, match="WITHIN GROUP takes one ordering"):
+        spark.sql("SELECT sum(v) WITHIN GROUP (ORDER BY v) FROM wg2").collect()
     with pytest.raises(AnalysisException, match="one literal percentage"):
         spark.sql("SELECT percentile_cont(v) WITHIN GROUP (ORDER BY v) FROM wg2").collect()
+
+
+@given(rows=st.lists(st.tuples(st.integers(0, 1), st.one_of(st.none(), st.sampled_from("abc")),
+                               st.one_of(st.none(), st.integers(0, 4))), min_size=1, max_size=12),
+       descending=st.booleans())
+@PROPERTY
+def test_listagg_within_group_joins_in_the_keys_order(spark: SparkSession, rows: list[tuple[int, Any, Any]],
+                                                      descending: bool) -> None:
+    spark.createDataFrame(rows, "g int, s string, o int").coalesce(1).createOrReplaceTempView("wg3")
+    order = "o DESC" if descending else "o"
+    got = {r[0]: r[1] for r in spark.sql(f"SELECT g, listagg(s, '-') WITHIN GROUP (ORDER BY {order}) FROM wg3 "
+                                         "GROUP BY g").collect()}
+    expected = {}
+    for g in {r[0] for r in rows}:
+        pairs = [(o, s) for gg, s, o in rows if gg == g and s is not None]
+        # Nulls first ascending, last descending; equal keys keep the rows' order (a stable sort).
+        pairs.sort(key=lambda p: (p[0] is not None, p[0]), reverse=descending)
+        expected[g] = "-".join(s for _, s in pairs) if pairs else None
+    assert got == expected

@@ -21,7 +21,8 @@ Invariants
   ``regr_intercept`` are null when ``x`` does not vary; ``regr_r2`` is then null too,
   and 1 when only ``y`` is constant (Spark's rules).
 * ``listagg`` joins a group's non-null values in the order the rows came (Spark leaves
-  the order unspecified without ``WITHIN GROUP``); its delimiter is a literal.
+  the order unspecified without ``WITHIN GROUP``), or with ``WITHIN GROUP (ORDER BY k)``
+  in ``k``'s order; its delimiter is a literal.
 """
 
 from __future__ import annotations
@@ -34,14 +35,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..types import BinaryType, DataType, DoubleType, LongType, NullType, StringType
-from .aggregate_base import AggregateFunction
-from .aggregates import Avg, Sum, _fit, _ListBased, _long_sums
+from .aggregate_base import AggregateFunction, ArrowAgg
+from .aggregates import LIST_CONCAT, Avg, Sum, _fit, _flatten_groups, _ListBased, _long_sums
 from .base import EvalContext, Expression, Literal
 from .checks import mismatch, quoted_type
 from .coercion import is_integral
+from .collection_functions import CreateStruct
 from .statistical_aggregates import _doubles_or_null, _Pairwise
 
-__all__ = ["BitAggregate", "ListAgg", "Regression", "TryAvg", "TrySum", "REGRESSIONS"]
+__all__ = ["BitAggregate", "ListAgg", "OrderedListAgg", "Regression", "TryAvg", "TrySum", "REGRESSIONS"]
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
@@ -198,3 +200,64 @@ class ListAgg(_ListBased):
 
     def data_type(self) -> DataType:
         return BinaryType() if isinstance(self.children[0].data_type(), BinaryType) else StringType()
+
+
+class OrderedListAgg(ListAgg):
+    """``listagg(v[, delimiter]) WITHIN GROUP (ORDER BY k [DESC])``: joined in the order of ``k``
+    (nulls first ascending and last descending, Spark's defaults; ties in the order rows came)."""
+
+    def __init__(self, value: Expression, delimiter: Expression, order: Expression, descending: bool,
+                 name: str = "listagg") -> None:
+        AggregateFunction.__init__(self, [CreateStruct([value, order], ["v", "k"]), delimiter], False)
+        self.name = name
+        self.descending = descending
+        self.partial_fn = "list"
+
+    @property
+    def pair(self) -> tuple[Expression, Expression]:
+        struct = self.children[0]
+        return struct.children[0], struct.children[1]
+
+    def check_input_types(self) -> None:
+        value = self.pair[0]
+        ListAgg(value, self.children[1], self.name).check_input_types()
+
+    def partial_aggs(self) -> list[ArrowAgg]:
+        return [("list", None), ("list", None)]
+
+    def partial_input(self, j: int, values: pa.Array) -> pa.Array:
+        struct = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        return struct.field(j)
+
+    def merge_aggs(self) -> list[ArrowAgg]:
+        return [(LIST_CONCAT, None), (LIST_CONCAT, None)]
+
+    def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        groups, values = _flatten_groups(buffers[0])
+        _, keys = _flatten_groups(buffers[1])
+        pairs: list[list[tuple[Any, Any]]] = [[] for _ in range(len(buffers[0]))]
+        for g, v, k in zip(groups.to_pylist(), values.to_pylist(), keys.to_pylist()):
+            if v is not None:
+                pairs[g].append((k, v))
+        binary = isinstance(self.data_type(), BinaryType)
+        delimiter = self.children[1].value  # type: ignore[attr-defined]
+        if delimiter is None:
+            delimiter = b"" if binary else ""
+        elif binary and isinstance(delimiter, str):
+            delimiter = delimiter.encode("utf-8")
+        joined = []
+        for group in pairs:
+            group.sort(key=lambda kv: (kv[0] is not None, kv[0]), reverse=self.descending)  # stable both ways
+            joined.append(delimiter.join(v for _, v in group) if group else None)
+        return pa.array(joined, pa.binary() if binary else pa.string())
+
+    def data_type(self) -> DataType:
+        return BinaryType() if isinstance(self.pair[0].data_type(), BinaryType) else StringType()
+
+    def sql(self) -> str:
+        value, order = self.pair
+        direction = " DESC" if self.descending else ""
+        return f"{self.name}({value.sql()}, {self.children[1].sql()}) WITHIN GROUP (ORDER BY {order.sql()}{direction})"
+
+    def _options(self) -> Any:
+        return (self.name, self.descending)

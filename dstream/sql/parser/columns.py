@@ -341,6 +341,8 @@ class _Builder:
         name, args = node.name, node.args
         if name == "count" and args == (Star(),):
             return fns.count(fns.lit(1))
+        if node.within_group:
+            return self.within_group(node)
         if node.distinct:
             return self.distinct_aggregate(node)
         if name in _CAST_FUNCTIONS and len(args) == 1:
@@ -359,23 +361,31 @@ class _Builder:
             return (self.build(args[0]) / self.build(args[1])).cast("bigint")
         if node.ignore_nulls:
             return self.ignoring_nulls(node)
-        if node.within_group:
-            return self.within_group(node)
         func = self.function(name)
         target = name if getattr(self.fns, name, None) is func else _ALIASES.get(name, name)
         return func(*[self.argument(target, i, a) for i, a in enumerate(args)])
 
     def within_group(self, node: Call) -> Any:
         """``percentile_cont(p)``, ``percentile_disc(p)`` and ``mode()`` ``WITHIN GROUP (ORDER BY v [DESC])``."""
-        from ..expressions.statistical_aggregates import Mode, Percentile  # noqa: PLC0415 - SQL-only aggregates
+        from ..expressions.numeric_aggregates import OrderedListAgg  # noqa: PLC0415 - SQL-only aggregates
+        from ..expressions.statistical_aggregates import Mode, Percentile  # noqa: PLC0415
 
         name, args, order = node.name, node.args, node.within_group
-        if len(order) != 1 or name not in ("percentile_cont", "percentile_disc", "mode"):
+        if len(order) != 1 or node.distinct or name not in (
+                "percentile_cont", "percentile_disc", "mode", "listagg", "string_agg"):
             raise AnalysisException(
                 f"{name}(...) WITHIN GROUP (ORDER BY ...) is not supported: WITHIN GROUP takes one ordering, for "
-                "percentile_cont, percentile_disc and mode.", "UNSUPPORTED_FEATURE", {"feature": "WITHIN GROUP"})
+                "percentile_cont, percentile_disc, mode, listagg and string_agg (without DISTINCT).",
+                "UNSUPPORTED_FEATURE", {"feature": "WITHIN GROUP"})
         column = self.build(order[0].operand)
         descending = not order[0].ascending
+        if name in ("listagg", "string_agg"):
+            if not 1 <= len(args) <= 2:
+                raise AnalysisException(f"{name} takes a value and an optional delimiter.", "WRONG_NUM_ARGS",
+                                        {"functionName": name})
+            value = self.build(args[0])
+            delimiter = self.build(args[1]).expr if len(args) == 2 else self.fns.lit(None).expr
+            return type(column)(OrderedListAgg(value.expr, delimiter, column.expr, descending, name))
         if name == "mode":
             if args:
                 raise AnalysisException("mode() takes no argument with WITHIN GROUP: the values are its ORDER BY.",
