@@ -99,8 +99,10 @@ def test_what_cannot_be_rewritten_is_refused_by_name(spark: SparkSession) -> Non
         spark.sql("SELECT (SELECT k FROM sq_e UNION ALL SELECT k FROM sq_e)").collect()
     with pytest.raises(AnalysisException, match="must return one column"):
         spark.sql("SELECT * FROM sq_e WHERE k IN (SELECT k, w FROM sq_e)").collect()
-    with pytest.raises(AnalysisException, match="joined with AND"):
-        spark.sql("SELECT * FROM sq_e WHERE k IN (SELECT k FROM sq_e) OR k = 2").collect()
+    with pytest.raises(AnalysisException, match="correlated IN subquery under OR"):
+        spark.sql("SELECT * FROM sq_e t WHERE k IN (SELECT u.k FROM sq_e u WHERE u.w = t.w) OR k = 2").collect()
+    with pytest.raises(AnalysisException, match="outside a WHERE condition"):
+        spark.sql("SELECT k IN (SELECT k FROM sq_e) AS found FROM sq_e").collect()
     with pytest.raises(AnalysisException, match="correlated NOT IN"):
         spark.sql("SELECT * FROM sq_e t WHERE k NOT IN (SELECT u.k FROM sq_e u WHERE u.w = t.w)").collect()
     with pytest.raises(AnalysisException, match="CORRELATED_SCALAR_SUBQUERY_NOT_AGGREGATED"):
@@ -145,3 +147,36 @@ def test_correlated_scalar_subquery_names_and_star(spark: SparkSession) -> None:
     assert df.columns == ["k", "v", "scalarsubquery(k)"]
     assert [tuple(r) for r in df.collect()] == [(1, 10, 5), (2, 20, None)]
     assert spark.sql("SELECT (SELECT max(w) FROM cn_u)").columns == ["scalarsubquery()"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(outer=OUTER, inner=INNER, threshold=st.integers(0, 99))
+def test_subqueries_under_or_and_not_match_the_model(spark: SparkSession, outer: list[tuple[Any, int]],
+                                                     inner: list[tuple[Any, str]], threshold: int) -> None:
+    spark.createDataFrame(outer, "k int, v int").createOrReplaceTempView("or_t")
+    spark.createDataFrame(inner, "k int, w string").createOrReplaceTempView("or_u")
+    values = [k for k, _ in inner]
+
+    def three_valued_in(k: Any) -> Any:  # Spark's k IN (values): True, False or None (null)
+        if k is not None and k in values:
+            return True
+        if not values:
+            return False
+        return None if k is None or None in values else False
+
+    def keep(expected: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
+        return sorted(expected, key=repr)
+
+    def got(sql: str) -> list[tuple[Any, int]]:
+        return sorted((tuple(r) for r in spark.sql(sql).collect()), key=repr)
+
+    assert got(f"SELECT * FROM or_t WHERE k IN (SELECT k FROM or_u) OR v > {threshold}") == keep(
+        [(k, v) for k, v in outer if three_valued_in(k) is True or v > threshold])
+    assert got(f"SELECT * FROM or_t WHERE NOT (k IN (SELECT k FROM or_u)) OR v > {threshold}") == keep(
+        [(k, v) for k, v in outer if three_valued_in(k) is False or v > threshold])
+    exists = {k for k, _ in inner if k is not None}
+    assert got(f"SELECT * FROM or_t t WHERE EXISTS (SELECT 1 FROM or_u u WHERE u.k = t.k) OR v > {threshold}") == \
+        keep([(k, v) for k, v in outer if k in exists or v > threshold])
+    assert got(f"SELECT * FROM or_t t WHERE NOT EXISTS (SELECT 1 FROM or_u u WHERE u.k = t.k) AND v <= {threshold} "
+               f"OR v = {threshold}") == \
+        keep([(k, v) for k, v in outer if (k not in exists and v <= threshold) or v == threshold])

@@ -379,11 +379,11 @@ class _QueryBuilder:
         joined = len(df.columns)
         df = self.subqueries.join_correlated_scalars(df, [node.where] + ([] if aggregated else list(node.items)),
                                                       node.relation)
-        helpers = df.columns[joined:]
         if node.where is not None:
             df, where = self.subqueries.filter(df, node.where, node.relation)
             if where is not None:
                 df = df.where(self.column(where))
+        helpers = df.columns[joined:]  # the subqueries' join columns: never in the result
         if aggregated:
             df = self.aggregate(df, node)
         elif node.order_by and not node.distinct and not any(_contains_window(i) for i in node.items):

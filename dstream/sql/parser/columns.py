@@ -257,8 +257,9 @@ class _Builder:
                 raise _unsupported("A subquery in an expression string (use spark.sql)")
             return self.subquery(node)
         if isinstance(node, InSubquery | Exists):
-            raise _unsupported("IN (subquery) or EXISTS anywhere but as a WHERE condition joined with AND "
-                               "(rewrite it as a join)")
+            if self.subquery is None:
+                raise _unsupported("IN (subquery) or EXISTS in an expression string (use spark.sql)")
+            return self.subquery(node)  # a WHERE's predicate under OR or NOT: its existence join's value
         raise TypeError(f"not an expression node: {node!r}")
 
     def binary(self, node: Binary) -> Any:

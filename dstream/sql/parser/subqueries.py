@@ -11,6 +11,10 @@ What this module owns
 * A correlated subquery (its WHERE compares its own columns with the outer query's, as
   ``u.k = t.k``) is decorrelated as Spark does: those equalities become the join's keys.
   Only equalities joined by AND, in a subquery without aggregation, DISTINCT or LIMIT.
+* An IN or EXISTS under OR or NOT (``a IN (SELECT ...) OR b = 2``) gets an existence join:
+  a left join with the subquery's distinct values (or correlation keys) and a marker, so
+  the predicate is a boolean column with Spark's three values (an IN's null when the
+  operand is null or the subquery holds a null and nothing matched).
 * A scalar subquery ``(SELECT max(v) FROM u)`` runs when the query is built (Spark runs it
   before the main query too) and becomes a literal of its column's type: no row gives
   null, more than one is ``SCALAR_SUBQUERY_TOO_MANY_ROWS``.
@@ -127,7 +131,7 @@ class SubqueryRewriter:
         self.fns = builder.fns
         # A scalar subquery's Column by node: a query builds some expressions twice (an
         # aggregation names its items, then computes them); its subquery runs once.
-        self._scalars: dict[int, tuple[Subquery, Any]] = {}
+        self._scalars: dict[int, tuple[Subquery | InSubquery | Exists, Any]] = {}
 
     # -- WHERE ... [NOT] IN / [NOT] EXISTS ------------------------------------------------------
     def filter(self, df: Any, condition: Expr, relation: Relation | None) -> tuple[Any, Expr | None]:
@@ -146,7 +150,41 @@ class SubqueryRewriter:
                 df = self._exists(df, inner.query, negated, outer)
             else:
                 rest.append(part)
+        for predicate in _predicates(rest):  # under OR (or another operator): existence joins
+            df = self._existence(df, predicate, outer)
         return df, conjoin(rest)
+
+    def _existence(self, df: Any, node: InSubquery | Exists, outer: set[str]) -> Any:
+        """``df`` left-joined so that ``node`` (IN or EXISTS nested in a condition) has a boolean column,
+        which :meth:`scalar` then answers for it (Spark's existence join)."""
+        fns = self.fns
+        tag = next(_names)
+        marker = f"__sq{tag}_m"
+        query, keys = self._split(node.query, outer)
+        if isinstance(node, Exists):
+            frame, key_columns, _ = self._sub_frame(query, keys, with_value=False)
+            if keys:
+                found = frame.select(*key_columns).distinct().withColumn(marker, fns.lit(True))
+                df = df.join(found, self._condition(keys, key_columns), "left")
+            else:
+                df = df.join(frame.limit(1).select(fns.lit(True).alias(marker)), fns.lit(True), "left")
+            self._scalars[id(node)] = (node, fns.col(marker).isNotNull())
+            return df
+        if keys:
+            raise _unsupported("A correlated IN subquery under OR or NOT (write it as EXISTS with the equalities)")
+        frame, _, value = self._sub_frame(query, keys, with_value=True)
+        found = frame.select(value).where(value.isNotNull()).distinct().withColumn(marker, fns.lit(True))
+        stats = frame.agg(fns.count(fns.lit(1)).alias(f"__sq{tag}_n"),
+                          fns.count_if(value.isNull()).alias(f"__sq{tag}_nulls"))
+        operand = self.builder.column(node.operand)
+        df = df.join(found, operand == value, "left").crossJoin(stats)
+        rows, nulls = fns.col(f"__sq{tag}_n"), fns.col(f"__sq{tag}_nulls")
+        # Spark's three values: found -> true; an empty subquery -> false; a null operand, or a
+        # subquery holding a null -> null; else false. NOT IN is the NOT of it, in the condition.
+        result = (fns.when(fns.col(marker).isNotNull(), True).when(rows == 0, False)
+                  .when(operand.isNull() | (nulls > 0), fns.lit(None).cast("boolean")).otherwise(False))
+        self._scalars[id(node)] = (node, (~result) if node.negated else result)
+        return df
 
     def _split(self, query: Any, outer: set[str]) -> tuple[Any, list[tuple[Expr, Expr]]]:
         """The subquery without its correlated equalities, and those as (inner, outer) key pairs."""
@@ -270,12 +308,17 @@ class SubqueryRewriter:
             self._scalars[id(node)] = (node, value.alias(f"scalarsubquery({outer_names})"))  # Spark's name
         return df
 
-    def scalar(self, node: Subquery) -> Any:
-        """The literal Column of a scalar subquery's one value (null when it has no row)."""
+    def scalar(self, node: Subquery | InSubquery | Exists) -> Any:
+        """The Column of a scalar subquery's one value (null when it has no row), or of an IN or
+        EXISTS predicate :meth:`filter` joined for."""
         known = self._scalars.get(id(node))
-        if known is None:  # the node is kept beside its Column, so its id stays its own
-            known = self._scalars[id(node)] = (node, self._run_scalar(node))
-        return known[1]
+        if known is not None:
+            return known[1]
+        if not isinstance(node, Subquery):
+            raise _unsupported("IN (subquery) or EXISTS outside a WHERE condition")
+        column = self._run_scalar(node)
+        self._scalars[id(node)] = (node, column)  # the node is kept beside its Column, so its id stays its own
+        return column
 
     def _run_scalar(self, node: Subquery) -> Any:
         frame = self._build(node.query, "A correlated scalar subquery,")
@@ -297,6 +340,20 @@ def _subquery_columns(count: int) -> AnalysisException:
     return AnalysisException(
         f"The subquery of IN must return one column, this one returns {count}.",
         "INVALID_SUBQUERY_EXPRESSION.SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", {"number": str(count)})
+
+
+def _predicates(exprs: list[Expr]) -> list[InSubquery | Exists]:
+    """The IN and EXISTS predicates of ``exprs``, not looking inside any subquery."""
+    found: list[InSubquery | Exists] = []
+
+    def stop(value: Any) -> bool:
+        if isinstance(value, InSubquery | Exists):
+            found.append(value)
+            return True
+        return isinstance(value, Subquery)
+
+    _walk(tuple(exprs), stop)
+    return found
 
 
 def _scalar_subqueries(exprs: list[Expr | None]) -> list[Subquery]:
