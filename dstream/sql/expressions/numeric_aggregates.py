@@ -187,11 +187,7 @@ class ListAgg(_ListBased):
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         groups, values, n_groups = self.groups_and_values(buffers)
         binary = isinstance(self.data_type(), BinaryType)
-        delimiter = self.children[1].value  # type: ignore[attr-defined]
-        if delimiter is None:
-            delimiter = b"" if binary else ""
-        elif binary and isinstance(delimiter, str):
-            delimiter = delimiter.encode("utf-8")
+        delimiter = self._delimiter(binary)
         parts: list[list[Any]] = [[] for _ in range(n_groups)]
         for g, v in zip(groups.to_pylist(), values.to_pylist()):
             parts[g].append(v)
@@ -200,6 +196,13 @@ class ListAgg(_ListBased):
 
     def data_type(self) -> DataType:
         return BinaryType() if isinstance(self.children[0].data_type(), BinaryType) else StringType()
+
+    def _delimiter(self, binary: bool) -> Any:
+        """The literal delimiter as the joined values' type (nothing when it is null)."""
+        delimiter = self.children[1].value  # type: ignore[attr-defined]
+        if delimiter is None:
+            return b"" if binary else ""
+        return delimiter.encode("utf-8") if binary and isinstance(delimiter, str) else delimiter
 
 
 class OrderedListAgg(ListAgg):
@@ -240,11 +243,7 @@ class OrderedListAgg(ListAgg):
             if v is not None:
                 pairs[g].append((k, v))
         binary = isinstance(self.data_type(), BinaryType)
-        delimiter = self.children[1].value  # type: ignore[attr-defined]
-        if delimiter is None:
-            delimiter = b"" if binary else ""
-        elif binary and isinstance(delimiter, str):
-            delimiter = delimiter.encode("utf-8")
+        delimiter = self._delimiter(binary)
         joined = []
         for group in pairs:
             group.sort(key=lambda kv: (kv[0] is not None, kv[0]), reverse=self.descending)  # stable both ways
