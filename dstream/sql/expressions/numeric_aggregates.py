@@ -27,7 +27,6 @@ Invariants
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -36,7 +35,7 @@ import pyarrow.compute as pc
 
 from ..types import BinaryType, DataType, DoubleType, LongType, NullType, StringType
 from .aggregate_base import AggregateFunction, ArrowAgg
-from .aggregates import LIST_CONCAT, Avg, Sum, _fit, _flatten_groups, _ListBased, _long_sums
+from .aggregates import LIST_CONCAT, Avg, Sum, _fit, _flatten_groups, _ListBased, _long_sums, long_overflows
 from .base import EvalContext, Expression, Literal
 from .checks import mismatch, quoted_type
 from .coercion import is_integral
@@ -45,7 +44,6 @@ from .statistical_aggregates import _doubles_or_null, _Pairwise
 
 __all__ = ["BitAggregate", "ListAgg", "OrderedListAgg", "Regression", "TryAvg", "TrySum", "REGRESSIONS"]
 
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
 class TrySum(Sum):
@@ -60,16 +58,8 @@ class TrySum(Sum):
         if not self._exact():
             return super().finish(buffers, ctx)
         sums = _long_sums(buffers[0], buffers[1], ansi=False)
-        approx = buffers[1].cast(pa.float64())
-        near = pc.fill_null(pc.greater_equal(pc.abs(approx), float(2**62)), False)
-        if not pc.any(near).as_py():
-            return sums
-        # As in _long_sums: the true sum is the wrapped one plus the multiple of 2**64
-        # closest to the float sum; out of range, the group's result is null.
-        wrapped, estimates = sums.to_pylist(), approx.to_pylist()
-        overflow = [bool(close) and not _LONG_MIN <= w + round((Fraction(e) - w) / 2**64) * 2**64 <= _LONG_MAX
-                    for close, w, e in zip(near.to_pylist(), wrapped, estimates)]
-        return pc.if_else(pa.array(overflow), pa.scalar(None, pa.int64()), sums)
+        overflows = long_overflows(sums, buffers[1])
+        return sums if overflows is None else pc.if_else(overflows, pa.scalar(None, pa.int64()), sums)
 
 
 class TryAvg(Avg):
