@@ -40,6 +40,7 @@ from .execution.arrays import table_as_batch
 from .execution.context import QueryContext
 from .execution.physical import PhysicalPlan, arrow_schema, as_array
 from .execution.planner import plan_physical, register_planner
+from .execution.shuffle import to_ipc
 from .expressions.aggregate_base import AggregateFunction
 from .expressions.aggregates import aggregate_functions
 from .expressions.base import Alias, EvalContext, Expression
@@ -89,29 +90,26 @@ class MetricsCollector:
     def latest_metrics(self) -> dict[str, Any] | None:
         """The metrics of the latest execution, once all its partitions reported (a micro-batch's)."""
         with self._lock:
-            if not self._runs:
-                return None
-            accumulator, partitions, spec, ctx = self._runs[-1]
-            reported = dict(accumulator.value)
-            return self._finish(spec, ctx, list(reported.values())) if len(reported) >= partitions else None
+            return self._metrics_of(*self._runs[-1]) if self._runs else None
 
     def metrics_dict(self) -> dict[str, Any] | None:
         """The metrics of the first execution all of whose partitions reported; ``None`` before."""
         with self._lock:
-            if self._result is not None:
-                return self._result
-            for accumulator, partitions, spec, ctx in self._runs:
-                reported = dict(accumulator.value)  # one entry per partition, re-runs included once
-                if len(reported) >= partitions:
-                    self._result = self._finish(spec, ctx, list(reported.values()))
+            for run in self._runs if self._result is None else ():
+                self._result = self._metrics_of(*run)
+                if self._result is not None:
                     self._runs.clear()
-                    return self._result
-            return None
+                    break
+            return self._result
 
-    def _finish(self, spec: AggregateSpec, ctx: EvalContext, blobs: list[bytes]) -> dict[str, Any]:
-        tables = [pa.ipc.open_stream(blob).read_all() for blob in blobs]
-        partial = pa.concat_tables(tables) if tables else spec.partial(spec.input_schema.empty_table(), ctx)
-        final = table_as_batch(spec.finish(spec.merge(partial), ctx))
+    def _metrics_of(self, accumulator: Any, partitions: int, spec: AggregateSpec,
+                    ctx: EvalContext) -> dict[str, Any] | None:
+        """One execution's metrics, or ``None`` while a partition has not reported."""
+        reported = dict(accumulator.value)  # one entry per partition, re-runs included once
+        if len(reported) < partitions:
+            return None
+        buffers = [pa.ipc.open_stream(blob).read_all() for blob in reported.values()]  # a schema even if empty
+        final = table_as_batch(spec.final(pa.concat_tables(buffers) if buffers else None, ctx))
         values = {}
         for metric in self.metrics:
             name = metric.name if isinstance(metric, Alias) else metric.sql()
@@ -165,10 +163,7 @@ def _observe(spec: AggregateSpec, ctx: EvalContext, accumulator: Any, partition:
         partials.append(spec.partial(pa.Table.from_batches([batch]), ctx))
         yield batch
     table = spec.merge(pa.concat_tables(partials)) if partials else spec.partial(spec.input_schema.empty_table(), ctx)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    accumulator.add([(partition, sink.getvalue().to_pybytes())])
+    accumulator.add([(partition, to_ipc(table, table.schema))])
 
 
 def _plan_collect_metrics(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
