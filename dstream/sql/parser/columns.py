@@ -367,7 +367,8 @@ class _Builder:
         return func(*[self.argument(target, i, a) for i, a in enumerate(args)])
 
     def within_group(self, node: Call) -> Any:
-        """``percentile_cont(p)``, ``percentile_disc(p)`` and ``mode()`` ``WITHIN GROUP (ORDER BY v [DESC])``."""
+        """``percentile_cont(p)``, ``percentile_disc(p)``, ``mode()``, ``listagg(v[, d])`` and ``string_agg``
+        ``WITHIN GROUP (ORDER BY k [DESC])``."""
         from ..expressions.numeric_aggregates import OrderedListAgg  # noqa: PLC0415 - SQL-only aggregates
         from ..expressions.statistical_aggregates import Mode, Percentile  # noqa: PLC0415
 

@@ -410,9 +410,7 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             self.expect_op("(")
             self.expect_word("ORDER")
             self.expect_word("BY")
-            within.append(self._sort_item())
-            while self.accept_op(","):
-                within.append(self._sort_item())
+            within = self._sort_items()
             self.expect_op(")")
         call = Call(name, tuple(args), distinct, ignore_nulls, tuple(within))
         if self.tok.is_word("OVER"):

@@ -129,8 +129,9 @@ class SubqueryRewriter:
     def __init__(self, builder: Any) -> None:
         self.builder = builder
         self.fns = builder.fns
-        # A scalar subquery's Column by node: a query builds some expressions twice (an
-        # aggregation names its items, then computes them); its subquery runs once.
+        # The Column of a scalar subquery, or of an IN or EXISTS under OR, by node: a query
+        # builds some expressions twice (an aggregation names its items, then computes
+        # them); its subquery runs, or is joined, once.
         self._scalars: dict[int, tuple[Subquery | InSubquery | Exists, Any]] = {}
 
     # -- WHERE ... [NOT] IN / [NOT] EXISTS ------------------------------------------------------
@@ -174,11 +175,9 @@ class SubqueryRewriter:
             raise _unsupported("A correlated IN subquery under OR or NOT (write it as EXISTS with the equalities)")
         frame, _, value = self._sub_frame(query, keys, with_value=True)
         found = frame.select(value).where(value.isNotNull()).distinct().withColumn(marker, fns.lit(True))
-        stats = frame.agg(fns.count(fns.lit(1)).alias(f"__sq{tag}_n"),
-                          fns.count_if(value.isNull()).alias(f"__sq{tag}_nulls"))
+        stats, rows, nulls = self._value_stats(frame, value)
         operand = self.builder.column(node.operand)
         df = df.join(found, operand == value, "left").crossJoin(stats)
-        rows, nulls = fns.col(f"__sq{tag}_n"), fns.col(f"__sq{tag}_nulls")
         # Spark's three values: found -> true; an empty subquery -> false; a null operand, or a
         # subquery holding a null -> null; else false. NOT IN is the NOT of it, in the condition.
         result = (fns.when(fns.col(marker).isNotNull(), True).when(rows == 0, False)
@@ -257,7 +256,6 @@ class SubqueryRewriter:
         return df.join(frame, self._condition(keys, key_columns), "left_anti" if negated else "left_semi")
 
     def _in(self, df: Any, node: InSubquery, negated: bool, outer: set[str]) -> Any:
-        fns = self.fns
         query, keys = self._split(node.query, outer)
         if keys and negated:
             raise _unsupported("A correlated NOT IN subquery (write it as NOT EXISTS with an equality)")
@@ -270,12 +268,18 @@ class SubqueryRewriter:
             return df.join(frame, condition, "left_semi")
         # Null-aware: an empty subquery keeps every row; else the value must be non-null and
         # absent, and the subquery must hold no null.
-        tag = next(_names)
-        stats = frame.agg(fns.count(fns.lit(1)).alias(f"__sq{tag}_n"),
-                          fns.count_if(value.isNull()).alias(f"__sq{tag}_nulls"))
+        stats, rows, nulls = self._value_stats(frame, value)
         kept = df.join(frame, condition, "left_anti").crossJoin(stats)
-        keep = (fns.col(f"__sq{tag}_n") == 0) | (operand.isNotNull() & (fns.col(f"__sq{tag}_nulls") == 0))
-        return kept.where(keep).drop(f"__sq{tag}_n", f"__sq{tag}_nulls")
+        keep = (rows == 0) | (operand.isNotNull() & (nulls == 0))
+        return kept.where(keep).drop(*stats.columns)
+
+    def _value_stats(self, frame: Any, value: Any) -> tuple[Any, Any, Any]:
+        """The one-row frame of a subquery's row count and null values (IN's null rules need
+        both), and its two columns."""
+        fns, tag = self.fns, next(_names)
+        rows, nulls = f"__sq{tag}_n", f"__sq{tag}_nulls"
+        stats = frame.agg(fns.count(fns.lit(1)).alias(rows), fns.count_if(value.isNull()).alias(nulls))
+        return stats, fns.col(rows), fns.col(nulls)
 
     # -- scalar subqueries ---------------------------------------------------------------------
     def join_correlated_scalars(self, df: Any, exprs: list[Expr | None], relation: Relation | None) -> Any:

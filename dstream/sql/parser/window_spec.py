@@ -57,9 +57,7 @@ class WindowSpecParsing:
         order_by: list[SortItem] = []
         if cursor.accept_word("ORDER"):
             cursor.expect_word("BY")
-            order_by.append(self._sort_item())
-            while cursor.accept_op(","):
-                order_by.append(self._sort_item())
+            order_by = self._sort_items()
         frame = None
         if cursor.tok.is_word("ROWS", "RANGE"):
             kind = cursor.advance().value.lower()
@@ -91,6 +89,14 @@ class WindowSpecParsing:
         cursor.advance()
         n = int(token.value)
         return -n if cursor.expect_word("PRECEDING", "FOLLOWING").value.upper() == "PRECEDING" else n
+
+    def _sort_items(self) -> list[SortItem]:
+        """``sort, ...`` after ``ORDER BY`` (of a window or of ``WITHIN GROUP``)."""
+        cursor: Any = self
+        items = [self._sort_item()]
+        while cursor.accept_op(","):
+            items.append(self._sort_item())
+        return items
 
     def _sort_item(self) -> SortItem:
         cursor: Any = self
