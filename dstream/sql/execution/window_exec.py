@@ -207,8 +207,10 @@ def _range_bounds(frame: WindowFrame, layout: _Layout, order: SortOrder) -> tupl
     if frame.has_intervals:
         # Interval offsets over a timestamp (microseconds) or date (days) ordering: both in
         # microseconds, exact in a double for any timestamp of years 0001-9999.
-        scale = 86_400_000_000 if pa.types.is_date(values.type) else 1
-        values = pc.multiply(values.cast(pa.int32() if scale > 1 else pa.int64()).cast(pa.int64()), scale)
+        if pa.types.is_date(values.type):
+            values = pc.multiply(values.cast(pa.int32()).cast(pa.int64()), 86_400_000_000)
+        else:
+            values = values.cast(pa.int64())
     # Searching by sign * value: the rows are sorted ascending by it, whichever the direction.
     sign = 1.0 if order.ascending else -1.0
     numbers = sign * pc.fill_null(values.cast(pa.float64()), 0.0).to_numpy(zero_copy_only=False)
