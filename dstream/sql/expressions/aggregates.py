@@ -25,7 +25,6 @@ Invariants
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 import pyarrow as pa
@@ -37,6 +36,7 @@ from .base import EvalContext, Expression
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import bounded_decimal, is_integral, is_numeric
+from .long_sums import long_sums
 
 __all__ = [
     "LIST_CONCAT",
@@ -55,7 +55,6 @@ __all__ = [
     "VarianceSamp",
     "aggregate_functions",
     "group_aggregate",
-    "long_overflows",
 ]
 
 _VALID = pc.CountOptions(mode="only_valid")
@@ -383,7 +382,7 @@ class Sum(_Simple):
         """Integral sums are checked: Arrow's int64 sum wraps, Spark's overflow is an error.
 
         Two buffers: the int64 sum (exact modulo 2**64) and a float64 sum beside it, which
-        tells whether the true sum left bigint's range (see :func:`_long_sums`).
+        tells whether the true sum left bigint's range (see :func:`.long_sums.long_sums`).
         """
         return not self.distinct and type(self) is Sum and is_integral(self.child.data_type())
 
@@ -392,7 +391,7 @@ class Sum(_Simple):
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         if self._exact():
-            return _long_sums(buffers[0], buffers[1], ctx.ansi)
+            return long_sums(buffers[0], buffers[1], ctx.ansi)
         if self.distinct:
             groups, values = _flatten_groups(buffers[0])
             keep = pc.is_valid(values)
@@ -405,42 +404,6 @@ class Sum(_Simple):
         return _fit(buffers[0], self.data_type())
 
 
-_EXACT = pa.decimal128(38, 0)
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
-
-
-def long_overflows(sums: pa.Array, approx: pa.Array) -> pa.Array | None:
-    """Per group, whether its true integral sum left bigint's range; ``None`` when none came near.
-
-    ``sums`` are int64 sums, wrapped modulo 2**64 (so exact whenever the true sum fits);
-    ``approx`` are the float64 sums of the same values. A true sum far inside the range has
-    a float sum far inside it too; only groups whose float sum nears 2**62 are checked
-    exactly: the true sum is the wrapped one plus the multiple of 2**64 closest to the float.
-    """
-    approx = approx.cast(pa.float64())
-    near = pc.fill_null(pc.greater_equal(pc.abs(approx), float(2**62)), False)
-    if not pc.any(near).as_py():
-        return None
-    flags = [False] * len(sums)
-    positions = [i for i, close in enumerate(near.to_pylist()) if close]
-    for i, wrapped, estimate in zip(positions, sums.filter(near).to_pylist(), approx.filter(near).to_pylist()):
-        true = wrapped + round((Fraction(estimate) - wrapped) / 2**64) * 2**64
-        flags[i] = not _LONG_MIN <= true <= _LONG_MAX
-    return pa.array(flags, pa.bool_())
-
-
-def _long_sums(sums: pa.Array, approx: pa.Array, ansi: bool) -> pa.Array:
-    """Integral sums as bigint: out of range raises ``ARITHMETIC_OVERFLOW`` (ANSI) or wraps as Java's
-    (see :func:`long_overflows`)."""
-    sums = sums.cast(pa.int64())
-    if ansi:
-        overflows = long_overflows(sums, approx)
-        if overflows is not None and pc.any(overflows).as_py():
-            from ..kernels.conditions import arithmetic_overflow  # noqa: PLC0415 - only on the error path
-
-            raise arithmetic_overflow("long overflow", "try_sum")
-    # Out of range without ANSI: the wrapped int64 sum is what Java's long arithmetic gives.
-    return sums
 
 
 class Avg(Sum):

@@ -35,11 +35,12 @@ import pyarrow.compute as pc
 
 from ..types import BinaryType, DataType, DoubleType, LongType, NullType, StringType
 from .aggregate_base import AggregateFunction, ArrowAgg
-from .aggregates import LIST_CONCAT, Avg, Sum, _fit, _flatten_groups, _ListBased, _long_sums, long_overflows
+from .aggregates import LIST_CONCAT, Avg, Sum, _fit, _flatten_groups, _ListBased
 from .base import EvalContext, Expression, Literal
 from .checks import mismatch, quoted_type
 from .coercion import is_integral
 from .collection_functions import CreateStruct
+from .long_sums import long_overflows, long_sums
 from .statistical_aggregates import _doubles_or_null, _Pairwise
 
 __all__ = ["BitAggregate", "ListAgg", "OrderedListAgg", "Regression", "TryAvg", "TrySum", "REGRESSIONS"]
@@ -57,7 +58,7 @@ class TrySum(Sum):
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         if not self._exact():
             return super().finish(buffers, ctx)
-        sums = _long_sums(buffers[0], buffers[1], ansi=False)
+        sums = long_sums(buffers[0], buffers[1], ansi=False)
         overflows = long_overflows(sums, buffers[1])
         return sums if overflows is None else pc.if_else(overflows, pa.scalar(None, pa.int64()), sums)
 
