@@ -239,6 +239,10 @@ class CompactibleFileLog(MetadataLog):
         compacts = self._compact_ids()
         # The first compaction happened at interval - 1: a log keeps its own interval.
         self.compact_interval = compacts[0] + 1 if compacts else compact_interval
+        #: The entries of the batches this object added, the latest ``compact_interval`` of
+        #: them (Spark's file entry cache): a source reads its batch's files right after
+        #: logging them, and reading the file back cost more than the rest of its planning.
+        self._added: dict[int, list[dict[str, Any]]] = {}
 
     def _compact_ids(self) -> list[int]:
         return sorted(int(m.group(1)) for name in os.listdir(self.path)
@@ -255,10 +259,19 @@ class CompactibleFileLog(MetadataLog):
         """Log ``entries`` as batch ``batch_id`` (folding every earlier entry in on a compaction batch)."""
         if os.path.exists(self._file(batch_id)):
             return False
-        rows = list(entries)
-        if self.is_compaction(batch_id):
-            rows = self.all_entries(upto=batch_id - 1) + rows
-        return self.add(batch_id, "\n".join(_dumps(r) for r in rows))
+        own = list(entries)
+        rows = self.all_entries(upto=batch_id - 1) + own if self.is_compaction(batch_id) else own
+        if not self.add(batch_id, "\n".join(_dumps(r) for r in rows)):
+            return False
+        self._added[batch_id] = own
+        if len(self._added) > self.compact_interval:
+            del self._added[min(self._added)]
+        return True
+
+    def added_entries(self, batch_id: int) -> list[dict[str, Any]] | None:
+        """The entries batch ``batch_id`` added, if this object logged it recently (else ``None``: read the files)."""
+        own = self._added.get(batch_id)
+        return None if own is None else list(own)
 
     def entries(self, batch_id: int) -> list[dict[str, Any]] | None:
         """The entries stored in batch ``batch_id``'s file (all entries so far for a compact file)."""

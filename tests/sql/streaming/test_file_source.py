@@ -246,6 +246,19 @@ def test_compacted_log_still_gives_each_batch_its_files(spark: SparkSession, tmp
         spark.conf.unset("spark.sql.streaming.fileSource.log.compactInterval")
 
 
+def test_the_log_keeps_the_entries_of_its_latest_added_batches(tmp_path: Path) -> None:
+    # A source reads the entries it just logged from memory (as Spark's file entry cache);
+    # older batches, and a log opened afresh, read the files.
+    log = CompactibleFileLog(str(tmp_path / "log"), compact_interval=3)
+    added = {b: [{"path": f"file:/in/f{b}.txt", "timestamp": b, "batchId": b}] for b in range(6)}
+    for batch, entries in added.items():
+        assert log.add_entries(batch, entries)
+    assert not log.add_entries(5, added[5])
+    assert [log.added_entries(b) for b in range(6)] == [None, None, None, added[3], added[4], added[5]]
+    assert log.entries(5) == [e for b in range(6) for e in added[b]]  # 5 is a compaction: all so far
+    assert CompactibleFileLog(str(tmp_path / "log")).added_entries(5) is None
+
+
 def test_a_file_sink_directory_is_read_through_its_manifest(spark: SparkSession, tmp_path: Path) -> None:
     src = tmp_path / "in"
     listed = put(src, "part-00000-a.c000.txt", "listed\n", T0)

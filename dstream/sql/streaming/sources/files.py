@@ -355,7 +355,9 @@ class FileStreamSource(Source):
         compacts: dict[int, list[dict[str, Any]] | None] = {}
         out: list[dict[str, Any]] = []
         for batch in range(start + 1, end + 1):
-            rows = None if self._log.is_compaction(batch) else self._log.entries(batch)
+            rows = self._log.added_entries(batch)
+            if rows is None and not self._log.is_compaction(batch):
+                rows = self._log.entries(batch)
             if rows is None:
                 # Folded into (or written as) the next compact file.
                 compact = (batch + interval) // interval * interval - 1
