@@ -36,6 +36,7 @@ from .types import NumericType
 
 if TYPE_CHECKING:
     from .dataframe import DataFrame
+    from .group_pandas import PandasCogroupedOps
 
 __all__ = ["GroupedData"]
 
@@ -253,6 +254,17 @@ class GroupedData:
         from .group_pandas import apply_in_groups  # noqa: PLC0415 - kept beside applyInPandas
 
         return apply_in_groups(self._df, self._keys, func, schema, arrow=True)
+
+    def cogroup(self, other: GroupedData) -> PandasCogroupedOps:
+        """Cogroup with ``other`` (grouped by as many keys): see :class:`PandasCogroupedOps`.
+
+        Examples
+        --------
+        >>> left.groupBy("id").cogroup(right.groupBy("id")).applyInPandas(merge, "id long, v double")  # doctest: +SKIP
+        """
+        from .group_pandas import PandasCogroupedOps  # noqa: PLC0415 - pandas functions load when used
+
+        return PandasCogroupedOps(self, other)
 
     def mapGroupsWithState(self, func: Any, outputStructType: Any, stateStructType: Any,  # noqa: N802, N803
                            timeoutConf: str = "NoTimeout") -> DataFrame:  # noqa: N803 - Spark's names
