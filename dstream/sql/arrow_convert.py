@@ -407,3 +407,24 @@ def to_pandas(table: pa.Table, time_zone: str) -> Any:
         if pa.types.is_timestamp(field.type) and field.type.tz is not None:
             frame[field.name] = frame[field.name].dt.tz_convert(arrow_zone(time_zone)).dt.tz_localize(None)
     return frame
+
+
+def from_pandas(frame: Any, target: pa.Schema, time_zone: str) -> pa.Table:
+    """A ``pandas.DataFrame`` a pandas function returned, as Arrow, read as PySpark reads it.
+
+    A naive ``datetime64`` column for a ``timestamp`` field of ``target`` holds wall
+    times in the session zone (what :func:`to_pandas` gives): it gets that zone, so
+    that the instants round-trip. Other columns are converted as Arrow converts them;
+    matching them to ``target`` (names, casts) is the caller's.
+    """
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    wanted = {f.name: f.type for f in target}
+    for i, field in enumerate(table.schema):
+        want = wanted.get(field.name)
+        if (want is not None and pa.types.is_timestamp(want) and want.tz is not None
+                and pa.types.is_timestamp(field.type) and field.type.tz is None):
+            local = pc.assume_timezone(table.column(i), arrow_zone(time_zone), ambiguous="earliest",
+                                       nonexistent="earliest")
+            table = table.set_column(i, field.name, local)
+    return table
+

@@ -64,15 +64,18 @@ def conform_output(batch: Any, target: pa.Schema, keys: list[str]) -> pa.RecordB
 
 
 def _map_batches(func: Callable[[Iterator[Any]], Iterator[Any]], names: list[str], target: pa.Schema, pandas: bool,
-                 keys: list[str], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                 time_zone: str, keys: list[str], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    # pandas sees timestamps as PySpark shows them: naive wall times in the session time zone.
+    from .arrow_convert import from_pandas, to_pandas  # noqa: PLC0415 - the conversions load with the first use
+
     def inputs() -> Iterator[Any]:
         for batch in batches:
             named = pa.RecordBatch.from_arrays(batch.columns, names=names)
-            yield named.to_pandas() if pandas else named
+            yield to_pandas(named, time_zone) if pandas else named
 
     for out in func(inputs()):
         if pandas:
-            out = pa.RecordBatch.from_pandas(out, preserve_index=False)
+            out = from_pandas(out, target, time_zone)
         yield conform_output(out, target, keys)
 
 
@@ -136,7 +139,8 @@ class BatchMethods:
         target = pa.schema([pa.field(f.name, to_arrow_type(f.dataType)) for f in struct.fields])
         df: Any = self
         attrs = attributes_of(struct)
-        rdd = self._batches_as(attrs, functools.partial(_map_batches, func, list(df.columns), target, pandas))
+        rdd = self._batches_as(attrs, functools.partial(_map_batches, func, list(df.columns), target, pandas,
+                                                        df._session.conf.time_zone()))
         return df._session._new_dataframe(ArrowRDDRelation(attrs, rdd, name))
 
     def checkpoint(self, eager: bool = True) -> DataFrame:

@@ -266,6 +266,36 @@ class GroupedData:
 
         return PandasCogroupedOps(self, other)
 
+    def applyInPandasWithState(self, func: Any, outputStructType: Any, stateStructType: Any,  # noqa: N802, N803
+                               outputMode: str, timeoutConf: str) -> DataFrame:  # noqa: N803 - PySpark's names
+        """Call ``func(key, frames, state)`` for each group with its ``GroupState``; it returns pandas frames.
+
+        PySpark's stateful function: ``frames`` is an iterator of ``pandas.DataFrame`` s of the
+        group's rows in this batch (empty when the call is for a timeout), ``state`` the
+        group's ``GroupState`` (its value a tuple of ``stateStructType``), and ``func``
+        returns an iterator of ``pandas.DataFrame`` s of ``outputStructType``. State,
+        timeouts and output modes behave as in :meth:`flatMapGroupsWithState`.
+
+        Parameters
+        ----------
+        func : callable
+            ``func(key: tuple, frames: Iterator[pandas.DataFrame], state: GroupState)
+            -> Iterator[pandas.DataFrame]``.
+        outputStructType, stateStructType : StructType or str
+            The schema of the returned rows and of the state value (DDL strings accepted).
+        outputMode : str
+            ``"append"`` or ``"update"``.
+        timeoutConf : str
+            ``GroupStateTimeout.NoTimeout``, ``ProcessingTimeTimeout`` or ``EventTimeTimeout``.
+
+        Returns
+        -------
+        DataFrame
+            The returned rows, with ``outputStructType``'s columns.
+        """
+        return self._df.sparkSession._streaming().apply_in_pandas_with_state(
+            self._df, self._keys, func, outputStructType, stateStructType, outputMode, timeoutConf)
+
     def mapGroupsWithState(self, func: Any, outputStructType: Any, stateStructType: Any,  # noqa: N802, N803
                            timeoutConf: str = "NoTimeout") -> DataFrame:  # noqa: N803 - Spark's names
         """Call ``func(key, rows, state)`` for each group with its ``GroupState``; it returns one row.

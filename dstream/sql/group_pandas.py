@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from .expressions.base import Expression
     from .group import GroupedData
 
-__all__ = ["PandasCogroupedOps", "apply_in_groups"]
+__all__ = ["PandasCogroupedOps", "apply_in_groups", "pandas_result_table"]
 
 _KEY = "__group_key"
 
@@ -99,14 +99,16 @@ def apply_in_groups(df: DataFrame, keys: list[Expression], func: Callable[..., A
     staged = _staged(df, [Column(k) for k in keys])
     target = _target(struct)
     attrs = attributes_of(struct)
-    transform = functools.partial(_apply_groups, func, names + key_names, len(names), target, arrow, _takes_key(func))
+    transform = functools.partial(_apply_groups, func, names + key_names, len(names), target, arrow, _takes_key(func),
+                                  df._session.conf.time_zone())
     rdd = staged._batches_as(attrs, transform)
     name = "FlatMapGroupsInArrow" if arrow else "FlatMapGroupsInPandas"
     return df._session._new_dataframe(ArrowRDDRelation(attrs, rdd, name))
 
 
 def _apply_groups(func: Callable[..., Any], names: list[str], n_data: int, target: pa.Schema, arrow: bool,
-                  takes_key: bool, out_keys: list[str], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                  takes_key: bool, time_zone: str, out_keys: list[str],
+                  batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     parts = [pa.RecordBatch.from_arrays(b.columns, names=names) for b in batches if b.num_rows]
     if not parts:
         return
@@ -115,12 +117,17 @@ def _apply_groups(func: Callable[..., Any], names: list[str], n_data: int, targe
     groups = table.select(key_names).to_pandas().groupby(key_names, dropna=False, sort=False).indices
     for rows in groups.values():
         group = table.take(pa.array(rows, pa.int64()))
-        yield from _call(func, arrow, takes_key, group.select(key_names), [group.select(data_names)], target, out_keys)
+        yield from _call(func, arrow, takes_key, group.select(key_names), [group.select(data_names)], target,
+                         time_zone, out_keys)
 
 
 def _call(func: Callable[..., Any], arrow: bool, takes_key: bool, keys: pa.Table, data: list[pa.Table],
-          target: pa.Schema, out_keys: list[str]) -> Iterator[pa.RecordBatch]:
-    """One group through ``func``: ``keys`` holds its key values (first row), ``data`` its input tables."""
+          target: pa.Schema, time_zone: str, out_keys: list[str]) -> Iterator[pa.RecordBatch]:
+    """One group through ``func``: ``keys`` holds its key values (first row), ``data`` its input tables.
+
+    pandas sees timestamps as PySpark shows them: naive wall times in the session ``time_zone``.
+    """
+    from .arrow_convert import to_pandas  # noqa: PLC0415 - the conversions load with the first use
     from .dataframe_batches import conform_output  # noqa: PLC0415 - the batch methods' output rules
 
     if arrow:
@@ -131,30 +138,33 @@ def _call(func: Callable[..., Any], arrow: bool, takes_key: bool, keys: pa.Table
                 f"the function of applyInArrow returned a {type(out).__name__}, not a pyarrow.Table.",
                 "RESULT_TYPE_MISMATCH_FOR_ARROW_UDF", {})
     else:
-        frames = [table.to_pandas() for table in data]
-        key = tuple(keys.slice(0, 1).to_pandas().iloc[0])
-        out = _pandas_table(func(key, *frames) if takes_key else func(*frames), target)
+        frames = [to_pandas(table, time_zone) for table in data]
+        key = tuple(to_pandas(keys.slice(0, 1), time_zone).iloc[0])
+        out = pandas_result_table(func(key, *frames) if takes_key else func(*frames), target, time_zone=time_zone)
     if out.num_rows:
         for batch in out.combine_chunks().to_batches():
             yield conform_output(batch, target, out_keys)
 
 
-def _pandas_table(out: Any, target: pa.Schema) -> pa.Table:
-    """What a pandas ``func`` returned, as a table with the schema's names (by label or by position)."""
+def pandas_result_table(out: Any, target: pa.Schema, what: str = "applyInPandas", time_zone: str = "UTC") -> pa.Table:
+    """What a pandas ``func`` returned, as a table with the schema's names (by label or by position);
+    naive timestamps are wall times in ``time_zone`` (see ``arrow_convert.from_pandas``)."""
     import pandas as pd  # noqa: PLC0415 - only pandas functions need it
+
+    from .arrow_convert import from_pandas  # noqa: PLC0415 - the conversions load with the first use
 
     if not isinstance(out, pd.DataFrame):
         raise PythonException(
-            f"the function of applyInPandas returned a {type(out).__name__}, not a pandas.DataFrame.",
+            f"the function of {what} returned a {type(out).__name__}, not a pandas.DataFrame.",
             "RESULT_TYPE_MISMATCH_FOR_ARROW_UDF", {})
     if len(out.columns) and not all(isinstance(c, str) for c in out.columns):
         if len(out.columns) != len(target):
             raise PythonException(
-                f"the function of applyInPandas returned {len(out.columns)} columns without names, and the schema "
+                f"the function of {what} returned {len(out.columns)} columns without names, and the schema "
                 f"has {len(target)}: return as many, or name them as the schema's fields.",
                 "RESULT_LENGTH_MISMATCH_FOR_GROUPED_MAP_PANDAS_UDF", {})
         out = out.set_axis(target.names, axis=1)
-    return pa.Table.from_pandas(out, preserve_index=False)
+    return from_pandas(out, target, time_zone)
 
 
 class PandasCogroupedOps:
@@ -227,7 +237,8 @@ def apply_in_cogroups(left: GroupedData, right: GroupedData, func: Callable[...,
     target = _target(struct)
     attrs = attributes_of(struct)
     transform = functools.partial(_apply_cogroups, func, schemas, len(left_keys), target, arrow,
-                                  _takes_key(func, 2), [column_key(a.expr_id) for a in attrs])
+                                  _takes_key(func, 2), left._df._session.conf.time_zone(),
+                                  [column_key(a.expr_id) for a in attrs])
     rdds = [side._execution().to_rdd() for side in sides]
     rdd = rdds[0].zipPartitions(rdds[1], f=transform)
     name = "FlatMapCoGroupsInArrow" if arrow else "FlatMapCoGroupsInPandas"
@@ -240,7 +251,7 @@ def _side(batches: Iterator[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
 
 
 def _apply_cogroups(func: Callable[..., Any], schemas: list[pa.Schema], n_keys: int, target: pa.Schema, arrow: bool,
-                    takes_key: bool, out_keys: list[str], left_batches: Iterator[pa.RecordBatch],
+                    takes_key: bool, time_zone: str, out_keys: list[str], left_batches: Iterator[pa.RecordBatch],
                     right_batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     left, right = _side(left_batches, schemas[0]), _side(right_batches, schemas[1])
     if not left.num_rows and not right.num_rows:
@@ -253,4 +264,5 @@ def _apply_cogroups(func: Callable[..., Any], schemas: list[pa.Schema], n_keys: 
     for rows in groups.values():
         taken = [data[0].take(pa.array(rows[rows < split], pa.int64())),
                  data[1].take(pa.array(rows[rows >= split] - split, pa.int64()))]
-        yield from _call(func, arrow, takes_key, keys.take(pa.array(rows[:1], pa.int64())), taken, target, out_keys)
+        yield from _call(func, arrow, takes_key, keys.take(pa.array(rows[:1], pa.int64())), taken, target,
+                         time_zone, out_keys)

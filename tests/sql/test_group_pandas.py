@@ -97,3 +97,31 @@ def test_bad_arguments_and_results_are_named(spark: SparkSession) -> None:
         df.groupBy("id").applyInPandas(lambda pdf: [1, 2], "id long").collect()
     with pytest.raises(PythonException, match="not a pyarrow.Table"):
         df.groupBy("id").applyInArrow(lambda t: pd.DataFrame(), "id long").collect()
+
+
+def test_pandas_functions_see_wall_times_of_the_session_time_zone(spark: SparkSession) -> None:
+    # As PySpark: timestamps reach pandas as naive wall times in the session zone, and a naive
+    # timestamp returned is read in that zone (applyInPandas, mapInPandas, cogroup alike).
+    import datetime as dt
+
+    import pandas as pd
+
+    zone = "spark.sql.session.timeZone"
+    previous = spark.conf.get(zone)
+    spark.conf.set(zone, "America/Los_Angeles")
+    try:
+        df = spark.createDataFrame([(1, dt.datetime(2024, 1, 1, 9, 30))], "k long, t timestamp")
+
+        def hours(pdf: pd.DataFrame) -> pd.DataFrame:
+            assert pdf.t.dt.tz is None
+            return pdf.assign(hour=pdf.t.dt.hour)
+
+        schema = "k long, t timestamp, hour int"
+        expected = [(1, dt.datetime(2024, 1, 1, 9, 30), 9)]
+        assert [tuple(r) for r in df.groupBy("k").applyInPandas(hours, schema).collect()] == expected
+        assert [tuple(r) for r in df.mapInPandas(lambda it: map(hours, it), schema).collect()] == expected
+        cogrouped = df.groupBy("k").cogroup(df.groupBy("k"))
+        assert [tuple(r) for r in cogrouped.applyInPandas(lambda left, right: hours(left), schema).collect()] == \
+            expected
+    finally:
+        spark.conf.set(zone, previous)

@@ -8,10 +8,11 @@ imported by batch programs.
 from __future__ import annotations
 
 from .groups_with_state import groups_with_state
+from .pandas_state import apply_in_pandas_with_state
 from .query import streams_of
 from .readwriter import DataStreamReader, DataStreamWriter
 from .state import group_state_exec as _group_state_exec  # noqa: F401 - plans mapGroupsWithState in batch queries
 from .stateful_api import drop_duplicates_within_watermark, with_watermark
 
-__all__ = ["DataStreamReader", "DataStreamWriter", "drop_duplicates_within_watermark", "groups_with_state",
-           "streams_of", "with_watermark"]
+__all__ = ["DataStreamReader", "DataStreamWriter", "apply_in_pandas_with_state", "drop_duplicates_within_watermark",
+           "groups_with_state", "streams_of", "with_watermark"]

@@ -44,7 +44,8 @@ from .watermark import event_time_columns
 if TYPE_CHECKING:
     from ..dataframe import DataFrame
 
-__all__ = ["FlatMapGroupsWithState", "check_groups_with_state", "groups_with_state", "watermarked_input"]
+__all__ = ["FlatMapGroupsWithState", "check_groups_with_state", "groups_with_state", "parse_struct",
+           "watermarked_input"]
 
 
 class FlatMapGroupsWithState(UnaryPlan):
@@ -87,7 +88,10 @@ class FlatMapGroupsWithState(UnaryPlan):
 
     @property
     def operation(self) -> str:
-        """``mapGroupsWithState`` or ``flatMapGroupsWithState`` (for messages)."""
+        """``mapGroupsWithState``, ``flatMapGroupsWithState`` or the adapted function's own (for messages)."""
+        own = getattr(self.func, "operation", None)
+        if isinstance(own, str):
+            return own
         return "mapGroupsWithState" if self.is_map else "flatMapGroupsWithState"
 
     def output(self) -> list[AttributeReference]:
@@ -109,7 +113,8 @@ class FlatMapGroupsWithState(UnaryPlan):
                 f"{self.timeout}")
 
 
-def _struct(value: Any, arg: str) -> StructType:
+def parse_struct(value: Any, arg: str) -> StructType:
+    """``value`` (a StructType or DDL text) as a StructType; a clear error naming ``arg`` otherwise."""
     try:
         schema = schema_argument(value)
     except PySparkTypeError:
@@ -145,8 +150,8 @@ def groups_with_state(df: DataFrame, keys: Sequence[Expression], func: Any, outp
         raise PySparkTypeError(f"Argument `func` of {operation} should be a function (key, rows, state) -> rows, got "
                                f"{type(func).__name__}.", "NOT_CALLABLE",
                                {"arg_name": "func", "arg_type": type(func).__name__})
-    output_schema = _struct(output_struct, "outputStructType")
-    state_schema = _struct(state_struct, "stateStructType")
+    output_schema = parse_struct(output_struct, "outputStructType")
+    state_schema = parse_struct(state_struct, "stateStructType")
     mode = "update" if is_map else _mode(output_mode)
     timeout = timeout_kind(timeout_conf)
     data = df._plan.output()
