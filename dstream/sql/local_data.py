@@ -22,14 +22,16 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .arrow_convert import from_arrow_schema, rows_to_arrow, to_arrow_schema
 from .errors import PySparkTypeError, PySparkValueError
 from .expressions.base import AttributeReference, column_key
 from .plan.logical import LocalRelation, RangeRelation, RDDRelation
 from .row import Row
+from .timezones import arrow_zone
 from .type_infer import infer_schema
-from .types import DataType, LongType, StructField, StructType, _parse_datatype_string
+from .types import DataType, LongType, StructField, StructType, TimestampNTZType, _parse_datatype_string
 
 __all__ = ["attributes_of", "local_relation", "range_relation", "rdd_relation", "schema_argument", "single_column_rows"]
 
@@ -84,13 +86,30 @@ def _is_pandas(data: Any) -> bool:
     return type(data).__module__.startswith("pandas") and type(data).__name__ == "DataFrame"
 
 
+def _pandas_table(frame: Any, schema: Any, time_zone: str) -> pa.Table:
+    """A pandas frame as Arrow, read as PySpark reads it: a naive ``datetime64`` column holds
+    wall times in the session zone (a ``TimestampType``, the inverse of ``toPandas``),
+    unless ``schema`` makes it ``TimestampNTZType``."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    fields = schema.fields if isinstance(schema, StructType) else []
+    for i, field in enumerate(table.schema):
+        if not pa.types.is_timestamp(field.type) or field.type.tz is not None:
+            continue
+        if i < len(fields) and isinstance(fields[i].dataType, TimestampNTZType):
+            continue
+        local = pc.assume_timezone(table.column(i), arrow_zone(time_zone), ambiguous="earliest",
+                                   nonexistent="earliest")
+        table = table.set_column(i, field.name, local)
+    return table
+
+
 def local_relation(data: Any, schema: Any, time_zone: str, verify: bool = True) -> LocalRelation:
     """The plan of ``createDataFrame(data, schema)`` for data held by the driver."""
     wanted = schema_argument(schema)
     if isinstance(data, pa.RecordBatch):
         data = pa.Table.from_batches([data])
     if _is_pandas(data):
-        data = pa.Table.from_pandas(data, preserve_index=False)
+        data = _pandas_table(data, wanted, time_zone)
     if isinstance(data, pa.Table):
         table, final = _from_arrow(data, wanted)
     else:

@@ -48,6 +48,13 @@ def test_pandas_round_trip_gives_session_wall_times(spark: SparkSession) -> None
     back = spark.createDataFrame(pd.DataFrame({"x": [1, 2], "y": ["p", "q"]}))
     assert back.dtypes == [("x", "bigint"), ("y", "string")]
     assert [tuple(r) for r in back.collect()] == [(1, "p"), (2, "q")]
+    # createDataFrame of a frame is toPandas' inverse: naive times are wall times of the session
+    # zone, a TimestampType (unless the schema says TIMESTAMP_NTZ), as in PySpark.
+    again = spark.createDataFrame(frame)  # (v is a double now: pandas made the nullable longs floats)
+    assert again.schema["t"] == df.schema["t"] and [r.t for r in again.collect()] == [r.t for r in df.collect()]
+    assert again.selectExpr("cast(t as long) AS s").first().s == 1772962200  # 2026-03-08T09:30:00Z
+    ntz = spark.createDataFrame(frame, "k string, v long, t timestamp_ntz")
+    assert ntz.first().t == dt.datetime(2026, 3, 8, 1, 30)
 
 
 def test_rdd_and_local_iterator_yield_rows(spark: SparkSession) -> None:
