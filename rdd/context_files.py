@@ -45,6 +45,7 @@ class ContextFiles:
         """
         self._check_alive()
         user_files.add_file(self._env.local_dir, path, recursive, self._shipped_files, self._shipped_archives)
+        user_files.sync_python_path(self._env.local_dir)  # a .zip or .egg is importable, as in the workers
 
     def addPyFile(self, path: str) -> None:  # noqa: N802 - PySpark's name
         """Ship a ``.py``, ``.zip`` or ``.egg`` file and make it importable in the driver and every task."""
