@@ -48,10 +48,14 @@ from .functions_agg_more import *  # noqa: F403 - the other aggregates are part 
 from .functions_agg_more import __all__ as _agg_more_all
 from .functions_arrays import *  # noqa: F403 - the array functions are part of this module's surface
 from .functions_arrays import __all__ as _arrays_all
+from .functions_arrays_more import *  # noqa: F403 - the element-wise array functions are part of this module's surface
+from .functions_arrays_more import __all__ as _arrays_more_all
 from .functions_bitwise import *  # noqa: F403 - the bit functions are part of this module's surface
 from .functions_bitwise import __all__ as _bitwise_all
 from .functions_datetime import *  # noqa: F403 - the datetime functions are part of this module's surface
 from .functions_datetime import __all__ as _datetime_all
+from .functions_datetime_more import *  # noqa: F403 - the newer datetime functions are part of this module's surface
+from .functions_datetime_more import __all__ as _datetime_more_all
 from .functions_epoch import *  # noqa: F403 - the epoch functions are part of this module's surface
 from .functions_epoch import __all__ as _epoch_all
 from .functions_generators import *  # noqa: F403 - the generators are part of this module's surface
@@ -66,6 +70,8 @@ from .functions_math import *  # noqa: F403 - the math functions are part of thi
 from .functions_math import __all__ as _math_all
 from .functions_misc import *  # noqa: F403 - the assorted functions are part of this module's surface
 from .functions_misc import __all__ as _misc_all
+from .functions_more import *  # noqa: F403 - the newer string, URL and session functions are part of this surface
+from .functions_more import __all__ as _more_all
 from .functions_partition import *  # noqa: F403 - the partition-dependent functions are part of this module's surface
 from .functions_partition import __all__ as _partition_all
 from .functions_regex import *  # noqa: F403 - the pattern functions are part of this module's surface
@@ -88,8 +94,9 @@ __all__ = sorted([
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
-    *_agg_all, *_agg_more_all, *_arrays_all, *_bitwise_all, *_datetime_all, *_epoch_all, *_generators_all,
-    *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_partition_all, *_regex_all,
+    *_agg_all, *_agg_more_all, *_arrays_all, *_arrays_more_all, *_bitwise_all, *_datetime_all,
+    *_datetime_more_all, *_epoch_all, *_generators_all,
+    *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_more_all, *_partition_all, *_regex_all,
     *_scalar_all, *_stats_all, *_text_all, *_window_all,
 ])
 

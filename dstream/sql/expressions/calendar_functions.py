@@ -1,5 +1,5 @@
 """Calendar functions of the registry: ``add_months``, ``last_day``, ``next_day``, ``months_between``,
-``make_date``.
+``make_date``, ``monthname`` and ``dayname``.
 
 What this module owns
 ---------------------
@@ -19,6 +19,8 @@ Invariants
   session time zone.
 * ``make_date`` raises ``DATETIME_FIELD_OUT_OF_BOUNDS`` for an impossible date under ANSI
   mode and gives null without it.
+* ``monthname`` and ``dayname`` give English three-letter names (``Jan``, ``Mon``), of the
+  date, or of a timestamp's date in the session time zone.
 """
 
 from __future__ import annotations
@@ -202,3 +204,23 @@ def _run_make_date(args: list[Any], types: list[DataType], rt: DataType, ctx: Ev
 
 
 register(FunctionSpec("make_date", 3, 3, lambda ts: [IntegerType()] * 3, _const(DateType()), _run_make_date))
+
+
+_MONTHS = pa.array(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
+_DAYS = pa.array(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+
+
+def _run_month_name(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    days = args[0].cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False).astype("datetime64[D]")
+    months = days.astype("datetime64[M]").astype(np.int64) % 12
+    return _MONTHS.take(pa.array(months, pa.int64(), mask=args[0].is_null().to_numpy(zero_copy_only=False)))
+
+
+def _run_day_name(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    days = args[0].cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    weekday = (days + 3) % 7  # 1970-01-01 was a Thursday: Monday is 0
+    return _DAYS.take(pa.array(weekday, pa.int64(), mask=args[0].is_null().to_numpy(zero_copy_only=False)))
+
+
+register(FunctionSpec("monthname", 1, 1, lambda ts: [DateType()], _const(StringType()), _run_month_name))
+register(FunctionSpec("dayname", 1, 1, lambda ts: [DateType()], _const(StringType()), _run_day_name))

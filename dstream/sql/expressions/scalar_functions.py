@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from ..types import DataType
 from . import (
+    array_edit_functions,
     array_functions,
     array_set_functions,
     bit_functions,
@@ -40,7 +41,9 @@ from . import (
     misc_functions,
     regex_functions,
     string_functions,
+    text_extra_functions,
     text_functions,
+    value_functions,
 )
 from .base import EvalContext, Expression
 from .cast import Cast, can_cast, cast_to
@@ -51,10 +54,10 @@ from .predicates import fold
 __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
-_REGISTERED_MODULES = (array_functions, array_set_functions, bit_functions, calendar_functions, datetime_functions,
-                       elementary_functions, epoch_functions, hash_functions, java_format, json_functions,
-                       map_functions, math_functions, misc_functions, regex_functions, string_functions,
-                       text_functions)
+_REGISTERED_MODULES = (array_edit_functions, array_functions, array_set_functions, bit_functions,
+                       calendar_functions, datetime_functions, elementary_functions, epoch_functions, hash_functions,
+                       java_format, json_functions, map_functions, math_functions, misc_functions, regex_functions,
+                       string_functions, text_extra_functions, text_functions, value_functions)
 
 
 class ScalarFunction(Expression):

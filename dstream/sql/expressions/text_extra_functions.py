@@ -1,0 +1,210 @@
+"""String functions of the registry that work character by character or on URLs: ``position``,
+``chr`` (``char``), ``luhn_check``, ``mask``, ``url_encode``, ``url_decode``, ``try_url_decode``
+and ``parse_url``.
+
+What this module owns
+---------------------
+Their specs (Spark's names and types) and their evaluation, per row over Python values.
+
+Invariants
+----------
+* ``position(substr, str[, start])`` is ``locate`` with columns for every argument: 1-based,
+  0 when absent or when ``start`` is below 1 or null; an empty ``substr`` is found at 1.
+* ``chr(n)`` is the character of code ``n mod 256``; a negative ``n`` gives ``""``.
+* ``luhn_check`` is true only for a non-empty string of digits whose Luhn sum is a
+  multiple of 10.
+* ``mask`` replaces upper-case letters, lower-case letters and digits by the given
+  characters (a null replacement keeps that class as it is) and other characters only
+  when ``otherChar`` is given.
+* ``url_encode``/``url_decode`` follow ``application/x-www-form-urlencoded`` as Java's
+  ``URLEncoder``/``URLDecoder`` with UTF-8: letters, digits and ``.-*_`` stay, a space is
+  ``+``, every other byte is ``%XX``. A malformed escape makes ``url_decode`` raise
+  ``CANNOT_DECODE_URL`` and ``try_url_decode`` return null.
+* ``parse_url(url, part[, key])`` takes ``HOST``, ``PATH``, ``QUERY``, ``REF``, ``PROTOCOL``,
+  ``FILE``, ``AUTHORITY`` or ``USERINFO`` (``QUERY`` with a key: that parameter's value);
+  a part the URL lacks, an unknown part or a URL that does not parse gives null.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+
+from ..errors import SparkRuntimeException
+from ..types import BooleanType, DataType, IntegerType, LongType, StringType
+from .base import EvalContext
+from .function_registry import FunctionSpec, register
+
+__all__: list[str] = []
+
+
+def _per_row(fn: Callable[..., Any], out: pa.DataType) -> Callable[[list[Any], list[DataType], DataType, EvalContext],
+                                                                   pa.Array]:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        length = next((len(a) for a in args if isinstance(a, pa.Array)), 1)
+        columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * length for a in args]
+        return pa.array([fn(*row) for row in zip(*columns)], out)
+    return run
+
+
+def _null_safe(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda *xs: None if any(x is None for x in xs) else fn(*xs)
+
+
+def _strings(types: list[DataType]) -> list[DataType | None]:
+    return [StringType()] * len(types)
+
+
+def _position(substr: Any, text: Any, start: Any = 1) -> int | None:
+    if start is None or start < 1:
+        return 0
+    if substr is None or text is None:
+        return None
+    if substr == "":
+        return 1
+    return text.find(substr, start - 1) + 1
+
+
+def _position_types(types: list[DataType]) -> list[DataType | None]:
+    wanted: list[DataType | None] = [StringType(), StringType(), IntegerType()]
+    return wanted[: len(types)]
+
+
+register(FunctionSpec("position", 2, 3, _position_types,
+                      lambda ts: IntegerType(), _per_row(_position, pa.int32()), null_intolerant=False,
+                      display=lambda shown: f"position({shown[0]}, {shown[1]}, {shown[2] if len(shown) > 2 else 1})"))
+
+
+def _chr(code: int) -> str:
+    return "" if code < 0 else chr(code % 256)
+
+
+register(FunctionSpec("chr", 1, 1, lambda ts: [LongType()], lambda ts: StringType(),
+                      _per_row(_null_safe(_chr), pa.string())), "char")
+
+
+def _luhn(text: str) -> bool:
+    if not text or not text.isascii() or not text.isdigit():
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(text)):
+        digit = ord(ch) - 48
+        if i % 2:
+            digit = digit * 2 - 9 if digit > 4 else digit * 2
+        total += digit
+    return total % 10 == 0
+
+
+register(FunctionSpec("luhn_check", 1, 1, _strings, lambda ts: BooleanType(),
+                      _per_row(_null_safe(_luhn), pa.bool_())))
+
+
+def _mask(text: Any, upper: Any = "X", lower: Any = "x", digit: Any = "n", other: Any = None) -> str | None:
+    if text is None:
+        return None
+    out = []
+    for ch in text:
+        if "A" <= ch <= "Z":
+            out.append(ch if upper is None else upper)
+        elif "a" <= ch <= "z":
+            out.append(ch if lower is None else lower)
+        elif "0" <= ch <= "9":
+            out.append(ch if digit is None else digit)
+        else:
+            out.append(ch if other is None else other)
+    return "".join(out)
+
+
+def _mask_chars(values: list[Any]) -> None:
+    for name, value in zip(("upperChar", "lowerChar", "digitChar", "otherChar"), values[1:]):
+        if value is not None and len(value) != 1:
+            raise SparkRuntimeException(
+                f"[INVALID_PARAMETER_VALUE.CHAR] The value of parameter `{name}` in `mask` must be a single "
+                f"character, got {value!r}.", "INVALID_PARAMETER_VALUE.CHAR", {"parameter": name})
+
+
+def _run_mask(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    _mask_chars(args)
+    replacements = args[1:] + ["X", "x", "n", None][len(args) - 1:]
+    return pa.array([_mask(v, *replacements) for v in args[0].to_pylist()], pa.string())
+
+
+register(FunctionSpec("mask", 1, 5, _strings, lambda ts: StringType(), _run_mask, scalar_positions=(1, 2, 3, 4),
+                      null_intolerant=False))
+
+_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _url_encode(text: str) -> str:
+    # Java's URLEncoder keeps "*" and encodes "~"; Python's quote_plus does the opposite.
+    return urllib.parse.quote_plus(text, safe="*").replace("~", "%7E")
+
+
+def _url_decode(text: str, strict: bool) -> str | None:
+    if _ESCAPE.search(text):
+        if not strict:
+            return None
+        raise SparkRuntimeException(
+            f"[CANNOT_DECODE_URL] The provided URL cannot be decoded: {text}. Please ensure that the URL is "
+            "properly formatted and try again.", "CANNOT_DECODE_URL", {"url": text})
+    try:
+        return urllib.parse.unquote_plus(text, errors="strict")
+    except UnicodeDecodeError:
+        if not strict:
+            return None
+        raise SparkRuntimeException(
+            f"[CANNOT_DECODE_URL] The provided URL cannot be decoded: {text}: its escapes are not UTF-8.",
+            "CANNOT_DECODE_URL", {"url": text}) from None
+
+
+register(FunctionSpec("url_encode", 1, 1, _strings, lambda ts: StringType(),
+                      _per_row(_null_safe(_url_encode), pa.string())))
+register(FunctionSpec("url_decode", 1, 1, _strings, lambda ts: StringType(),
+                      _per_row(_null_safe(lambda t: _url_decode(t, True)), pa.string())))
+register(FunctionSpec("try_url_decode", 1, 1, _strings, lambda ts: StringType(),
+                      _per_row(_null_safe(lambda t: _url_decode(t, False)), pa.string())))
+
+
+def _host(netloc: str) -> str | None:
+    # As java.net.URI's getHost: no user info, no port, case kept, an IPv6 address in brackets.
+    hostport = netloc.rpartition("@")[2]
+    if hostport.startswith("["):
+        return hostport[:hostport.index("]") + 1] if "]" in hostport else None
+    return hostport.split(":", 1)[0] or None
+
+
+def _parse_url(url: Any, part: Any, key: Any = None) -> str | None:
+    if url is None or part is None:
+        return None
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return None
+    if not parts.scheme and not url.startswith("/"):
+        return None  # neither an absolute URL nor a path
+    query = parts.query or None
+    if part == "QUERY" and key is not None:
+        if query is None:
+            return None
+        found = re.search(r"(?:^|&)" + re.escape(key) + r"=([^&]*)", query)
+        return None if found is None else found.group(1)
+    netloc = parts.netloc or None
+    values = {
+        "HOST": None if netloc is None else _host(netloc),
+        "PATH": parts.path,
+        "QUERY": query,
+        "REF": parts.fragment or None,
+        "PROTOCOL": parts.scheme or None,
+        "FILE": parts.path + ("?" + query if query else ""),
+        "AUTHORITY": netloc,
+        "USERINFO": netloc.rpartition("@")[0] or None if netloc and "@" in netloc else None,
+    }
+    return values.get(part)
+
+
+register(FunctionSpec("parse_url", 2, 3, _strings, lambda ts: StringType(), _per_row(_parse_url, pa.string()),
+                      null_intolerant=False))

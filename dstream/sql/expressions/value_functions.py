@@ -1,0 +1,95 @@
+"""Functions of the registry about a value's type, numbers' nulls and zeros, and the session:
+``typeof``, ``positive``, ``nullifzero``, ``zeroifnull``, ``current_database`` (``current_schema``),
+``current_catalog``, ``current_user`` (``user``, ``session_user``) and ``version``.
+
+What this module owns
+---------------------
+Their specs, with Spark's names and results.
+
+Invariants
+----------
+* ``typeof(v)`` is the simple string of ``v``'s type (``int``, ``array<bigint>``...).
+* ``positive(n)`` is ``n``; ``nullifzero(n)`` is null where ``n`` is 0, ``zeroifnull(n)`` is 0
+  where ``n`` is null; each keeps ``n``'s numeric type.
+* There is one catalog, ``spark_catalog``, with one database, ``default`` (temporary views
+  live beside it); the user is ``SPARK_USER`` if set, else the login name, as
+  ``SparkContext.sparkUser``.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..types import DataType, StringType
+from .base import EvalContext
+from .coercion import is_numeric
+from .function_registry import FunctionSpec, register
+
+__all__: list[str] = []
+
+
+def _numeric(name: str) -> Any:
+    def check(types: list[DataType]) -> list[DataType | None]:
+        if not is_numeric(types[0]):
+            raise TypeError(f'the parameter of {name} requires a numeric type, not "{types[0].simpleString().upper()}"')
+        return [None]
+    return check
+
+
+def _same(types: list[DataType]) -> DataType:
+    return types[0]
+
+
+def _run_typeof(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    return pa.array([types[0].simpleString()], pa.string())
+
+
+def _run_nullifzero(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    values = args[0]
+    return pc.if_else(pc.equal(values, pa.scalar(0).cast(values.type)), pa.scalar(None, values.type), values)
+
+
+def _run_zeroifnull(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    values = args[0]
+    return pc.fill_null(values, pa.scalar(0).cast(values.type))
+
+
+register(FunctionSpec("typeof", 1, 1, lambda ts: [None], lambda ts: StringType(), _run_typeof,
+                      null_intolerant=False))
+register(FunctionSpec("positive", 1, 1, _numeric("positive"), _same, lambda args, ts, rt, ctx: args[0],
+                      display=lambda shown: f"(+ {shown[0]})"))
+register(FunctionSpec("nullifzero", 1, 1, _numeric("nullifzero"), _same, _run_nullifzero))
+register(FunctionSpec("zeroifnull", 1, 1, _numeric("zeroifnull"), _same, _run_zeroifnull, null_intolerant=False))
+
+
+def _user() -> str:
+    user = os.environ.get("SPARK_USER")
+    if user:
+        return user
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container without an /etc/passwd entry)
+        return str(os.getuid())
+
+
+def _constant(value: Any) -> Any:
+    return lambda args, types, rt, ctx: pa.array([value() if callable(value) else value], pa.string())
+
+
+def _version() -> str:
+    from rdd import __version__  # noqa: PLC0415 - the package's version, read when asked
+
+    return f"{__version__} dstreams"
+
+
+register(FunctionSpec("current_database", 0, 0, lambda ts: [], lambda ts: StringType(), _constant("default")),
+         "current_schema")
+register(FunctionSpec("current_catalog", 0, 0, lambda ts: [], lambda ts: StringType(), _constant("spark_catalog")))
+register(FunctionSpec("current_user", 0, 0, lambda ts: [], lambda ts: StringType(), _constant(_user)),
+         "user", "session_user")
+register(FunctionSpec("version", 0, 0, lambda ts: [], lambda ts: StringType(), _constant(_version)))

@@ -1,0 +1,124 @@
+"""Date and time functions of ``dstream.sql.functions`` added in PySpark 3.5 and 4.0:
+``extract``, ``date_part``, ``datepart``, ``dateadd``, ``date_diff``, ``monthname`` and
+``dayname``.
+
+What this module owns
+---------------------
+The public builders, with PySpark's names and parameters. ``extract``/``date_part`` read a
+field name (``YEAR``, ``MONTH``, ``DAY``, ``HOUR``, ``MINUTE``, ``SECOND``, ``QUARTER``,
+``WEEK``, ``DAYOFWEEK``, ``DOY`` and their abbreviations, as SQL's ``EXTRACT``) and build
+the field's function; ``dateadd`` and ``date_diff`` are ``date_add`` and ``datediff``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .column import Column, expr_of
+from .errors import PySparkValueError
+from .expressions.base import Literal
+from .functions_scalar import _call
+
+__all__ = ["date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "monthname"]
+
+ColumnOrName = Column | str
+
+#: The fields ``extract`` knows, as SQL's ``EXTRACT`` names them, and the function of each.
+FIELDS = {
+    "YEAR": "year", "YEARS": "year", "Y": "year", "YR": "year", "YRS": "year",
+    "QUARTER": "quarter", "QTR": "quarter",
+    "MONTH": "month", "MONTHS": "month", "MON": "month", "MONS": "month",
+    "WEEK": "weekofyear", "WEEKS": "weekofyear", "W": "weekofyear",
+    "DAY": "dayofmonth", "DAYS": "dayofmonth", "D": "dayofmonth",
+    "DAYOFWEEK": "dayofweek", "DOW": "dayofweek", "DOY": "dayofyear", "DAYOFYEAR": "dayofyear",
+    "HOUR": "hour", "HOURS": "hour", "H": "hour", "HR": "hour", "HRS": "hour",
+    "MINUTE": "minute", "MINUTES": "minute", "MIN": "minute", "MINS": "minute", "M": "minute",
+    "SECOND": "second", "SECONDS": "second", "S": "second", "SEC": "second", "SECS": "second",
+}
+
+
+def _field_name(field: Any) -> str:
+    if isinstance(field, Column):
+        expr = expr_of(field)
+        if isinstance(expr, Literal) and isinstance(expr.value, str):
+            return expr.value
+        raise PySparkValueError(f"extract: the field must be a literal such as lit('YEAR'), got {expr.sql()}.",
+                                "NOT_LITERAL_FIELD", {"field": expr.sql()})
+    if isinstance(field, str):
+        return field
+    raise PySparkValueError(f"extract: the field must be a str or lit(str), got {type(field).__name__}.",
+                            "NOT_LITERAL_FIELD", {"field": repr(field)})
+
+
+def extract(field: Column | str, source: ColumnOrName) -> Column:
+    """A field of a date or timestamp: ``extract(lit("YEAR"), "ts")`` is ``year("ts")``.
+
+    Parameters
+    ----------
+    field : Column or str
+        The field's name (``YEAR``, ``MONTH``, ``DAY``, ``HOUR``, ``MINUTE``, ``SECOND``,
+        ``QUARTER``, ``WEEK``, ``DAYOFWEEK``, ``DOY`` or an abbreviation), as a literal.
+    source : Column or str
+        The dates or timestamps.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> df = spark.createDataFrame([(datetime.datetime(2015, 4, 8, 13, 8, 15),)], "ts timestamp")
+    >>> df.select(extract(lit("YEAR"), "ts").alias("y"), extract(lit("hour"), "ts").alias("h")).first()
+    Row(y=2015, h=13)
+    """
+    from . import functions  # noqa: PLC0415 - functions imports this module
+
+    name = _field_name(field)
+    function = FIELDS.get(name.upper())
+    if function is None:
+        raise PySparkValueError(f"extract: unknown field {name!r}; use one of {', '.join(sorted(set(FIELDS)))}.",
+                                "INVALID_EXTRACT_FIELD", {"field": name})
+    return getattr(functions, function)(source)
+
+
+def date_part(field: Column | str, source: ColumnOrName) -> Column:
+    """:func:`extract` by its other name."""
+    return extract(field, source)
+
+
+def datepart(field: Column | str, source: ColumnOrName) -> Column:
+    """:func:`extract` by its other name."""
+    return extract(field, source)
+
+
+def dateadd(start: ColumnOrName, days: ColumnOrName | int) -> Column:
+    """The date ``days`` days after ``start`` (``date_add``)."""
+    from .functions_datetime import date_add  # noqa: PLC0415 - kept beside its sibling
+
+    return date_add(start, days)
+
+
+def date_diff(end: ColumnOrName, start: ColumnOrName) -> Column:
+    """The days from ``start`` to ``end`` (``datediff``)."""
+    from .functions_datetime import datediff  # noqa: PLC0415 - kept beside its sibling
+
+    return datediff(end, start)
+
+
+def monthname(col: ColumnOrName) -> Column:
+    """The month's English three-letter name (``Jan``...).
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _call("monthname", expr_of(col))
+
+
+def dayname(col: ColumnOrName) -> Column:
+    """The weekday's English three-letter name (``Mon``...).
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _call("dayname", expr_of(col))
