@@ -2,7 +2,8 @@
 and the session: ``position``, ``char``, ``chr``, ``sha``, ``luhn_check``, ``mask``,
 ``url_encode``, ``url_decode``, ``try_url_decode``, ``parse_url``, ``typeof``, ``positive``,
 ``nullifzero``, ``zeroifnull``, ``current_database``, ``current_schema``, ``current_catalog``,
-``current_user``, ``user``, ``session_user`` and ``version``.
+``current_user``, ``user``, ``session_user``, ``version``, ``input_file_name``,
+``input_file_block_start`` and ``input_file_block_length``.
 
 What this module owns
 ---------------------
@@ -17,9 +18,10 @@ from .column import Column, expr_of, lit_expr
 from .functions_scalar import _call
 
 __all__ = [
-    "char", "chr", "current_catalog", "current_database", "current_schema", "current_user", "luhn_check", "mask",
-    "nullifzero", "parse_url", "position", "positive", "session_user", "sha", "try_url_decode", "typeof",
-    "url_decode", "url_encode", "user", "version", "zeroifnull",
+    "char", "chr", "current_catalog", "current_database", "current_schema", "current_user",
+    "input_file_block_length", "input_file_block_start", "input_file_name", "luhn_check", "mask", "nullifzero",
+    "parse_url", "position", "positive", "session_user", "sha", "try_url_decode", "typeof", "url_decode",
+    "url_encode", "user", "version", "zeroifnull",
 ]
 
 ColumnOrName = Column | str
@@ -241,3 +243,29 @@ def session_user() -> Column:
 def version() -> Column:
     """The engine's version and build, as one string."""
     return _call("version")
+
+
+def input_file_name() -> Column:
+    """The ``file://`` URI of the file the row was read from (``""`` when it came from no file
+    or after a shuffle).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "x.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("a\\n")
+    >>> spark.read.text(path).select(input_file_name().alias("f")).first().f.endswith("/x.txt")
+    True
+    """
+    return _call("input_file_name")
+
+
+def input_file_block_start() -> Column:
+    """The first byte of the file split the row was read from (-1 when it came from no file)."""
+    return _call("input_file_block_start")
+
+
+def input_file_block_length() -> Column:
+    """The bytes of the file split the row was read from (-1 when it came from no file)."""
+    return _call("input_file_block_length")

@@ -61,6 +61,8 @@ def _add_rdd_to_df(session: SparkSession) -> None:
 #: as ``global_temp.<name>``, as Spark's do.
 _GLOBAL_VIEWS: weakref.WeakKeyDictionary[Any, dict[str, DataFrame]] = weakref.WeakKeyDictionary()
 GLOBAL_TEMP_DATABASE = "global_temp"
+#: The formats a table name may start with to read files in SQL (`csv.`/path``), as Spark's runSQLOnFiles.
+_FILE_FORMATS = frozenset({"csv", "json", "parquet", "text"})
 
 
 class Catalog:
@@ -92,6 +94,9 @@ class Catalog:
             view = self._global_views().get(rest.lower())
         else:
             view = self._views.get(name.lower())
+        if view is None and rest and database.lower() in _FILE_FORMATS:
+            # Spark's SQL on files: `SELECT * FROM parquet.`/data/x``, read as spark.read would.
+            return self._session.read.format(database.lower()).load(rest)
         if view is None:
             raise AnalysisException(
                 f"The table or view `{name}` cannot be found. Verify the spelling and correctness of the "

@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..expressions.base import AttributeReference
+from . import input_file
 from .arrays import arange
 from .context import QueryContext
 from .physical import UNKNOWN_SIZE, PhysicalPlan, arrow_schema, conform_batch, key_names
@@ -69,9 +70,23 @@ class LocalTableScanExec(PhysicalPlan):
 
 def _read_split(fmt: Any, schema: Any, options: dict[str, Any], columns: list[str], filters: Any,
                 target: pa.Schema, named: bool, split: Any) -> Iterator[pa.RecordBatch]:
+    input_file.set_current(*_block(split))  # what input_file_name() reads in this task
     for batch in fmt.read(split, schema, options, columns, filters):
         if batch.num_rows:
             yield conform_batch(batch, target) if named else batch.select([])
+
+
+def _block(split: Any) -> tuple[str, int, int]:
+    """``(uri, start, length)`` of a split, as ``input_file_name()`` and its siblings report it."""
+    from ..io.manifest import path_to_uri  # noqa: PLC0415 - the io package loads with the first read
+
+    length = split.length
+    if length < 0:
+        try:
+            length = os.path.getsize(split.path) - split.start
+        except OSError:
+            length = -1
+    return path_to_uri(split.path), split.start, length
 
 
 def _the_batches(batches: list[pa.RecordBatch]) -> list[pa.RecordBatch]:

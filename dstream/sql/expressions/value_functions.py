@@ -1,6 +1,7 @@
 """Functions of the registry about a value's type, numbers' nulls and zeros, and the session:
 ``typeof``, ``positive``, ``nullifzero``, ``zeroifnull``, ``current_database`` (``current_schema``),
-``current_catalog``, ``current_user`` (``user``, ``session_user``) and ``version``.
+``current_catalog``, ``current_user`` (``user``, ``session_user``), ``version``, and the file a
+row was read from: ``input_file_name``, ``input_file_block_start``, ``input_file_block_length``.
 
 What this module owns
 ---------------------
@@ -14,6 +15,8 @@ Invariants
 * There is one catalog, ``spark_catalog``, with one database, ``default`` (temporary views
   live beside it); the user is ``SPARK_USER`` if set, else the login name, as
   ``SparkContext.sparkUser``.
+* ``input_file_name()`` and its siblings read the split the task's file scan is handing on
+  (``execution.input_file``): evaluated above a shuffle they give ``""`` and -1.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import DataType, StringType
+from ..types import DataType, LongType, StringType
 from .base import EvalContext
 from .coercion import is_numeric
 from .function_registry import FunctionSpec, register
@@ -93,3 +96,19 @@ register(FunctionSpec("current_catalog", 0, 0, lambda ts: [], lambda ts: StringT
 register(FunctionSpec("current_user", 0, 0, lambda ts: [], lambda ts: StringType(), _constant(_user)),
          "user", "session_user")
 register(FunctionSpec("version", 0, 0, lambda ts: [], lambda ts: StringType(), _constant(_version)))
+
+
+def _input_file(index: int, arrow_type: pa.DataType) -> Any:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        from ..execution import input_file  # noqa: PLC0415 - the execution package imports the expressions
+
+        return pa.array([input_file.current()[index]], arrow_type)
+    return run
+
+
+register(FunctionSpec("input_file_name", 0, 0, lambda ts: [], lambda ts: StringType(), _input_file(0, pa.string()),
+                      null_intolerant=False, foldable=False))
+register(FunctionSpec("input_file_block_start", 0, 0, lambda ts: [], lambda ts: LongType(),
+                      _input_file(1, pa.int64()), null_intolerant=False, foldable=False))
+register(FunctionSpec("input_file_block_length", 0, 0, lambda ts: [], lambda ts: LongType(),
+                      _input_file(2, pa.int64()), null_intolerant=False, foldable=False))
