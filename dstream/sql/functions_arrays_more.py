@@ -1,11 +1,12 @@
 """Array functions of ``dstream.sql.functions`` that add, drop or read one element:
 ``array_append``, ``array_prepend``, ``array_insert``, ``array_compact``, ``get``,
-``array_size`` and ``cardinality``.
+``array_size``, ``cardinality`` and ``arrays_zip``.
 
 What this module owns
 ---------------------
 The public builders, with PySpark's names and parameters; the functions are the
-registry's (``expressions.array_edit_functions``, where their semantics are stated).
+registry's (``expressions.array_edit_functions``, where their semantics are stated), and
+``arrays_zip`` is ``expressions.arrays_zip.ArraysZip``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 from .column import Column, expr_of, to_expr
 from .functions_scalar import _call
 
-__all__ = ["array_append", "array_compact", "array_insert", "array_prepend", "array_size", "cardinality", "get"]
+__all__ = ["array_append", "array_compact", "array_insert", "array_prepend", "array_size", "arrays_zip", "cardinality",
+           "get"]
 
 ColumnOrName = Column | str
 
@@ -123,3 +125,26 @@ def cardinality(col: ColumnOrName) -> Column:
     from .functions import size  # noqa: PLC0415 - functions imports this module
 
     return size(col)
+
+
+def arrays_zip(*cols: ColumnOrName) -> Column:
+    """The arrays merged element by element: an array of structs, one field per argument.
+
+    The fields are named after the columns (a name or an alias), else ``"0"``, ``"1"``...;
+    the result is as long as the longest array (the others padded with nulls) and null
+    when an array is null.
+
+    Parameters
+    ----------
+    cols : Column or str
+        The arrays.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([([1, 2, 3], ["a", "b"])], "n array<int>, s array<string>")
+    >>> df.select(arrays_zip("n", "s").alias("z")).first().z
+    [Row(n=1, s='a'), Row(n=2, s='b'), Row(n=3, s=None)]
+    """
+    from .expressions.arrays_zip import ArraysZip  # noqa: PLC0415 - the expression loads with its first use
+
+    return Column(ArraysZip([expr_of(c) for c in cols]))

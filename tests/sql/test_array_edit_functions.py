@@ -61,3 +61,27 @@ def test_types_sql_names_and_errors(spark: SparkSession) -> None:
         df.select(F.array_insert("a", 0, 9)).collect()
     with pytest.raises(Exception, match='requires the "ARRAY" type'):
         spark.range(1).select(F.array_append("id", 1)).collect()
+
+
+@given(rows=st.lists(st.tuples(ARRAYS, st.one_of(st.none(), st.lists(st.text("xy", max_size=2), max_size=5))),
+                     min_size=1, max_size=8))
+@PROPERTY
+def test_arrays_zip_matches_zip_longest(spark: SparkSession, rows: list[tuple[Any, Any]]) -> None:
+    import itertools
+
+    df = spark.createDataFrame(rows, "a array<int>, s array<string>")
+    got = df.select(F.arrays_zip("a", "s").alias("z")).collect()
+    for (a, s), row in zip(rows, got):
+        expected = None if a is None or s is None else [
+            {"a": x, "s": y} for x, y in itertools.zip_longest(a, s)]
+        assert (None if row.z is None else [r.asDict() for r in row.z]) == expected
+
+
+def test_arrays_zip_names_its_fields_as_spark(spark: SparkSession) -> None:
+    df = spark.createDataFrame([([1], [2])], "a array<int>, b array<int>")
+    assert df.select(F.arrays_zip("a", F.col("b").alias("bee"), F.array_append("a", 9))).schema[0].dataType \
+        .simpleString() == "array<struct<a:int,bee:int,2:int>>"
+    df.createOrReplaceTempView("zipped")
+    assert spark.sql("SELECT arrays_zip(a, b) FROM zipped").columns == ["arrays_zip(a, b)"]
+    with pytest.raises(Exception, match='requires the "ARRAY" type'):
+        spark.range(1).select(F.arrays_zip("id")).collect()
