@@ -1,13 +1,15 @@
 """Date and time functions of ``dstream.sql.functions`` added in PySpark 3.5 and 4.0:
-``extract``, ``date_part``, ``datepart``, ``dateadd``, ``date_diff``, ``monthname`` and
-``dayname``.
+``extract``, ``date_part``, ``datepart``, ``dateadd``, ``date_diff``, ``monthname``,
+``dayname``, ``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz`` and
+``try_make_timestamp``.
 
 What this module owns
 ---------------------
 The public builders, with PySpark's names and parameters. ``extract``/``date_part`` read a
 field name (``YEAR``, ``MONTH``, ``DAY``, ``HOUR``, ``MINUTE``, ``SECOND``, ``QUARTER``,
 ``WEEK``, ``DAYOFWEEK``, ``DOY`` and their abbreviations, as SQL's ``EXTRACT``) and build
-the field's function; ``dateadd`` and ``date_diff`` are ``date_add`` and ``datediff``.
+the field's function; ``dateadd`` and ``date_diff`` are ``date_add`` and ``datediff``; the
+``make_timestamp`` family is ``expressions.make_timestamp``'s.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from .errors import PySparkValueError
 from .expressions.base import Literal
 from .functions_scalar import _call
 
-__all__ = ["date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "monthname"]
+__all__ = ["date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "make_timestamp",
+           "make_timestamp_ltz", "make_timestamp_ntz", "monthname", "try_make_timestamp"]
 
 ColumnOrName = Column | str
 
@@ -122,3 +125,57 @@ def dayname(col: ColumnOrName) -> Column:
         The dates or timestamps.
     """
     return _call("dayname", expr_of(col))
+
+
+def _fields(years: ColumnOrName, months: ColumnOrName, days: ColumnOrName, hours: ColumnOrName,
+            mins: ColumnOrName, secs: ColumnOrName, timezone: ColumnOrName | None) -> list[Any]:
+    columns = [years, months, days, hours, mins, secs] + ([] if timezone is None else [timezone])
+    return [expr_of(c) for c in columns]
+
+
+def make_timestamp(years: ColumnOrName, months: ColumnOrName, days: ColumnOrName, hours: ColumnOrName,
+                   mins: ColumnOrName, secs: ColumnOrName, timezone: ColumnOrName | None = None) -> Column:
+    """The timestamp of a wall time in ``timezone`` (the session time zone without it).
+
+    Parameters
+    ----------
+    years, months, days, hours, mins : Column or str
+        The fields.
+    secs : Column or str
+        Seconds with their fraction (``decimal(16,6)``); 60 only without a fraction.
+    timezone : Column or str, optional
+        The zone of the wall time (a column of zone ids).
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(2014, 12, 28, 6, 30, 45.887)], "y int, m int, d int, h int, mi int, s double")
+    >>> df.select(make_timestamp("y", "m", "d", "h", "mi", "s").alias("t")).first().t
+    datetime.datetime(2014, 12, 28, 6, 30, 45, 887000)
+    """
+    return _call("make_timestamp", *_fields(years, months, days, hours, mins, secs, timezone))
+
+
+def make_timestamp_ltz(years: ColumnOrName, months: ColumnOrName, days: ColumnOrName, hours: ColumnOrName,
+                       mins: ColumnOrName, secs: ColumnOrName, timezone: ColumnOrName | None = None) -> Column:
+    """:func:`make_timestamp` (a timestamp with the local time zone, Spark's ``timestamp``)."""
+    return _call("make_timestamp_ltz", *_fields(years, months, days, hours, mins, secs, timezone))
+
+
+def try_make_timestamp(years: ColumnOrName, months: ColumnOrName, days: ColumnOrName, hours: ColumnOrName,
+                       mins: ColumnOrName, secs: ColumnOrName, timezone: ColumnOrName | None = None) -> Column:
+    """:func:`make_timestamp`, null where a field is out of range (never an error)."""
+    return _call("try_make_timestamp", *_fields(years, months, days, hours, mins, secs, timezone))
+
+
+def make_timestamp_ntz(years: ColumnOrName, months: ColumnOrName, days: ColumnOrName, hours: ColumnOrName,
+                       mins: ColumnOrName, secs: ColumnOrName) -> Column:
+    """The wall time itself, a ``timestamp_ntz`` (no time zone).
+
+    Parameters
+    ----------
+    years, months, days, hours, mins : Column or str
+        The fields.
+    secs : Column or str
+        Seconds with their fraction; 60 only without a fraction.
+    """
+    return _call("make_timestamp_ntz", *_fields(years, months, days, hours, mins, secs, None))

@@ -36,6 +36,7 @@ from . import (
     hash_functions,
     java_format,
     json_functions,
+    make_timestamp,
     map_functions,
     math_functions,
     misc_functions,
@@ -56,8 +57,8 @@ __all__ = ["ScalarFunction"]
 # The registering modules run on import; keep the names referenced.
 _REGISTERED_MODULES = (array_edit_functions, array_functions, array_set_functions, bit_functions,
                        calendar_functions, datetime_functions, elementary_functions, epoch_functions, hash_functions,
-                       java_format, json_functions, map_functions, math_functions, misc_functions, regex_functions,
-                       string_functions, text_extra_functions, text_functions, value_functions)
+                       java_format, json_functions, make_timestamp, map_functions, math_functions, misc_functions,
+                       regex_functions, string_functions, text_extra_functions, text_functions, value_functions)
 
 
 class ScalarFunction(Expression):

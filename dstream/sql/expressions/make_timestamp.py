@@ -1,0 +1,100 @@
+"""``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz`` and ``try_make_timestamp``:
+a timestamp from its fields.
+
+What this module owns
+---------------------
+Their specs: ``(years, months, days, hours, mins, secs[, timezone])`` with ``secs`` a
+``decimal(16,6)`` (seconds and microseconds). ``make_timestamp`` and ``make_timestamp_ltz``
+read the fields as wall time in ``timezone`` (the session time zone without it) and give a
+``timestamp``; ``make_timestamp_ntz`` gives the wall time itself, a ``timestamp_ntz``.
+
+Invariants
+----------
+* ``secs`` may be 60 only without a fraction: the minute after (Spark's leap-second rule).
+* A field out of range (month 13, day 31 of April, hour 24, minute 60, seconds above 60 or
+  60.5, a negative second) raises ``DATETIME_FIELD_OUT_OF_BOUNDS`` under ANSI mode and gives
+  null without it; ``try_make_timestamp`` always gives null.
+* A wall time a daylight-saving change skips moves forward by the gap; one it repeats takes
+  the earlier instant (``java.time``'s rules, which Spark uses).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+
+from ..errors import DateTimeException
+from ..timezones import zone_of
+from ..types import DataType, DecimalType, IntegerType, StringType, TimestampNTZType, TimestampType
+from .base import EvalContext
+from .function_registry import FunctionSpec, register
+
+__all__: list[str] = []
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH_NAIVE = dt.datetime(1970, 1, 1)
+
+
+def _types(types: list[DataType]) -> list[DataType | None]:
+    wanted: list[DataType | None] = [IntegerType()] * 5 + [DecimalType(16, 6), StringType()]
+    return wanted[: len(types)]
+
+
+def _local(name: str, fields: tuple[Any, ...]) -> dt.datetime:
+    """The wall time of the fields; ``ValueError`` naming the field out of range."""
+    year, month, day, hour, minute, secs = fields
+    if not isinstance(secs, Decimal):
+        secs = Decimal(str(secs))
+    if secs < 0 or secs > 60 or (secs == 60 and secs != secs.to_integral_value()):
+        raise ValueError(f"Invalid value for SecondOfMinute (valid values 0 - 59): {secs}")
+    whole = int(secs)
+    micros = int((secs - whole) * 1_000_000)
+    extra = dt.timedelta(minutes=1) if whole == 60 else dt.timedelta(0)
+    try:
+        base = dt.datetime(year, month, day, hour, minute, 0 if whole == 60 else whole, micros)
+    except ValueError as exc:
+        raise ValueError(f"Invalid value for a field of {name}({', '.join(map(str, fields))}): {exc}") from None
+    return base + extra
+
+
+def _runner(name: str, ntz: bool, strict: bool | None) -> Callable[[list[Any], list[DataType], DataType, EvalContext],
+                                                                    pa.Array]:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        columns = [a.to_pylist() for a in args]
+        raise_errors = ctx.ansi if strict is None else strict
+        out: list[int | None] = []
+        for row in zip(*columns):
+            fields, zone = row[:6], (row[6] if len(row) > 6 else ctx.time_zone)
+            if any(v is None for v in fields) or zone is None:
+                out.append(None)
+                continue
+            try:
+                local = _local(name, fields)
+            except ValueError as exc:
+                if raise_errors:
+                    raise DateTimeException(f"{exc}. If necessary set "
+                                            "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+                                            "DATETIME_FIELD_OUT_OF_BOUNDS", {"rangeMessage": str(exc)}) from None
+                out.append(None)
+                continue
+            if ntz:
+                out.append((local - _EPOCH_NAIVE) // dt.timedelta(microseconds=1))
+            else:
+                instant = local.replace(tzinfo=zone_of(zone))
+                out.append((instant - _EPOCH) // dt.timedelta(microseconds=1))
+        return pa.array(out, pa.int64()).cast(pa.timestamp("us") if ntz else pa.timestamp("us", "UTC"))
+    return run
+
+
+register(FunctionSpec("make_timestamp", 6, 7, _types, lambda ts: TimestampType(),
+                      _runner("make_timestamp", False, None), null_intolerant=False))
+register(FunctionSpec("make_timestamp_ltz", 6, 7, _types, lambda ts: TimestampType(),
+                      _runner("make_timestamp_ltz", False, None), null_intolerant=False))
+register(FunctionSpec("try_make_timestamp", 6, 7, _types, lambda ts: TimestampType(),
+                      _runner("try_make_timestamp", False, False), null_intolerant=False))
+register(FunctionSpec("make_timestamp_ntz", 6, 6, _types, lambda ts: TimestampNTZType(),
+                      _runner("make_timestamp_ntz", True, None), null_intolerant=False))
