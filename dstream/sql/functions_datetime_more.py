@@ -1,7 +1,7 @@
 """Date and time functions of ``dstream.sql.functions`` added in PySpark 3.5 and 4.0:
 ``extract``, ``date_part``, ``datepart``, ``dateadd``, ``date_diff``, ``monthname``,
-``dayname``, ``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz`` and
-``try_make_timestamp``.
+``dayname``, ``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz``,
+``try_make_timestamp``, ``timestamp_diff`` and ``timestamp_add``.
 
 What this module owns
 ---------------------
@@ -9,20 +9,22 @@ The public builders, with PySpark's names and parameters. ``extract``/``date_par
 field name (``YEAR``, ``MONTH``, ``DAY``, ``HOUR``, ``MINUTE``, ``SECOND``, ``QUARTER``,
 ``WEEK``, ``DAYOFWEEK``, ``DOY`` and their abbreviations, as SQL's ``EXTRACT``) and build
 the field's function; ``dateadd`` and ``date_diff`` are ``date_add`` and ``datediff``; the
-``make_timestamp`` family is ``expressions.make_timestamp``'s.
+``make_timestamp`` family is ``expressions.make_timestamp``'s, ``timestamp_diff`` and
+``timestamp_add`` are ``expressions.timestamp_units``'.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .column import Column, expr_of
+from .column import Column, expr_of, lit_expr
 from .errors import PySparkValueError
 from .expressions.base import Literal
 from .functions_scalar import _call
 
 __all__ = ["date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "make_timestamp",
-           "make_timestamp_ltz", "make_timestamp_ntz", "monthname", "try_make_timestamp"]
+           "make_timestamp_ltz", "make_timestamp_ntz", "monthname", "timestamp_add", "timestamp_diff",
+           "try_make_timestamp"]
 
 ColumnOrName = Column | str
 
@@ -179,3 +181,41 @@ def make_timestamp_ntz(years: ColumnOrName, months: ColumnOrName, days: ColumnOr
         Seconds with their fraction; 60 only without a fraction.
     """
     return _call("make_timestamp_ntz", *_fields(years, months, days, hours, mins, secs, None))
+
+
+def timestamp_diff(unit: str, start: ColumnOrName, end: ColumnOrName) -> Column:
+    """The whole ``unit`` s from ``start`` to ``end`` (negative when ``end`` is earlier).
+
+    Parameters
+    ----------
+    unit : str
+        ``MICROSECOND``, ``MILLISECOND``, ``SECOND``, ``MINUTE``, ``HOUR`` (exact durations),
+        ``DAY``, ``WEEK``, ``MONTH``, ``QUARTER`` or ``YEAR`` (calendar units of the wall
+        times in the session time zone).
+    start, end : Column or str
+        The timestamps.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> df = spark.createDataFrame([(datetime.datetime(2016, 3, 11, 9, 0, 7), datetime.datetime(2024, 4, 2, 9, 0, 7))],
+    ...                            "a timestamp, b timestamp")
+    >>> df.select(timestamp_diff("YEAR", "a", "b").alias("y"), timestamp_diff("MONTH", "a", "b").alias("m")).first()
+    Row(y=8, m=96)
+    """
+    return _call("timestamp_diff", lit_expr(unit), expr_of(start), expr_of(end))
+
+
+def timestamp_add(unit: str, quantity: ColumnOrName, ts: ColumnOrName) -> Column:
+    """``ts`` moved by ``quantity`` ``unit`` s (see :func:`timestamp_diff` for the units).
+
+    Parameters
+    ----------
+    unit : str
+        The unit.
+    quantity : Column or str
+        How many (an int column).
+    ts : Column or str
+        The timestamps.
+    """
+    return _call("timestamp_add", lit_expr(unit), expr_of(quantity), expr_of(ts))

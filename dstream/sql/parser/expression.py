@@ -76,6 +76,12 @@ _BINARY = {
 _NILADIC = ("CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_USER", "CURRENT_TIMEZONE")
 
 
+#: Functions whose first argument may be a bare datetime unit, and the function they are then.
+_UNIT_FUNCTIONS = {"TIMESTAMPDIFF": "timestampdiff", "DATEDIFF": "timestampdiff", "DATE_DIFF": "timestampdiff",
+                   "TIMESTAMPADD": "timestampadd", "DATEADD": "timestampadd"}
+_DATETIME_UNITS = frozenset({"MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH",
+                             "QUARTER", "YEAR"})
+
 class ExpressionParser(WindowSpecParsing, TokenCursor):
     """The expression grammar over a :class:`~.cursor.TokenCursor`.
 
@@ -294,6 +300,15 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             source = self.expression()
             self.expect_op(")")
             return Call("extract", (Literal(field, "string"), source))
+        if (word in _UNIT_FUNCTIONS and nxt.is_op("(") and self.peek(2).kind == "WORD"
+                and self.peek(2).value.upper() in _DATETIME_UNITS and self.peek(3).is_op(",")):
+            # TIMESTAMPDIFF(HOUR, a, b), DATEADD(DAY, 1, t): the unit is a bare keyword.
+            self.advance()
+            self.advance()
+            unit = self.advance().value.upper()
+            self.expect_op(",")
+            args = [Literal(unit, "string"), self.expression()] + self._more_arguments()
+            return Call(_UNIT_FUNCTIONS[word], tuple(args))
         if word == "POSITION" and nxt.is_op("("):
             self.advance()
             self.advance()
