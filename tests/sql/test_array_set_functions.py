@@ -6,6 +6,7 @@ occurrences in order), 1-based positions, and ``range`` for ``sequence``.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -80,3 +81,31 @@ def test_flatten_names_and_errors(spark: SparkSession) -> None:
         "array_join(a, ,)", "slice(a, 1, 1)", "array_position(a, 2)"]
     with pytest.raises(SparkRuntimeException, match="start"):
         df.select(F.slice("a", 0, 1)).collect()
+
+
+@given(start=st.dates(dt.date(1990, 1, 1), dt.date(2030, 1, 1)), days=st.integers(-40, 40),
+       step=st.one_of(st.none(), st.integers(1, 9)))
+@PROPERTY
+def test_sequence_of_dates_and_timestamps(spark: SparkSession, start: dt.date, days: int, step: int | None) -> None:
+    stop = start + dt.timedelta(days=days)
+    signed = None if step is None else (step if days >= 0 else -step)
+    by = [] if signed is None else [F.expr(f"INTERVAL {signed} DAYS")]
+    df = spark.createDataFrame([(start, stop)], "a date, b date")
+    got = df.select(F.sequence("a", "b", *by).alias("s"),
+                    F.sequence(F.col("a").cast("timestamp"), F.col("b").cast("timestamp"), *by).alias("t")).first()
+    n = 1 if signed is None else abs(signed)
+    model = [start + dt.timedelta(days=i) for i in range(0, days + (1 if days >= 0 else -1), n if days >= 0 else -n)]
+    assert got.s == model
+    assert got.t == [dt.datetime.combine(d, dt.time()) for d in model]
+
+
+def test_sequence_steps_are_checked(spark: SparkSession) -> None:
+    row = spark.sql("SELECT sequence(timestamp'2024-01-01 00:00', timestamp'2024-01-01 01:00', INTERVAL 20 MINUTES) "
+                    "AS t").first()
+    assert row.t == [dt.datetime(2024, 1, 1, 0, m) for m in (0, 20, 40)] + [dt.datetime(2024, 1, 1, 1, 0)]
+    with pytest.raises(SparkRuntimeException, match="INVALID_SEQUENCE_STEP"):
+        spark.sql("SELECT sequence(date'2024-01-01', date'2024-01-05', INTERVAL 1 HOUR)").collect()
+    with pytest.raises(SparkRuntimeException, match="INVALID_SEQUENCE_BOUNDARIES"):
+        spark.sql("SELECT sequence(date'2024-01-05', date'2024-01-01', INTERVAL 1 DAY)").collect()
+    with pytest.raises(Exception, match="day-time interval step"):
+        spark.sql("SELECT sequence(date'2024-01-05', date'2024-01-01', 2)").collect()

@@ -15,6 +15,9 @@ Invariants
   both are non-empty and one holds a null, else false.
 * ``slice`` counts from 1 (negative: from the end); a start of 0 or a negative length
   raises, as Spark's does; ``flatten`` of an array holding a null array is null.
+* ``sequence`` runs over integers, or over dates or timestamps with a day-time interval
+  step (1 day, or -1 day going down, by default; whole days for dates); a step that
+  moves away from ``stop``, or a zero step, raises ``INVALID_SEQUENCE_BOUNDARIES``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,18 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import SparkRuntimeException
-from ..types import ArrayType, BooleanType, DataType, IntegerType, LongType, StringType
+from ..types import (
+    ArrayType,
+    BooleanType,
+    DataType,
+    DateType,
+    DayTimeIntervalType,
+    IntegerType,
+    LongType,
+    StringType,
+    TimestampNTZType,
+    TimestampType,
+)
 from .base import EvalContext
 from .coercion import find_common_type, is_integral
 from .function_registry import FunctionSpec, register
@@ -182,11 +196,17 @@ register(FunctionSpec("array_repeat", 2, 2, lambda ts: [None, IntegerType()], la
 
 
 def _sequence_types(types: list[DataType]) -> list[DataType | None]:
-    if not all(is_integral(t) for t in types):
-        raise TypeError("sequence takes integers here (start, stop and an optional step), got "
-                        + ", ".join(t.simpleString() for t in types))
-    common = find_common_type(types) or LongType()
-    return [common] * len(types)
+    if all(is_integral(t) for t in types):
+        common = find_common_type(types) or LongType()
+        return [common] * len(types)
+    bounds = types[:2]
+    temporal = find_common_type(bounds)
+    if isinstance(temporal, DateType | TimestampType | TimestampNTZType) and (
+            len(types) == 2 or isinstance(types[2], DayTimeIntervalType)):
+        return [temporal, temporal] + ([None] if len(types) > 2 else [])
+    shown = ", ".join(t.simpleString() for t in types)
+    raise TypeError("sequence takes integers (start, stop and an optional step), or dates or timestamps with an "
+                    f"optional day-time interval step (INTERVAL 1 DAY), got {shown}")
 
 
 def _sequence(start: int, stop: int, step: int | None = None) -> list[int]:
@@ -197,5 +217,37 @@ def _sequence(start: int, stop: int, step: int | None = None) -> list[int]:
     return list(range(start, stop + (1 if step > 0 else -1), step))
 
 
-register(FunctionSpec("sequence", 2, 3, _sequence_types, lambda ts: ArrayType(ts[0], False),
-                      _per_row(_null_safe(_sequence))))
+_DAY_US = 86_400_000_000
+
+
+def _run_sequence(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    """Integers as they are; dates as day numbers and timestamps as microseconds, the step (an
+    interval, 1 day by default) in the same unit: a date's step must be whole days."""
+    from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
+
+    element = types[0]
+    if not isinstance(element, DateType | TimestampType | TimestampNTZType):
+        return _per_row(_null_safe(_sequence))(args, types, rt, ctx)
+    unit = pa.int32() if isinstance(element, DateType) else pa.int64()
+    bounds = [a.cast(unit).to_pylist() for a in args[:2]]
+    steps = args[2].cast(pa.int64()).to_pylist() if len(args) > 2 else [None] * len(bounds[0])
+    out: list[list[int] | None] = []
+    for start, stop, step in zip(*bounds, steps):
+        if start is None or stop is None or (len(args) > 2 and step is None):
+            out.append(None)
+            continue
+        if step is not None and isinstance(element, DateType):
+            if step % _DAY_US:
+                raise SparkRuntimeException(
+                    "sequence step must be a day interval if start and end values are dates, "
+                    f"got {step} microseconds.", "INVALID_SEQUENCE_STEP", {})
+            step //= _DAY_US
+        elif step is None and not isinstance(element, DateType):
+            step = _DAY_US if stop >= start else -_DAY_US
+        out.append(_sequence(start, stop, step))
+    values = pa.array(out, pa.list_(unit))
+    return values.cast(to_arrow_type(rt))
+
+
+register(FunctionSpec("sequence", 2, 3, _sequence_types, lambda ts: ArrayType(ts[0], False), _run_sequence,
+                      null_intolerant=False))
