@@ -1,7 +1,8 @@
 """Date and time functions of ``dstream.sql.functions`` added in PySpark 3.5 and 4.0:
 ``extract``, ``date_part``, ``datepart``, ``dateadd``, ``date_diff``, ``monthname``,
 ``dayname``, ``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz``,
-``try_make_timestamp``, ``timestamp_diff`` and ``timestamp_add``.
+``try_make_timestamp``, ``timestamp_diff``, ``timestamp_add``, ``try_to_timestamp``,
+``convert_timezone`` and ``localtimestamp``.
 
 What this module owns
 ---------------------
@@ -17,14 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .column import Column, expr_of, lit_expr
+from .column import Column, expr_of, lit_expr, to_expr
 from .errors import PySparkValueError
 from .expressions.base import Literal
 from .functions_scalar import _call
 
-__all__ = ["date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "make_timestamp",
+__all__ = ["convert_timezone", "date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "localtimestamp",
+           "make_timestamp",
            "make_timestamp_ltz", "make_timestamp_ntz", "monthname", "timestamp_add", "timestamp_diff",
-           "try_make_timestamp"]
+           "try_make_timestamp", "try_to_timestamp"]
 
 ColumnOrName = Column | str
 
@@ -219,3 +221,46 @@ def timestamp_add(unit: str, quantity: ColumnOrName, ts: ColumnOrName) -> Column
         The timestamps.
     """
     return _call("timestamp_add", lit_expr(unit), expr_of(quantity), expr_of(ts))
+
+
+def try_to_timestamp(col: ColumnOrName, format: Column | str | None = None) -> Column:  # noqa: A002
+    """:func:`to_timestamp`, null where the text does not parse (never an error).
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    format : Column or str, optional
+        The pattern (Spark's datetime pattern letters); a Column must be a literal.
+    """
+    args = [expr_of(col)] + ([] if format is None else [to_expr(format)])
+    return _call("try_to_timestamp", *args)
+
+
+def convert_timezone(sourceTz: Column | None, targetTz: Column,  # noqa: N803 - PySpark's names
+                     sourceTs: ColumnOrName | None = None) -> Column:  # noqa: N803
+    """The wall time ``sourceTs`` (a ``timestamp_ntz``) in ``sourceTz`` (the session time zone
+    when ``None``) as the wall time of the same instant in ``targetTz``.
+
+    Parameters
+    ----------
+    sourceTz : Column or None
+        The zone of ``sourceTs`` (``lit("Europe/Brussels")``).
+    targetTz : Column
+        The zone to convert to.
+    sourceTs : Column or str
+        The wall times. (Given two arguments, as SQL's ``convert_timezone(to, ts)``, they are
+        ``targetTz`` and ``sourceTs``.)
+    """
+    if sourceTs is None:  # SQL's two-argument form: (targetTz, sourceTs)
+        if sourceTz is None:
+            raise PySparkValueError("convert_timezone needs the target zone and the timestamps.",
+                                    "MISSING_ARGUMENT", {"arg_name": "targetTz"})
+        return _call("convert_timezone", expr_of(sourceTz), expr_of(targetTz))
+    zones = ([] if sourceTz is None else [expr_of(sourceTz)]) + [expr_of(targetTz)]
+    return _call("convert_timezone", *zones, expr_of(sourceTs))
+
+
+def localtimestamp() -> Column:
+    """The query's start as a wall time in the session time zone (a ``timestamp_ntz``)."""
+    return _call("localtimestamp")

@@ -14,8 +14,13 @@ Invariants
 ----------
 * Timestamps are ``pa.timestamp("us", tz="UTC")`` instants; a field (``hour``...) is
   read in ``ctx.time_zone``.
-* ``current_timestamp()``/``current_date()`` read ``ctx.now_us`` (one instant per
-  query) and are not foldable at definition time.
+* ``current_timestamp()``/``current_date()``/``localtimestamp()`` read ``ctx.now_us`` (one
+  instant per query) and are not foldable at definition time; ``localtimestamp()`` is that
+  instant's wall time in the session time zone, a ``timestamp_ntz``.
+* ``try_to_timestamp`` is ``to_timestamp`` without ANSI's errors: null for text that does
+  not parse.
+* ``convert_timezone([from,] to, ts)`` reads the ``timestamp_ntz`` ``ts`` as a wall time in
+  ``from`` (the session zone without it) and gives the same instant's wall time in ``to``.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from zoneinfo import ZoneInfo
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..timezones import zone_of
 from ..types import (
     DataType,
     DateType,
@@ -109,6 +115,20 @@ def _cast(values: pa.Array, src: DataType, dst: DataType, ctx: EvalContext) -> p
 register(FunctionSpec("to_timestamp", 1, 2, _parse_input, _const(TimestampType()), _run_to_timestamp,
                       scalar_positions=(1,)))
 register(FunctionSpec("to_date", 1, 2, _parse_input, _const(DateType()), _run_to_date, scalar_positions=(1,)))
+
+
+def _run_try_to_timestamp(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    values = args[0]
+    if isinstance(types[0], StringType):
+        return _kernels().to_timestamp(values, args[1] if len(args) > 1 else None, ctx.time_zone, False)
+    from ..kernels import cast as cast_kernels  # noqa: PLC0415 - kernels load at run time
+
+    return values if types[0] == TimestampType() else cast_kernels.cast(values, types[0], TimestampType(), "legacy",
+                                                                         ctx.time_zone)
+
+
+register(FunctionSpec("try_to_timestamp", 1, 2, _parse_input, _const(TimestampType()), _run_try_to_timestamp,
+                      scalar_positions=(1,)))
 
 
 def _timestamp_input(types: list[DataType]) -> list[DataType | None]:
@@ -241,6 +261,38 @@ def _run_now(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalCont
     return pa.array([ctx.now_us], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
 
 
+def _wall_micros(instant_us: int, zone: str) -> int:
+    """The wall time of an instant in ``zone``, as microseconds of a ``timestamp_ntz``."""
+    epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+    wall = (epoch + _dt.timedelta(microseconds=instant_us)).astimezone(zone_of(zone)).replace(tzinfo=None)
+    return (wall - _dt.datetime(1970, 1, 1)) // _dt.timedelta(microseconds=1)
+
+
+def _run_local_now(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    return pa.array([_wall_micros(ctx.now_us, ctx.time_zone)], pa.int64()).cast(pa.timestamp("us"))
+
+
+def _convert_types(types: list[DataType]) -> list[DataType | None]:
+    return [StringType()] * (len(types) - 1) + [TimestampNTZType()]
+
+
+def _run_convert_timezone(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    n = len(args[-1])
+    sources = args[0].to_pylist() if len(args) == 3 else [ctx.time_zone] * n
+    targets = args[-2].to_pylist()
+    walls = args[-1].cast(pa.int64()).to_pylist()
+    epoch = _dt.datetime(1970, 1, 1)
+    out: list[int | None] = []
+    for source, target, wall in zip(sources, targets, walls):
+        if source is None or target is None or wall is None:
+            out.append(None)
+            continue
+        local = (epoch + _dt.timedelta(microseconds=wall)).replace(tzinfo=zone_of(source))
+        instant = (local - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)) // _dt.timedelta(microseconds=1)
+        out.append(_wall_micros(instant, target))
+    return pa.array(out, pa.int64()).cast(pa.timestamp("us"))
+
+
 def _run_today(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
     instant = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc) + _dt.timedelta(microseconds=ctx.now_us)
     return pa.array([instant.astimezone(ZoneInfo(ctx.time_zone)).date()], pa.date32())
@@ -250,6 +302,10 @@ register(FunctionSpec("current_timestamp", 0, 0, lambda ts: [], _const(Timestamp
                       null_intolerant=False, foldable=False), "now")
 register(FunctionSpec("current_date", 0, 0, lambda ts: [], _const(DateType()), _run_today,
                       null_intolerant=False, foldable=False), "curdate")
+register(FunctionSpec("localtimestamp", 0, 0, lambda ts: [], _const(TimestampNTZType()), _run_local_now,
+                      null_intolerant=False, foldable=False))
+register(FunctionSpec("convert_timezone", 2, 3, _convert_types, _const(TimestampNTZType()), _run_convert_timezone,
+                      null_intolerant=False))
 
 
 #: The units ``date_trunc`` and ``trunc`` accept (Spark's spellings, any case), as Arrow's rounding units.
