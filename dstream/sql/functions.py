@@ -145,8 +145,10 @@ def expr(str: str) -> Column:  # noqa: A002 - PySpark's name
         The expression.
     """
     from .parser import parse_expression  # noqa: PLC0415 - the parser loads on first use
+    from .session import SparkSession  # noqa: PLC0415 - the session imports this module
+    from .udf_registration import sql_functions  # noqa: PLC0415
 
-    result = parse_expression(str, sys.modules[__name__])
+    result = parse_expression(str, sql_functions(SparkSession.getActiveSession(), sys.modules[__name__]))
     assert isinstance(result, Column)
     return result
 

@@ -217,6 +217,7 @@ class SparkSession:
         inherited = [(k, v) for k, v in sparkContext.getConf().getAll() if k.startswith("spark.sql.")]
         self.conf = RuntimeConfig(inherited + list(options))
         self.catalog = Catalog(self)
+        self._udf_registration: Any = None
         self._cached: list[DataFrame] = []
         self._stopped = False
         with _lock:
@@ -224,6 +225,15 @@ class SparkSession:
         _add_rdd_to_df(self)
 
     # -- session --------------------------------------------------------------------
+
+    @property
+    def udf(self) -> Any:
+        """The session's registered Python functions (``spark.udf.register(name, f, returnType)``)."""
+        if self._udf_registration is None:
+            from .udf_registration import UDFRegistration  # noqa: PLC0415 - loads with the first registration
+
+            self._udf_registration = UDFRegistration(self)
+        return self._udf_registration
 
     @property
     def sparkContext(self) -> SparkContext:  # noqa: N802 - PySpark's name
@@ -343,8 +353,9 @@ class SparkSession:
         """Run a SELECT query over the session's temporary views (the documented subset)."""
         from . import functions
         from .parser import run_query
+        from .udf_registration import sql_functions
 
-        return run_query(self, sqlQuery, functions)
+        return run_query(self, sqlQuery, sql_functions(self, functions))
 
     def _new_dataframe(self, plan: Any) -> DataFrame:
         return DataFrame(plan, self)
