@@ -145,10 +145,9 @@ def expr(str: str) -> Column:  # noqa: A002 - PySpark's name
         The expression.
     """
     from .parser import parse_expression  # noqa: PLC0415 - the parser loads on first use
-    from .session import SparkSession  # noqa: PLC0415 - the session imports this module
-    from .udf_registration import sql_functions  # noqa: PLC0415
+    from .udf_registration import active_sql_functions  # noqa: PLC0415 - loads with the first expression
 
-    result = parse_expression(str, sql_functions(SparkSession.getActiveSession(), sys.modules[__name__]))
+    result = parse_expression(str, active_sql_functions(sys.modules[__name__]))
     assert isinstance(result, Column)
     return result
 

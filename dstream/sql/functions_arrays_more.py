@@ -122,9 +122,9 @@ def cardinality(col: ColumnOrName) -> Column:
     col : Column or str
         The arrays or maps.
     """
-    from .functions import size  # noqa: PLC0415 - functions imports this module
+    from .expressions.collection_functions import Size  # noqa: PLC0415 - size's expression
 
-    return size(col)
+    return Column(Size(expr_of(col)))
 
 
 def arrays_zip(*cols: ColumnOrName) -> Column:

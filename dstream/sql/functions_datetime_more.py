@@ -75,14 +75,14 @@ def extract(field: Column | str, source: ColumnOrName) -> Column:
     >>> df.select(extract(lit("YEAR"), "ts").alias("y"), extract(lit("hour"), "ts").alias("h")).first()
     Row(y=2015, h=13)
     """
-    from . import functions  # noqa: PLC0415 - functions imports this module
+    from . import functions_datetime  # noqa: PLC0415 - the field functions, beside this module
 
     name = _field_name(field)
     function = FIELDS.get(name.upper())
     if function is None:
         raise PySparkValueError(f"extract: unknown field {name!r}; use one of {', '.join(sorted(set(FIELDS)))}.",
                                 "INVALID_EXTRACT_FIELD", {"field": name})
-    return getattr(functions, function)(source)
+    return getattr(functions_datetime, function)(source)
 
 
 def date_part(field: Column | str, source: ColumnOrName) -> Column:

@@ -175,9 +175,7 @@ class PandasCogroupedOps:
     """
 
     def __init__(self, left: GroupedData, right: GroupedData) -> None:
-        from .group import GroupedData  # noqa: PLC0415 - group imports this module's callers
-
-        if not isinstance(right, GroupedData):
+        if type(right) is not type(left):  # (group imports this module: the class is the left side's)
             raise PySparkTypeError(f"cogroup: argument `other` should be a GroupedData, got {type(right).__name__}.",
                                    "NOT_GROUPED_DATA", {"arg_name": "other", "arg_type": type(right).__name__})
         if len(left._keys) != len(right._keys):

@@ -18,6 +18,7 @@ Invariants
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ from .errors import PySparkTypeError
 if TYPE_CHECKING:
     from .session import SparkSession
 
-__all__ = ["UDFRegistration", "sql_functions"]
+__all__ = ["UDFRegistration", "active_sql_functions", "sql_functions"]
 
 
 class UDFRegistration:
@@ -118,3 +119,11 @@ def sql_functions(session: SparkSession | None, functions: ModuleType) -> Module
     if registry is None or not registry.names():
         return functions
     return _WithUDFs(functions, registry)
+
+
+def active_sql_functions(functions: ModuleType) -> ModuleType:
+    """:func:`sql_functions` of the active session (``F.expr`` has no session of its own)."""
+    # Looked up, not imported: the session module imports the functions, which call this.
+    session_module = sys.modules.get("dstream.sql.session")
+    session = None if session_module is None else session_module.SparkSession.getActiveSession()
+    return sql_functions(session, functions)
