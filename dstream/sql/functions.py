@@ -72,6 +72,7 @@ from .functions_misc import *  # noqa: F403 - the assorted functions are part of
 from .functions_misc import __all__ as _misc_all
 from .functions_more import *  # noqa: F403 - the newer string, URL and session functions are part of this surface
 from .functions_more import __all__ as _more_all
+from .functions_pandas_udf import PandasUDFType, pandas_udf  # noqa: F401 - re-exported (listed in __all__)
 from .functions_partition import *  # noqa: F403 - the partition-dependent functions are part of this module's surface
 from .functions_partition import __all__ as _partition_all
 from .functions_regex import *  # noqa: F403 - the pattern functions are part of this module's surface
@@ -93,7 +94,8 @@ __all__ = sorted([
     "element_at",
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
-    "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window",
+    "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window", "pandas_udf",
+    "PandasUDFType",
     *_agg_all, *_agg_more_all, *_arrays_all, *_arrays_more_all, *_bitwise_all, *_datetime_all,
     *_datetime_more_all, *_epoch_all, *_generators_all,
     *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_more_all, *_partition_all, *_regex_all,

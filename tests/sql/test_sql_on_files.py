@@ -1,5 +1,9 @@
-"""SQL on files: a table name ``<format>.`<path>``` reads the files as ``spark.read`` does
-(Spark's ``runSQLOnFiles``), for the formats this engine reads."""
+"""SQL on files and table-valued functions in FROM.
+
+A table name ``<format>.`<path>``` reads the files as ``spark.read`` does (Spark's
+``runSQLOnFiles``), for the formats this engine reads; ``range(...)`` and the generators
+(``explode(...)``...) are tables of their rows.
+"""
 
 from __future__ import annotations
 
@@ -34,3 +38,18 @@ def test_a_missing_path_or_an_unknown_format_is_named(spark: SparkSession, tmp_p
         spark.sql(f"SELECT * FROM csv.`{tmp_path / 'missing'}`").collect()
     with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
         spark.sql("SELECT * FROM avro.`/nowhere`").collect()
+
+
+def test_table_valued_functions_range_and_generators(spark: SparkSession) -> None:
+    assert [r.id for r in spark.sql("SELECT * FROM range(3)").collect()] == [0, 1, 2]
+    assert spark.sql("SELECT sum(id) AS s FROM range(1, 11, 2) AS r").first().s == 25
+    assert [r.n for r in spark.sql("SELECT n FROM range(0, 6, 2, 3) AS t(n)").collect()] == [0, 2, 4]
+    assert [r.v for r in spark.sql("SELECT * FROM explode(array(10, 20)) AS t(v)").collect()] == [10, 20]
+    assert [tuple(r) for r in spark.sql("SELECT * FROM inline(array(struct(1, 'a'), struct(2, 'b')))").collect()] \
+        == [(1, "a"), (2, "b")]
+    joined = spark.sql("SELECT r.id, e.col FROM range(2) r JOIN explode(array(0, 1, 1)) e ON r.id = e.col")
+    assert sorted(tuple(r) for r in joined.collect()) == [(0, 0), (1, 1), (1, 1)]
+    with pytest.raises(AnalysisException, match="UNRESOLVABLE_TABLE_VALUED_FUNCTION"):
+        spark.sql("SELECT * FROM nothing_like_this(1)").collect()
+    with pytest.raises(AnalysisException, match="integer literals"):
+        spark.sql("SELECT * FROM range('a')").collect()

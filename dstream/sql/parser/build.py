@@ -52,12 +52,17 @@ from dstream.sql.parser.nodes import (
     Star,
     SubqueryRef,
     Table,
+    TableFunction,
     With,
 )
 from dstream.sql.parser.query import parse_query
 from dstream.sql.parser.subqueries import SubqueryRewriter
 
 __all__ = ["parse_expression", "run_query", "to_column", "build_query"]
+
+#: The generators a FROM clause may call as table-valued functions (Spark's).
+_GENERATORS = frozenset({"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer",
+                         "stack", "json_tuple"})
 
 _EXPR_TYPES = get_args(Expr)
 
@@ -308,6 +313,8 @@ class _QueryBuilder:
             return self.lateral_view(node)
         if isinstance(node, InlineTable):
             return self.inline_table(node)
+        if isinstance(node, TableFunction):
+            return self.table_function(node)
         left, right = self.relation(node.left), self.relation(node.right)
         return self.join(node, left, right)
 
@@ -322,6 +329,33 @@ class _QueryBuilder:
             generated = generated.alias(*node.columns)
         self.lateral_tables[node.table.lower()] = node.columns
         return df.select("*", generated)
+
+    def table_function(self, node: TableFunction) -> Any:
+        """``range(...)`` (``spark.range``'s rows) or a generator's rows (``explode``, ``inline``, ``stack``...)."""
+        if node.name == "range":
+            values = []
+            for arg in node.args:
+                if not (isinstance(arg, Literal) and isinstance(arg.value, int) and not isinstance(arg.value, bool)):
+                    raise AnalysisException(
+                        "range(...) in FROM takes integer literals: range(end), range(start, end[, step[, "
+                        "numPartitions]]).", "TABLE_VALUED_FUNCTION_REQUIRED_METADATA_INVALID", {"name": "range"})
+                values.append(arg.value)
+            if not 1 <= len(values) <= 4:
+                raise AnalysisException(f"range takes 1 to 4 arguments, got {len(values)}.",
+                                        "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", {"functionName": "`range`"})
+            df = self.session.range(*values)
+        elif node.name in _GENERATORS:
+            generated = self.column(Call(node.name, node.args))
+            if node.columns:
+                generated = generated.alias(*node.columns)
+            df = self.session.range(1).select(generated)
+        else:
+            raise AnalysisException(
+                f"Could not resolve the table-valued function {node.name}: here range and the generators "
+                f"({', '.join(sorted(_GENERATORS))}) are.", "UNRESOLVABLE_TABLE_VALUED_FUNCTION", {"name": node.name})
+        if node.columns and node.name == "range":
+            df = df.toDF(*node.columns)
+        return df.alias(node.alias) if node.alias else df
 
     def inline_table(self, node: InlineTable) -> Any:
         """The rows of ``VALUES``, each a one-row select, unioned (the columns' types widened as UNION does)."""

@@ -277,6 +277,16 @@ class InlineTable:
 
 
 @dataclass(frozen=True)
+class TableFunction:
+    """``name(args) [AS] alias[(col, ...)]`` in FROM: ``range(10)``, or a generator (``explode(...)``)."""
+
+    name: str
+    args: tuple[Expr, ...]
+    alias: str | None = None
+    columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class LateralView:
     """``relation LATERAL VIEW [OUTER] generator(args) table [AS] col, ...``: each row joined with
     the rows its generator makes (``columns`` empty: the generator's own names)."""
@@ -288,7 +298,7 @@ class LateralView:
     columns: tuple[str, ...] = ()
 
 
-Relation = Table | SubqueryRef | Join | LateralView | InlineTable
+Relation = Table | SubqueryRef | Join | LateralView | InlineTable | TableFunction
 
 
 @dataclass(frozen=True)

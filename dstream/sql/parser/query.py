@@ -44,6 +44,7 @@ from dstream.sql.parser.nodes import (
     SortItem,
     SubqueryRef,
     Table,
+    TableFunction,
     With,
 )
 
@@ -251,6 +252,20 @@ class QueryParser(ExpressionParser):
         if self.tok.is_word("VALUES"):
             return self._inline_table()
         parts = self.multipart_identifier()
+        if len(parts) == 1 and self.tok.is_op("("):  # a table-valued function: range(10), explode(...)
+            self.advance()
+            args: list[Expr] = []
+            if not self.tok.is_op(")"):
+                args.append(self.expression())
+                while self.accept_op(","):
+                    args.append(self.expression())
+            self.expect_op(")")
+            alias = self._alias()
+            columns: tuple[str, ...] = ()
+            if alias is not None and self.accept_op("("):
+                columns = self._identifiers()
+                self.expect_op(")")
+            return TableFunction(parts[0].lower(), tuple(args), alias, columns)
         return Table(parts, self._alias())
 
     def _inline_table(self) -> InlineTable:
