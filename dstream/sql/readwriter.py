@@ -233,6 +233,32 @@ class DataFrameWriter(OptionsBuilder):
             raise
         commit_output(path, job_id, written)
 
+    def saveAsTable(self, name: str, format: str | None = None, mode: str | None = None,  # noqa: N802, A002
+                    partitionBy: Any = None, **options: Any) -> None:  # noqa: N803 - PySpark's names
+        """Write the rows as the managed table ``name`` (a directory under ``spark.sql.warehouse.dir``,
+        Parquet unless ``format`` says otherwise), readable by ``spark.table(name)`` and in SQL.
+
+        The mode applies to the table: ``error`` (default) refuses an existing one, ``ignore``
+        keeps it, ``overwrite`` replaces it, ``append`` adds rows matched by column name.
+        """
+        from .tables import save_as_table  # noqa: PLC0415 - the tables load with the first one
+
+        if format is not None:
+            self.format(format)
+        if mode is not None:
+            self.mode(mode)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
+        self.options(**options)
+        save_as_table(self._df, name, self._format, self._mode, list(self._partition_by), dict(self._options))
+
+    def insertInto(self, tableName: str, overwrite: bool | None = None) -> None:  # noqa: N802, N803
+        """Add the rows to the managed table ``tableName`` (columns by position, cast to the
+        table's types); with ``overwrite``, replace its rows."""
+        from .tables import insert_into  # noqa: PLC0415 - the tables load with the first one
+
+        insert_into(self._df, tableName, bool(overwrite) or self._mode == "overwrite")
+
     def text(self, path: str, compression: str | None = None, lineSep: str | None = None) -> None:  # noqa: N803
         """Write one line per row of a single string column."""
         self.format("text").options(compression=compression, lineSep=lineSep)._write(path)

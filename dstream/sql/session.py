@@ -94,6 +94,10 @@ class Catalog:
             view = self._global_views().get(rest.lower())
         else:
             view = self._views.get(name.lower())
+        if view is None:
+            from .tables import lookup_table  # noqa: PLC0415 - the tables load with the first lookup
+
+            view = lookup_table(self._session, name)
         if view is None and rest and database.lower() in _FILE_FORMATS:
             # Spark's SQL on files: `SELECT * FROM parquet.`/data/x``, read as spark.read would.
             return self._session.read.format(database.lower()).load(rest)
@@ -113,12 +117,18 @@ class Catalog:
         return self._global_views().pop(viewName.lower(), None) is not None
 
     def tableExists(self, tableName: str, dbName: str | None = None) -> bool:  # noqa: N802,N803
-        """Whether a temporary view of that name exists."""
-        return tableName.lower() in self._views
+        """Whether a temporary view or a managed table of that name exists."""
+        from .tables import table_names  # noqa: PLC0415 - the tables load with the first lookup
+
+        name = tableName if dbName is None else f"{dbName}.{tableName}"
+        plain = name.split(".", 1)[1] if name.lower().startswith(("default.", "spark_catalog.")) else name
+        return name.lower() in self._views or plain.lower() in table_names(self._session)
 
     def listTables(self) -> list[str]:  # noqa: N802 - PySpark's name
-        """The names of the temporary views."""
-        return sorted(self._views)
+        """The names of the temporary views and the managed tables."""
+        from .tables import table_names  # noqa: PLC0415 - the tables load with the first lookup
+
+        return sorted(set(self._views) | set(table_names(self._session)))
 
     def clearCache(self) -> None:  # noqa: N802 - PySpark's name
         """Forget every cached DataFrame of the session."""

@@ -1,0 +1,153 @@
+"""Managed tables: ``df.write.saveAsTable(name)``, ``insertInto``, and reading them back by name.
+
+What this module owns
+---------------------
+The application's table catalog (Spark's in-memory catalog, shared by every session of a
+SparkContext): a managed table is a directory ``<spark.sql.warehouse.dir>/<name>`` of files
+in one format (Parquet by default), registered under its name for ``spark.table``,
+``spark.sql`` and ``spark.catalog``.
+
+Invariants
+----------
+* A temporary view of the same name hides a table, as in Spark.
+* ``saveAsTable`` modes apply to the table: ``error`` refuses an existing table
+  (``TABLE_OR_VIEW_ALREADY_EXISTS``), ``ignore`` leaves it, ``overwrite`` replaces its rows
+  and schema, ``append`` adds rows matched by column name. A directory left in the
+  warehouse by another application, without a table, is refused as Spark refuses it
+  (``LOCATION_ALREADY_EXISTS``) unless the mode is ``overwrite``.
+* ``insertInto`` adds (or, with ``overwrite``, replaces) rows matched by position, cast to
+  the table's types; the table must exist.
+* Nothing is kept between applications but the files (no metastore), as Spark without Hive.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import AnalysisException
+
+if TYPE_CHECKING:
+    from .dataframe import DataFrame
+    from .session import SparkSession
+
+__all__ = ["ManagedTable", "insert_into", "lookup_table", "save_as_table", "table_names"]
+
+#: Spark's default warehouse directory, relative to the working directory.
+DEFAULT_WAREHOUSE = "spark-warehouse"
+
+#: SparkContext -> its tables (name, lower case -> table), as Spark's shared in-memory catalog.
+_CATALOGS: weakref.WeakKeyDictionary[Any, dict[str, ManagedTable]] = weakref.WeakKeyDictionary()
+
+
+@dataclass
+class ManagedTable:
+    """A table's name, directory, file format and partition columns."""
+
+    name: str
+    path: str
+    format: str
+    partition_by: list[str] = field(default_factory=list)
+
+
+def _tables(session: SparkSession) -> dict[str, ManagedTable]:
+    return _CATALOGS.setdefault(session.sparkContext, {})
+
+
+def _warehouse(session: SparkSession) -> str:
+    return os.path.abspath(session.conf.get("spark.sql.warehouse.dir", DEFAULT_WAREHOUSE) or DEFAULT_WAREHOUSE)
+
+
+def _plain_name(name: str) -> str:
+    database, _, rest = name.partition(".")
+    if rest and database.lower() in ("default", "spark_catalog"):
+        return _plain_name(rest)
+    if not name or "." in name or "/" in name:
+        raise AnalysisException(f"The table name {name!r} is not valid here: use a plain name such as 'sales' (one "
+                                "database, default).", "INVALID_TABLE_NAME", {"name": name})
+    return name
+
+
+def lookup_table(session: SparkSession, name: str) -> DataFrame | None:
+    """The rows of the managed table ``name``, or ``None`` when there is none."""
+    try:
+        plain = _plain_name(name)
+    except AnalysisException:
+        return None
+    table = _tables(session).get(plain.lower())
+    if table is None:
+        return None
+    return session.read.format(table.format).load(table.path)
+
+
+def table_names(session: SparkSession) -> list[str]:
+    """The managed tables' names (lower case)."""
+    return sorted(_tables(session))
+
+
+def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: list[str],
+                  options: dict[str, str]) -> None:
+    """``df.write.saveAsTable(name)`` (see the module doc for the modes)."""
+    session = df.sparkSession
+    plain = _plain_name(name)
+    tables = _tables(session)
+    existing = tables.get(plain.lower())
+    if existing is not None:
+        if mode in ("error", "errorifexists"):
+            raise AnalysisException(
+                f"Cannot create table or view `default`.`{plain}` because it already "
+                "exists. Choose a different name, drop the existing object, or use mode('overwrite') or "
+                "mode('append').", "TABLE_OR_VIEW_ALREADY_EXISTS", {"relationName": f"`default`.`{plain}`"})
+        if mode == "ignore":
+            return
+        if mode == "append":
+            current = session.read.format(existing.format).load(existing.path)
+            missing = [c for c in current.columns if c not in df.columns]
+            if missing or len(df.columns) != len(current.columns):
+                raise AnalysisException(
+                    f"Cannot append to `{plain}`: its columns are {current.columns}, the rows have {df.columns}. "
+                    "Append rows with the table's columns (by name), or use insertInto (by position).",
+                    "INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_FIND_DATA", {"tableName": plain})
+            aligned = df.select(*[df[c].cast(t) for c, t in zip(current.columns, [f.dataType for f in current.schema])])
+            _write(aligned, existing.path, existing.format, "append", existing.partition_by, options)
+            return
+    path = os.path.join(_warehouse(session), plain.lower())
+    if existing is None and os.path.exists(path) and mode != "overwrite":
+        raise AnalysisException(
+            f"Cannot name the managed table as `default`.`{plain}`, as its associated "
+            f"location 'file:{path}' already exists. Please pick a different table name, or remove the existing "
+            "location first.", "LOCATION_ALREADY_EXISTS", {"location": f"file:{path}"})
+    if os.path.exists(path):
+        shutil.rmtree(path)
+    _write(df, path, fmt, "error", partition_by, options)
+    tables[plain.lower()] = ManagedTable(plain, path, fmt, list(partition_by))
+
+
+def insert_into(df: DataFrame, name: str, overwrite: bool) -> None:
+    """``df.write.insertInto(name[, overwrite])``: rows by position into an existing table."""
+    session = df.sparkSession
+    table = _tables(session).get(_plain_name(name).lower())
+    if table is None:
+        raise AnalysisException(
+            f"The table or view `{name}` cannot be found: insertInto needs a table made "
+            "by saveAsTable.", "TABLE_OR_VIEW_NOT_FOUND", {"relationName": f"`{name}`"})
+    current = session.read.format(table.format).load(table.path)
+    if len(df.columns) != len(current.columns):
+        raise AnalysisException(
+            f"Cannot write to `{table.name}`: it has {len(current.columns)} columns, the rows have {len(df.columns)} "
+            "(insertInto matches columns by position).", "INSERT_COLUMN_ARITY_MISMATCH",
+            {"tableName": table.name})
+    aligned = df.select(*[df[c].cast(f.dataType).alias(f.name) for c, f in zip(df.columns, current.schema)])
+    if overwrite:
+        aligned = aligned.localCheckpoint()  # the rows may be read from the table being replaced
+    _write(aligned, table.path, table.format, "overwrite" if overwrite else "append", table.partition_by, {})
+
+
+def _write(df: DataFrame, path: str, fmt: str, mode: str, partition_by: list[str], options: dict[str, str]) -> None:
+    writer = df.write.format(fmt).mode(mode).options(**options)
+    if partition_by:
+        writer = writer.partitionBy(*partition_by)
+    writer.save(path)
