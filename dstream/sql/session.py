@@ -360,12 +360,17 @@ class SparkSession:
         return self.catalog._lookup(tableName)
 
     def sql(self, sqlQuery: str, args: dict[str, Any] | None = None, **kwargs: Any) -> DataFrame:  # noqa: N803
-        """Run a SELECT query over the session's temporary views (the documented subset)."""
+        """Run a query, or a view/table statement, of the documented subset.
+
+        ``args`` binds ``:name`` (a dict) or ``?`` (a list) markers to literals; ``kwargs``
+        format ``{name}`` in the text (a DataFrame becomes a view for the query, a Column
+        its SQL), as PySpark's ``spark.sql``.
+        """
         from . import functions
-        from .parser import run_query
+        from .statements import run_sql
         from .udf_registration import sql_functions
 
-        return run_query(self, sqlQuery, sql_functions(self, functions))
+        return run_sql(self, sqlQuery, args, kwargs, sql_functions(self, functions))
 
     def _new_dataframe(self, plan: Any) -> DataFrame:
         return DataFrame(plan, self)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["ManagedTable", "insert_into", "lookup_table", "save_as_table", "table_names"]
+__all__ = ["ManagedTable", "drop_table", "insert_into", "lookup_table", "save_as_table", "table_names"]
 
 #: Spark's default warehouse directory, relative to the working directory.
 DEFAULT_WAREHOUSE = "spark-warehouse"
@@ -45,12 +45,18 @@ _CATALOGS: weakref.WeakKeyDictionary[Any, dict[str, ManagedTable]] = weakref.Wea
 
 @dataclass
 class ManagedTable:
-    """A table's name, directory, file format and partition columns."""
+    """A table's name, directory, file format, partition columns and schema (the catalog keeps it:
+    the files are read with it, so a JSON table keeps its column order and types)."""
 
     name: str
     path: str
     format: str
     partition_by: list[str] = field(default_factory=list)
+    schema: Any = None
+
+    def read(self, session: SparkSession) -> DataFrame:
+        reader = session.read.format(self.format)
+        return (reader if self.schema is None else reader.schema(self.schema)).load(self.path)
 
 
 def _tables(session: SparkSession) -> dict[str, ManagedTable]:
@@ -80,7 +86,7 @@ def lookup_table(session: SparkSession, name: str) -> DataFrame | None:
     table = _tables(session).get(plain.lower())
     if table is None:
         return None
-    return session.read.format(table.format).load(table.path)
+    return table.read(session)
 
 
 def table_names(session: SparkSession) -> list[str]:
@@ -104,7 +110,7 @@ def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: l
         if mode == "ignore":
             return
         if mode == "append":
-            current = session.read.format(existing.format).load(existing.path)
+            current = existing.read(session)
             missing = [c for c in current.columns if c not in df.columns]
             if missing or len(df.columns) != len(current.columns):
                 raise AnalysisException(
@@ -123,7 +129,7 @@ def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: l
     if os.path.exists(path):
         shutil.rmtree(path)
     _write(df, path, fmt, "error", partition_by, options)
-    tables[plain.lower()] = ManagedTable(plain, path, fmt, list(partition_by))
+    tables[plain.lower()] = ManagedTable(plain, path, fmt, list(partition_by), _stored_schema(df, partition_by))
 
 
 def insert_into(df: DataFrame, name: str, overwrite: bool) -> None:
@@ -134,7 +140,7 @@ def insert_into(df: DataFrame, name: str, overwrite: bool) -> None:
         raise AnalysisException(
             f"The table or view `{name}` cannot be found: insertInto needs a table made "
             "by saveAsTable.", "TABLE_OR_VIEW_NOT_FOUND", {"relationName": f"`{name}`"})
-    current = session.read.format(table.format).load(table.path)
+    current = table.read(session)
     if len(df.columns) != len(current.columns):
         raise AnalysisException(
             f"Cannot write to `{table.name}`: it has {len(current.columns)} columns, the rows have {len(df.columns)} "
@@ -151,3 +157,25 @@ def _write(df: DataFrame, path: str, fmt: str, mode: str, partition_by: list[str
     if partition_by:
         writer = writer.partitionBy(*partition_by)
     writer.save(path)
+
+
+def drop_table(session: SparkSession, name: str) -> bool:
+    """Forget the managed table ``name`` and delete its directory; whether it existed."""
+    try:
+        plain = _plain_name(name)
+    except AnalysisException:
+        return False
+    table = _tables(session).pop(plain.lower(), None)
+    if table is None:
+        return False
+    shutil.rmtree(table.path, ignore_errors=True)
+    return True
+
+
+def _stored_schema(df: DataFrame, partition_by: list[str]) -> Any:
+    """The schema the table's files are read with: the rows', partition columns last (as they are read)."""
+    from .types import StructType  # noqa: PLC0415 - light import
+
+    fields = [f for f in df.schema.fields if f.name not in partition_by]
+    fields += [f for name in partition_by for f in df.schema.fields if f.name == name]
+    return StructType(fields)

@@ -1,0 +1,231 @@
+"""``spark.sql``: its statements besides queries, and its parameters.
+
+What this module owns
+---------------------
+:func:`run_sql`, what ``spark.sql(text, args, **kwargs)`` runs:
+
+* ``kwargs`` format the text as PySpark's ``SQLStringFormatter`` does: ``{df}`` names a
+  DataFrame (a temporary view made for the query, dropped once it is built), ``{col}`` a
+  Column (its SQL), anything else its ``str``;
+* ``args`` bind parameter markers: named ``:name`` (a dict) or positional ``?`` (a list),
+  each value as a SQL literal (never spliced as text);
+* the statements ``CREATE [OR REPLACE] [GLOBAL] TEMP[ORARY] VIEW v AS query``,
+  ``DROP VIEW [IF EXISTS] v``, ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [USING fmt] AS
+  query``, ``DROP TABLE [IF EXISTS] t``, ``INSERT INTO|OVERWRITE [TABLE] t query`` and ``SHOW
+  TABLES``; anything else is a query for the parser.
+
+Invariants
+----------
+* A statement returns an empty DataFrame, as Spark's do (``SHOW TABLES`` its listing).
+* A marker inside a string literal, a quoted name or a comment is text, not a marker.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+import string
+import uuid
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from .errors import AnalysisException
+
+if TYPE_CHECKING:
+    from .dataframe import DataFrame
+    from .session import SparkSession
+
+__all__ = ["run_sql"]
+
+#: What a marker scan skips: quoted text, quoted names and comments, kept as they are.
+_SKIP = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`(?:``|[^`])*`|--[^\n]*|/\*.*?\*/", re.S)
+_MARKER = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)|\?")
+
+
+def run_sql(session: SparkSession, text: str, args: Any, kwargs: Mapping[str, Any],
+            functions: ModuleType) -> DataFrame:
+    """``spark.sql(text, args, **kwargs)`` (see the module doc)."""
+    views: list[str] = []
+    try:
+        if kwargs:
+            text = _Formatter(session, views).format(text, **kwargs)
+        if args:
+            text = _bind(text, args)
+        return _run(session, text, functions)
+    finally:
+        for view in views:
+            session.catalog.dropTempView(view)
+
+
+class _Formatter(string.Formatter):
+    def __init__(self, session: SparkSession, views: list[str]) -> None:
+        self.session = session
+        self.views = views
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        from .column import Column, expr_of  # noqa: PLC0415 - the columns import the session's modules
+        from .dataframe import DataFrame  # noqa: PLC0415
+
+        if isinstance(value, DataFrame):
+            name = f"__dstreams_df_{uuid.uuid4().hex[:12]}"
+            value.createOrReplaceTempView(name)
+            self.views.append(name)
+            return name
+        if isinstance(value, Column):
+            return expr_of(value).sql()
+        return super().format_field(value, format_spec)
+
+
+def _literal(value: Any) -> str:
+    """``value`` as a SQL literal of its type."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value) if -(2**31) <= value < 2**31 else f"{value}L"
+    if isinstance(value, float):
+        return f"CAST('{value!r}' AS DOUBLE)"
+    if isinstance(value, decimal.Decimal):
+        return f"{value}BD"
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, dt.datetime):
+        return f"TIMESTAMP'{value.isoformat(sep=' ')}'"
+    if isinstance(value, dt.date):
+        return f"DATE'{value.isoformat()}'"
+    raise AnalysisException(f"The parameter value {value!r} of type {type(value).__name__} cannot be a SQL literal "
+                            "here: use None, a bool, int, float, Decimal, str, date or datetime.",
+                            "INVALID_SQL_ARG", {"name": repr(value)})
+
+
+def _bind(text: str, args: Any) -> str:
+    named = isinstance(args, Mapping)
+    if not named and not isinstance(args, Sequence):
+        raise AnalysisException(f"args must be a dict (for :name markers) or a list (for ? markers), got "
+                                f"{type(args).__name__}.", "INVALID_SQL_ARG", {"name": "args"})
+    position = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal position
+        if match.group(0) == "?":
+            if named:
+                raise AnalysisException("The query has a ? marker but args is a dict: use :name markers, or a list.",
+                                        "UNBOUND_SQL_PARAMETER", {"name": "?"})
+            if position >= len(args):
+                raise AnalysisException(f"The query has more ? markers than the {len(args)} values of args.",
+                                        "UNBOUND_SQL_PARAMETER", {"name": f"_{position + 1}"})
+            position += 1
+            return _literal(args[position - 1])
+        name = match.group(1)
+        if not named or name not in args:
+            raise AnalysisException(f"Found the unbound parameter: {name}. Please, fix `args` and provide a mapping "
+                                    "of the parameter to a SQL literal.", "UNBOUND_SQL_PARAMETER", {"name": name})
+        return _literal(args[name])
+
+    out, last = [], 0
+    for skipped in _SKIP.finditer(text):
+        out.append(_MARKER.sub(replace, text[last:skipped.start()]))
+        out.append(skipped.group(0))
+        last = skipped.end()
+    out.append(_MARKER.sub(replace, text[last:]))
+    return "".join(out)
+
+
+def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
+    from .parser import run_query  # noqa: PLC0415 - the parser loads with the first query
+    from .parser.lexer import tokenize  # noqa: PLC0415
+
+    tokens = tokenize(text)
+    words = [t.value.upper() if t.kind == "WORD" else t.value for t in tokens[:8]]
+
+    def query_after(index: int) -> DataFrame:
+        return run_query(session, text[tokens[index].pos:], functions)
+
+    def name_at(index: int) -> str:
+        parts = [tokens[index].value]
+        while tokens[index + 1].is_op(".") and tokens[index + 2].kind in ("WORD", "QUOTED"):
+            parts.append(tokens[index + 2].value)
+            index += 2
+        return ".".join(parts)
+
+    def past_name(index: int) -> int:
+        while tokens[index + 1].is_op("."):
+            index += 2
+        return index + 1
+
+    head = words[0] if words else ""
+    if head == "CREATE":
+        i = 1
+        replace = words[i:i + 2] == ["OR", "REPLACE"]
+        i += 2 if replace else 0
+        global_view = words[i] == "GLOBAL"
+        i += 1 if global_view else 0
+        if words[i] in ("TEMP", "TEMPORARY") and words[i + 1] == "VIEW":
+            name = name_at(i + 2)
+            j = past_name(i + 2)
+            j += 1 if tokens[j].is_word("AS") else 0
+            df = query_after(j)
+            if global_view:
+                (df.createOrReplaceGlobalTempView if replace else df.createGlobalTempView)(name)
+            else:
+                (df.createOrReplaceTempView if replace else df.createTempView)(name)
+            return _empty(session)
+        if words[i] == "TABLE":
+            return _create_table(session, tokens, i + 1, replace, query_after, name_at, past_name)
+    if head == "DROP" and len(words) > 2 and words[1] in ("VIEW", "TABLE"):
+        if_exists = words[2:4] == ["IF", "EXISTS"]
+        name = name_at(4 if if_exists else 2)
+        return _drop(session, words[1], name, if_exists)
+    if head == "INSERT" and len(words) > 2 and words[1] in ("INTO", "OVERWRITE"):
+        i = 3 if words[2] == "TABLE" else 2
+        name = name_at(i)
+        query_after(past_name(i)).write.insertInto(name, overwrite=words[1] == "OVERWRITE")
+        return _empty(session)
+    if words[:2] == ["SHOW", "TABLES"]:
+        from .tables import table_names  # noqa: PLC0415 - the tables load with the first one
+
+        tables = set(table_names(session))
+        rows = [("default" if n in tables else "", n, n not in tables) for n in session.catalog.listTables()]
+        return session.createDataFrame(rows, "namespace string, tableName string, isTemporary boolean")
+    return run_query(session, text, functions)
+
+
+def _create_table(session: SparkSession, tokens: list[Any], i: int, replace: bool, query_after: Any, name_at: Any,
+                  past_name: Any) -> DataFrame:
+    if_not_exists = tokens[i].is_word("IF") and tokens[i + 1].is_word("NOT") and tokens[i + 2].is_word("EXISTS")
+    i += 3 if if_not_exists else 0
+    name = name_at(i)
+    j = past_name(i)
+    fmt = "parquet"
+    if tokens[j].is_word("USING"):
+        fmt = tokens[j + 1].value.lower()
+        j += 2
+    if not tokens[j].is_word("AS"):
+        raise AnalysisException(
+            "CREATE TABLE needs AS query here (CREATE TABLE t [USING fmt] AS SELECT ...): tables are made from a "
+            "query's rows, as saveAsTable makes them.", "UNSUPPORTED_FEATURE", {"feature": "CREATE TABLE"})
+    mode = "overwrite" if replace else ("ignore" if if_not_exists else "error")
+    query_after(j + 1).write.format(fmt).mode(mode).saveAsTable(name)
+    return _empty(session)
+
+
+def _drop(session: SparkSession, kind: str, name: str, if_exists: bool) -> DataFrame:
+    if kind == "VIEW":
+        dropped = session.catalog.dropTempView(name) or session.catalog.dropGlobalTempView(
+            name.split(".", 1)[1] if name.lower().startswith("global_temp.") else name)
+    else:
+        from .tables import drop_table  # noqa: PLC0415 - the tables load with the first one
+
+        dropped = drop_table(session, name)
+    if not dropped and not if_exists:
+        raise AnalysisException(
+            f"The {kind.lower()} `{name}` cannot be found. Verify the spelling; to tolerate the error on drop use "
+            f"DROP {kind} IF EXISTS.", "TABLE_OR_VIEW_NOT_FOUND", {"relationName": f"`{name}`"})
+    return _empty(session)
+
+
+def _empty(session: SparkSession) -> DataFrame:
+    return session.createDataFrame([], "dummy int").select()
