@@ -20,13 +20,13 @@ Invariants
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from rdd import SparkConf, SparkContext
 from rdd.engine_api import context_stopped
 
+from .catalog import Catalog
 from .conf import RuntimeConfig
 from .dataframe import DataFrame
 from .errors import AnalysisException
@@ -57,83 +57,7 @@ def _add_rdd_to_df(session: SparkSession) -> None:
     RDD.toDF = toDF  # type: ignore[attr-defined]
 
 
-#: Global temporary views, per application (SparkContext): every session of it sees them
-#: as ``global_temp.<name>``, as Spark's do.
-_GLOBAL_VIEWS: weakref.WeakKeyDictionary[Any, dict[str, DataFrame]] = weakref.WeakKeyDictionary()
-GLOBAL_TEMP_DATABASE = "global_temp"
-#: The formats a table name may start with to read files in SQL (`csv.`/path``), as Spark's runSQLOnFiles.
-_FILE_FORMATS = frozenset({"csv", "json", "parquet", "text"})
 
-
-class Catalog:
-    """``spark.catalog``: the session's temporary views, and the application's global ones."""
-
-    def __init__(self, session: SparkSession) -> None:
-        self._session = session
-        self._views: dict[str, DataFrame] = {}
-
-    def _global_views(self) -> dict[str, DataFrame]:
-        with _lock:
-            return _GLOBAL_VIEWS.setdefault(self._session.sparkContext, {})
-
-    def _register(self, name: str, df: DataFrame, replace: bool, global_view: bool = False) -> None:
-        key = name.lower()
-        views = self._global_views() if global_view else self._views
-        if not replace and key in views:
-            shown = f"`{GLOBAL_TEMP_DATABASE}`.`{name}`" if global_view else f"`{name}`"
-            raise AnalysisException(
-                f"Cannot create the temporary view {shown} because it already exists. Choose a different name, "
-                "drop or replace the existing view, or use createOrReplace"
-                f"{'Global' if global_view else ''}TempView.",
-                "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS", {"relationName": shown})
-        views[key] = df
-
-    def _lookup(self, name: str) -> DataFrame:
-        database, _, rest = name.partition(".")
-        if rest and database.lower() == GLOBAL_TEMP_DATABASE:
-            view = self._global_views().get(rest.lower())
-        else:
-            view = self._views.get(name.lower())
-        if view is None:
-            from .tables import lookup_table  # noqa: PLC0415 - the tables load with the first lookup
-
-            view = lookup_table(self._session, name)
-        if view is None and rest and database.lower() in _FILE_FORMATS:
-            # Spark's SQL on files: `SELECT * FROM parquet.`/data/x``, read as spark.read would.
-            return self._session.read.format(database.lower()).load(rest)
-        if view is None:
-            raise AnalysisException(
-                f"The table or view `{name}` cannot be found. Verify the spelling and correctness of the "
-                "schema and catalog. To tolerate the error on drop use DROP VIEW IF EXISTS.",
-                "TABLE_OR_VIEW_NOT_FOUND", {"relationName": f"`{name}`"})
-        return view
-
-    def dropTempView(self, viewName: str) -> bool:  # noqa: N802,N803 - PySpark's names
-        """Forget a temporary view; whether it existed."""
-        return self._views.pop(viewName.lower(), None) is not None
-
-    def dropGlobalTempView(self, viewName: str) -> bool:  # noqa: N802,N803 - PySpark's names
-        """Forget a global temporary view (for every session of the application); whether it existed."""
-        return self._global_views().pop(viewName.lower(), None) is not None
-
-    def tableExists(self, tableName: str, dbName: str | None = None) -> bool:  # noqa: N802,N803
-        """Whether a temporary view or a managed table of that name exists."""
-        from .tables import table_names  # noqa: PLC0415 - the tables load with the first lookup
-
-        name = tableName if dbName is None else f"{dbName}.{tableName}"
-        plain = name.split(".", 1)[1] if name.lower().startswith(("default.", "spark_catalog.")) else name
-        return name.lower() in self._views or plain.lower() in table_names(self._session)
-
-    def listTables(self) -> list[str]:  # noqa: N802 - PySpark's name
-        """The names of the temporary views and the managed tables."""
-        from .tables import table_names  # noqa: PLC0415 - the tables load with the first lookup
-
-        return sorted(set(self._views) | set(table_names(self._session)))
-
-    def clearCache(self) -> None:  # noqa: N802 - PySpark's name
-        """Forget every cached DataFrame of the session."""
-        for df in list(self._session._cached):
-            df.unpersist()
 
 
 class Builder:

@@ -185,10 +185,7 @@ def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
         query_after(past_name(i)).write.insertInto(name, overwrite=words[1] == "OVERWRITE")
         return _empty(session)
     if words[:2] == ["SHOW", "TABLES"]:
-        from .tables import table_names  # noqa: PLC0415 - the tables load with the first one
-
-        tables = set(table_names(session))
-        rows = [("default" if n in tables else "", n, n not in tables) for n in session.catalog.listTables()]
+        rows = [(t.database or "", t.name, t.isTemporary) for t in session.catalog.listTables()]
         return session.createDataFrame(rows, "namespace string, tableName string, isTemporary boolean")
     return run_query(session, text, functions)
 

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["ManagedTable", "drop_table", "insert_into", "lookup_table", "save_as_table", "table_names"]
+__all__ = ["ManagedTable", "drop_table", "insert_into", "lookup_table", "partition_columns", "save_as_table",
+           "table_names", "warehouse_dir"]
 
 #: Spark's default warehouse directory, relative to the working directory.
 DEFAULT_WAREHOUSE = "spark-warehouse"
@@ -61,6 +62,20 @@ class ManagedTable:
 
 def _tables(session: SparkSession) -> dict[str, ManagedTable]:
     return _CATALOGS.setdefault(session.sparkContext, {})
+
+
+def warehouse_dir(session: SparkSession) -> str:
+    """The absolute warehouse directory (``spark.sql.warehouse.dir``)."""
+    return _warehouse(session)
+
+
+def partition_columns(session: SparkSession, name: str) -> list[str]:
+    """The partition columns of the managed table ``name`` (none for a view or an unknown name)."""
+    try:
+        table = _tables(session).get(_plain_name(name).lower())
+    except AnalysisException:
+        return []
+    return [] if table is None else list(table.partition_by)
 
 
 def _warehouse(session: SparkSession) -> str:

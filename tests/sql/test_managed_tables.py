@@ -29,7 +29,7 @@ def test_save_modes_append_and_reading_by_name(spark: SparkSession, warehouse: P
     assert (warehouse / name).is_dir()
     assert sorted(tuple(r) for r in spark.table(name).collect()) == [(0, "0"), (1, "1"), (2, "2")]
     assert spark.sql(f"SELECT sum(id) AS t FROM {name}").first().t == 3
-    assert spark.catalog.tableExists(name) and name in spark.catalog.listTables()
+    assert spark.catalog.tableExists(name) and name in [t.name for t in spark.catalog.listTables()]
     with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_ALREADY_EXISTS"):
         spark.range(1).write.saveAsTable(name)
     spark.range(1).write.mode("ignore").saveAsTable(name)

@@ -71,7 +71,7 @@ def test_parameter_markers_bind_literals(spark: SparkSession) -> None:
 
 def test_kwargs_format_dataframes_columns_and_values(spark: SparkSession) -> None:
     df = spark.range(5)
-    before = set(spark.catalog.listTables())
+    before = {t.name for t in spark.catalog.listTables()}
     got = spark.sql("SELECT {col} FROM {frame} WHERE id IN {ids}", col=df.id, frame=df, ids=(1, 3)).collect()
     assert [r.id for r in got] == [1, 3]
-    assert set(spark.catalog.listTables()) == before  # the DataFrame's view lived for the query only
+    assert {t.name for t in spark.catalog.listTables()} == before  # the DataFrame's view lived for the query only
