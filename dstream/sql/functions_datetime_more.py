@@ -26,7 +26,7 @@ from .functions_scalar import _call
 __all__ = ["convert_timezone", "date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "localtimestamp",
            "make_timestamp",
            "make_timestamp_ltz", "make_timestamp_ntz", "monthname", "timestamp_add", "timestamp_diff",
-           "try_make_timestamp", "try_to_timestamp"]
+           "try_make_timestamp", "try_to_timestamp", "weekday"]
 
 ColumnOrName = Column | str
 
@@ -264,3 +264,14 @@ def convert_timezone(sourceTz: Column | None, targetTz: Column,  # noqa: N803 - 
 def localtimestamp() -> Column:
     """The query's start as a wall time in the session time zone (a ``timestamp_ntz``)."""
     return _call("localtimestamp")
+
+
+def weekday(col: ColumnOrName) -> Column:
+    """The day of the week, 0 (Monday) to 6 (Sunday).
+
+    Parameters
+    ----------
+    col : Column or str
+        The dates or timestamps.
+    """
+    return _call("weekday", expr_of(col))

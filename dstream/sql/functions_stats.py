@@ -28,6 +28,7 @@ from .expressions.statistical_aggregates import (
 )
 
 __all__ = [
+    "approx_percentile",
     "corr",
     "covar_pop",
     "covar_samp",
@@ -202,6 +203,11 @@ def percentile_approx(col: ColumnOrName, percentage: Any, accuracy: Any = 10000)
         Spark's accuracy (the answer here is exact whatever it is).
     """
     return Column(PercentileApprox(expr_of(col), _value(percentage), _value(accuracy)))
+
+
+def approx_percentile(col: ColumnOrName, percentage: Any, accuracy: Any = 10000) -> Column:
+    """:func:`percentile_approx` by its other name."""
+    return percentile_approx(col, percentage, accuracy)
 
 
 def mode(col: ColumnOrName, deterministic: bool = False) -> Column:

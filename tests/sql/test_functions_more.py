@@ -131,10 +131,10 @@ def test_extract_and_the_day_and_month_names(spark: SparkSession, days: list[dt.
     weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     df = spark.createDataFrame([(d,) for d in days], "d date")
     got = df.select(F.monthname("d"), F.dayname("d"), F.extract(F.lit("YEAR"), "d"), F.date_part("doy", "d"),
-                    F.datepart(F.lit("dow"), "d")).collect()
+                    F.datepart(F.lit("dow"), "d"), F.weekday("d")).collect()
     assert [tuple(r) for r in got] == [
-        (months[d.month - 1], weekdays[d.weekday()], d.year, d.timetuple().tm_yday, d.isoweekday() % 7 + 1)
-        for d in days]
+        (months[d.month - 1], weekdays[d.weekday()], d.year, d.timetuple().tm_yday, d.isoweekday() % 7 + 1,
+         d.weekday()) for d in days]
 
 
 def test_extract_names_a_bad_field(spark: SparkSession) -> None:
@@ -142,3 +142,10 @@ def test_extract_names_a_bad_field(spark: SparkSession) -> None:
         F.extract(F.lit("EPOCHS"), "d")
     with pytest.raises(PySparkValueError, match="must be a literal"):
         F.extract(F.col("f"), "d")
+
+
+def test_approx_percentile_is_percentile_approx(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(v,) for v in [5, 1, 9, 3, 7, None]], "v int")
+    assert df.select(F.approx_percentile("v", [0.25, 0.5, 0.9]), F.percentile_approx("v", [0.25, 0.5, 0.9])) \
+        .first()[0] == [3, 5, 9]
+    assert spark.sql("SELECT approx_percentile(id, 0.5) AS m FROM range(11)").first().m == 5

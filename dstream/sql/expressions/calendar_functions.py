@@ -1,5 +1,5 @@
 """Calendar functions of the registry: ``add_months``, ``last_day``, ``next_day``, ``months_between``,
-``make_date``, ``monthname`` and ``dayname``.
+``make_date``, ``monthname``, ``dayname`` and ``weekday``.
 
 What this module owns
 ---------------------
@@ -20,7 +20,8 @@ Invariants
 * ``make_date`` raises ``DATETIME_FIELD_OUT_OF_BOUNDS`` for an impossible date under ANSI
   mode and gives null without it.
 * ``monthname`` and ``dayname`` give English three-letter names (``Jan``, ``Mon``), of the
-  date, or of a timestamp's date in the session time zone.
+  date, or of a timestamp's date in the session time zone; ``weekday`` the day of the
+  week from 0 (Monday) to 6 (Sunday).
 """
 
 from __future__ import annotations
@@ -224,3 +225,12 @@ def _run_day_name(args: list[Any], types: list[DataType], rt: DataType, ctx: Eva
 
 register(FunctionSpec("monthname", 1, 1, lambda ts: [DateType()], _const(StringType()), _run_month_name))
 register(FunctionSpec("dayname", 1, 1, lambda ts: [DateType()], _const(StringType()), _run_day_name))
+
+
+def _run_weekday(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    days = args[0].cast(pa.int32()).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    return pa.array(((days + 3) % 7).astype(np.int32), pa.int32(), mask=args[0].is_null().to_numpy(
+        zero_copy_only=False))
+
+
+register(FunctionSpec("weekday", 1, 1, lambda ts: [DateType()], _const(IntegerType()), _run_weekday))
