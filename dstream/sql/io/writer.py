@@ -40,7 +40,7 @@ from dstream.sql.io.formats import get_format
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
 
-__all__ = ["prepare_output", "write_task", "write_files", "commit_output", "abort_output"]
+__all__ = ["prepare_output", "write_task", "write_files", "commit_output", "abort_output", "csv_lines"]
 
 _MODES = {"error": "error", "errorifexists": "error", "default": "error", "overwrite": "overwrite",
           "append": "append", "ignore": "ignore"}
@@ -129,20 +129,29 @@ def _file_bytes(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any]) ->
         sep = option(options, "lineSep") or "\n"
         return "".join(json_text(row, table.schema, zone) + sep for row in table.to_pylist()).encode("utf-8")
     if fmt.name == "csv":
-        sep = option(options, "sep") or option(options, "delimiter") or ","
-        quote_char = option(options, "quote", '"') or '"'
-        escape = option(options, "escape", "\\") or "\\"
-        null_value = option(options, "nullValue", "") or ""
-        columns = []
-        for fld, column in zip(table.schema, table.columns):
-            encode = value_encoder(fld.type, zone)
-            columns.append([csv_field(None if v is None else encode(v), sep, quote_char, escape, null_value)
-                            for v in column.to_pylist()])
-        lines = [sep.join(row) for row in zip(*columns)] if columns else []
+        lines = csv_lines(table, options)
         if option_bool(options, "header"):
+            sep, quote_char, escape, null_value = _csv_dialect(options)
             lines.insert(0, sep.join(csv_field(n, sep, quote_char, escape, null_value) for n in table.schema.names))
         return "".join(line + "\n" for line in lines).encode(option(options, "encoding") or "utf-8")
     return None
+
+
+def _csv_dialect(options: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    return (option(options, "sep") or option(options, "delimiter") or ",", option(options, "quote", '"') or '"',
+            option(options, "escape", "\\") or "\\", option(options, "nullValue", "") or "")
+
+
+def csv_lines(table: pa.Table, options: Mapping[str, Any]) -> list[str]:
+    """Each row of ``table`` as one CSV line, as the CSV writer writes it (no header, no newline)."""
+    zone = time_zone_option(options)
+    sep, quote_char, escape, null_value = _csv_dialect(options)
+    columns = []
+    for fld, column in zip(table.schema, table.columns):
+        encode = value_encoder(fld.type, zone)
+        columns.append([csv_field(None if v is None else encode(v), sep, quote_char, escape, null_value)
+                        for v in column.to_pylist()])
+    return [sep.join(row) for row in zip(*columns)] if columns else [""] * table.num_rows
 
 
 def _write_file(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any], target: str) -> None:

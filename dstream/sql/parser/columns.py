@@ -97,7 +97,8 @@ _VALUE_ARGS: dict[str, tuple[int, ...]] = {
     "percentile_approx": (1, 2), "approx_count_distinct": (1,), "percentile": (1,), "sha2": (1,),
     "shiftleft": (1,), "shiftright": (1,), "shiftrightunsigned": (1,), "conv": (1, 2), "rand": (0,),
     "randn": (0,), "months_between": (2,), "window": (1, 2, 3), "decode": (1,), "encode": (1,),
-    "levenshtein": (2,), "overlay": (2, 3), "next_day": (1,), "json_tuple": (1,),
+    "levenshtein": (2,), "overlay": (2, 3), "next_day": (1,), "json_tuple": (1,), "from_csv": (1,),
+    "schema_of_csv": (0,),
 }
 _VALUE_REST = frozenset({"json_tuple"})
 
