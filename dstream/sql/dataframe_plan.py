@@ -1,5 +1,5 @@
 """``DataFrame`` methods about its plan and columns: ``isLocal``, ``inputFiles``,
-``sameSemantics``, ``semanticHash``, ``colRegex`` and ``to``.
+``sameSemantics``, ``semanticHash``, ``colRegex``, ``to``, ``writeTo`` and ``transpose``.
 
 What this module owns
 ---------------------
@@ -12,6 +12,9 @@ What this module owns
   order, others dropped) and cast to its types; a missing column is an error.
 * ``colRegex`` selects the columns whose whole name matches a backquoted regular
   expression (a name without backquotes is a column name).
+* ``transpose(indexColumn)`` turns the other columns into rows: one row per column (its
+  name in ``key``), one column per row, named by the index column's values (the first
+  column by default) in their order; the values meet at their common type (Spark 4's).
 """
 
 from __future__ import annotations
@@ -107,3 +110,49 @@ class PlanMethods:
         """Like ``createOrReplaceGlobalTempView``, but fail if the name is taken."""
         df: Any = self
         df._session._register_view(name, df, replace=False, global_view=True)
+
+    def writeTo(self, table: str) -> Any:  # noqa: N802 - PySpark's name
+        """A ``DataFrameWriterV2`` writing these rows to the managed table ``table``."""
+        from .writer_v2 import DataFrameWriterV2  # noqa: PLC0415 - loads with the first use
+
+        df: Any = self
+        return DataFrameWriterV2(df, table)
+
+    def transpose(self, indexColumn: Column | str | None = None) -> DataFrame:  # noqa: N803 - PySpark's name
+        """The columns as rows (see the module doc).
+
+        Parameters
+        ----------
+        indexColumn : Column or str, optional
+            The column whose values name the new columns (the first column by default).
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("x", 1, 2), ("y", 3, 4)], "k string, a int, b int")
+        >>> df.transpose().collect()
+        [Row(key='a', x=1, y=3), Row(key='b', x=2, y=4)]
+        """
+        from . import functions as F  # noqa: N812, PLC0415 - the functions import the DataFrame
+        from .expressions.coercion import find_common_type  # noqa: PLC0415 - light import
+
+        df: Any = self
+        index = df.columns[0] if indexColumn is None else (
+            indexColumn if isinstance(indexColumn, str) else df.select(indexColumn).columns[0])
+        others = [f for f in df.schema.fields if f.name != index]
+        if not others:
+            raise AnalysisException("transpose needs a column besides the index column.",
+                                    "TRANSPOSE_NO_LEAST_COMMON_TYPE", {"dt1": "", "dt2": ""})
+        common = find_common_type([f.dataType for f in others])
+        if common is None:
+            raise AnalysisException(
+                "transpose: the columns to turn into rows have no common type: "
+                + ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in others),
+                "TRANSPOSE_NO_LEAST_COMMON_TYPE", {"dt1": others[0].dataType.simpleString(), "dt2": ""})
+        rows = df.select(index, *[F.col(f"`{f.name}`").cast(common).alias(f.name) for f in others]) \
+            .orderBy(F.col(f"`{index}`").asc_nulls_first()).collect()
+        names = [str(r[0]) for r in rows]
+        data = [(f.name, *[r[f.name] for r in rows]) for f in others]
+        from .types import StringType, StructField, StructType  # noqa: PLC0415 - light import
+
+        schema = StructType([StructField("key", StringType(), False)] + [StructField(n, common, True) for n in names])
+        return df.sparkSession.createDataFrame(data, schema)

@@ -1,5 +1,6 @@
-"""Managed tables: saveAsTable's modes, insertInto, reading by name (spark.table, SQL, catalog),
-views hiding tables, and a warehouse directory left by another application."""
+"""Managed tables: saveAsTable's modes, insertInto, writeTo (v2), reading by name (spark.table,
+SQL, catalog), views hiding tables, a warehouse directory left by another application, and
+DataFrame.transpose."""
 
 from __future__ import annotations
 
@@ -73,3 +74,34 @@ def test_a_directory_without_a_table_is_refused_unless_overwritten(spark: SparkS
     assert not (warehouse / name / "stale.txt").exists()
     with pytest.raises(AnalysisException, match="INVALID_TABLE_NAME"):
         spark.range(1).write.saveAsTable("other_db.x")
+
+
+def test_write_to_v2_actions(spark: SparkSession, warehouse: Path) -> None:
+    name = _name()
+    rows = spark.createDataFrame([("x", 1), ("y", 2)], "k string, v long")
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        rows.writeTo(name).append()
+    rows.writeTo(name).partitionedBy("k").create()
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_ALREADY_EXISTS"):
+        rows.writeTo(name).create()
+    assert [c.isPartition for c in spark.catalog.listColumns(name)] == [False, True]
+    spark.createDataFrame([("x", 10)], "k string, v long").writeTo(name).overwritePartitions()
+    assert sorted((r.k, r.v) for r in spark.table(name).collect()) == [("x", 10), ("y", 2)]
+    spark.createDataFrame([(3, "z")], "v long, k string").writeTo(name).append()  # by name
+    spark.createDataFrame([("q", 7)], "k string, v long").writeTo(name).overwrite(F.col("v") > 5)
+    assert sorted((r.k, r.v) for r in spark.table(name).collect()) == [("q", 7), ("y", 2), ("z", 3)]
+    spark.range(2).writeTo(name).using("json").createOrReplace()
+    assert sorted(r.id for r in spark.table(name).collect()) == [0, 1]
+    spark.range(1).writeTo(name).replace()
+    assert spark.table(name).count() == 1
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.range(1).writeTo(_name()).replace()
+
+
+def test_transpose_turns_columns_into_rows(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("y", 3, 4), ("x", 1, 2)], "k string, a int, b long")
+    assert [tuple(r) for r in df.transpose().collect()] == [("a", 1, 3), ("b", 2, 4)]  # index values sorted
+    assert df.transpose().columns == ["key", "x", "y"]
+    assert df.transpose().schema["x"].dataType.simpleString() == "bigint"  # int and long meet at long
+    by_a = df.select("a", "b").transpose(F.col("a"))
+    assert by_a.columns == ["key", "1", "3"] and [tuple(r) for r in by_a.collect()] == [("b", 2, 4)]
