@@ -23,10 +23,11 @@ from .errors import PySparkValueError
 from .expressions.base import Literal
 from .functions_scalar import _call
 
-__all__ = ["convert_timezone", "date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "localtimestamp",
-           "make_timestamp",
-           "make_timestamp_ltz", "make_timestamp_ntz", "monthname", "timestamp_add", "timestamp_diff",
-           "try_make_timestamp", "try_to_timestamp", "weekday"]
+__all__ = [
+    "convert_timezone", "date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "localtimestamp",
+    "make_dt_interval", "make_timestamp", "make_timestamp_ltz", "make_timestamp_ntz", "monthname", "timestamp_add",
+    "timestamp_diff", "try_make_timestamp", "try_to_timestamp", "weekday",
+]
 
 ColumnOrName = Column | str
 
@@ -275,3 +276,26 @@ def weekday(col: ColumnOrName) -> Column:
         The dates or timestamps.
     """
     return _call("weekday", expr_of(col))
+
+
+def make_dt_interval(days: ColumnOrName | None = None, hours: ColumnOrName | None = None,
+                     mins: ColumnOrName | None = None, secs: ColumnOrName | None = None) -> Column:
+    """A day-time interval from days, hours, minutes and seconds (each 0 when omitted).
+
+    Parameters
+    ----------
+    days, hours, mins : Column or str, optional
+        Whole numbers (negative ones allowed).
+    secs : Column or str, optional
+        Seconds with their fraction.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> spark.range(1).select(make_dt_interval(lit(1), lit(2), lit(3), lit(4.5)).alias("i")).first().i
+    datetime.timedelta(days=1, seconds=7384, microseconds=500000)
+    """
+    given = [days, hours, mins, secs]
+    while given and given[-1] is None:
+        given.pop()
+    return _call("make_dt_interval", *[lit_expr(0) if c is None else expr_of(c) for c in given])

@@ -69,3 +69,16 @@ def test_a_field_out_of_range_raises_under_ansi_and_try_gives_null(spark: SparkS
         assert df.select(F.make_timestamp_ntz(*args)).first()[0] is None
     finally:
         spark.conf.unset("spark.sql.ansi.enabled")
+
+
+@given(fields=st.lists(st.tuples(st.integers(-400, 400), st.integers(-30, 30), st.integers(-70, 70),
+                                 st.integers(-10**8, 10**8)), min_size=1, max_size=8))
+@PROPERTY
+def test_make_dt_interval_sums_its_fields(spark: SparkSession, fields: list[tuple[int, int, int, int]]) -> None:
+    data = [(d, h, m, Decimal(us) / 1_000_000) for d, h, m, us in fields]
+    df = spark.createDataFrame(data, "d int, h int, m int, s decimal(18,6)")
+    got = df.select(F.make_dt_interval("d", "h", "m", "s")).collect()
+    assert [r[0] for r in got] == [dt.timedelta(days=d, hours=h, minutes=m, microseconds=us) for d, h, m, us in fields]
+    assert spark.range(1).select(F.make_dt_interval()).first()[0] == dt.timedelta(0)
+    assert spark.sql("SELECT timestamp'2024-01-01 00:00' + make_dt_interval(0, 1) AS t").first().t == \
+        dt.datetime(2024, 1, 1, 1)

@@ -1,5 +1,5 @@
 """``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz`` and ``try_make_timestamp``:
-a timestamp from its fields.
+a timestamp from its fields; ``make_dt_interval``: a day-time interval from its fields.
 
 What this module owns
 ---------------------
@@ -16,6 +16,8 @@ Invariants
   null without it; ``try_make_timestamp`` always gives null.
 * A wall time a daylight-saving change skips moves forward by the gap; one it repeats takes
   the earlier instant (``java.time``'s rules, which Spark uses).
+* ``make_dt_interval(days, hours, mins, secs)`` (each 0 by default, ``secs`` with a fraction)
+  is their sum, a ``DayTimeIntervalType``; any field may be negative or past its unit.
 """
 
 from __future__ import annotations
@@ -29,7 +31,15 @@ import pyarrow as pa
 
 from ..errors import DateTimeException
 from ..timezones import zone_of
-from ..types import DataType, DecimalType, IntegerType, StringType, TimestampNTZType, TimestampType
+from ..types import (
+    DataType,
+    DayTimeIntervalType,
+    DecimalType,
+    IntegerType,
+    StringType,
+    TimestampNTZType,
+    TimestampType,
+)
 from .base import EvalContext
 from .function_registry import FunctionSpec, register
 
@@ -98,3 +108,26 @@ register(FunctionSpec("try_make_timestamp", 6, 7, _types, lambda ts: TimestampTy
                       _runner("try_make_timestamp", False, False), null_intolerant=False))
 register(FunctionSpec("make_timestamp_ntz", 6, 6, _types, lambda ts: TimestampNTZType(),
                       _runner("make_timestamp_ntz", True, None), null_intolerant=False))
+
+
+def _interval_types(types: list[DataType]) -> list[DataType | None]:
+    wanted: list[DataType | None] = [IntegerType(), IntegerType(), IntegerType(), DecimalType(18, 6)]
+    return wanted[: len(types)]
+
+
+def _run_make_dt_interval(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    n = next((len(a) for a in args if isinstance(a, pa.Array)), 1)
+    columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * n for a in args]
+    columns += [[0] * n] * (4 - len(columns))
+    out: list[int | None] = []
+    for days, hours, mins, secs in zip(*columns):
+        if days is None or hours is None or mins is None or secs is None:
+            out.append(None)
+            continue
+        micros = int(Decimal(str(secs)) * 1_000_000)
+        out.append(((days * 24 + hours) * 60 + mins) * 60_000_000 + micros)
+    return pa.array(out, pa.int64()).cast(pa.duration("us"))
+
+
+register(FunctionSpec("make_dt_interval", 0, 4, _interval_types, lambda ts: DayTimeIntervalType(),
+                      _run_make_dt_interval, null_intolerant=False))
