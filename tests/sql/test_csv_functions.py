@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 import pytest
@@ -15,9 +13,8 @@ from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional na
 from dstream.sql.errors import SparkRuntimeException
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-# (No backslash: the reader takes it for the escape character anywhere in a record, as in files;
-# no spaces: the reader trims a field's surrounding whitespace.)
-TEXTS = st.text(alphabet='ab,"x;', min_size=1, max_size=6)
+# (No spaces: the reader trims a field's surrounding whitespace.)
+TEXTS = st.text(alphabet='ab,"x;\\', min_size=1, max_size=6)
 ROWS = st.lists(st.tuples(st.one_of(st.none(), st.integers(-10**6, 10**6)), st.one_of(st.none(), TEXTS),
                           st.one_of(st.none(), st.booleans())), min_size=1, max_size=10)
 
@@ -30,8 +27,9 @@ def test_to_csv_then_from_csv_gives_the_struct_back(spark: SparkSession, rows: l
     back = lines.select(F.from_csv("line", "n INT, s STRING, b BOOLEAN").alias("r")).collect()
     assert [tuple(r.r) for r in back] == rows
     for (n, _, b), line in zip(rows, [r.line for r in lines.collect()]):
-        fields = next(csv.reader(io.StringIO(line), escapechar="\\"))
-        assert fields[0] == ("" if n is None else str(n)) and fields[2] == ("" if b is None else str(b).lower())
+        # the first and last fields hold no separator: the line starts and ends with them
+        assert line.split(",")[0] == ("" if n is None else str(n))
+        assert line.rsplit(",", 1)[1] == ("" if b is None else str(b).lower())
 
 
 @given(records=st.lists(st.tuples(st.integers(-999, 999), st.text("abc", max_size=4)), min_size=1, max_size=8))

@@ -67,6 +67,26 @@ def test_options_sep_quote_escape_null_comment(tmp_path: os.PathLike) -> None:
     assert rows == [{"_c0": "a", "_c1": 'x;"y', "_c2": None}]
 
 
+def test_the_escape_character_escapes_only_inside_quotes(tmp_path: os.PathLike) -> None:
+    # Spark's parser: an unquoted backslash is text (a Windows path); inside quotes it escapes a
+    # quote or itself; written values with a backslash read back the same.
+    path = _write(os.path.join(str(tmp_path), "t.csv"), 'C:\\dir\\f.txt,"a\\"b","c\\\\",x\\,y\n')
+    _, rows = _read(path, {})
+    assert rows == [{"_c0": "C:\\dir\\f.txt", "_c1": 'a"b', "_c2": "c\\", "_c3": "x\\", "_c4": "y"}]
+    plain = _write(os.path.join(str(tmp_path), "p.csv"), "C:\\dir\\f.txt,1\nD:\\x,2\n")  # every record alike
+    assert [r["_c0"] for r in _read(plain, {})[1]] == ["C:\\dir\\f.txt", "D:\\x"]
+    out = os.path.join(str(tmp_path), "out")
+    assert prepare_output(out, "error")
+    schema = pa.schema([("s", pa.string())])
+    values = ["C:\\dir", 'q"\\', "tail\\", "a,b\\", "\\,"]
+    written = write_task(iter([pa.RecordBatch.from_pylist([{"s": v} for v in values], schema=schema)]), schema,
+                         "csv", {}, out, 0, "job-escape")
+    commit_output(out, "job-escape", written)
+    back = [r["s"] for f in sorted(os.listdir(out)) if f.startswith("part-")
+            for r in _read(os.path.join(out, f), {}, schema)[1]]
+    assert back == values
+
+
 cell = st.one_of(st.just(""), st.text(alphabet='ab ,"\'x1', min_size=1, max_size=6).filter(lambda s: s.strip()))
 
 

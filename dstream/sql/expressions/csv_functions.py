@@ -16,9 +16,8 @@ Invariants
   them, quoted only where needed, a null field empty.
 * ``schema_of_csv`` infers a literal record's field types as the reader infers a file's,
   fields named ``_c0``, ``_c1``...: Spark's DDL, ``STRUCT<_c0: INT, _c1: STRING>``.
-* What ``to_csv`` writes, ``from_csv`` reads back, except where the reader differs from
-  the writer as in files: a backslash is read as the escape character wherever it is,
-  and an empty quoted field reads as null.
+* What ``to_csv`` writes, ``from_csv`` reads back, except an empty string (written ``""``,
+  read as null) and a field's surrounding spaces (the reader trims them).
 """
 
 from __future__ import annotations
@@ -38,11 +37,15 @@ __all__ = ["FromCsv", "ToCsv", "csv_schema_text"]
 
 
 def _tokens(value: str, opts: Any) -> list[str | None]:
-    """One record's fields (null where the field is empty and unquoted, or the nullValue)."""
-    reader = csv.reader([value], delimiter=opts.sep, quotechar=opts.quote if opts.quote != "\0" else None,
-                        escapechar=opts.escape if opts.escape not in ("\0", opts.quote) else None,
-                        doublequote=opts.escape == opts.quote or opts.escape == "\\")
-    fields = next(reader, [])
+    """One record's fields, split as the CSV reader splits a line (null where the nullValue)."""
+    from ..io.csvfmt import split_record  # noqa: PLC0415 - the io package loads when used
+
+    if opts.quote != "\0" and opts.escape not in ("\0", opts.quote):
+        fields = split_record(value, opts)
+    else:
+        reader = csv.reader([value], delimiter=opts.sep, quotechar=opts.quote if opts.quote != "\0" else None,
+                            doublequote=True)
+        fields = next(reader, [])
     return [None if f == opts.null_value else f for f in fields]
 
 

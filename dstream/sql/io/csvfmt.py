@@ -99,6 +99,8 @@ def _fast_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOpt
     """pyarrow's tokenization, or ``None`` when a record has another token count or the dialect needs Python."""
     if opts.comment or len(opts.sep) != 1 or len(opts.quote) != 1 or len(opts.escape) != 1:
         return None
+    if opts.escape not in ("\0", opts.quote) and opts.escape.encode() in data:
+        return None  # pyarrow honours the escape outside quotes too: Spark only inside them
     bad: list[int] = []
 
     def on_invalid(row: Any) -> str:
@@ -143,6 +145,44 @@ def _record_lines(text: str, opts: CsvOptions) -> list[str]:
     return [ln for ln in lines if ln.strip() and not (skip and ln.startswith(skip))]
 
 
+def split_record(line: str, opts: CsvOptions) -> list[str]:
+    """One record's fields as Spark's CSV parser splits them: the escape character escapes only
+    inside a quoted field (``"a\\"b"`` is ``a"b``); outside quotes it is an ordinary character
+    (``C:\\dir`` stays as written), and a doubled quote inside quotes is one quote."""
+    sep, quote, escape = opts.sep, opts.quote, opts.escape
+    fields: list[str] = []
+    i, n = 0, len(line)
+    while True:
+        if i < n and line[i] == quote:
+            i += 1
+            chars: list[str] = []
+            while i < n:
+                ch = line[i]
+                if ch == escape and i + 1 < n and line[i + 1] in (quote, escape):
+                    chars.append(line[i + 1])
+                    i += 2
+                elif ch == quote and i + 1 < n and line[i + 1] == quote:
+                    chars.append(quote)
+                    i += 2
+                elif ch == quote:
+                    i += 1
+                    break
+                else:
+                    chars.append(ch)
+                    i += 1
+            end = line.find(sep, i)
+            end = n if end < 0 else end
+            chars.append(line[i:end])  # text after the closing quote is kept, as Spark keeps it
+            fields.append("".join(chars))
+        else:
+            end = line.find(sep, i)
+            end = n if end < 0 else end
+            fields.append(line[i:end])
+        if end >= n:
+            return fields
+        i = end + len(sep)
+
+
 def _python_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOptions) -> _Tokens:
     """Line-by-line tokenization with :mod:`csv` (each physical line one record unless multiLine)."""
     text = _decode(data, opts)
@@ -159,7 +199,10 @@ def _python_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvO
         lines = [opts.sep.join(r) for r in records]
     else:
         lines = _record_lines(text, opts)
-        records = [next(csv.reader([ln], **dialect), []) for ln in lines]
+        if opts.escape not in ("\0", opts.quote) and opts.quote != "\0":
+            records = [split_record(ln, opts) for ln in lines]
+        else:
+            records = [next(csv.reader([ln], **dialect), []) for ln in lines]
     if skip_header and records:
         records, lines = records[1:], lines[1:]
     if width is None:

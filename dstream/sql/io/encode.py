@@ -150,5 +150,9 @@ def csv_field(text: str | None, sep: str, quote: str, escape: str, null_value: s
     if text == "":
         return quote + quote
     if sep in text or quote in text or "\n" in text or "\r" in text:
+        if escape and escape != quote:
+            # Inside quotes the escape character is escaped too (Spark's charToEscapeQuoteEscaping),
+            # so a value ending with it does not escape the closing quote.
+            text = text.replace(escape, escape + escape)
         return quote + text.replace(quote, escape + quote) + quote
     return text
