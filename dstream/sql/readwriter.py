@@ -186,9 +186,9 @@ class DataFrameWriter(OptionsBuilder):
         self._partition_by = list(cols)
         return self
 
-    def save(self, path: str | None = None, format: str | None = None,  # noqa: A002 - PySpark's name
-             mode: str | None = None, partitionBy: Any = None, **options: Any) -> None:  # noqa: N803
-        """Write the rows under ``path``."""
+    def _settings(self, format: str | None, mode: str | None, partitionBy: Any,  # noqa: A002, N803
+                  options: dict[str, Any]) -> None:
+        """The settings an action's arguments give (PySpark's save/saveAsTable keywords)."""
         if format is not None:
             self.format(format)
         if mode is not None:
@@ -196,6 +196,11 @@ class DataFrameWriter(OptionsBuilder):
         if partitionBy is not None:
             self.partitionBy(partitionBy)
         self.options(**options)
+
+    def save(self, path: str | None = None, format: str | None = None,  # noqa: A002 - PySpark's name
+             mode: str | None = None, partitionBy: Any = None, **options: Any) -> None:  # noqa: N803
+        """Write the rows under ``path``."""
+        self._settings(format, mode, partitionBy, options)
         if self._format == "kafka":  # records go to topics, not files
             from .streaming.sinks.kafka import save_kafka
 
@@ -243,13 +248,7 @@ class DataFrameWriter(OptionsBuilder):
         """
         from .tables import save_as_table  # noqa: PLC0415 - the tables load with the first one
 
-        if format is not None:
-            self.format(format)
-        if mode is not None:
-            self.mode(mode)
-        if partitionBy is not None:
-            self.partitionBy(partitionBy)
-        self.options(**options)
+        self._settings(format, mode, partitionBy, options)
         save_as_table(self._df, name, self._format, self._mode, list(self._partition_by), dict(self._options))
 
     def insertInto(self, tableName: str, overwrite: bool | None = None) -> None:  # noqa: N802, N803

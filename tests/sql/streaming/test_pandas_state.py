@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from dstream.sql import SparkSession
 from dstream.sql.errors import PySparkTypeError, PySparkValueError
 from dstream.sql.streaming import GroupState, GroupStateTimeout, MemoryStream
+from tests.sql.streaming.test_group_state import capped_model  # the same model as flatMapGroupsWithState's
 
 DEADLINE = 30.0
 
@@ -35,20 +36,6 @@ def capped_count(key: tuple[Any, ...], frames: Iterator[Any], state: GroupState)
     else:
         state.update((count,))
     yield pd.DataFrame({"k": [key[0]], "n": [count], "closed": [count >= 5]})
-
-
-def capped_model(batches: list[list[str]]) -> list[list[tuple[str, int, bool]]]:
-    counts: dict[str, int] = {}
-    out = []
-    for batch in batches:
-        emitted = []
-        for key in sorted(set(batch)):
-            count = counts.pop(key, 0) + batch.count(key)
-            if count < 5:
-                counts[key] = count
-            emitted.append((key, count, count >= 5))
-        out.append(emitted)
-    return out
 
 
 @settings(max_examples=15, deadline=None)
