@@ -1,5 +1,6 @@
 """``DataFrame`` methods about its plan and columns: ``isLocal``, ``inputFiles``,
-``sameSemantics``, ``semanticHash``, ``colRegex``, ``to``, ``writeTo`` and ``transpose``.
+``sameSemantics``, ``semanticHash``, ``colRegex``, ``to``, ``writeTo``, ``transpose``, and the
+subquery Columns ``scalar`` and ``exists``.
 
 What this module owns
 ---------------------
@@ -15,6 +16,8 @@ What this module owns
 * ``transpose(indexColumn)`` turns the other columns into rows: one row per column (its
   name in ``key``), one column per row, named by the index column's values (the first
   column by default) in their order; the values meet at their common type (Spark 4's).
+* ``scalar()`` and ``exists()`` are uncorrelated subqueries (Spark 4's DataFrame API): they
+  run when the Column is made, as SQL's ``(SELECT ...)`` runs when its query is built.
 """
 
 from __future__ import annotations
@@ -156,3 +159,25 @@ class PlanMethods:
 
         schema = StructType([StructField("key", StringType(), False)] + [StructField(n, common, True) for n in names])
         return df.sparkSession.createDataFrame(data, schema)
+
+    def scalar(self) -> Column:
+        """This one-column, at-most-one-row DataFrame as a scalar subquery Column (its value, or null).
+
+        Examples
+        --------
+        >>> df = spark.range(5)
+        >>> df.where(df.id > spark.range(5).selectExpr("avg(id)").scalar()).count()
+        2
+        """
+        from . import functions  # noqa: PLC0415 - the functions import the DataFrame
+        from .parser.subqueries import scalar_subquery  # noqa: PLC0415 - the parser loads when used
+
+        result: Column = scalar_subquery(self, functions)
+        return result
+
+    def exists(self) -> Column:
+        """Whether this DataFrame has a row, as a boolean Column (an EXISTS subquery)."""
+        from . import functions as F  # noqa: N812, PLC0415 - the functions import the DataFrame
+
+        df: Any = self
+        return F.lit(bool(df.limit(1).collect())).alias("exists()")

@@ -1,6 +1,6 @@
 """Managed tables: saveAsTable's modes, insertInto, writeTo (v2), reading by name (spark.table,
 SQL, catalog), views hiding tables, a warehouse directory left by another application, and
-DataFrame.transpose."""
+DataFrame.transpose, scalar and exists."""
 
 from __future__ import annotations
 
@@ -105,3 +105,16 @@ def test_transpose_turns_columns_into_rows(spark: SparkSession) -> None:
     assert df.transpose().schema["x"].dataType.simpleString() == "bigint"  # int and long meet at long
     by_a = df.select("a", "b").transpose(F.col("a"))
     assert by_a.columns == ["key", "1", "3"] and [tuple(r) for r in by_a.collect()] == [("b", 2, 4)]
+
+
+def test_scalar_and_exists_subquery_columns(spark: SparkSession) -> None:
+    df = spark.range(5)
+    average = spark.range(5).selectExpr("avg(id)").scalar()
+    assert [r.id for r in df.where(df.id > average).collect()] == [3, 4]
+    assert df.select(spark.range(0).selectExpr("max(id)").scalar()).first()[0] is None  # no row: null
+    assert df.where(spark.range(3).where("id > 5").exists()).count() == 0
+    assert df.where(spark.range(3).exists()).count() == 5
+    with pytest.raises(Exception, match="SCALAR_SUBQUERY_TOO_MANY_ROWS"):
+        spark.range(3).scalar()
+    with pytest.raises(AnalysisException, match="MORE_THAN_ONE_OUTPUT_COLUMN"):
+        spark.range(1).selectExpr("id", "id AS j").scalar()

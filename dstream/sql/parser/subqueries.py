@@ -325,19 +325,27 @@ class SubqueryRewriter:
         return column
 
     def _run_scalar(self, node: Subquery) -> Any:
-        frame = self._build(node.query, "A correlated scalar subquery,")
-        if len(frame.columns) != 1:
-            raise AnalysisException(
-                f"A scalar subquery must return one column, this one returns {len(frame.columns)} "
-                f"({', '.join(frame.columns)}).", "INVALID_SUBQUERY_EXPRESSION."
-                "SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", {"number": str(len(frame.columns))})
-        rows = frame.limit(2).collect()
-        if len(rows) > 1:
-            raise SparkRuntimeException(
-                "More than one row returned by a subquery used as an expression. Make it return at most one "
-                "(an aggregate, a tighter WHERE, or LIMIT 1).", "SCALAR_SUBQUERY_TOO_MANY_ROWS", {})
-        dtype = frame.schema.fields[0].dataType
-        return self.fns.lit(rows[0][0] if rows else None).cast(dtype).alias("scalarsubquery()")  # Spark's name
+        return scalar_subquery(self._build(node.query, "A correlated scalar subquery,"), self.fns)
+
+
+def scalar_subquery(frame: Any, fns: Any) -> Any:
+    """The Column of an uncorrelated scalar subquery: ``frame`` run now, its value a literal of its type.
+
+    ``frame`` must have one column and at most one row (none gives null). Used by SQL's
+    ``(SELECT ...)`` and by ``DataFrame.scalar()``.
+    """
+    if len(frame.columns) != 1:
+        raise AnalysisException(
+            f"A scalar subquery must return one column, this one returns {len(frame.columns)} "
+            f"({', '.join(frame.columns)}).", "INVALID_SUBQUERY_EXPRESSION."
+            "SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", {"number": str(len(frame.columns))})
+    rows = frame.limit(2).collect()
+    if len(rows) > 1:
+        raise SparkRuntimeException(
+            "More than one row returned by a subquery used as an expression. Make it return at most one "
+            "(an aggregate, a tighter WHERE, or LIMIT 1).", "SCALAR_SUBQUERY_TOO_MANY_ROWS", {})
+    dtype = frame.schema.fields[0].dataType
+    return fns.lit(rows[0][0] if rows else None).cast(dtype).alias("scalarsubquery()")  # Spark's name
 
 
 def _subquery_columns(count: int) -> AnalysisException:
