@@ -29,6 +29,7 @@ from .expressions.statistical_aggregates import (
 
 __all__ = [
     "approx_percentile",
+    "histogram_numeric",
     "corr",
     "covar_pop",
     "covar_samp",
@@ -203,6 +204,22 @@ def percentile_approx(col: ColumnOrName, percentage: Any, accuracy: Any = 10000)
         Spark's accuracy (the answer here is exact whatever it is).
     """
     return Column(PercentileApprox(expr_of(col), _value(percentage), _value(accuracy)))
+
+
+def histogram_numeric(col: ColumnOrName, nBins: Any) -> Column:  # noqa: N803 - PySpark's name
+    """A histogram of at most ``nBins`` bins: an array of ``struct<x, y>`` (bin centers and heights)
+    sorted by ``x``, Spark's streaming histogram (ties broken as Spark breaks them).
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    nBins : int or Column
+        The most bins (a literal of at least 2).
+    """
+    from .expressions.histogram import HistogramNumeric  # noqa: PLC0415 - loads with its first use
+
+    return Column(HistogramNumeric(expr_of(col), _value(nBins)))
 
 
 def approx_percentile(col: ColumnOrName, percentage: Any, accuracy: Any = 10000) -> Column:
