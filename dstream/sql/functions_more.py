@@ -3,7 +3,7 @@ and the session: ``position``, ``char``, ``chr``, ``sha``, ``luhn_check``, ``mas
 ``url_encode``, ``url_decode``, ``try_url_decode``, ``parse_url``, ``typeof``, ``positive``,
 ``nullifzero``, ``zeroifnull``, ``current_database``, ``current_schema``, ``current_catalog``,
 ``current_user``, ``user``, ``session_user``, ``version``, ``input_file_name``,
-``input_file_block_start`` and ``input_file_block_length``.
+``input_file_block_start``, ``input_file_block_length``, ``to_number`` and ``try_to_number``.
 
 What this module owns
 ---------------------
@@ -20,8 +20,8 @@ from .functions_scalar import _call
 __all__ = [
     "char", "chr", "current_catalog", "current_database", "current_schema", "current_user",
     "input_file_block_length", "input_file_block_start", "input_file_name", "luhn_check", "mask", "nullifzero",
-    "parse_url", "position", "positive", "session_user", "sha", "try_url_decode", "typeof", "url_decode",
-    "url_encode", "user", "version", "zeroifnull",
+    "parse_url", "position", "positive", "session_user", "sha", "to_number", "try_to_number", "try_url_decode",
+    "typeof", "url_decode", "url_encode", "user", "version", "zeroifnull",
 ]
 
 ColumnOrName = Column | str
@@ -269,3 +269,27 @@ def input_file_block_start() -> Column:
 def input_file_block_length() -> Column:
     """The bytes of the file split the row was read from (-1 when it came from no file)."""
     return _call("input_file_block_length")
+
+
+def to_number(col: ColumnOrName, format: Column | str) -> Column:  # noqa: A002 - PySpark's name
+    """The text read as a decimal by a number format (``'999.99'``, ``'$99,999.00'``, ``'S999'``...);
+    text the format does not match is an error.
+
+    Parameters
+    ----------
+    col : Column or str
+        The strings.
+    format : Column or str
+        The format, a literal (``lit('99.99')``).
+
+    Examples
+    --------
+    >>> spark.createDataFrame([("$78.12",)], "e string").select(to_number("e", lit("$99.99")).alias("r")).first().r
+    Decimal('78.12')
+    """
+    return _call("to_number", expr_of(col), lit_expr(format) if isinstance(format, str) else expr_of(format))
+
+
+def try_to_number(col: ColumnOrName, format: Column | str) -> Column:  # noqa: A002 - PySpark's name
+    """:func:`to_number`, null where the format does not match the text."""
+    return _call("try_to_number", expr_of(col), lit_expr(format) if isinstance(format, str) else expr_of(format))

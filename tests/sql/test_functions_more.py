@@ -149,3 +149,28 @@ def test_approx_percentile_is_percentile_approx(spark: SparkSession) -> None:
     assert df.select(F.approx_percentile("v", [0.25, 0.5, 0.9]), F.percentile_approx("v", [0.25, 0.5, 0.9])) \
         .first()[0] == [3, 5, 9]
     assert spark.sql("SELECT approx_percentile(id, 0.5) AS m FROM range(11)").first().m == 5
+
+
+@given(values=st.lists(st.decimals(min_value=-999999, max_value=999999, places=2, allow_nan=False,
+                                   allow_infinity=False), min_size=1, max_size=10))
+@PROPERTY
+def test_to_number_reads_what_a_number_format_writes(spark: SparkSession, values: list[Any]) -> None:
+    # Grouped by threes and signed at the end, as the format '999,999.99S' reads them.
+    texts = [f"{abs(v):,.2f}{'-' if v < 0 else '+'}" for v in values]
+    df = spark.createDataFrame([(t, "$" + t[:-1]) for t in texts], "t string, d string")
+    got = df.select(F.to_number("t", F.lit("999,999.99S")), F.to_number("d", F.lit("$999,999.99"))).collect()
+    assert [tuple(r) for r in got] == [(v, abs(v)) for v in values]
+    assert df.select(F.to_number("t", F.lit("999,999.99S"))).schema[0].dataType.simpleString() == "decimal(8,2)"
+
+
+def test_to_number_examples_and_mismatches(spark: SparkSession) -> None:
+    row = spark.sql("SELECT to_number('454', '999') AS a, to_number('454.00', '000.00') AS b, "
+                    "to_number('12,454', '99,999') AS c, to_number('$78.12', '$99.99') AS d, "
+                    "to_number('12,454.8-', '99,999.9S') AS e, to_number('<12>', '99PR') AS f").first()
+    assert [str(v) for v in row] == ["454", "454.00", "12454", "78.12", "-12454.8", "-12"]
+    bad = spark.createDataFrame([("12454",), ("45",), ("1,2",), ("x",), (None,)], "t string")
+    assert [r[0] for r in bad.select(F.try_to_number("t", F.lit("00,000"))).collect()] == [None] * 5
+    with pytest.raises(Exception, match="MISMATCH_INPUT"):
+        bad.select(F.to_number("t", F.lit("99,999"))).collect()
+    with pytest.raises(Exception, match="INVALID_FORMAT"):
+        spark.sql("SELECT to_number('1', '9.9.9')").collect()

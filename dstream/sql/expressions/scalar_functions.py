@@ -40,6 +40,7 @@ from . import (
     map_functions,
     math_functions,
     misc_functions,
+    number_format,
     regex_functions,
     string_functions,
     text_extra_functions,
@@ -59,8 +60,8 @@ __all__ = ["ScalarFunction"]
 _REGISTERED_MODULES = (array_edit_functions, array_functions, array_set_functions, bit_functions,
                        calendar_functions, datetime_functions, elementary_functions, epoch_functions, hash_functions,
                        java_format, json_functions, make_timestamp, map_functions, math_functions, misc_functions,
-                       regex_functions, string_functions, text_extra_functions, text_functions, timestamp_units,
-                       value_functions)
+                       number_format, regex_functions, string_functions, text_extra_functions, text_functions,
+                       timestamp_units, value_functions)
 
 
 class ScalarFunction(Expression):
