@@ -35,6 +35,9 @@ from .function_registry import FunctionSpec, register
 
 __all__ = ["NumberFormat"]
 
+#: The sign characters each sign mark of a format takes.
+_SIGNS = {"S": "+-", "MI": "-"}
+
 
 def _invalid(fmt: str, rule: str) -> AnalysisException:
     return AnalysisException(f"The format is invalid: '{fmt}'. {rule}", "INVALID_FORMAT", {"format": fmt})
@@ -102,7 +105,7 @@ class NumberFormat:
         if self.brackets and s.startswith("<") and s.endswith(">"):
             s, negative = s[1:-1], True
         if self.sign:
-            allowed = "+-" if self.sign == "S" else "-"
+            allowed = _SIGNS[self.sign]
             if self.sign_at == "start" and s[:1] in allowed and s[:1]:
                 negative, s = s[0] == "-", s[1:]
             elif self.sign_at == "end" and s[-1:] in allowed and s[-1:]:
