@@ -27,20 +27,14 @@ from ..errors import SparkRuntimeException
 from ..types import ArrayType, DataType, IntegerType
 from .base import EvalContext
 from .coercion import find_common_type
-from .function_registry import FunctionSpec, register
+from .function_registry import FunctionSpec, per_row, register
 
 __all__: list[str] = []
 
 
-def _per_row(fn: Callable[..., Any]) -> Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]:
+def _over_array(fn: Callable[..., Any]) -> Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]:
     """``fn(row values...)`` per row, ``None`` when the array (first argument) is null."""
-    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-        from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
-
-        length = next(len(a) for a in args if isinstance(a, pa.Array))
-        columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * length for a in args]
-        return pa.array([None if row[0] is None else fn(*row) for row in zip(*columns)], to_arrow_type(rt))
-    return run
+    return per_row(lambda array, *rest: None if array is None else fn(array, *rest))
 
 
 def _array(types: list[DataType], what: str) -> ArrayType:
@@ -90,15 +84,15 @@ def _get(values: list[Any], index: int | None) -> Any:
 
 
 register(FunctionSpec("array_append", 2, 2, lambda ts: _with_element(ts, "array_append", 1), _first,
-                      _per_row(lambda a, v: a + [v]), null_intolerant=False))
+                      _over_array(lambda a, v: a + [v]), null_intolerant=False))
 register(FunctionSpec("array_prepend", 2, 2, lambda ts: _with_element(ts, "array_prepend", 1), _first,
-                      _per_row(lambda a, v: [v] + a), null_intolerant=False))
+                      _over_array(lambda a, v: [v] + a), null_intolerant=False))
 register(FunctionSpec("array_insert", 3, 3, lambda ts: _with_element(ts, "array_insert", 2), _first,
-                      _per_row(_insert), null_intolerant=False))
+                      _over_array(_insert), null_intolerant=False))
 register(FunctionSpec("array_compact", 1, 1, lambda ts: [_array(ts, "array_compact")], _first,
-                      _per_row(lambda a: [v for v in a if v is not None])))
+                      _over_array(lambda a: [v for v in a if v is not None])))
 register(FunctionSpec("get", 2, 2, lambda ts: [_array(ts, "get"), IntegerType()],
                       lambda ts: ts[0].elementType,  # type: ignore[attr-defined]
-                      _per_row(_get), null_intolerant=False))
+                      _over_array(_get), null_intolerant=False))
 register(FunctionSpec("array_size", 1, 1, lambda ts: [_array(ts, "array_size")], lambda ts: IntegerType(),
-                      _per_row(len)))
+                      _over_array(len)))

@@ -23,7 +23,6 @@ Invariants
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -43,11 +42,9 @@ from ..types import (
 )
 from .base import EvalContext
 from .coercion import find_common_type, is_integral
-from .function_registry import FunctionSpec, register
+from .function_registry import FunctionSpec, null_safe, per_row, register
 
 __all__: list[str] = []
-
-Run = Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]
 
 
 def _marker(value: Any) -> Any:
@@ -64,17 +61,6 @@ def _unique(values: list[Any]) -> list[Any]:
     return out
 
 
-def _per_row(fn: Callable[..., Any]) -> Run:
-    """``fn(row values...)`` per row; array arguments as lists, scalars (constants) as they are."""
-    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-        from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
-
-        length = next(len(a) for a in args if isinstance(a, pa.Array))
-        columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * length for a in args]
-        return pa.array([fn(*row) for row in zip(*columns)], to_arrow_type(rt))
-    return run
-
-
 def _arrays(types: list[DataType]) -> list[DataType | None]:
     for dt in types:
         if not isinstance(dt, ArrayType):
@@ -88,10 +74,6 @@ def _arrays(types: list[DataType]) -> list[DataType | None]:
 
 def _first(types: list[DataType]) -> DataType:
     return types[0]
-
-
-def _null_safe(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda *xs: None if any(x is None for x in xs) else fn(*xs)
 
 
 def _intersect(a: list[Any], b: list[Any]) -> list[Any]:
@@ -112,10 +94,10 @@ def _overlap(a: list[Any] | None, b: list[Any] | None) -> bool | None:
     return None if a and b and (None in a or None in b) else False
 
 
-register(FunctionSpec("array_union", 2, 2, _arrays, _first, _per_row(_null_safe(lambda a, b: _unique(a + b)))))
-register(FunctionSpec("array_intersect", 2, 2, _arrays, _first, _per_row(_null_safe(_intersect))))
-register(FunctionSpec("array_except", 2, 2, _arrays, _first, _per_row(_null_safe(_except))))
-register(FunctionSpec("arrays_overlap", 2, 2, _arrays, lambda ts: BooleanType(), _per_row(_overlap),
+register(FunctionSpec("array_union", 2, 2, _arrays, _first, per_row(null_safe(lambda a, b: _unique(a + b)))))
+register(FunctionSpec("array_intersect", 2, 2, _arrays, _first, per_row(null_safe(_intersect))))
+register(FunctionSpec("array_except", 2, 2, _arrays, _first, per_row(null_safe(_except))))
+register(FunctionSpec("arrays_overlap", 2, 2, _arrays, lambda ts: BooleanType(), per_row(_overlap),
                       null_intolerant=False))
 
 
@@ -134,9 +116,9 @@ def _position(a: list[Any], value: Any) -> int:
 
 
 register(FunctionSpec("array_position", 2, 2, _array_and_value, lambda ts: LongType(),
-                      _per_row(_null_safe(_position))))
+                      per_row(null_safe(_position))))
 register(FunctionSpec("array_remove", 2, 2, _array_and_value, _first,
-                      _per_row(_null_safe(lambda a, x: [v for v in a if v is None or _marker(v) != _marker(x)]))))
+                      per_row(null_safe(lambda a, x: [v for v in a if v is None or _marker(v) != _marker(x)]))))
 
 
 def _join(a: list[Any] | None, delimiter: Any, replacement: Any = None) -> str | None:
@@ -151,7 +133,7 @@ def _join_types(types: list[DataType]) -> list[DataType | None]:
     return wanted[: len(types)]
 
 
-register(FunctionSpec("array_join", 2, 3, _join_types, lambda ts: StringType(), _per_row(_join),
+register(FunctionSpec("array_join", 2, 3, _join_types, lambda ts: StringType(), per_row(_join),
                       scalar_positions=(1, 2), null_intolerant=False))
 
 
@@ -167,7 +149,7 @@ def _flatten(a: list[Any]) -> list[Any] | None:
 
 
 register(FunctionSpec("flatten", 1, 1, _flatten_types, lambda ts: ts[0].elementType,  # type: ignore[attr-defined]
-                      _per_row(_null_safe(_flatten))))
+                      per_row(null_safe(_flatten))))
 
 
 def _slice(a: list[Any], start: int, length: int) -> list[Any]:
@@ -184,7 +166,7 @@ def _slice(a: list[Any], start: int, length: int) -> list[Any]:
 
 
 register(FunctionSpec("slice", 3, 3, lambda ts: [None, IntegerType(), IntegerType()], _first,
-                      _per_row(_null_safe(_slice))))
+                      per_row(null_safe(_slice))))
 
 
 def _repeat(value: Any, count: int | None) -> list[Any] | None:
@@ -192,7 +174,7 @@ def _repeat(value: Any, count: int | None) -> list[Any] | None:
 
 
 register(FunctionSpec("array_repeat", 2, 2, lambda ts: [None, IntegerType()], lambda ts: ArrayType(ts[0], True),
-                      _per_row(_repeat), null_intolerant=False))
+                      per_row(_repeat), null_intolerant=False))
 
 
 def _sequence_types(types: list[DataType]) -> list[DataType | None]:
@@ -227,7 +209,7 @@ def _run_sequence(args: list[Any], types: list[DataType], rt: DataType, ctx: Eva
 
     element = types[0]
     if not isinstance(element, DateType | TimestampType | TimestampNTZType):
-        return _per_row(_null_safe(_sequence))(args, types, rt, ctx)
+        return per_row(null_safe(_sequence))(args, types, rt, ctx)
     unit = pa.int32() if isinstance(element, DateType) else pa.int64()
     bounds = [a.cast(unit).to_pylist() for a in args[:2]]
     steps = args[2].cast(pa.int64()).to_pylist() if len(args) > 2 else [None] * len(bounds[0])

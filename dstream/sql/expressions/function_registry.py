@@ -26,7 +26,7 @@ import pyarrow as pa
 from ..types import DataType
 from .base import EvalContext
 
-__all__ = ["FunctionSpec", "lookup", "register", "registered_names"]
+__all__ = ["FunctionSpec", "lookup", "null_safe", "per_row", "register", "registered_names"]
 
 #: ``run(args, arg_types, result_type, ctx) -> pa.Array``.
 Runner = Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]
@@ -100,3 +100,23 @@ def lookup(name: str) -> FunctionSpec:
 def registered_names() -> list[str]:
     """Every registered function name, sorted."""
     return sorted(_REGISTRY)
+
+
+def per_row(fn: Callable[..., Any]) -> Runner:
+    """A runner calling ``fn(row values...)`` for each row, as Python values, into the result type.
+
+    Array arguments become lists of values; constant arguments (``scalar_positions``)
+    are passed as they are, to every row. For functions defined value by value.
+    """
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
+
+        length = next(len(a) for a in args if isinstance(a, pa.Array))
+        columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * length for a in args]
+        return pa.array([fn(*row) for row in zip(*columns)], to_arrow_type(rt))
+    return run
+
+
+def null_safe(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, giving ``None`` when any of its arguments is ``None``."""
+    return lambda *xs: None if any(x is None for x in xs) else fn(*xs)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -37,22 +36,9 @@ import pyarrow as pa
 from ..errors import SparkRuntimeException
 from ..types import BooleanType, DataType, IntegerType, LongType, StringType
 from .base import EvalContext
-from .function_registry import FunctionSpec, register
+from .function_registry import FunctionSpec, null_safe, per_row, register
 
 __all__: list[str] = []
-
-
-def _per_row(fn: Callable[..., Any], out: pa.DataType) -> Callable[[list[Any], list[DataType], DataType, EvalContext],
-                                                                   pa.Array]:
-    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-        length = next((len(a) for a in args if isinstance(a, pa.Array)), 1)
-        columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * length for a in args]
-        return pa.array([fn(*row) for row in zip(*columns)], out)
-    return run
-
-
-def _null_safe(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda *xs: None if any(x is None for x in xs) else fn(*xs)
 
 
 def _strings(types: list[DataType]) -> list[DataType | None]:
@@ -75,7 +61,7 @@ def _position_types(types: list[DataType]) -> list[DataType | None]:
 
 
 register(FunctionSpec("position", 2, 3, _position_types,
-                      lambda ts: IntegerType(), _per_row(_position, pa.int32()), null_intolerant=False,
+                      lambda ts: IntegerType(), per_row(_position), null_intolerant=False,
                       display=lambda shown: f"position({shown[0]}, {shown[1]}, {shown[2] if len(shown) > 2 else 1})"))
 
 
@@ -84,7 +70,7 @@ def _chr(code: int) -> str:
 
 
 register(FunctionSpec("chr", 1, 1, lambda ts: [LongType()], lambda ts: StringType(),
-                      _per_row(_null_safe(_chr), pa.string())), "char")
+                      per_row(null_safe(_chr))), "char")
 
 
 def _luhn(text: str) -> bool:
@@ -100,7 +86,7 @@ def _luhn(text: str) -> bool:
 
 
 register(FunctionSpec("luhn_check", 1, 1, _strings, lambda ts: BooleanType(),
-                      _per_row(_null_safe(_luhn), pa.bool_())))
+                      per_row(null_safe(_luhn))))
 
 
 def _mask(text: Any, upper: Any = "X", lower: Any = "x", digit: Any = "n", other: Any = None) -> str | None:
@@ -162,11 +148,11 @@ def _url_decode(text: str, strict: bool) -> str | None:
 
 
 register(FunctionSpec("url_encode", 1, 1, _strings, lambda ts: StringType(),
-                      _per_row(_null_safe(_url_encode), pa.string())))
+                      per_row(null_safe(_url_encode))))
 register(FunctionSpec("url_decode", 1, 1, _strings, lambda ts: StringType(),
-                      _per_row(_null_safe(lambda t: _url_decode(t, True)), pa.string())))
+                      per_row(null_safe(lambda t: _url_decode(t, True)))))
 register(FunctionSpec("try_url_decode", 1, 1, _strings, lambda ts: StringType(),
-                      _per_row(_null_safe(lambda t: _url_decode(t, False)), pa.string())))
+                      per_row(null_safe(lambda t: _url_decode(t, False)))))
 
 
 def _host(netloc: str) -> str | None:
@@ -206,5 +192,5 @@ def _parse_url(url: Any, part: Any, key: Any = None) -> str | None:
     return values.get(part)
 
 
-register(FunctionSpec("parse_url", 2, 3, _strings, lambda ts: StringType(), _per_row(_parse_url, pa.string()),
+register(FunctionSpec("parse_url", 2, 3, _strings, lambda ts: StringType(), per_row(_parse_url),
                       null_intolerant=False))
