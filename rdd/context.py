@@ -62,6 +62,17 @@ U = TypeVar("U")
 log = logging.getLogger(__name__)
 
 
+
+def spark_user() -> str:
+    """The user running the application: ``SPARK_USER`` if set, else the login name (also in a worker)."""
+    user = os.environ.get("SPARK_USER")
+    if user:
+        return user
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container without /etc/passwd entry)
+        return str(os.getuid())
+
 class SparkContext(ContextFiles, ContextJobs):
     """Main entry point for the ``rdd`` engine: creates RDDs, broadcasts and accumulators.
 
@@ -206,13 +217,7 @@ class SparkContext(ContextFiles, ContextJobs):
 
     def sparkUser(self) -> str:  # noqa: N802 - PySpark's name
         """The user running the application: ``SPARK_USER`` if set, else the login name."""
-        user = os.environ.get("SPARK_USER")
-        if user:
-            return user
-        try:
-            return getpass.getuser()
-        except (KeyError, OSError):  # no name for this uid (a container without /etc/passwd entry)
-            return str(os.getuid())
+        return spark_user()
 
     @property
     def uiWebUrl(self) -> str | None:

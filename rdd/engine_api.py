@@ -158,6 +158,7 @@ __all__ = [
     "spark_ui",
     "set_checkpoint_run_dir",
     "singleton_list",
+    "spark_user",
     "status_store",
     "verify_checkpoint_dir",
 ]
@@ -216,6 +217,13 @@ def active_spark_context() -> SparkContext | None:
     from .context import SparkContext
 
     return SparkContext._active_spark_context
+
+
+def spark_user() -> str:
+    """The user running the application, as ``SparkContext.sparkUser`` says (usable without a context)."""
+    from .context import spark_user as user
+
+    return user()
 
 
 def context_stopped(sc: SparkContext) -> bool:

@@ -21,12 +21,12 @@ Invariants
 
 from __future__ import annotations
 
-import getpass
-import os
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from rdd.engine_api import spark_user
 
 from ..types import DataType, LongType, StringType
 from .base import EvalContext
@@ -70,16 +70,6 @@ register(FunctionSpec("nullifzero", 1, 1, _numeric("nullifzero"), _same, _run_nu
 register(FunctionSpec("zeroifnull", 1, 1, _numeric("zeroifnull"), _same, _run_zeroifnull, null_intolerant=False))
 
 
-def _user() -> str:
-    user = os.environ.get("SPARK_USER")
-    if user:
-        return user
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no name for this uid (a container without an /etc/passwd entry)
-        return str(os.getuid())
-
-
 def _constant(value: Any) -> Any:
     return lambda args, types, rt, ctx: pa.array([value() if callable(value) else value], pa.string())
 
@@ -93,7 +83,7 @@ def _version() -> str:
 register(FunctionSpec("current_database", 0, 0, lambda ts: [], lambda ts: StringType(), _constant("default")),
          "current_schema")
 register(FunctionSpec("current_catalog", 0, 0, lambda ts: [], lambda ts: StringType(), _constant("spark_catalog")))
-register(FunctionSpec("current_user", 0, 0, lambda ts: [], lambda ts: StringType(), _constant(_user)),
+register(FunctionSpec("current_user", 0, 0, lambda ts: [], lambda ts: StringType(), _constant(spark_user)),
          "user", "session_user")
 register(FunctionSpec("version", 0, 0, lambda ts: [], lambda ts: StringType(), _constant(_version)))
 
