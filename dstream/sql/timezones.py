@@ -4,13 +4,17 @@ What this module owns
 ---------------------
 Reading a ``spark.sql.session.timeZone`` value (``"America/Los_Angeles"``, ``"UTC"``,
 ``"+08:00"``, ``"GMT+8"``...) into the ``tzinfo`` Python code converts with and the
-string Arrow kernels accept, and the machine's own zone, Spark's default session zone.
+string Arrow kernels accept, and the machine's own zone, Spark's default session zone;
+and, row by row, an instant (microseconds since the epoch) as a zone's wall time and back
+(:func:`wall_time`, :func:`instant_us`, :func:`naive_us`).
 
 Invariants
 ----------
 * The ``tzinfo`` and the Arrow string of one zone id describe the same rules (an IANA name
   for both, or the same fixed offset).
 * An unknown zone id raises ``PySparkValueError`` naming it; nothing falls back silently.
+* A wall time a daylight-saving change skips maps forward by the gap, one it repeats to the
+  earlier instant (``java.time``'s rules, which Spark uses; Python's ``fold=0``).
 """
 
 from __future__ import annotations
@@ -23,7 +27,25 @@ import zoneinfo
 
 from dstream.sql.errors import PySparkValueError
 
-__all__ = ["session_time_zone_default", "zone_of", "arrow_zone", "is_utc"]
+__all__ = ["session_time_zone_default", "zone_of", "arrow_zone", "is_utc", "wall_time", "instant_us", "naive_us"]
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_MICROSECOND = datetime.timedelta(microseconds=1)
+
+
+def wall_time(instant: int, tz: datetime.tzinfo) -> datetime.datetime:
+    """The naive wall time in ``tz`` of an instant given in microseconds since the epoch."""
+    return (_EPOCH + datetime.timedelta(microseconds=instant)).astimezone(tz).replace(tzinfo=None)
+
+
+def instant_us(wall: datetime.datetime, tz: datetime.tzinfo) -> int:
+    """The instant, in microseconds since the epoch, of the naive wall time ``wall`` in ``tz``."""
+    return (wall.replace(tzinfo=tz) - _EPOCH) // _MICROSECOND
+
+
+def naive_us(wall: datetime.datetime) -> int:
+    """A naive wall time as a ``timestamp_ntz`` holds it: microseconds since 1970-01-01 00:00."""
+    return (wall - _EPOCH.replace(tzinfo=None)) // _MICROSECOND
 
 _UTC_NAMES = frozenset({"UTC", "Z", "GMT", "UT", "Etc/UTC", "Etc/GMT", "Etc/UCT", "UCT", "Zulu", "Etc/Zulu"})
 # "+08:00", "-5", "+0530", optionally after "UTC"/"GMT"/"UT" (Java's ZoneId.of forms).

@@ -33,7 +33,7 @@ from zoneinfo import ZoneInfo
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..timezones import zone_of
+from ..timezones import instant_us, naive_us, wall_time, zone_of
 from ..types import (
     DataType,
     DateType,
@@ -261,11 +261,9 @@ def _run_now(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalCont
     return pa.array([ctx.now_us], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
 
 
-def _wall_micros(instant_us: int, zone: str) -> int:
+def _wall_micros(instant: int, zone: str) -> int:
     """The wall time of an instant in ``zone``, as microseconds of a ``timestamp_ntz``."""
-    epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-    wall = (epoch + _dt.timedelta(microseconds=instant_us)).astimezone(zone_of(zone)).replace(tzinfo=None)
-    return (wall - _dt.datetime(1970, 1, 1)) // _dt.timedelta(microseconds=1)
+    return naive_us(wall_time(instant, zone_of(zone)))
 
 
 def _run_local_now(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
@@ -281,15 +279,13 @@ def _run_convert_timezone(args: list[Any], types: list[DataType], rt: DataType, 
     sources = args[0].to_pylist() if len(args) == 3 else [ctx.time_zone] * n
     targets = args[-2].to_pylist()
     walls = args[-1].cast(pa.int64()).to_pylist()
-    epoch = _dt.datetime(1970, 1, 1)
     out: list[int | None] = []
     for source, target, wall in zip(sources, targets, walls):
         if source is None or target is None or wall is None:
             out.append(None)
             continue
-        local = (epoch + _dt.timedelta(microseconds=wall)).replace(tzinfo=zone_of(source))
-        instant = (local - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)) // _dt.timedelta(microseconds=1)
-        out.append(_wall_micros(instant, target))
+        local = wall_time(wall, _dt.timezone.utc)  # a timestamp_ntz's microseconds are its UTC wall time
+        out.append(_wall_micros(instant_us(local, zone_of(source)), target))
     return pa.array(out, pa.int64()).cast(pa.timestamp("us"))
 
 

@@ -30,7 +30,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import DateTimeException
-from ..timezones import zone_of
+from ..timezones import instant_us, naive_us, zone_of
 from ..types import (
     DataType,
     DayTimeIntervalType,
@@ -45,8 +45,6 @@ from .function_registry import FunctionSpec, register
 
 __all__: list[str] = []
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-_EPOCH_NAIVE = dt.datetime(1970, 1, 1)
 
 
 def _types(types: list[DataType]) -> list[DataType | None]:
@@ -91,11 +89,7 @@ def _runner(name: str, ntz: bool, strict: bool | None) -> Callable[[list[Any], l
                                             "DATETIME_FIELD_OUT_OF_BOUNDS", {"rangeMessage": str(exc)}) from None
                 out.append(None)
                 continue
-            if ntz:
-                out.append((local - _EPOCH_NAIVE) // dt.timedelta(microseconds=1))
-            else:
-                instant = local.replace(tzinfo=zone_of(zone))
-                out.append((instant - _EPOCH) // dt.timedelta(microseconds=1))
+            out.append(naive_us(local) if ntz else instant_us(local, zone_of(zone)))
         return pa.array(out, pa.int64()).cast(pa.timestamp("us") if ntz else pa.timestamp("us", "UTC"))
     return run
 

@@ -28,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import SparkRuntimeException
-from ..timezones import zone_of
+from ..timezones import instant_us, wall_time, zone_of
 from ..types import DataType, IntegerType, LongType, StringType, TimestampType
 from .base import EvalContext
 from .function_registry import FunctionSpec, register
@@ -39,7 +39,6 @@ _MICROS = {"MICROSECOND": 1, "MILLISECOND": 1_000, "SECOND": 1_000_000, "MINUTE"
            "HOUR": 3_600_000_000}
 _MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
 UNITS = (*_MICROS, "DAY", "WEEK", *_MONTHS)
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def _unit(name: str, unit: Any) -> str:
@@ -56,14 +55,6 @@ def _trunc_div(a: int, b: int) -> int:
     # Java's long division: toward zero.
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b > 0) else -q
-
-
-def _wall(micros: int, zone: dt.tzinfo) -> dt.datetime:
-    return (_EPOCH + dt.timedelta(microseconds=micros)).astimezone(zone).replace(tzinfo=None)
-
-
-def _instant(wall: dt.datetime, zone: dt.tzinfo) -> int:
-    return (wall.replace(tzinfo=zone) - _EPOCH) // dt.timedelta(microseconds=1)
 
 
 def _months_until(start: dt.datetime, end: dt.datetime) -> int:
@@ -90,7 +81,7 @@ def _days_until(start: dt.datetime, end: dt.datetime) -> int:
 def _diff(unit: str, start: int, end: int, zone: dt.tzinfo) -> int:
     if unit in _MICROS:
         return _trunc_div(end - start, _MICROS[unit])
-    a, b = _wall(start, zone), _wall(end, zone)
+    a, b = wall_time(start, zone), wall_time(end, zone)
     if unit == "DAY":
         return _days_until(a, b)
     if unit == "WEEK":
@@ -101,13 +92,13 @@ def _diff(unit: str, start: int, end: int, zone: dt.tzinfo) -> int:
 def _add(unit: str, quantity: int, micros: int, zone: dt.tzinfo) -> int:
     if unit in _MICROS:
         return micros + quantity * _MICROS[unit]
-    wall = _wall(micros, zone)
+    wall = wall_time(micros, zone)
     if unit in ("DAY", "WEEK"):
-        return _instant(wall + dt.timedelta(days=quantity * (7 if unit == "WEEK" else 1)), zone)
+        return instant_us(wall + dt.timedelta(days=quantity * (7 if unit == "WEEK" else 1)), zone)
     months = wall.year * 12 + wall.month - 1 + quantity * _MONTHS[unit]
     year, month = divmod(months, 12)
     day = min(wall.day, calendar.monthrange(year, month + 1)[1])
-    return _instant(wall.replace(year=year, month=month + 1, day=day), zone)
+    return instant_us(wall.replace(year=year, month=month + 1, day=day), zone)
 
 
 def _zone(ctx: EvalContext) -> dt.tzinfo:
