@@ -64,11 +64,6 @@ def _tables(session: SparkSession) -> dict[str, ManagedTable]:
     return _CATALOGS.setdefault(session.sparkContext, {})
 
 
-def warehouse_dir(session: SparkSession) -> str:
-    """The absolute warehouse directory (``spark.sql.warehouse.dir``)."""
-    return _warehouse(session)
-
-
 def partition_columns(session: SparkSession, name: str) -> list[str]:
     """The partition columns of the managed table ``name`` (none for a view or an unknown name)."""
     try:
@@ -78,7 +73,8 @@ def partition_columns(session: SparkSession, name: str) -> list[str]:
     return [] if table is None else list(table.partition_by)
 
 
-def _warehouse(session: SparkSession) -> str:
+def warehouse_dir(session: SparkSession) -> str:
+    """The absolute warehouse directory (``spark.sql.warehouse.dir``)."""
     return os.path.abspath(session.conf.get("spark.sql.warehouse.dir", DEFAULT_WAREHOUSE) or DEFAULT_WAREHOUSE)
 
 
@@ -135,7 +131,7 @@ def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: l
             aligned = df.select(*[df[c].cast(t) for c, t in zip(current.columns, [f.dataType for f in current.schema])])
             _write(aligned, existing.path, existing.format, "append", existing.partition_by, options)
             return
-    path = os.path.join(_warehouse(session), plain.lower())
+    path = os.path.join(warehouse_dir(session), plain.lower())
     if existing is None and os.path.exists(path) and mode != "overwrite":
         raise AnalysisException(
             f"Cannot name the managed table as `default`.`{plain}`, as its associated "

@@ -21,7 +21,6 @@ Invariants
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +31,7 @@ from ..errors import PythonException
 from ..types import DataType, StructType
 from .aggregate_base import AggregateFunction
 from .base import EvalContext, Expression
+from .udf import udf_failure
 
 __all__ = ["PandasAggUDF", "PandasUDF"]
 
@@ -54,10 +54,7 @@ def _call(name: str, func: Callable[..., Any], *args: Any) -> Any:
     try:
         return func(*args)
     except Exception as exc:
-        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        raise PythonException(
-            f"An exception was thrown from the Python worker. Please see the stack trace below.\n{text}",
-            "PYTHON_EXCEPTION", {"function": name}) from exc
+        raise udf_failure(name, exc) from exc
 
 
 def to_arrow_result(name: str, result: Any, return_type: DataType, length: int | None, time_zone: str) -> pa.Array:

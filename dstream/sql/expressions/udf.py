@@ -47,7 +47,7 @@ from ..types import (
 )
 from .base import EvalContext, Expression
 
-__all__ = ["PythonUDF", "convert_result"]
+__all__ = ["PythonUDF", "convert_result", "udf_failure"]
 
 _INT_RANGES: dict[type, int] = {ByteType: 7, ShortType: 15, IntegerType: 31, LongType: 63}
 
@@ -60,6 +60,13 @@ def _java_str(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_java_str(k)}={_java_str(v)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+def udf_failure(name: str, exc: BaseException) -> PythonException:
+    """The error a user function's exception becomes: ``PYTHON_EXCEPTION`` with its stack trace."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return PythonException(f"An exception was thrown from the Python worker. Please see the stack trace below.\n{text}",
+                           "PYTHON_EXCEPTION", {"function": name})
 
 
 def convert_result(value: Any, dt: DataType) -> Any:
@@ -158,10 +165,7 @@ class PythonUDF(Expression):
             try:
                 value = self.func(*row)
             except Exception as exc:
-                text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-                raise PythonException(
-                    f"An exception was thrown from the Python worker. Please see the stack trace below.\n{text}",
-                    "PYTHON_EXCEPTION", {"function": self.name}) from exc
+                raise udf_failure(self.name, exc) from exc
             out.append(convert_result(value, self.return_type))
         arrow_type = to_arrow_type(self.return_type)
         if isinstance(self.return_type, (TimestampType,)):
