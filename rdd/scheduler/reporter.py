@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..nodes.base import walk_narrow
@@ -79,14 +79,29 @@ def call_site() -> str:
     return method or "job"
 
 
-def _lineage(node: Any) -> list[tuple[Any, str | None, StorageLevel]]:
-    """The RDDs of ``node``'s stage with their name and storage level as they are now."""
-    return [(n, n.name, n.storage_level) for n in walk_narrow(node)]
+# A post's snapshot is one flat list (one per stage at most): it waits in the bus's queue
+# for up to the bus's linger, and each container in it would be one more object for the
+# garbage collector to walk, and promote, meanwhile.
+
+def _lineage(node: Any) -> list[Any]:
+    """The RDDs of ``node``'s stage as they are now: flat ``rdd, name, storage level`` triples."""
+    out: list[Any] = []
+    for n in walk_narrow(node):
+        out += (n, n.name, n.storage_level)
+    return out
 
 
-def _notice_facts(notices: Iterable[tuple[Any, ...]]) -> list[tuple[str, Any, int, str | None]]:
-    """The DAG scheduler's notices as ``(kind, stage, attempt, failure)``, the attempt as it is now."""
-    return [(n[0], n[1], n[1].attempt, n[2] if n[0] == "failed" else None) for n in notices]
+def _triples(flat: Sequence[Any]) -> Iterable[tuple[Any, Any, Any]]:
+    return zip(flat[0::3], flat[1::3], flat[2::3])
+
+
+def _notice_facts(notices: Iterable[tuple[Any, ...]]) -> list[Any]:
+    """The DAG scheduler's notices as flat ``kind, stage, attempt, failure`` quadruples, the
+    attempt as it is now."""
+    out: list[Any] = []
+    for n in notices:
+        out += (n[0], n[1], n[1].attempt, n[2] if n[0] == "failed" else None)
+    return out
 
 
 def level_name(level: StorageLevel) -> str:
@@ -100,11 +115,19 @@ class JobReporter:
         self._bus = bus
         self._launched: dict[int, TaskInfo] = {}             # task id -> its TaskStart's info
         self._attempts: dict[int, int] = {}                  # stage id -> latest attempt
-        self._running_stages: dict[int, tuple[Any, StageInfo]] = {}  # running stage attempts
+        self._running_stages: dict[int, StageInfo] = {}  # running stage attempts
         self._job_site = ""
         self._levels: dict[str, str] = {}                     # rdd id (as in block ids) -> level
-        self._rdd_infos: dict[int, list[RDDInfo]] = {}        # stage id -> its RDDs, for the running job
+        self._rdd_infos: dict[int, tuple[RDDInfo, ...]] = {}        # stage id -> its RDDs, for the running job
         self._job_properties: dict[str, str] = {}
+        # The builders, bound once: a bound method made per post would wait in the queue
+        # as one more object (see the snapshots above).
+        self._task_start_builder = self._build_task_start
+        self._task_outcome_builder = self._build_task_outcome
+        self._task_finished_builder = self._build_task_finished
+        self._job_start_builder = self._build_job_start
+        self._notices_builder = self._build_stage_notices
+        self._job_end_builder = self._build_job_end
 
     # -- executors (called by the backends) -------------------------------------------
     def executor_added(self, executor_id: str, pid: int | None, cores: int = 1) -> None:
@@ -114,52 +137,78 @@ class JobReporter:
 
     def task_launched(self, spec: TaskSpec, executor_id: str) -> None:
         if self._bus.listeners:
-            self._bus.post_deferred(self._build_task_start, spec, executor_id, _now())
+            # Plain values, not the spec: a tuple of them is one object the collector soon
+            # stops tracking, and the spec (with its task's data) is not kept alive.
+            self._bus.post_deferred(self._task_start_builder, spec.task_id, spec.partition, spec.attempt,
+                                    spec.stage_id, spec.preferred is None, executor_id, _now())
 
-    def _build_task_start(self, spec: TaskSpec, executor_id: str, now: int) -> tuple[Any, ...]:
-        info = TaskInfo(spec.task_id, spec.partition, spec.attempt, spec.partition, now, executor_id,
-                        taskLocality="PROCESS_LOCAL" if spec.preferred is None else "NODE_LOCAL")
-        self._launched[spec.task_id] = info
-        return (SparkListenerTaskStart(spec.stage_id, self._attempts.get(spec.stage_id, 0), info),)
+    def _build_task_start(self, task_id: int, partition: int, attempt: int, stage_id: int, anywhere: bool,
+                          executor_id: str, now: int) -> tuple[Any, ...]:
+        info = TaskInfo(task_id, partition, attempt, partition, now, executor_id,
+                        taskLocality="PROCESS_LOCAL" if anywhere else "NODE_LOCAL")
+        self._launched[task_id] = info
+        return (SparkListenerTaskStart(stage_id, self._attempts.get(stage_id, 0), info),)
 
     # -- task outcomes (called by the runner's event sink, on the backend's thread) ----
     def task_event(self, event: Any) -> None:
-        if self._bus.listeners:
-            self._bus.post_deferred(self._build_task_outcome, event, _now())
+        if not self._bus.listeners:
+            return
+        if type(event) is TaskFinished:
+            # The common outcome as plain values (see task_launched): the result's value,
+            # which may be large, is not held until the event is built.
+            spec, result = event.spec, event.result
+            self._bus.post_deferred(self._task_finished_builder, spec.task_id, spec.partition, spec.attempt,
+                                    spec.stage_id, spec.is_shuffle_map, result.metrics, result.block_sizes,
+                                    result.executor_id, _now())
+        else:
+            self._bus.post_deferred(self._task_outcome_builder, event, _now())
+
+    def _build_task_finished(self, task_id: int, partition: int, attempt: int, stage_id: int, shuffle_map: bool,
+                             metrics: dict[str, int], block_sizes: dict[str, tuple[int, int]], executor_id: str,
+                             now: int) -> list[Any]:
+        out: list[Any] = [self._task_end(task_id, partition, attempt, stage_id, shuffle_map, {"Reason": "Success"},
+                                         metrics, False, now)]
+        for block_id, (memory, disk) in block_sizes.items():
+            level = self._levels.get(block_id.split("_")[1], "NONE")
+            out.append(SparkListenerBlockUpdated(executor_id, block_id, level, memory, disk))
+        return out
 
     def _build_task_outcome(self, event: Any, now: int) -> list[Any]:
         out: list[Any] = []
         if isinstance(event, TaskFinished):
-            result = event.result
-            out.append(self._task_end(event.spec, {"Reason": "Success"}, result.metrics, False, now))
-            for block_id, (memory, disk) in result.block_sizes.items():
-                level = self._levels.get(block_id.split("_")[1], "NONE")
-                out.append(SparkListenerBlockUpdated(result.executor_id, block_id, level, memory, disk))
+            spec, result = event.spec, event.result
+            out.extend(self._build_task_finished(spec.task_id, spec.partition, spec.attempt, spec.stage_id,
+                                                 spec.is_shuffle_map, result.metrics, result.block_sizes,
+                                                 result.executor_id, now))
         elif isinstance(event, TaskFailed):
             error = event.failure.error
             kind = "FetchFailed" if type(error).__name__ == "FetchFailedError" else "ExceptionFailure"
             reason = {"Reason": kind, "Class Name": type(error).__name__, "Description": str(error),
                       "Stack Trace": event.failure.traceback_text}
-            out.append(self._task_end(event.spec, reason, event.failure.metrics, True, now))
+            out.append(self._spec_end(event.spec, reason, event.failure.metrics, True, now))
         elif isinstance(event, ExecutorLost):
             for spec in event.tasks:
-                out.append(self._task_end(spec, {"Reason": "ExecutorLostFailure", "Executor ID": event.executor_id,
+                out.append(self._spec_end(spec, {"Reason": "ExecutorLostFailure", "Executor ID": event.executor_id,
                                                  "Loss Reason": event.reason}, {}, True, now))
             out.append(SparkListenerExecutorRemoved(now, event.executor_id, event.reason))
         return out
 
-    def _task_end(self, spec: TaskSpec, reason: dict[str, str], metrics: dict[str, int], failed: bool,
+    def _spec_end(self, spec: TaskSpec, reason: dict[str, str], metrics: dict[str, int], failed: bool,
                   finish: int) -> SparkListenerTaskEnd:
-        started = self._launched.pop(spec.task_id, None)
+        return self._task_end(spec.task_id, spec.partition, spec.attempt, spec.stage_id, spec.is_shuffle_map,
+                              reason, metrics, failed, finish)
+
+    def _task_end(self, task_id: int, partition: int, attempt: int, stage_id: int, shuffle_map: bool,
+                  reason: dict[str, str], metrics: dict[str, int], failed: bool, finish: int) -> SparkListenerTaskEnd:
+        started = self._launched.pop(task_id, None)
         launch = started.launchTime if started is not None else finish - metrics.get("executorRunTime", 0)
         executor = started.executorId if started is not None else "driver"
-        info = TaskInfo(spec.task_id, spec.partition, spec.attempt, spec.partition, launch, executor,
+        info = TaskInfo(task_id, partition, attempt, partition, launch, executor,
                         taskLocality=started.taskLocality if started is not None else "PROCESS_LOCAL",
                         finishTime=finish, failed=failed)
         task_metrics = TaskMetrics(**{k: v for k, v in metrics.items() if k in _METRIC_FIELDS})
-        task_type = "ShuffleMapTask" if spec.is_shuffle_map else "ResultTask"
-        return SparkListenerTaskEnd(spec.stage_id, self._attempts.get(spec.stage_id, 0), task_type,
-                                    reason, info, task_metrics)
+        task_type = "ShuffleMapTask" if shuffle_map else "ResultTask"
+        return SparkListenerTaskEnd(stage_id, self._attempts.get(stage_id, 0), task_type, reason, info, task_metrics)
 
     # -- jobs and stages (called by the runner) ----------------------------------------
     def job_started(self, job_id: int, stages: list[Any], properties: dict[str, str],
@@ -168,33 +217,33 @@ class JobReporter:
         if self._bus.listeners:
             # Snapshot what may change before the events are built: the call site, each
             # stage's attempt, and its RDDs' names and storage levels (setName, unpersist).
-            snapshot = [(stage, max(stage.attempt, 0), _lineage(stage.node)) for stage in stages]
-            self._bus.post_deferred(self._build_job_start, job_id, snapshot, dict(properties), call_site(),
+            # Per stage one flat tuple: the stage, its attempt, then its lineage's triples.
+            snapshot = [(stage, max(stage.attempt, 0), *_lineage(stage.node)) for stage in stages]
+            self._bus.post_deferred(self._job_start_builder, job_id, snapshot, dict(properties), call_site(),
                                     _notice_facts(notices), _now())
 
-    def _build_job_start(self, job_id: int, stages: list[tuple[Any, int, list[tuple[Any, str | None, StorageLevel]]]],
-                   properties: dict[str, str], site: str, notices: list[tuple[str, Any, int, str | None]],
-                   now: int) -> list[Any]:
+    def _build_job_start(self, job_id: int, stages: list[tuple[Any, ...]], properties: dict[str, str],
+                         site: str, notices: list[Any], now: int) -> list[Any]:
         self._job_site = site
         self._job_properties = properties
         self._rdd_infos.clear()
-        for stage, _, lineage in stages:
+        for stage, _, *lineage in stages:
             self._remember_rdds(stage.id, lineage)
-        infos = [self._stage_info(stage, attempt) for stage, attempt, _ in stages]
+        infos = [self._stage_info(stage, attempt) for stage, attempt, *_ in stages]
         return [SparkListenerJobStart(job_id, now, infos, properties), *self._build_stage_notices(notices, now)]
 
     def notices(self, notices: list[tuple[Any, ...]]) -> None:
         """Report the DAG scheduler's stage notices (``take_notices``)."""
         if notices and self._bus.listeners:
-            self._bus.post_deferred(self._build_stage_notices, _notice_facts(notices), _now())
+            self._bus.post_deferred(self._notices_builder, _notice_facts(notices), _now())
 
-    def _build_stage_notices(self, facts: list[tuple[str, Any, int, str | None]], now: int) -> list[Any]:
+    def _build_stage_notices(self, facts: list[Any], now: int) -> list[Any]:
         out: list[Any] = []
-        for kind, stage, attempt, failure in facts:
+        for kind, stage, attempt, failure in zip(facts[0::4], facts[1::4], facts[2::4], facts[3::4]):
             if kind == "submitted":
                 self._attempts[stage.id] = attempt
                 info = self._stage_info(stage, attempt, num_tasks=stage.node.num_partitions, submitted=now)
-                self._running_stages[stage.id] = (stage, info)
+                self._running_stages[stage.id] = info
                 out.append(SparkListenerStageSubmitted(info, self._job_properties))
             else:
                 out.extend(self._complete(stage.id, failure, now))
@@ -205,10 +254,9 @@ class JobReporter:
         """Report the stage ``notices`` left at a job's end, then the end itself (one post)."""
         if self._bus.listeners:
             text = None if error is None else f"{type(error).__name__}: {error}"
-            self._bus.post_deferred(self._build_job_end, job_id, text, _notice_facts(notices), _now())
+            self._bus.post_deferred(self._job_end_builder, job_id, text, _notice_facts(notices), _now())
 
-    def _build_job_end(self, job_id: int, text: str | None, notices: list[tuple[str, Any, int, str | None]],
-                 now: int) -> list[Any]:
+    def _build_job_end(self, job_id: int, text: str | None, notices: list[Any], now: int) -> list[Any]:
         out: list[Any] = self._build_stage_notices(notices, now)
         for stage_id in list(self._running_stages):
             out.extend(self._complete(stage_id, text or "Job ended before the stage finished", now))
@@ -221,19 +269,19 @@ class JobReporter:
         return out
 
     def _complete(self, stage_id: int, failure: str | None, now: int) -> tuple[Any, ...]:
-        entry = self._running_stages.pop(stage_id, None)
-        if entry is None:
+        info = self._running_stages.pop(stage_id, None)
+        if info is None:
             return ()
-        _, info = entry
         done = StageInfo(info.stageId, info.attemptId, info.name, info.numTasks, info.rddInfos, info.parentIds,
                          info.details, info.submissionTime, now, failure, info.isShuffleMap)
         return (SparkListenerStageCompleted(done),)
 
-    def _remember_rdds(self, stage_id: int, lineage: list[tuple[Any, str | None, StorageLevel]]) -> list[RDDInfo]:
-        rdds = self._rdd_infos[stage_id] = [
+    def _remember_rdds(self, stage_id: int, lineage: Sequence[Any]) -> tuple[RDDInfo, ...]:
+        """Note the RDDs of a stage from its lineage's flat ``(rdd, name, level)`` triples."""
+        rdds = self._rdd_infos[stage_id] = tuple([
             RDDInfo(node.id, name or node.describe(), node.num_partitions, level_name(level), level.useMemory,
-                    level.useDisk, level.deserialized, [d.parent.id for d in node.dependencies])
-            for node, name, level in lineage]
+                    level.useDisk, level.deserialized, tuple([d.parent.id for d in node.dependencies]))
+            for node, name, level in _triples(lineage)])
         for rdd in rdds:
             if rdd.storageLevel != "NONE":
                 self._levels[str(rdd.id)] = rdd.storageLevel
@@ -246,5 +294,5 @@ class JobReporter:
             rdds = self._remember_rdds(stage.id, _lineage(stage.node))
         name = stage.node.creation_site or self._job_site
         return StageInfo(stage.id, attempt, name, num_tasks if num_tasks is not None else stage.node.num_partitions,
-                         rdds, [p.id for p in stage.parents], self._job_site, submitted, None, None,
+                         rdds, tuple([p.id for p in stage.parents]), self._job_site, submitted, None, None,
                          stage.is_shuffle_map)

@@ -218,7 +218,10 @@ class ListenerBus:
         posts; what it raises is logged and counted like a listener's failure.
         """
         if self._listeners:
-            self._enqueue((build, args))
+            # One tuple per queued post (the call's own args tuple dies here): what waits in
+            # the queue for the linger outlives young garbage collections, and each tracked
+            # object it holds makes them, and the full ones it is promoted to, cost more.
+            self._enqueue((build, *args))
 
     def _enqueue(self, item: Any) -> None:
         # No lock on this path: deque.append is atomic, and the delivery thread marks
@@ -334,9 +337,9 @@ class ListenerBus:
                 # posted after add_listener returned must reach the new listener.
                 listeners = self._listeners
                 targets = [(listener, getattr(listener, "on_event", None)) for listener in listeners]
-            if type(item) is tuple:  # a post_deferred: (build, args); events are never tuples
+            if type(item) is tuple:  # a post_deferred: (build, *args); events are never tuples
                 try:
-                    events: Iterable[Any] = item[0](*item[1])
+                    events: Iterable[Any] = item[0](*item[1:])
                 except Exception:
                     self._failed(f"event builder {item[0]!r}", "building events")
                     continue

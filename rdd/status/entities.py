@@ -12,6 +12,12 @@ Invariants
 ----------
 * Entities are only touched under the store's lock; ``to_api()`` returns fresh dicts
   and lists (nothing the bus thread mutates later).
+* Besides the entity itself, what it keeps is invisible to the garbage collector: sets
+  of ids are dicts of ``id -> None`` and sums are tuples (a dict or tuple holding only
+  numbers and strings is not tracked; a set or list always is). The store keeps a
+  thousand jobs and stages and a hundred thousand tasks: every tracked object among them
+  made each collection walk it, and the collections the store's new entities triggered
+  were most of what the UI cost a small job.
 """
 
 # ruff: noqa: N815 - fields are named as Spark's JSON (camelCase), the contract of the event log and REST API
@@ -26,7 +32,10 @@ from .events import StageInfo, TaskMetrics
 
 _METRIC_NAMES = tuple(TaskMetrics.__dataclass_fields__)
 #: All of a TaskMetrics' values in one C call (a task's end adds each to its stage's totals).
-_metric_values = operator.attrgetter(*_METRIC_NAMES)
+metric_values = operator.attrgetter(*_METRIC_NAMES)
+_RUN_TIME = _METRIC_NAMES.index("executorRunTime")
+#: A job's completed task indices are ``stage id * _INDEX_SPAN + index`` (ints, not pairs).
+_INDEX_SPAN = 1 << 32
 
 
 #: The local property holding a thread's job tags, comma-separated (Spark's name). The
@@ -76,6 +85,16 @@ def task_metrics_api(m: TaskMetrics) -> dict[str, Any]:
     }
 
 
+_EXECUTOR_TOTALS = ("taskTime", "failedTasks", "succeededTasks", "killedTasks", "inputBytes", "inputRecords",
+                    "outputBytes", "outputRecords", "shuffleRead", "shuffleReadRecords", "shuffleWrite",
+                    "shuffleWriteRecords", "memoryBytesSpilled", "diskBytesSpilled")
+
+
+def stage_index_key(stage_id: int, index: int) -> int:
+    """One int for a (stage, task index) pair: a job's completed indices are a dict of these."""
+    return stage_id * _INDEX_SPAN + index
+
+
 @dataclass(eq=False, slots=True)
 class LiveTask:
     taskId: int
@@ -90,7 +109,7 @@ class LiveTask:
     status: str = "RUNNING"
     finishTime: int = 0
     errorMessage: str | None = None
-    metrics: TaskMetrics | None = None
+    metrics: tuple[int, ...] | None = None  # the TaskMetrics' values, in its field order
 
     @property
     def duration(self) -> int:
@@ -105,8 +124,8 @@ class LiveTask:
             "accumulatorUpdates": []}
         _put(out, "errorMessage", self.errorMessage)
         if self.metrics is not None:
-            out["taskMetrics"] = task_metrics_api(self.metrics)
-        run = self.metrics.executorRunTime if self.metrics is not None else 0
+            out["taskMetrics"] = task_metrics_api(TaskMetrics(*self.metrics))
+        run = self.metrics[_RUN_TIME] if self.metrics is not None else 0
         out.update({"executorLogs": {}, "schedulerDelay": max(0, self.duration - run) if self.finishTime else 0,
                     "gettingResultTime": 0})
         return out
@@ -116,17 +135,17 @@ class LiveTask:
 class LiveStage:
     info: StageInfo
     status: str = "PENDING"
-    job_ids: set[int] = field(default_factory=set)
+    job_ids: dict[int, None] = field(default_factory=dict)  # a set (see the module doc)
     description: str | None = None
     job_group: str | None = None
     active_tasks: int = 0
     complete_tasks: int = 0
     failed_tasks: int = 0
     killed_tasks: int = 0
-    completed_indices: set[int] = field(default_factory=set)
+    completed_indices: dict[int, None] = field(default_factory=dict)
     first_launch: int | None = None
-    totals: list[int] = field(default_factory=lambda: [0] * len(_METRIC_NAMES))  # in _METRIC_NAMES order
-    task_ids: list[int] = field(default_factory=list)
+    totals: tuple[int, ...] = (0,) * len(_METRIC_NAMES)  # in _METRIC_NAMES order
+    task_ids: dict[int, None] = field(default_factory=dict)  # in launch order
     executor_totals: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
@@ -134,11 +153,10 @@ class LiveStage:
         return self.info.stageId, self.info.attemptId
 
     def add_metrics(self, executor_id: str, metrics: TaskMetrics, failed: bool) -> None:
-        self.totals = list(map(operator.add, self.totals, _metric_values(metrics)))  # one C loop
-        per = self.executor_totals.setdefault(executor_id, {
-            "taskTime": 0, "failedTasks": 0, "succeededTasks": 0, "killedTasks": 0, "inputBytes": 0,
-            "inputRecords": 0, "outputBytes": 0, "outputRecords": 0, "shuffleRead": 0, "shuffleReadRecords": 0,
-            "shuffleWrite": 0, "shuffleWriteRecords": 0, "memoryBytesSpilled": 0, "diskBytesSpilled": 0})
+        self.totals = tuple(map(operator.add, self.totals, metric_values(metrics)))  # one C loop
+        per = self.executor_totals.get(executor_id)
+        if per is None:
+            per = self.executor_totals[executor_id] = dict.fromkeys(_EXECUTOR_TOTALS, 0)
         per["taskTime"] += metrics.executorRunTime
         per["failedTasks" if failed else "succeededTasks"] += 1
         per["inputBytes"] += metrics.inputBytes
@@ -194,7 +212,7 @@ class LiveJob:
     jobId: int
     name: str
     submissionTime: int
-    stageIds: list[int]
+    stageIds: tuple[int, ...]
     numTasks: int
     description: str | None = None
     jobGroup: str | None = None
@@ -205,11 +223,12 @@ class LiveJob:
     failed_tasks: int = 0
     killed_tasks: int = 0
     skipped_tasks: int = 0
-    completed_indices: set[tuple[int, int]] = field(default_factory=set)
-    active_stages: set[int] = field(default_factory=set)
-    completed_stages: set[int] = field(default_factory=set)
+    # Sets as dicts of key -> None (see the module doc); an index is stage_index_key's int.
+    completed_indices: dict[int, None] = field(default_factory=dict)
+    active_stages: dict[int, None] = field(default_factory=dict)
+    completed_stages: dict[int, None] = field(default_factory=dict)
     failed_stages: int = 0
-    failed_ids: set[int] = field(default_factory=set)
+    failed_ids: dict[int, None] = field(default_factory=dict)
     skipped_stages: int = 0
     properties: dict[str, str] = field(default_factory=dict)
 

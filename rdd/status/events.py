@@ -17,7 +17,10 @@ Invariants
   dozen of these) but every listener treats them as read-only: one object reaches
   all listeners.
 * A nested value type (a field of type :class:`StageInfo`, a list of them...) is declared
-  in the class's ``_nested`` table, so decoding needs no type introspection.
+  in the class's ``_nested`` table, so decoding needs no type introspection: ``[T]`` for a
+  list of ``T``, ``(T,)`` for a tuple of them; ``_tuples`` names the other fields decoded
+  as tuples. The value types a status store keeps (a stage's RDDs and parents) are tuples:
+  a tuple of numbers is not tracked by the garbage collector, a list always is.
 * Layers above the engine (streaming) register their own event types with
   :func:`register_event`; names are unique (registering a second class under a name
   already taken is refused).
@@ -58,6 +61,7 @@ def _encode(value: Any) -> Any:
 
 def _decode(cls: type, data: dict[str, Any]) -> Any:
     nested: dict[str, Any] = getattr(cls, "_nested", {})
+    tuples: frozenset[str] = getattr(cls, "_tuples", frozenset())
     kwargs: dict[str, Any] = {}
     names = {f.name for f in dataclasses.fields(cls)}
     for key, value in data.items():
@@ -67,8 +71,12 @@ def _decode(cls: type, data: dict[str, Any]) -> Any:
         if kind is not None and value is not None:
             if isinstance(kind, list):
                 value = [_decode(kind[0], v) for v in value]
+            elif isinstance(kind, tuple):
+                value = tuple([_decode(kind[0], v) for v in value])
             else:
                 value = _decode(kind, value)
+        elif key in tuples and value is not None:
+            value = tuple(value)
         kwargs[key] = value
     return cls(**kwargs)
 
@@ -144,22 +152,25 @@ class RDDInfo:
     useMemory: bool = False
     useDisk: bool = False
     deserialized: bool = False
-    parentIds: list[int] = field(default_factory=list)
+    parentIds: tuple[int, ...] = ()
     callSite: str = ""
+
+    _tuples: ClassVar[frozenset[str]] = frozenset({"parentIds"})
 
 
 @dataclass(slots=True)
 class StageInfo:
     """One attempt of a stage (Spark's ``StageInfo``); times in epoch ms."""
 
-    _nested: ClassVar[dict[str, Any]] = {"rddInfos": [RDDInfo]}
+    _nested: ClassVar[dict[str, Any]] = {"rddInfos": (RDDInfo,)}
+    _tuples: ClassVar[frozenset[str]] = frozenset({"parentIds"})
 
     stageId: int
     attemptId: int
     name: str
     numTasks: int
-    rddInfos: list[RDDInfo] = field(default_factory=list)
-    parentIds: list[int] = field(default_factory=list)
+    rddInfos: tuple[RDDInfo, ...] = ()
+    parentIds: tuple[int, ...] = ()
     details: str = ""
     submissionTime: int | None = None
     completionTime: int | None = None

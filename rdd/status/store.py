@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from .entities import LiveExecutor, LiveJob, LiveRDD, LiveStage, LiveTask, api_date
+from .entities import LiveExecutor, LiveJob, LiveRDD, LiveStage, LiveTask, api_date, metric_values, stage_index_key
 
 RETAINED = {"jobs": ("spark.ui.retainedJobs", 1000), "stages": ("spark.ui.retainedStages", 1000),
             "tasks": ("spark.ui.retainedTasks", 100000), "dead": ("spark.ui.retainedDeadExecutors", 100)}
@@ -93,7 +93,7 @@ class AppStatusStore:
     def _onJobStart(self, e: Any) -> None:  # noqa: N802
         props = e.properties or {}
         infos = e.stageInfos
-        ids = sorted([s.stageId for s in infos])
+        ids = tuple(sorted([s.stageId for s in infos]))
         last = next(s for s in infos if s.stageId == ids[-1]) if infos else None  # the final stage: the highest id
         job = LiveJob(e.jobId, last.name if last else "", e.time, ids, sum([s.numTasks for s in infos]),
                       props.get("spark.job.description"), props.get("spark.jobGroup.id"), properties=dict(props))
@@ -105,7 +105,7 @@ class AppStatusStore:
             if stage is None:
                 stage = self._stages[key] = LiveStage(info)
                 self._latest_attempt.setdefault(info.stageId, info.attemptId)
-            stage.job_ids.add(e.jobId)
+            stage.job_ids[e.jobId] = None
         self._cleanup_jobs()
         self._cleanup_stages()
 
@@ -143,8 +143,8 @@ class AppStatusStore:
         stage.description, stage.job_group = props.get("spark.job.description"), props.get("spark.jobGroup.id")
         for job in self._running_jobs.values():
             if info.stageId in job.stageIds:
-                stage.job_ids.add(job.jobId)
-                job.active_stages.add(info.stageId)
+                stage.job_ids[job.jobId] = None
+                job.active_stages[info.stageId] = None
         self._cleanup_stages()
 
     def _onStageCompleted(self, e: Any) -> None:  # noqa: N802
@@ -159,12 +159,12 @@ class AppStatusStore:
             job = self._jobs.get(job_id)
             if job is None:
                 continue
-            job.active_stages.discard(info.stageId)
+            job.active_stages.pop(info.stageId, None)
             if stage.status == "COMPLETE":
-                job.completed_stages.add(info.stageId)
+                job.completed_stages[info.stageId] = None
             else:
                 job.failed_stages += 1
-                job.failed_ids.add(info.stageId)
+                job.failed_ids[info.stageId] = None
         self._cleanup_stages()
 
     def _onTaskStart(self, e: Any) -> None:  # noqa: N802
@@ -175,7 +175,7 @@ class AppStatusStore:
         stage = self._stages.get(key)
         if stage is not None:
             stage.active_tasks += 1
-            stage.task_ids.append(t.taskId)
+            stage.task_ids[t.taskId] = None
             if stage.first_launch is None:
                 stage.first_launch = t.launchTime
             for job_id in stage.job_ids:
@@ -197,17 +197,18 @@ class AppStatusStore:
             task = LiveTask(t.taskId, t.index, t.attempt, t.partitionId, t.launchTime, t.executorId, t.host,
                             t.taskLocality, key)
             self._tasks[t.taskId] = task
-        task.status, task.finishTime, task.metrics = status, t.finishTime, metrics
+        task.status, task.finishTime = status, t.finishTime
+        task.metrics = None if metrics is None else metric_values(metrics)
         if status == "FAILED":
             task.errorMessage = e.reason.get("Description") or e.reason.get("Loss Reason") or reason
         stage = self._stages.get(key)
         if stage is not None:
             if not started:
-                stage.task_ids.append(t.taskId)
+                stage.task_ids[t.taskId] = None
             stage.active_tasks -= started
             if status == "SUCCESS":
                 stage.complete_tasks += 1
-                stage.completed_indices.add(t.index)
+                stage.completed_indices[t.index] = None
             elif status == "KILLED":
                 stage.killed_tasks += 1
             else:
@@ -221,7 +222,7 @@ class AppStatusStore:
                 job.active_tasks -= started
                 if status == "SUCCESS":
                     job.completed_tasks += 1
-                    job.completed_indices.add((e.stageId, t.index))
+                    job.completed_indices[stage_index_key(e.stageId, t.index)] = None
                 elif status == "KILLED":
                     job.killed_tasks += 1
                 else:
@@ -333,7 +334,7 @@ class AppStatusStore:
             gone = set(sorted(done, key=lambda i: self._tasks[i].finishTime if i in self._tasks else 0)[:drop])
             for task_id in gone:
                 self._tasks.pop(task_id, None)
-            stage.task_ids = [i for i in stage.task_ids if i not in gone]
+            stage.task_ids = {i: None for i in stage.task_ids if i not in gone}
 
     # -- reads (JSON-able copies) --------------------------------------------------------
     def application_info(self) -> dict[str, Any]:
