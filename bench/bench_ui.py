@@ -30,10 +30,11 @@ if TYPE_CHECKING:
 
 TITLE = "The web UI's cost: workloads with the UI on and off"
 WORKERS = 2
-#: Contexts per side. A context's own latency differs from the next one's by up to 2x on
-#: this kind of machine (worker placement, allocator state), more than the UI's share: four
-#: short rounds per side average that out better than two long ones, for the same samples.
-ROUNDS = 4
+#: Contexts per side. A context's own latency differs from the next one's by up to 1.5x on
+#: this kind of machine (worker placement, allocator state), more than the UI's share: with
+#: four rounds a side, a smallest-job row swung between 0.76x and 1.16x from one run to the
+#: next; twelve short rounds per side average that out, for the same number of samples.
+ROUNDS = 12
 #: Each row's goal: the UI slows a workload by at most 5%.
 TARGET = Target(min_ratio=0.95)
 
@@ -143,7 +144,7 @@ def _micro_batch(samples: int) -> Callable[[bool], list[float]]:
 
 def run(options: Options) -> list[Benchmark]:
     """Run every row, UI on and off alternately, and return the module's one table."""
-    samples = 50 if options.quick else 250  # per round: 1,000 per side in a full run
+    samples = 20 if options.quick else 84  # per round: 1,008 per side in a full run
     rows: list[tuple[str, Callable[[bool], list[float]]]] = [
         (f"(a) RDD word count, textFile, {options.lines:,} lines, local[2]", _word_count(options)),
         ("(b) smallest job, local", _smallest_job("local", samples)),
