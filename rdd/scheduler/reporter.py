@@ -206,7 +206,9 @@ class JobReporter:
         info = TaskInfo(task_id, partition, attempt, partition, launch, executor,
                         taskLocality=started.taskLocality if started is not None else "PROCESS_LOCAL",
                         finishTime=finish, failed=failed)
-        task_metrics = TaskMetrics(**{k: v for k, v in metrics.items() if k in _METRIC_FIELDS})
+        # An executor's metrics are TaskMetrics' fields (extra keys, if any, are left out).
+        task_metrics = TaskMetrics(**(metrics if metrics.keys() <= _METRIC_FIELDS else
+                                      {k: v for k, v in metrics.items() if k in _METRIC_FIELDS}))
         task_type = "ShuffleMapTask" if shuffle_map else "ResultTask"
         return SparkListenerTaskEnd(stage_id, self._attempts.get(stage_id, 0), task_type, reason, info, task_metrics)
 

@@ -22,6 +22,7 @@ Invariants
 from __future__ import annotations
 
 import itertools
+import operator
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -30,6 +31,9 @@ from .entities import LiveExecutor, LiveJob, LiveRDD, LiveStage, LiveTask, api_d
 
 RETAINED = {"jobs": ("spark.ui.retainedJobs", 1000), "stages": ("spark.ui.retainedStages", 1000),
             "tasks": ("spark.ui.retainedTasks", 100000), "dead": ("spark.ui.retainedDeadExecutors", 100)}
+
+
+_stage_id = operator.attrgetter("stageId")
 
 
 def to_remove(count: int, limit: int) -> int:
@@ -93,21 +97,26 @@ class AppStatusStore:
     def _onJobStart(self, e: Any) -> None:  # noqa: N802
         props = e.properties or {}
         infos = e.stageInfos
-        ids = tuple(sorted([s.stageId for s in infos]))
-        last = next(s for s in infos if s.stageId == ids[-1]) if infos else None  # the final stage: the highest id
-        job = LiveJob(e.jobId, last.name if last else "", e.time, ids, sum([s.numTasks for s in infos]),
-                      props.get("spark.job.description"), props.get("spark.jobGroup.id"), properties=dict(props))
+        # The job is named after its final stage, the highest id. Events are read-only: the
+        # job keeps the event's properties rather than a copy.
+        name = max(infos, key=_stage_id).name if infos else ""
+        job = LiveJob(e.jobId, name, e.time, tuple(sorted([s.stageId for s in infos])),
+                      sum([s.numTasks for s in infos]), props.get("spark.job.description"),
+                      props.get("spark.jobGroup.id"), properties=props)
         self._jobs[e.jobId] = job
         self._running_jobs[e.jobId] = job
-        for info in e.stageInfos:
+        stages = self._stages
+        for info in infos:
             key = (info.stageId, info.attemptId)
-            stage = self._stages.get(key)
+            stage = stages.get(key)
             if stage is None:
-                stage = self._stages[key] = LiveStage(info)
+                stage = stages[key] = LiveStage(info)
                 self._latest_attempt.setdefault(info.stageId, info.attemptId)
             stage.job_ids[e.jobId] = None
-        self._cleanup_jobs()
-        self._cleanup_stages()
+        if len(self._jobs) > self.retained_jobs:
+            self._cleanup_jobs()
+        if len(stages) > self.retained_stages:
+            self._cleanup_stages()
 
     def _onJobEnd(self, e: Any) -> None:  # noqa: N802
         self._running_jobs.pop(e.jobId, None)
