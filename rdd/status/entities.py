@@ -146,7 +146,7 @@ class LiveStage:
     first_launch: int | None = None
     totals: tuple[int, ...] = (0,) * len(_METRIC_NAMES)  # in _METRIC_NAMES order
     task_ids: dict[int, None] = field(default_factory=dict)  # in launch order
-    executor_totals: dict[str, dict[str, int]] = field(default_factory=dict)
+    executor_totals: dict[str, tuple[int, ...]] = field(default_factory=dict)  # in _EXECUTOR_TOTALS order
 
     @property
     def key(self) -> tuple[int, int]:
@@ -154,17 +154,11 @@ class LiveStage:
 
     def add_metrics(self, executor_id: str, metrics: TaskMetrics, failed: bool) -> None:
         self.totals = tuple(map(operator.add, self.totals, metric_values(metrics)))  # one C loop
+        task = (metrics.executorRunTime, int(failed), int(not failed), 0, metrics.inputBytes, metrics.inputRecords,
+                0, 0, metrics.shuffleReadBytes, metrics.shuffleReadRecords, metrics.shuffleWriteBytes,
+                metrics.shuffleWriteRecords, 0, 0)
         per = self.executor_totals.get(executor_id)
-        if per is None:
-            per = self.executor_totals[executor_id] = dict.fromkeys(_EXECUTOR_TOTALS, 0)
-        per["taskTime"] += metrics.executorRunTime
-        per["failedTasks" if failed else "succeededTasks"] += 1
-        per["inputBytes"] += metrics.inputBytes
-        per["inputRecords"] += metrics.inputRecords
-        per["shuffleRead"] += metrics.shuffleReadBytes
-        per["shuffleReadRecords"] += metrics.shuffleReadRecords
-        per["shuffleWrite"] += metrics.shuffleWriteBytes
-        per["shuffleWriteRecords"] += metrics.shuffleWriteRecords
+        self.executor_totals[executor_id] = task if per is None else tuple(map(operator.add, per, task))
 
     def to_api(self, tasks: dict[int, LiveTask] | None = None) -> dict[str, Any]:
         info, t = self.info, dict(zip(_METRIC_NAMES, self.totals))
@@ -197,7 +191,8 @@ class LiveStage:
                     "rddIds": [r.id for r in info.rddInfos], "accumulatorUpdates": []})
         if tasks is not None:
             out["tasks"] = {str(i): tasks[i].to_api() for i in self.task_ids if i in tasks}
-            out["executorSummary"] = {k: dict(v, isBlacklistedForStage=False, isExcludedForStage=False)
+            out["executorSummary"] = {k: dict(zip(_EXECUTOR_TOTALS, v), isBlacklistedForStage=False,
+                                              isExcludedForStage=False)
                                       for k, v in self.executor_totals.items()}
         out.update({"killedTasksSummary": {}, "resourceProfileId": 0, "isShufflePushEnabled": False,
                     "shuffleMergersCount": 0})

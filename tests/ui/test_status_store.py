@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from typing import Any
 
@@ -193,3 +194,31 @@ def test_a_long_run_leaves_bounded_tables(make_sc: Any) -> None:
     assert len(store._latest_attempt) <= 22 and len(store._tasks) <= 22 * 2
     assert store._rdds == {} and not store._running_jobs
     assert not reporter._attempts and not reporter._levels and not reporter._launched
+
+
+def test_what_the_store_keeps_is_invisible_to_the_garbage_collector(make_sc: Any) -> None:
+    # Nothing the store keeps is garbage, but each tracked container it keeps is walked by
+    # every collection (and the store keeps a thousand jobs and stages, a hundred thousand
+    # tasks): with the UI on, those collections were once most of what it cost a small job.
+    # Besides the entities and a stage's StageInfo (with its RDDInfos), what an entity holds
+    # must be untracked once a collection has run: dicts and tuples of numbers and strings,
+    # not sets or lists.
+    sc = make_sc("local")
+    pairs = sc.parallelize(range(12), 3).map(lambda x: (x % 4, 1))
+    pairs.reduceByKey(lambda a, b: a + b, 2).collect()
+    pairs.persist().count()
+    settle(sc)
+    gc.collect()
+    store = sc._status_store
+    entities = [*store._jobs.values(), *store._stages.values(), *store._tasks.values()]
+    assert len(store._jobs) == 2 and len(store._stages) == 3 and len(store._tasks) == 8
+    def tracked(obj: Any, allowed: tuple[type, ...] = ()) -> list[str]:
+        # An instance's referents include its class, which is not what it keeps.
+        return [type(o).__name__ for o in gc.get_referents(obj)
+                if gc.is_tracked(o) and not isinstance(o, (type, *allowed))]
+
+    for entity in entities:
+        assert tracked(entity, (ev.StageInfo,)) == [], f"a {type(entity).__name__} keeps tracked objects"
+    for stage in store._stages.values():
+        assert tracked(stage.info, (tuple,)) == []  # its RDDInfos, in a tuple
+        assert all(tracked(r) == [] for r in stage.info.rddInfos)
