@@ -115,10 +115,10 @@ class JobReporter:
         self._bus = bus
         self._launched: dict[int, TaskInfo] = {}             # task id -> its TaskStart's info
         self._attempts: dict[int, int] = {}                  # stage id -> latest attempt
-        self._running_stages: dict[int, StageInfo] = {}  # running stage attempts
+        self._running_stages: dict[int, StageInfo] = {}      # running stage attempts
         self._job_site = ""
         self._levels: dict[str, str] = {}                     # rdd id (as in block ids) -> level
-        self._rdd_infos: dict[int, tuple[RDDInfo, ...]] = {}        # stage id -> its RDDs, for the running job
+        self._rdd_infos: dict[int, tuple[RDDInfo, ...]] = {}  # stage id -> its RDDs, for the running job
         self._job_properties: dict[str, str] = {}
         # The builders, bound once: a bound method made per post would wait in the queue
         # as one more object (see the snapshots above).
@@ -153,7 +153,7 @@ class JobReporter:
     def task_event(self, event: Any) -> None:
         if not self._bus.listeners:
             return
-        if type(event) is TaskFinished:
+        if isinstance(event, TaskFinished):
             # The common outcome as plain values (see task_launched): the result's value,
             # which may be large, is not held until the event is built.
             spec, result = event.spec, event.result
@@ -174,13 +174,9 @@ class JobReporter:
         return out
 
     def _build_task_outcome(self, event: Any, now: int) -> list[Any]:
+        # A task's failure or an executor's loss (task_event queues a success as plain values).
         out: list[Any] = []
-        if isinstance(event, TaskFinished):
-            spec, result = event.spec, event.result
-            out.extend(self._build_task_finished(spec.task_id, spec.partition, spec.attempt, spec.stage_id,
-                                                 spec.is_shuffle_map, result.metrics, result.block_sizes,
-                                                 result.executor_id, now))
-        elif isinstance(event, TaskFailed):
+        if isinstance(event, TaskFailed):
             error = event.failure.error
             kind = "FetchFailed" if type(error).__name__ == "FetchFailedError" else "ExceptionFailure"
             reason = {"Reason": kind, "Class Name": type(error).__name__, "Description": str(error),

@@ -113,10 +113,8 @@ class AppStatusStore:
                 stage = stages[key] = LiveStage(info)
                 self._latest_attempt.setdefault(info.stageId, info.attemptId)
             stage.job_ids[e.jobId] = None
-        if len(self._jobs) > self.retained_jobs:
-            self._cleanup_jobs()
-        if len(stages) > self.retained_stages:
-            self._cleanup_stages()
+        self._cleanup_jobs()
+        self._cleanup_stages()
 
     def _onJobEnd(self, e: Any) -> None:  # noqa: N802
         self._running_jobs.pop(e.jobId, None)
