@@ -36,7 +36,7 @@ class FdConnection:
             self._write_all(header)
             self._write_all(buf)
 
-    def recv_bytes(self) -> bytes:
+    def recv_bytes(self) -> bytes | bytearray:
         (size,) = struct.unpack("!i", self._read_exact(4))
         if size == -1:
             (size,) = struct.unpack("!Q", self._read_exact(8))
@@ -52,13 +52,28 @@ class FdConnection:
         while view:
             view = view[os.write(self._fd, view):]
 
-    def _read_exact(self, size: int) -> bytes:
-        chunks: list[bytes] = []
-        remaining = size
-        while remaining:
-            chunk = os.read(self._fd, remaining)
-            if not chunk:
+    def _read_exact(self, size: int) -> bytes | bytearray:
+        if size <= _SMALL:
+            chunk = os.read(self._fd, size)
+            if len(chunk) == size:
+                return chunk
+            chunks = [chunk]
+            remaining = size - len(chunk)
+            while remaining:
+                chunk = os.read(self._fd, remaining)
+                if not chunk:
+                    raise EOFError("the driver closed the connection")
+                chunks.append(chunk)
+                remaining -= len(chunk)
+            return b"".join(chunks)
+        # A large message arrives in pieces of the socket's buffer: read them into place,
+        # rather than into pieces joined (copied) afterwards.
+        buffer = bytearray(size)
+        view = memoryview(buffer)
+        position = 0
+        while position < size:
+            count = os.readv(self._fd, [view[position:]])
+            if not count:
                 raise EOFError("the driver closed the connection")
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            position += count
+        return buffer

@@ -53,8 +53,10 @@ from typing import Any
 
 from ..scheduler.events import EventSink, ExecutorLost, TaskFailed, TaskFinished
 from ..scheduler.task import TaskFailure, TaskSpec
+from ..serialization.serializer import out_of_band
 from . import placement
 from .launcher import ExecWorker, ForkedWorker
+from .messages import send_message
 from .task_runner import DEFAULT_CLOSURE_CACHE_BYTES
 from .worker import worker_main
 
@@ -222,7 +224,7 @@ class ProcessPoolBackend:
 
     def _send(self, worker: _Worker, message: tuple) -> bool:
         try:
-            worker.conn.send_bytes(pickle.dumps(message, protocol=5))
+            send_message(worker.conn, message)
             return True
         except (OSError, ValueError):
             return False  # a pump or the watcher will see the sentinel and report the loss
@@ -239,7 +241,7 @@ class ProcessPoolBackend:
             worker.running = spec
             if self._observer is not None:
                 self._observer.task_launched(spec, worker.executor_id)
-            payload = None if spec.digest in worker.digests else binary
+            payload = None if spec.digest in worker.digests else out_of_band(binary)
             evicted = placement.remember_binary(worker.digests, spec.digest, len(binary), self._closure_cache_bytes)
             if evicted:
                 self._send(worker, ("drop_binaries", evicted))

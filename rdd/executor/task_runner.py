@@ -98,7 +98,7 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
         store.inline = spec.inline_buckets  # served by store.get while this task runs
     try:
         node, payload = binary
-        split = pickle.loads(spec.split_bytes)
+        split = pickle.loads(spec.split_bytes, buffers=spec.split_buffers)
         if spec.is_shuffle_map:
             assert isinstance(payload, ShuffleWriteSpec)
             combined = None

@@ -30,6 +30,7 @@ from ..serialization.serializer import SerializedRecords, dumps_data
 from ..shuffle.store import FileShuffleStore
 from ..storage import block_manager
 from ..storage.block_manager import BlockManager
+from .messages import recv_message
 from .task_runner import BinaryCache, run_task
 
 if TYPE_CHECKING:  # an exec worker never imports multiprocessing (see fd_connection.py)
@@ -58,7 +59,7 @@ def worker_main(conn: Connection | FdConnection, executor_id: str, local_dir: st
     cache = BinaryCache(max_bytes=None)  # the driver says what to drop: it knows what it sent
     while True:
         try:
-            message = pickle.loads(conn.recv_bytes())
+            message = recv_message(conn)
         except (EOFError, OSError):
             break
         kind = message[0]

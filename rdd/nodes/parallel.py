@@ -15,10 +15,11 @@ a process.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
-from ..serialization.serializer import loads_records
+from ..serialization.serializer import loads_records, out_of_band
 from .base import LineageNode, Partition
 
 if TYPE_CHECKING:
@@ -34,12 +35,30 @@ class _SlicePartition(Partition):
 
 
 class _SerializedSlice:
-    """One slice serialized when the RDD was made; read back where the task runs."""
+    """One slice serialized when the RDD was made; read back where the task runs.
+
+    A large payload pickles out of band (``out_of_band``): a task sends it beside its
+    pickle, never copied into it, and the worker's slice keeps the buffer it received.
+    """
 
     __slots__ = ("payload",)
 
-    def __init__(self, payload: bytes) -> None:
+    def __init__(self, payload: bytes | bytearray | memoryview) -> None:
         self.payload = payload
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        if operator.index(protocol) >= 5:
+            return _restore_slice, (out_of_band(self.payload),)
+        return _SerializedSlice, (self.payload,)
+
+
+def _restore_slice(payload: Any) -> _SerializedSlice:
+    # Read in band: bytes. Out of band: the buffer as the receiver handed it to pickle
+    # (bytes, bytearray, memoryview, Ray's buffer, or the PickleBuffer itself where nothing
+    # crossed a process); a memoryview reads any of them without a copy.
+    if not isinstance(payload, (bytes, bytearray, memoryview)):
+        payload = memoryview(payload)
+    return _SerializedSlice(payload)
 
 
 def slice_sequence(data: Sequence[Any], num_slices: int) -> list[Sequence[Any]]:

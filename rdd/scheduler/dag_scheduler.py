@@ -40,7 +40,7 @@ from typing import Any
 
 from ..errors import BrokenExecutorError, FetchFailedError, RemoteTraceback
 from ..nodes.base import LineageNode, Partition, ShuffleDependency, walk_narrow
-from ..serialization.serializer import digest_of, dumps_closure, dumps_data
+from ..serialization.serializer import digest_of, dumps_closure, dumps_with_buffers
 from ..shuffle.writer import ShuffleWriteSpec
 from ..storage.block_manager import rdd_block_id
 from .events import ExecutorLost, TaskFailed, TaskFinished
@@ -222,11 +222,12 @@ class DAGScheduler:
             split = splits[index]
             preferred = _preferred_executor(stage.node, split, self.locations) if locality else None
             reads = _shuffle_reads(stage.node, split) if self.list_shuffle_reads or inline else ()
+            split_bytes, split_buffers = dumps_with_buffers(split)
             spec = TaskSpec(next(self._task_ids), job.job_id, stage.id, index,
-                            job.attempts.get((stage.id, index), 0), digest, dumps_data(split),
+                            job.attempts.get((stage.id, index), 0), digest, split_bytes,
                             stage.is_shuffle_map, preferred, strict and preferred is not None, job.properties,
                             buckets, shuffle_id, reads if self.list_shuffle_reads else (),
-                            self.tracker.inline_buckets(reads) if inline else {})
+                            self.tracker.inline_buckets(reads) if inline else {}, split_buffers)
             actions.append(SubmitTask(spec, binary))
         return actions
 
@@ -321,7 +322,8 @@ class DAGScheduler:
                 "aborted."))]
         retry = TaskSpec(next(self._task_ids), spec.job_id, spec.stage_id, spec.partition, job.attempts[key],
                          spec.digest, spec.split_bytes, spec.is_shuffle_map, None, False, spec.local_properties,
-                         spec.buckets, spec.shuffle_id, spec.shuffle_reads, spec.inline_buckets)
+                         spec.buckets, spec.shuffle_id, spec.shuffle_reads, spec.inline_buckets,
+                         spec.split_buffers)
         return [SubmitTask(retry, job.binaries[spec.stage_id][1])]
 
     def _fetch_failed(self, job: _Job, stage: Stage, error: FetchFailedError) -> list[Action]:

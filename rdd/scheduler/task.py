@@ -35,6 +35,9 @@ class TaskSpec:
     #: ``(shuffle_id, map_id, reduce_id)`` -> the bytes of a bucket the task reads whose
     #: map output the driver holds (an ``InlineMapOutput``); the other buckets are files.
     inline_buckets: dict[tuple[int, int, int], bytes] = field(default_factory=dict)
+    #: The buffers ``split_bytes`` keeps out of band (a parallelized slice's records):
+    #: ``pickle.loads(split_bytes, buffers=split_buffers)`` is the split.
+    split_buffers: tuple[Any, ...] = ()
 
 
 @dataclass

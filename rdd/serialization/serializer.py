@@ -197,6 +197,28 @@ def dumps_data(obj: Any) -> bytes:
         return dumps_closure(obj, "a task's data")
 
 
+#: From this size, a buffer inside a message to a worker travels out of band
+#: (``out_of_band``): below it, the extra frame costs more than the copy it saves.
+OUT_OF_BAND_MIN_BYTES = 64 * 1024
+
+
+def out_of_band(data: bytes | bytearray | memoryview) -> bytes | bytearray | memoryview | pickle.PickleBuffer:
+    """``data`` marked to be sent beside a protocol-5 pickle rather than copied into it,
+    when it is large (see ``rdd.executor.messages``); unpickled, it may come back as any
+    bytes-like object (``bytes``, ``bytearray``, a read-only ``memoryview``)."""
+    return pickle.PickleBuffer(data) if len(data) >= OUT_OF_BAND_MIN_BYTES else data
+
+
+def dumps_with_buffers(obj: Any) -> tuple[bytes, tuple[pickle.PickleBuffer, ...]]:
+    """:func:`dumps_data`, the buffers ``obj`` marked with :func:`out_of_band` kept apart:
+    ``pickle.loads(data, buffers=buffers)`` reads it back."""
+    buffers: list[pickle.PickleBuffer] = []
+    try:
+        return pickle.dumps(obj, protocol=5, buffer_callback=buffers.append), tuple(buffers)
+    except Exception:
+        return dumps_closure(obj, "a task's data"), ()
+
+
 def loads(payload: bytes) -> Any:
     return pickle.loads(payload)
 

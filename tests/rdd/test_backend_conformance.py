@@ -20,6 +20,7 @@ import queue
 import signal
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,13 +33,14 @@ from rdd.executor.process_pool import ProcessPoolBackend
 from rdd.local_dir import LocalDir
 from rdd.nodes.base import LineageNode
 from rdd.nodes.narrow import MapPartitionsNode
-from rdd.nodes.parallel import ParallelCollectionNode
+from rdd.nodes.parallel import ParallelCollectionNode, serialize_slices
 from rdd.runtime import environment
 from rdd.runtime.environment import ExecutorEnv
 from rdd.runtime.task_context import TaskContext
 from rdd.scheduler.dag_scheduler import DAGScheduler, SubmitTask
 from rdd.scheduler.events import BackendEvent, ExecutorLost, TaskFailed, TaskFinished
 from rdd.scheduler.tracking import BlockLocations, MapOutputTracker
+from rdd.serialization.serializer import OUT_OF_BAND_MIN_BYTES, dumps_records
 from rdd.shuffle.store import MemoryShuffleStore
 from rdd.storage import block_manager
 from rdd.storage.block_manager import BlockManager, rdd_block_id
@@ -96,6 +98,11 @@ def _block_forever(started_dir: str, iterator: Iterable[Any]) -> None:
 
 def _count(iterator: Iterable[Any]) -> int:
     return sum(1 for _ in iterator)
+
+
+def _lines_digest(iterator: Iterable[str]) -> tuple[int, int]:
+    lines = list(iterator)
+    return len(lines), zlib.crc32("\n".join(lines).encode())
 
 
 def _holds_block(block_id: str, iterator: Iterable[Any]) -> bool:
@@ -250,6 +257,26 @@ def test_every_submitted_task_yields_exactly_one_event(harness: Harness) -> None
             assert event.result.value == sum(range(partition * 3, partition * 3 + 3))
             assert event.result.task_id == task.spec.task_id
             assert event.result.executor_id in executors
+
+
+def test_a_large_parallelized_slice_reaches_the_executor_whole(harness: Harness) -> None:
+    """A slice's records travel beside the task's pickle (out of band), not inside it."""
+    lines = [f"line {i} " + "x" * (i % 97) for i in range(40_000)]
+    node = ParallelCollectionNode(serialize_slices(lines, 3, dumps_records))
+    tasks = harness.tasks(0, node, _lines_digest)
+    assert all(len(t.spec.split_buffers) == 1 for t in tasks), "each slice is kept out of the task's pickle"
+    assert all(len(t.spec.split_bytes) < OUT_OF_BAND_MIN_BYTES for t in tasks)
+    events = harness.run(tasks)
+    harness.assert_no_more_events()
+    expected = {}
+    for partition in range(3):
+        part = lines[partition * len(lines) // 3:(partition + 1) * len(lines) // 3]
+        expected[partition] = (len(part), zlib.crc32("\n".join(part).encode()))
+    got = {}
+    for event in events:
+        assert isinstance(event, TaskFinished), event
+        got[event.spec.partition] = event.result.value
+    assert got == expected
 
 
 def test_a_killed_executor_yields_executor_lost(process_harness: Harness, tmp_path: Path) -> None:

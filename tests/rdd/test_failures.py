@@ -260,6 +260,18 @@ def test_worker_killed_in_a_result_stage(make_sc: Callable[..., Any], tmp_path: 
 
 
 @pytest.mark.timeout(120)
+def test_worker_killed_on_a_large_slice(make_sc: Callable[..., Any], tmp_path: Path) -> None:
+    """The retried task sends its slice again: records that travel beside the task's pickle."""
+    sc = make_sc("local[2]")
+    marker = tmp_path / "killed"
+    lines = [f"{i} " + "w" * (i % 50) for i in range(30_000)]  # slices past the out-of-band size
+    kill = kill_own_worker_once(str(marker), os.getpid(), victim=17)
+    f = lambda line: f"{kill(int(line.split()[0]))} {line}"  # noqa: E731
+    assert sc.parallelize(lines, 2).map(f).collect() == [f"{i} {line}" for i, line in enumerate(lines)]
+    assert marker.exists(), "a worker was really killed"
+
+
+@pytest.mark.timeout(120)
 def test_worker_killed_in_a_reduce_stage(make_sc: Callable[..., Any], tmp_path: Path) -> None:
     """The dead worker may hold map outputs: they are recomputed from lineage."""
     sc = make_sc("local[2]")
