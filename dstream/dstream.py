@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rdd import RDD, DriverOnlyError, StorageLevel
+from rdd.task_functions import count_partition
 
 from dstream.callbacks import batch_function, returns_rdd
 from dstream.callsite import user_call_site
@@ -47,7 +48,7 @@ U = TypeVar("U")
 
 
 def _count_partition(iterator: Iterable[Any]) -> list[int]:
-    return [sum(1 for _ in iterator)]
+    return [count_partition(iterator)]
 
 
 def _key_with_none(x: Any) -> tuple[None, Any]:

@@ -12,14 +12,27 @@ Invariant: this module imports nothing from the engine, so importing it stays ch
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 __all__ = ["count_partition"]
 
 
+#: Iterators over a built-in container, whose ``__length_hint__`` is exactly the number of
+#: elements left (CPython's list, tuple, range, str, bytes, set and dict iterators).
+_CONTAINERS: tuple[Iterable[Any], ...] = ([], (), range(0), "", "\u00e9", b"", set(), {}, {}.values(), {}.items())
+_SIZED_ITERATORS = frozenset(type(iter(container)) for container in _CONTAINERS)
+
+
 def count_partition(iterator: Iterable[Any]) -> int:
-    """The number of elements of one partition (``count``, ``zipWithIndex``)."""
+    """The number of elements of one partition (``count``, ``zipWithIndex``).
+
+    A partition that is a built-in container under its iterator (a parallelized slice,
+    a reduced partition's dict, a cached block) is counted without stepping through it.
+    """
+    if type(iterator) in _SIZED_ITERATORS:
+        return operator.length_hint(iterator)
     return sum(1 for _ in iterator)
 
 

@@ -289,3 +289,34 @@ def test_pickle_file_round_trip(ctx: Any, tmp_path: Path) -> None:
     assert Counter(ctx.pickleFile(out).collect()) == Counter(data)
     with pytest.raises(ValueError, match="batchSize"):
         ctx.parallelize(data).saveAsPickleFile(str(tmp_path / "y"), -1)
+
+
+@pytest.mark.parametrize("container", [
+    [1, 2, 3, 4, 5], (1, None, 3), range(3, 40, 7), "abcdef", "h\u00e9llo", b"bytes",
+    {1, 2, 3}, {"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 2}.values(), {"a": 1, "b": 2}.items(), [],
+], ids=lambda c: type(c).__name__)
+@pytest.mark.parametrize("consumed", [0, 1])
+def test_count_partition_of_a_container_is_its_remaining_length(container: Any, consumed: int) -> None:
+    from rdd.task_functions import count_partition
+
+    iterator = iter(container)
+    for _ in range(min(consumed, len(container))):  # type: ignore[arg-type]
+        next(iterator)
+    expected = len(list(iter(container))) - min(consumed, len(container))  # type: ignore[arg-type]
+    assert count_partition(iterator) == expected
+
+
+def test_count_partition_steps_through_other_iterators() -> None:
+    from rdd.task_functions import count_partition
+
+    seen: list[int] = []
+    assert count_partition(seen.append(x) or x for x in range(7)) == 7
+    assert seen == list(range(7)), "a generator's elements are all produced"
+    assert count_partition(map(str, [1, 2])) == 2
+
+
+def test_count_of_reduced_and_parallelized_partitions(ctx: Any) -> None:
+    words = ["a", "b", "a", "c", "b", "a"] * 50
+    assert ctx.parallelize(words, 3).count() == 300
+    assert ctx.parallelize(words, 3).map(lambda w: (w, 1)).reduceByKey(operator.add, 2).count() == 3
+    assert ctx.parallelize(range(10), 4).filter(lambda x: x % 2).count() == 5
