@@ -259,8 +259,15 @@ def test_every_submitted_task_yields_exactly_one_event(harness: Harness) -> None
             assert event.result.executor_id in executors
 
 
+_FORKED_POOL = BackendKind("process_pool_fork",
+                           lambda sink, local_dir: ProcessPoolBackend(2, local_dir, sink, start_method="fork"),
+                           processes=True)
+
+
+@pytest.mark.parametrize("harness", [*BACKENDS, _FORKED_POOL], ids=repr, indirect=True)
 def test_a_large_parallelized_slice_reaches_the_executor_whole(harness: Harness) -> None:
-    """A slice's records travel beside the task's pickle (out of band), not inside it."""
+    """A slice's records travel beside the task's pickle (out of band), not inside it,
+    whichever end reads them (a forked worker reads with multiprocessing's Connection)."""
     lines = [f"line {i} " + "x" * (i % 97) for i in range(40_000)]
     node = ParallelCollectionNode(serialize_slices(lines, 3, dumps_records))
     tasks = harness.tasks(0, node, _lines_digest)
