@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rdd import RDD, DriverOnlyError, StorageLevel
-from rdd.task_functions import count_partition
+from rdd.engine_api import count_partition
 
 from dstream.callbacks import batch_function, returns_rdd
 from dstream.callsite import user_call_site

@@ -78,7 +78,9 @@ rules (Kafka's ``kafkaParams``, the SQL readers' options): :func:`parse_boolean`
 
 Aggregation helpers recognised by the shuffle fast paths (same function objects, so
 the fast paths still see them): :func:`singleton_list`, :func:`append_to_list`,
-:func:`extend_list`, :func:`constant_pair_value`.
+:func:`extend_list`, :func:`constant_pair_value`. :func:`count_partition` — the number
+of elements of one partition's iterator, as ``RDD.count`` counts it (a built-in
+container's length is read, not stepped through).
 
 PySpark's ``pyspark.resultiterable.ResultIterable`` (what ``groupByKey`` yields per key):
 :class:`ResultIterable`. Other public names (``Partitioner``, ``portable_hash``,
@@ -106,6 +108,7 @@ from .status.replay import replay as replay_event_log
 from .status.store import AppStatusStore
 from .storage import block_manager as _block_manager
 from .storage.level import MEMORY_ONLY_SHARING_IMMUTABLE
+from .task_functions import count_partition
 from .ui.rest_answer import rest_answer
 from .ui.server import UIServer
 from .ui.web_ui import CORE_TABS, SparkUI, UITab
@@ -139,6 +142,7 @@ __all__ = [
     "block_manager",
     "checkpoint_file",
     "constant_pair_value",
+    "count_partition",
     "dumps_closure",
     "event_from_json",
     "extend_list",
