@@ -1,11 +1,15 @@
 """Starting worker processes: a fresh interpreter each (default), or a fork of the driver.
 
-``exec`` (the default, as PySpark's workers): ``python -m rdd.executor.worker_entry``
-with one end of a socket pair passed as a file descriptor. The worker starts with a
-clean heap, so it neither inherits nor copies whatever the driver holds, it never
-re-runs the user's ``__main__`` (unlike multiprocessing's spawn and forkserver), and
-replacing a dead worker while driver threads run is safe. It gets the driver's
-``sys.path`` through ``PYTHONPATH`` so functions pickled by reference resolve, and a
+``exec`` (the default, as PySpark's workers): a fresh interpreter runs
+``rdd.executor.worker_entry`` with one end of a socket pair passed as a file descriptor.
+The worker starts with a clean heap, so it neither inherits nor copies whatever the
+driver holds, it never re-runs the user's ``__main__`` (unlike multiprocessing's spawn
+and forkserver), and replacing a dead worker while driver threads run is safe. It gets
+the driver's ``sys.path``, in the driver's order, through ``PYTHONPATH`` (the current
+directory, where the driver has it, as an absolute path) so functions pickled by
+reference resolve to the modules the driver uses; and nothing else first: ``python -m``
+would put the current directory ahead of it, where a user's ``rdd.py`` or ``dstream/``
+would stand in for the engine's own package (the worker then died at start). And a
 pinned ``PYTHONHASHSEED`` (the driver's, else ``0``) so every worker of every run hashes
 keys alike, and ``OMP_NUM_THREADS=1`` unless set (one task per worker per core: native
 thread pools such as Arrow's would otherwise oversubscribe the cores).
@@ -47,6 +51,15 @@ from ..partitioner import worker_hash_seed
 #: ``sh -c`` script: ignore the signals meant for the driver, then become ``"$0" "$@"``.
 _IGNORE_SIGNALS_AND_EXEC = 'trap "" INT TERM HUP; exec "$0" "$@"'
 
+#: The worker's program (``python -c``): drop the current directory that ``-c`` puts
+#: first on ``sys.path`` (absent under ``-P``/``PYTHONSAFEPATH``), then run the entry
+#: point with the arguments that follow.
+_WORKER_BOOT = ("import sys\n"
+                "if sys.path[:1] == ['']:\n"
+                "    del sys.path[0]\n"
+                "from rdd.executor.worker_entry import main\n"
+                "main(sys.argv[1:])\n")
+
 
 class ExecWorker:
     """A worker running in a fresh interpreter, connected by a socket pair."""
@@ -59,14 +72,13 @@ class ExecWorker:
         env.update(env_vars)
         # Every worker, and every run's workers, must hash keys alike (rdd/partitioner.py).
         env["PYTHONHASHSEED"] = worker_hash_seed(env_vars.get("PYTHONHASHSEED"))
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        env["PYTHONPATH"] = os.pathsep.join(p or os.getcwd() for p in sys.path)
         # A worker runs one task at a time on one core: native thread pools (Arrow's compute
         # pool, BLAS) must not start a thread per core in every worker and fight over the
         # cores. PySpark sets the same for its workers unless the user chose a value.
         env.setdefault("OMP_NUM_THREADS", "1")
-        command = ["/bin/sh", "-c", _IGNORE_SIGNALS_AND_EXEC, sys.executable, "-m",
-                   "rdd.executor.worker_entry", str(theirs.fileno()), executor_id, local_dir,
-                   str(os.getpid())]
+        command = ["/bin/sh", "-c", _IGNORE_SIGNALS_AND_EXEC, sys.executable, "-c", _WORKER_BOOT,
+                   str(theirs.fileno()), executor_id, local_dir, str(os.getpid())]
         try:
             # A session of its own: a signal sent to the driver's process group (Ctrl-C in a
             # terminal) never reaches the worker, not even in the instant before the shell

@@ -1,4 +1,6 @@
-"""Entry point of an ``exec`` worker: ``python -m rdd.executor.worker_entry FD ID DIR PID``."""
+"""Entry point of an ``exec`` worker: ``main([FD, ID, DIR, PID])``, run by the launcher's
+``python -c`` program (``rdd.executor.launcher``); ``python -m rdd.executor.worker_entry FD
+ID DIR PID`` runs it too, by hand."""
 
 from __future__ import annotations
 
