@@ -54,18 +54,15 @@ class FdConnection:
 
     def _read_exact(self, size: int) -> bytes | bytearray:
         if size <= _SMALL:
-            chunk = os.read(self._fd, size)
-            if len(chunk) == size:
-                return chunk
-            chunks = [chunk]
-            remaining = size - len(chunk)
+            chunks: list[bytes] = []
+            remaining = size
             while remaining:
                 chunk = os.read(self._fd, remaining)
                 if not chunk:
                     raise EOFError("the driver closed the connection")
                 chunks.append(chunk)
                 remaining -= len(chunk)
-            return b"".join(chunks)
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
         # A large message arrives in pieces of the socket's buffer: read them into place,
         # rather than into pieces joined (copied) afterwards.
         buffer = bytearray(size)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import BrokenExecutorError, FetchFailedError, RemoteTraceback
@@ -320,10 +320,8 @@ class DAGScheduler:
                 f"worker process died (most recent: {reason}). A task that crashes its worker (os._exit, a "
                 "segfault in an extension, running out of memory) is retried on a new worker, then the job is "
                 "aborted."))]
-        retry = TaskSpec(next(self._task_ids), spec.job_id, spec.stage_id, spec.partition, job.attempts[key],
-                         spec.digest, spec.split_bytes, spec.is_shuffle_map, None, False, spec.local_properties,
-                         spec.buckets, spec.shuffle_id, spec.shuffle_reads, spec.inline_buckets,
-                         spec.split_buffers)
+        retry = replace(spec, task_id=next(self._task_ids), attempt=job.attempts[key], preferred=None,
+                        strict_locality=False)
         return [SubmitTask(retry, job.binaries[spec.stage_id][1])]
 
     def _fetch_failed(self, job: _Job, stage: Stage, error: FetchFailedError) -> list[Action]:
