@@ -186,6 +186,18 @@ def test_window_bounds_exact_for_far_future_times(spark: SparkSession) -> None:
         assert got == model_windows(events, int(spec.split()[0]) * MINUTE, slide, 0)
 
 
+def test_windows_before_1970_floor_towards_the_past(spark: SparkSession) -> None:
+    # Negative microseconds: the last start at or before t is below t, never above it (a
+    # quotient truncated towards zero would start these windows after their rows).
+    minus = -10 * MINUTE
+    events: list[Event] = [(_naive(minus + d), "a", 1) for d in (-1, 0, 1, 3 * MINUTE - 1, 3 * MINUTE)]
+    for window, slide, start in ((7, 7, 0), (7, 7, 3), (10, 4, 1)):
+        col = F.window("ts", f"{window} minutes", f"{slide} minutes", f"{start} minutes")
+        got = {(s, e, k): [c, v] for s, e, k, c, v in
+               _window_rows(_frame(spark, events).groupBy(col, "k").agg(F.count("*"), F.sum("v")), "window")}
+        assert got == model_windows(events, window * MINUTE, slide * MINUTE, start * MINUTE), (window, slide, start)
+
+
 def test_day_windows_align_to_utc_and_collect_in_session_zone(sc: SparkContext) -> None:
     spark = _session(sc, "America/New_York")
     try:

@@ -103,7 +103,12 @@ _THREADED_ROWS = 65_536
 
 def _group(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, str, Any]]) -> pa.Table:
     ordered = any(fn in ("first", "last", "list", "first_last", LIST_CONCAT) for _, fn, _ in aggs)
-    return group_aggregate(table, key_cols, aggs, use_threads=not ordered and table.num_rows >= _THREADED_ROWS)
+    # Arrow's threads share out a table's chunks: one chunk (what both phases build) is grouped
+    # by one thread either way, and starting the others costs 0.03-0.1 ms (pyarrow 26, 100,000
+    # to 1,000,000 rows); eight chunks of 1,000,000 strings group in 9.8 instead of 15.8 ms.
+    chunked = table.num_columns > 0 and table.column(0).num_chunks > 1
+    return group_aggregate(table, key_cols, aggs,
+                           use_threads=not ordered and chunked and table.num_rows >= _THREADED_ROWS)
 
 
 
