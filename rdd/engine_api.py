@@ -40,6 +40,10 @@ Runtime:
   :func:`context_stopped` — whether a SparkContext was stopped.
 * :func:`block_manager` — this process's block manager (``put``/``get``/``contains``/
   ``remove`` of named blocks; driver and workers each have one).
+* :func:`new_rdd_id` — a fresh id from a context's RDD counter, for data a layer keeps
+  in the executors under an id of its own; :func:`remove_rdd_everywhere` — drop RDD
+  ``id``'s blocks in every executor (no listener event: nothing was persisted), which
+  also runs, in each of them, the hooks added with :func:`add_rdd_removal_hook`.
 * :data:`MEMORY_ONLY_SHARING_IMMUTABLE` — ``MEMORY_ONLY`` (equal to it, shown as it),
   except that a block of immutable built-in records is kept as the objects: for RDDs a
   layer reads back often in the same worker (no serialize on store, no decode per read).
@@ -90,6 +94,7 @@ PySpark's ``pyspark.resultiterable.ResultIterable`` (what ``groupByKey`` yields 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .aggregator import append_to_list, constant_pair_value, extend_list, singleton_list
@@ -137,6 +142,7 @@ __all__ = [
     "SourceNode",
     "ZipPartitionsNode",
     "active_spark_context",
+    "add_rdd_removal_hook",
     "context_stopped",
     "append_to_list",
     "block_manager",
@@ -151,12 +157,14 @@ __all__ = [
     "lineage_depth",
     "lineage_of",
     "listener_bus",
+    "new_rdd_id",
     "parse_boolean",
     "parse_size",
     "process_is_alive",
     "rdd_of",
     "register_event",
     "replay_event_log",
+    "remove_rdd_everywhere",
     "rest_answer",
     "rest_api",
     "spark_ui",
@@ -238,6 +246,27 @@ def context_stopped(sc: SparkContext) -> bool:
 def block_manager() -> BlockManager:
     """This process's block manager (the driver's is created on first use)."""
     return _block_manager.current()
+
+
+def new_rdd_id(sc: SparkContext) -> int:
+    """A fresh id from ``sc``'s RDD counter: no RDD of ``sc`` has it or will get it."""
+    return sc._new_id()
+
+
+def remove_rdd_everywhere(sc: SparkContext, rdd_id: int) -> None:
+    """Drop RDD ``rdd_id``'s blocks in every executor of ``sc`` and run their removal hooks there.
+
+    Asynchronous with the process pool (each worker handles it before its next task);
+    no ``SparkListenerUnpersistRDD`` is posted. Does nothing once ``sc`` is stopped (its
+    executors are gone, and what they held with them).
+    """
+    if not sc._stopped:
+        sc._env.backend.remove_rdd(rdd_id)
+
+
+def add_rdd_removal_hook(hook: Callable[[int], None]) -> None:
+    """Call ``hook(rdd_id)`` in this process whenever it drops an RDD's blocks (see :func:`remove_rdd_everywhere`)."""
+    _block_manager.add_rdd_removal_hook(hook)
 
 
 def listener_bus(sc: SparkContext) -> LiveListenerBus:

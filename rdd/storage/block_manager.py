@@ -16,6 +16,8 @@ Invariants
   it (``LineageNode._get_or_compute`` hands readers an iterator over it). So a reader can
   change a cached record only if the record itself is mutable, which a
   ``shares_immutable`` level never keeps unserialized.
+- ``remove_rdd`` also runs the hooks added with :func:`add_rdd_removal_hook`: data a layer
+  above keeps per RDD id in this process goes with the RDD's blocks.
 - The driver learns which process holds which block from task results
   (``TaskResult.blocks_added``) and uses it for preferred locations; a block that is
   asked for but missing is simply recomputed from lineage by the caller.
@@ -23,14 +25,18 @@ Invariants
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..serialization.serializer import dumps_records, loads_records
 from .immutable import records_are_immutable
 from .level import StorageLevel
+
+_log = logging.getLogger(__name__)
 
 
 class BlockManager:
@@ -101,12 +107,17 @@ class BlockManager:
         return found
 
     def remove_rdd(self, rdd_id: int) -> list[str]:
-        """Drop every partition of RDD ``rdd_id``; returns the removed block ids."""
+        """Drop every partition of RDD ``rdd_id``, then run the removal hooks; returns the removed block ids."""
         prefix = f"rdd_{rdd_id}_"
         with self._lock:
             ids = [b for b in list(self._memory) + list(self._disk) if b.startswith(prefix)]
         for block_id in ids:
             self.remove(block_id)
+        for hook in list(_removal_hooks):
+            try:
+                hook(rdd_id)
+            except Exception:  # noqa: BLE001 - one layer's cleanup must not stop another's
+                _log.exception("an RDD removal hook failed for RDD %d", rdd_id)
         return ids
 
     def block_ids(self) -> list[str]:
@@ -125,6 +136,20 @@ class BlockManager:
 
 
 _current: BlockManager | None = None
+
+#: Called with the id on every ``remove_rdd`` of this process, after its blocks are gone.
+_removal_hooks: list[Callable[[int], None]] = []
+
+
+def add_rdd_removal_hook(hook: Callable[[int], None]) -> None:
+    """Call ``hook(rdd_id)`` whenever this process drops an RDD's blocks (an unpersist reached it).
+
+    For a layer that keeps data of its own per RDD id in the processes that run tasks (the
+    state of a streaming query run, say): the driver's ``remove_rdd`` of that id reaches
+    every executor, and the hook drops the data there. Adding the same hook twice is a no-op.
+    """
+    if hook not in _removal_hooks:
+        _removal_hooks.append(hook)
 
 
 def current() -> BlockManager:

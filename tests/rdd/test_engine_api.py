@@ -119,6 +119,36 @@ def test_the_block_manager_stores_named_blocks(sc: SparkContext) -> None:
     assert manager.get("engine-api-test-0") is None
 
 
+
+def test_removing_an_id_everywhere_runs_the_hooks_and_a_failing_hook_stops_no_other(make_sc: Any) -> None:
+    sc = make_sc("local")  # the inline executor: the hooks run in this process, synchronously
+    seen: list[tuple[str, int]] = []
+
+    def failing(rdd_id: int) -> None:
+        raise RuntimeError("a hook that fails")
+
+    def recording(rdd_id: int) -> None:
+        seen.append(("hook", rdd_id))
+
+    api.add_rdd_removal_hook(failing)
+    api.add_rdd_removal_hook(recording)
+    api.add_rdd_removal_hook(recording)  # once only
+    try:
+        first, second = api.new_rdd_id(sc), api.new_rdd_id(sc)
+        assert second > first
+        assert sc.parallelize([1]).id() > second  # the counter RDDs draw from
+        api.block_manager().put(f"rdd_{first}_0", [1], StorageLevel.MEMORY_ONLY)
+        api.remove_rdd_everywhere(sc, first)
+        assert not api.block_manager().contains(f"rdd_{first}_0")
+        assert seen == [("hook", first)]
+        sc.stop()
+        api.remove_rdd_everywhere(sc, second)  # a stopped context: nothing left to drop
+        assert seen == [("hook", first)]
+    finally:
+        from rdd.storage import block_manager
+
+        block_manager._removal_hooks[:] = [h for h in block_manager._removal_hooks if h not in (failing, recording)]
+
 def test_dumps_closure_pickles_functions_and_names_what_cannot_be() -> None:
     offset = 5
     assert pickle.loads(api.dumps_closure(lambda x: x + offset, "a test function"))(1) == 6

@@ -96,6 +96,8 @@ class MicroBatchInfo:
     watermark_for_eviction_ms: int
     conf: dict[str, str]
     query_id: str = ""
+    #: The run's residency scope (see ``state/residency.py``); -1 outside a query run.
+    state_scope: int = -1
     watermark_stats: dict[int, Any] = field(default_factory=dict)
     operators: dict[int, StatefulOperatorInfo] = field(default_factory=dict)
 

@@ -69,6 +69,7 @@ from .relation import MicroBatchSource, StreamingRelation, streaming_relations
 from .sinks.base import Sink
 from .sources.base import Source
 from .spare_files import FilePreparer
+from .state import residency
 from .triggers import Trigger
 from .watermark import WatermarkTracker, watermark_nodes
 
@@ -108,6 +109,8 @@ class MicroBatchExecution:
         self.relations = streaming_relations(plan)
         self.id = self._query_id()
         self.run_id = str(uuid.uuid4())
+        #: What this run's tasks cache in the executors is released under this id when it ends.
+        self.state_scope = residency.new_scope(self.sc)
         # Both logs get a file per batch: their next files are made ahead, off this thread.
         self._file_preparer = FilePreparer(name or self.id)
         self.offset_log = OffsetSeqLog(os.path.join(checkpoint, "offsets"), self._file_preparer)
@@ -251,6 +254,12 @@ class MicroBatchExecution:
             self.exception.__cause__ = failure
             _log.error("Query %s terminated with error", self.name or self.id, exc_info=failure)
         self._set_status("Stopped", False, False)
+        try:
+            # Spark unloads a stopped query's state store providers in the executors; the
+            # state's files stay in the checkpoint for the next run.
+            residency.release(self.sc, self.state_scope)
+        except Exception:
+            _log.exception("releasing the state cached by query %s failed", self.name or self.id)
         self.offset_log.close()
         self.commit_log.close()
         self._file_preparer.close()
@@ -397,7 +406,7 @@ class MicroBatchExecution:
             state_partitions=self.state_partitions, output_mode=self.output_mode,
             batch_timestamp_ms=seq.batch_timestamp_ms, has_watermark=bool(self.tracker.delays),
             watermark_for_late_ms=self.previous_watermark_ms, watermark_for_eviction_ms=seq.batch_watermark_ms,
-            conf=self.conf, query_id=self.id)
+            conf=self.conf, query_id=self.id, state_scope=self.state_scope)
         self._set_status("Processing new data" if has_data else "No new data but cleaning up state", has_data, True)
         counters = [self.sc.accumulator(0) for _ in self.relations]
         self._abandon_if_stopped(batch_id)

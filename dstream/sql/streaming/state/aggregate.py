@@ -52,6 +52,7 @@ from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
+from . import residency
 from .arrow_state import AggregationState, memory_bytes
 from .finish import StateOperatorExec
 from .session_window import plan_session_aggregate
@@ -86,6 +87,7 @@ class _Operator:
         merged = incoming if incoming is not None and incoming.num_rows else None
         layout = self._layout(ctx)
         where = self.location
+        where.note_resident()
         state = AggregationState(where.store_id(split), where.version, where.run_id, where.conf, layout,
                                  self.key_names)
         dropped = 0
@@ -192,6 +194,14 @@ class _Operator:
 
 #: (state root, operator id, run id) -> the state's empty layout, in this process.
 _LAYOUTS: dict[tuple[str, int, str], pa.Table] = {}
+
+
+def _forget_layouts(root: str, run_id: str) -> None:
+    for key in [k for k in list(_LAYOUTS) if k[0] == root and k[2] == run_id]:
+        _LAYOUTS.pop(key, None)
+
+
+residency.on_release(_forget_layouts)
 
 #: The merge's extra column telling the groups a batch touched (1) from the state's others (0).
 _TOUCHED = "__touched"

@@ -21,7 +21,8 @@ Invariants
   error naming the file. A re-run batch rewrites its delta (files are written under a
   temporary name and renamed).
 * The worker process keeps the latest table per partition, reused only for the same
-  run and version; tables are immutable, so an abandoned batch leaves nothing to undo.
+  run and version, until the run ends (:mod:`.residency`); tables are immutable, so an
+  abandoned batch leaves nothing to undo.
 * The layout is positional (keys, then buffers): each planning of a batch names the
   columns anew, so a table read back is renamed to the reader's names.
 * Files not needed to rebuild the last ``spark.sql.streaming.minBatchesToRetain``
@@ -43,7 +44,7 @@ import pyarrow.compute as pc
 from ...errors import SparkRuntimeException
 from ...execution.aggregate import encode_key
 from ...execution.arrays import arange, constant
-from . import files
+from . import files, residency
 from .store import StateStoreConf, StateStoreId
 
 __all__ = ["AggregationState", "REMOVED", "apply_delta", "memory_bytes", "read_state_table"]
@@ -235,6 +236,16 @@ def read_state_table(store_id: StateStoreId, version: int) -> pa.Table:
 def memory_bytes(table: pa.Table) -> int:
     """The bytes a state table holds."""
     return int(table.nbytes)
+
+
+def _forget_run(root: str, run_id: str) -> None:
+    with _lock:
+        for key in [k for k, (run, _, _) in _cache.items() if k[0] == root and run == run_id]:
+            del _cache[key]
+            _listings.pop(key, None)
+
+
+residency.on_release(_forget_run)
 
 
 def cached_tables() -> dict[tuple[str, int, int, str], Any]:

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import IllegalArgumentException, SparkRuntimeException
-from . import files
+from . import files, residency
 from .collector import collector_paused
 
 __all__ = ["StateLocation", "StateStore", "StateStoreConf", "StateStoreId", "clear_cache", "get_store", "read_state"]
@@ -203,6 +203,15 @@ def clear_cache(root: str | None = None) -> None:
             del _cache[store_id]
 
 
+def _forget_run(root: str, run_id: str) -> None:
+    with _cache_lock:
+        for store_id in [s for s, loaded in _cache.items() if s.root == root and loaded.run_id == run_id]:
+            del _cache[store_id]
+
+
+residency.on_release(_forget_run)
+
+
 def _missing_delta(store_id: StateStoreId, version: int, missing: int, base: int) -> SparkRuntimeException:
     file = os.path.join(store_id.path(), files.delta_name(missing))
     start = f"the snapshot {files.snapshot_name(base)}" if base else "the empty version 0 (there is no snapshot)"
@@ -253,11 +262,19 @@ class StateLocation:
     version: int
     run_id: str
     conf: StateStoreConf
+    #: The run's residency scope (:mod:`.residency`): what the run caches in a worker is
+    #: dropped when the run ends; -1 for a location outside a run.
+    scope: int = -1
 
     @classmethod
     def of(cls, info: Any, operator_id: int) -> StateLocation:
         """The location of operator ``operator_id`` in a micro-batch (``info``: its ``MicroBatchInfo``)."""
-        return cls(info.state_root, operator_id, info.batch_id, info.run_id, StateStoreConf.from_conf(info.conf))
+        return cls(info.state_root, operator_id, info.batch_id, info.run_id, StateStoreConf.from_conf(info.conf),
+                   info.state_scope)
+
+    def note_resident(self) -> None:
+        """Record that this run's state is cached in this process (a task is about to open a store)."""
+        residency.note(self.scope, self.root, self.run_id)
 
     def store_id(self, partition: int, name: str = "default") -> StateStoreId:
         """The id of one partition's store (``name`` for operators with several stores a partition)."""
@@ -265,6 +282,7 @@ class StateLocation:
 
     def open(self, partition: int, name: str = "default") -> StateStore:
         """The batch's version of one partition's store, opened for update."""
+        self.note_resident()
         return get_store(self.store_id(partition, name), self.version, self.run_id, self.conf)
 
 
