@@ -181,6 +181,23 @@ class DAGScheduler:
             return [JobSucceeded(job_id, [])]
         return self._submit_stage(job, final)
 
+    def prepare_waiting(self) -> None:
+        """Pickle the functions of the job's stages that wait for their parents (their binaries).
+
+        The runner calls this once the first stages' tasks are sent, while they run: a stage's
+        binary is then ready when its parents end, instead of being pickled between the two
+        stages, on the job's critical path. A function that cannot be pickled is left for the
+        stage's submission, which raises as it did before, at the same point of the job.
+        """
+        job = self._job
+        if job is None:
+            return
+        for stage in sorted(job.waiting, key=lambda st: st.id):
+            try:
+                self._binary(job, stage)
+            except Exception:  # noqa: BLE001, S112 - raised again, in its place, by the submission
+                continue
+
     def _submit_stage(self, job: _Job, stage: Stage) -> list[Action]:
         # A map stage kept from an earlier job (on its ShuffleDependency) is known again
         # here, whatever the path that reached it: events of its tasks are matched by id.

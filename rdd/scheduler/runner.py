@@ -138,6 +138,8 @@ class JobRunner:
                     "few dozen iterations with rdd.checkpoint() (after sc.setCheckpointDir(dir)) or "
                     "rdd.localCheckpoint(), followed by an action.") from exc
             outcome = self._perform(ticket, actions)
+            if outcome is None:
+                self.scheduler.prepare_waiting()  # while the first tasks run
             while outcome is None and ticket.reason is None:
                 try:
                     event = self.events.get_nowait() if pump is not None else self.events.get(timeout=_EVENT_POLL_S)

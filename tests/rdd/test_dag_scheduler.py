@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -98,6 +99,40 @@ def test_a_map_stage_runs_first_and_the_result_stage_after_all_its_outputs() -> 
     assert [(s.is_shuffle_map, s.partition) for s in results] == [(False, 0), (False, 1)]
     assert scheduler.handle(finished(results[1], "b")) == []
     assert scheduler.handle(finished(results[0], "a")) == [JobSucceeded(0, ["a", "b"])]
+
+
+def test_a_waiting_stage_s_binary_made_while_its_parents_run_is_the_one_its_tasks_carry() -> None:
+    scheduler = new_scheduler()
+    node = MapPartitionsNode(shuffled(source(2), 2), _tag)
+    maps = submitted(scheduler.submit_job(0, node, _collect, [0, 1]))
+    scheduler.prepare_waiting()
+    job = scheduler._job
+    assert job is not None
+    prepared = {stage_id: binary for stage_id, binary in job.binaries.items() if stage_id != maps[0].stage_id}
+    assert len(prepared) == 1  # the result stage's, pickled before any map output exists
+    scheduler.handle(map_output(maps[0]))
+    actions = scheduler.handle(map_output(maps[1]))
+    (digest, binary), = prepared.values()
+    assert {a.spec.digest for a in actions if isinstance(a, SubmitTask)} == {digest}
+    assert {a.binary for a in actions if isinstance(a, SubmitTask)} == {binary}
+
+
+def test_a_waiting_stage_that_cannot_be_pickled_fails_when_it_is_submitted_as_before() -> None:
+    import threading
+
+    from rdd.errors import SerializationError
+
+    lock = threading.Lock()  # cannot be pickled: the result stage's function captures it
+
+    def holds_a_lock(iterator: Iterable[Any]) -> list[Any]:
+        with lock:
+            return list(iterator)
+
+    scheduler = new_scheduler()
+    maps = submitted(scheduler.submit_job(0, MapPartitionsNode(shuffled(source(1), 1), _tag), holds_a_lock, [0]))
+    scheduler.prepare_waiting()  # swallows the error: it belongs to the submission
+    with pytest.raises(SerializationError, match="lock"):
+        scheduler.handle(map_output(maps[0], 1))
 
 
 def test_a_user_error_fails_the_job_at_once() -> None:
