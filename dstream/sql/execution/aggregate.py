@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..expressions.aggregate_base import AggregateFunction
-from ..expressions.aggregates import LIST_CONCAT, group_aggregate
+from ..expressions.aggregates import group_aggregate
 from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, Literal, column_key, new_expr_id
 from .arrays import arange, concat_batches, constant, table_as_batch
 from .context import QueryContext
@@ -97,21 +97,6 @@ def decode_key(name: str, arrow_type: pa.DataType, grouped: pa.Table) -> pa.Arra
     return col if col.type == arrow_type else col.cast(arrow_type)
 
 
-#: Below this many rows Arrow's threaded grouping costs more (starting its threads) than it saves.
-_THREADED_ROWS = 65_536
-
-
-def _group(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, str, Any]]) -> pa.Table:
-    ordered = any(fn in ("first", "last", "list", "first_last", LIST_CONCAT) for _, fn, _ in aggs)
-    # Arrow's threads share out a table's chunks: one chunk (what both phases build) is grouped
-    # by one thread either way, and starting the others costs 0.03-0.1 ms (pyarrow 26, 100,000
-    # to 1,000,000 rows); eight chunks of 1,000,000 strings group in 9.8 instead of 15.8 ms.
-    chunked = table.num_columns > 0 and table.column(0).num_chunks > 1
-    return group_aggregate(table, key_cols, aggs,
-                           use_threads=not ordered and chunked and table.num_rows >= _THREADED_ROWS)
-
-
-
 def _counts_rows(f: AggregateFunction) -> bool:
     """Whether ``f`` is ``count(*)`` (a count of a non-null constant): every row counts."""
     return (type(f).__name__ == "Count" and not f.distinct and len(f.children) == 1
@@ -168,7 +153,10 @@ class AggregateSpec:
                 aggs.append((f"a{fi}_{j}", fn, opts))
         if counted:
             aggs.append(("", "count_all", None))
-        grouped = _group(pa.table(cols), key_cols, aggs)
+        # Without Arrow's thread pool (group_aggregate's default), here and in merge: a table
+        # built from arrays is one chunk, which one thread groups either way, and starting the
+        # others cost 0.03-0.1 ms (pyarrow 26, 100,000 to 1,000,000 rows).
+        grouped = group_aggregate(pa.table(cols), key_cols, aggs)
         out: dict[str, pa.Array] = {}
         for i, arrow_type in enumerate(key_types):
             out[column_key(self.key_attrs[i].expr_id)] = decode_key(f"k{i}", arrow_type, grouped)
@@ -212,7 +200,7 @@ class AggregateSpec:
         for name, fn in extra:
             cols[name] = table.column(name).combine_chunks()
             aggs.append((name, fn, None))
-        grouped = _group(pa.table(cols), key_cols, aggs)
+        grouped = group_aggregate(pa.table(cols), key_cols, aggs)
         if not self.grouping and grouped.num_rows == 0:
             # An aggregate over no rows: every buffer null, one row.
             grouped = pa.table({c.name: pa.nulls(1, c.type) for c in grouped.schema})
