@@ -21,9 +21,6 @@ import pytest
 
 from dstream.sql import SparkSession
 from dstream.sql.streaming import MemoryStream
-from tests.conftest import ContextPool
-
-from .conftest import fresh_session
 
 DEADLINE = 60.0
 
@@ -65,19 +62,10 @@ def _start_dedup(stream: MemoryStream, checkpoint: Path, name: str) -> Any:
             .queryName(name).option("checkpointLocation", str(checkpoint)).start())
 
 
-@pytest.fixture(scope="module")
-def spark2(context_pool: ContextPool) -> Iterator[SparkSession]:
-    session = fresh_session(context_pool, "local[2]", "test-state-residency")
-    session.conf.set("spark.sql.shuffle.partitions", "2")
-    yield session
-    for query in session.streams.active:
-        query.stop()
-    session.stop()
-
-
 @pytest.mark.timeout(180)
 def test_a_stopped_query_leaves_no_state_in_the_workers_and_a_running_one_keeps_its(spark2: SparkSession,
                                                                                      tmp_path: Path) -> None:
+    spark2.conf.set("spark.sql.shuffle.partitions", "2")  # two state partitions, whatever the default
     counts_stream = MemoryStream("word string", spark2)
     dedup_stream = MemoryStream("word string", spark2)
     counts = _start_counts(counts_stream, tmp_path / "counts", "residency_counts")
@@ -103,6 +91,10 @@ def test_a_stopped_query_leaves_no_state_in_the_workers_and_a_running_one_keeps_
         dedup_stream.addData(["a", "g"])
         dedup.processAllAvailable(timeout=DEADLINE)
         assert sorted(r.word for r in spark2.table("residency_dedup").collect()) == list("abcdefg")
+        dedup.stop()  # its Python stores go too
+        assert dedup.exception() is None
+        last = _probe_every_worker(spark2, roots, tmp_path / "last")
+        assert all(h[root] == {"arrow": 0, "python": 0, "layouts": 0} for h in last.values() for root in roots), last
     finally:
         counts.stop()
         dedup.stop()

@@ -196,20 +196,16 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
-def clear_cache(root: str | None = None) -> None:
-    """Forget this process's loaded maps (of the stores under ``root``, or all): the next open reads disk."""
+def clear_cache(root: str | None = None, run_id: str | None = None) -> None:
+    """Forget this process's loaded maps (of the stores under ``root``, or all; of run ``run_id``
+    only, if given): the next open reads disk."""
     with _cache_lock:
-        for store_id in [s for s in _cache if root is None or s.root == root]:
+        for store_id in [s for s, loaded in _cache.items()
+                         if (root is None or s.root == root) and (run_id is None or loaded.run_id == run_id)]:
             del _cache[store_id]
 
 
-def _forget_run(root: str, run_id: str) -> None:
-    with _cache_lock:
-        for store_id in [s for s, loaded in _cache.items() if s.root == root and loaded.run_id == run_id]:
-            del _cache[store_id]
-
-
-residency.on_release(_forget_run)
+residency.on_release(clear_cache)  # a run's end: its maps under its state root
 
 
 def _missing_delta(store_id: StateStoreId, version: int, missing: int, base: int) -> SparkRuntimeException:
