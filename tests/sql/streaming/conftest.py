@@ -1,4 +1,5 @@
-"""Fixtures of the Structured Streaming tests: a session (local, UTC), and no query left running.
+"""Fixtures of the Structured Streaming tests: a session (local, UTC), one on ``local[2]``, and no
+query left running.
 
 The Kafka broker fixtures (``kafka_bootstrap``, ``kafka``) come from ``tests/conftest.py``,
 shared with ``tests/kafka``: one broker per test session.
@@ -29,6 +30,16 @@ def spark(context_pool: ContextPool) -> Iterator[SparkSession]:
     session = fresh_session(context_pool, "local", "test-structured-streaming")
     session.conf.set("spark.sql.session.timeZone", "UTC")
     yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def spark2(context_pool: ContextPool, request: pytest.FixtureRequest) -> Iterator[SparkSession]:
+    """A session on ``local[2]``: two worker processes, for tests of what workers hold."""
+    session = fresh_session(context_pool, "local[2]", f"test-{request.module.__name__.rsplit('.', 1)[-1]}")
+    yield session
+    for query in session.streams.active:
+        query.stop()
     session.stop()
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,21 +11,9 @@ import pytest
 
 from dstream.sql import SparkSession
 from dstream.sql.streaming import MemoryStream
-from tests.conftest import ContextPool
 from tests.rdd.processes import identify, is_running, worker_pids
 
-from .conftest import fresh_session
-
 DEADLINE = 60.0
-
-
-@pytest.fixture(scope="module")
-def spark2(context_pool: ContextPool) -> Iterator[SparkSession]:
-    session = fresh_session(context_pool, "local[2]", "test-state-on-workers")
-    yield session
-    for query in session.streams.active:
-        query.stop()
-    session.stop()
 
 
 @pytest.mark.timeout(180)
