@@ -1,8 +1,9 @@
-"""DataFrame statistics, random splits, multiset operations and row actions against plain Python.
+"""DataFrame statistics, random splits, set and multiset operations and row actions against plain Python.
 
 Models: ``Counter`` arithmetic for ``exceptAll`` (``a - b``) and ``intersectAll``
-(``a & b``) and for ``crosstab``; ``statistics`` for ``corr`` and ``cov``; a sorted list
-for ``approxQuantile``; ``json.dumps`` without the null fields for ``toJSON``; and the
+(``a & b``), set arithmetic for ``subtract`` and ``intersect``, and ``Counter`` for
+``crosstab``; ``statistics`` for ``corr`` and ``cov``; a sorted list for
+``approxQuantile``; ``json.dumps`` without the null fields for ``toJSON``; and the
 partition of the input for ``randomSplit``.
 """
 
@@ -41,6 +42,29 @@ def test_except_all_and_intersect_all_are_multiset_operations(spark: SparkSessio
 def test_multiset_operations_need_as_many_columns(spark: SparkSession) -> None:
     with pytest.raises(AnalysisException, match="NUM_COLUMNS_MISMATCH"):
         spark.range(1).exceptAll(spark.range(1).withColumn("x", F.lit(1)))
+
+
+@given(left=rows, right=rows, cut=st.integers(0, 3))
+@PROPERTY
+def test_intersect_and_subtract_are_set_operations(spark: SparkSession, left: list[tuple[Any, Any]],
+                                                   right: list[tuple[Any, Any]], cut: int) -> None:
+    a = spark.createDataFrame(left, "s string, n int")
+    b = spark.createDataFrame(right, "t string, m int")
+    assert sorted(map(tuple, a.intersect(b).collect()), key=repr) == sorted(set(left) & set(right), key=repr)
+    assert sorted(map(tuple, a.subtract(b).collect()), key=repr) == sorted(set(left) - set(right), key=repr)
+    # The other side derived from this one shares its columns: rows must still be compared
+    # by value, not matched to themselves.
+    part = a.filter(F.col("n") >= cut)
+    kept = {r for r in left if r[1] is not None and r[1] >= cut}
+    assert sorted(map(tuple, a.intersect(part).collect()), key=repr) == sorted(set(left) & kept, key=repr)
+    assert sorted(map(tuple, a.subtract(part).collect()), key=repr) == sorted(set(left) - kept, key=repr)
+
+
+def test_set_operations_need_as_many_columns(spark: SparkSession) -> None:
+    wide = spark.range(1).withColumn("x", F.lit(1))
+    for operation in (spark.range(1).intersect, spark.range(1).subtract):
+        with pytest.raises(AnalysisException, match="NUM_COLUMNS_MISMATCH"):
+            operation(wide)
 
 
 @given(n=st.integers(0, 200), weights=st.lists(st.floats(0.0, 5.0), min_size=1, max_size=4).filter(

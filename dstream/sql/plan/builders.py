@@ -43,6 +43,7 @@ __all__ = [
     "build_select",
     "build_sort",
     "build_union",
+    "dedup_right",
     "null_safe_match",
     "resolver_for",
     "sort_keys",
@@ -203,13 +204,14 @@ def normalize_join_type(how: str | None) -> str:
         "UNSUPPORTED_JOIN_TYPE", {"typ": str(how), "supported": accepted})
 
 
-def _dedup_right(left: LogicalPlan, right: LogicalPlan) -> LogicalPlan:
+def dedup_right(left: LogicalPlan, right: LogicalPlan) -> LogicalPlan:
+    """``right``, its columns that ``left`` also has given new ids (Spark's ``dedupRight``)."""
     clash = {a.expr_id for a in left.output()} & {a.expr_id for a in right.output()}
     if not clash:
         return right
     if isinstance(right, SubqueryAlias):
         # Re-number below the alias, so ``alias.col`` still names the right side's columns.
-        return SubqueryAlias(right.alias, _dedup_right(left, right.child))
+        return SubqueryAlias(right.alias, dedup_right(left, right.child))
     return Project([Alias(a, a.name) if a.expr_id in clash else a for a in right.output()], right)
 
 
@@ -221,7 +223,7 @@ def build_join(left: LogicalPlan, right: LogicalPlan, on: object, how: str | Non
     join condition (``df1.k == df2.k``), resolved here over both sides' columns.
     """
     join_type = normalize_join_type(how)
-    right = _dedup_right(left, right)
+    right = dedup_right(left, right)
     if isinstance(on, str):
         on = [on]
     if isinstance(on, list | tuple) and on and all(isinstance(n, str) for n in on):
