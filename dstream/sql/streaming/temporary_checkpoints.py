@@ -7,20 +7,29 @@ in the system's temporary directory, as Spark names it).
 Invariants, as Spark's (``Utils.createTempDir`` registers such a directory for deletion
 when the JVM shuts down):
 
-- a query that stops cleanly removes its directory at once;
+- a query that stops cleanly removes its directory at once: when ``stop()`` (or the end
+  of an ``availableNow`` query) returns, nothing is left under the directory's name;
 - a query that failed keeps it while the application runs, so that its logs can be
   looked at, unless ``spark.sql.streaming.forceDeleteTempCheckpointLocation`` is true;
 - whatever is left is removed when the Python process exits normally (``atexit``), so
   neither failed queries nor queries still running at exit leave directories behind.
   A process killed by a signal runs no exit handler: its directories stay.
 
-Only the driver creates them; the set of live directories holds those not yet removed,
-so a long application that starts many queries keeps it small.
+Removing is a rename, then the deletion of the renamed tree on a background thread:
+a checkpoint holds a few files per micro-batch, and deleting them one by one took a
+stopping query several milliseconds (more than a small micro-batch) on the stopping
+thread. The renamed tree (``.temporary-*.removing``, beside the others) is the exit
+handler's too, so it goes by exit as well.
+
+Only the driver creates them; the sets of live and of renamed directories hold those
+not yet removed, so a long application that starts many queries keeps them small.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
+import queue
 import shutil
 import tempfile
 import threading
@@ -29,7 +38,10 @@ __all__ = ["create", "remove"]
 
 _LOCK = threading.Lock()
 _LIVE: set[str] = set()
+_RENAMED: set[str] = set()          # renamed away by remove(), not yet deleted
+_PENDING: queue.SimpleQueue[str] = queue.SimpleQueue()
 _REGISTERED = False
+_REMOVER: threading.Thread | None = None
 
 
 def create() -> str:
@@ -45,14 +57,41 @@ def create() -> str:
 
 
 def remove(path: str) -> None:
-    """Delete ``path`` (best effort, like Spark) and forget it."""
+    """Take ``path`` away at once and delete its files in the background (best effort, like Spark)."""
+    global _REMOVER
+    parent, name = os.path.split(path)
+    renamed = os.path.join(parent, f".{name}.removing")
+    try:
+        os.rename(path, renamed)
+    except OSError:  # gone already, or not renamable: delete it here, as before
+        _delete(path)
+        return
+    with _LOCK:
+        _LIVE.discard(path)
+        _RENAMED.add(renamed)
+        if _REMOVER is None or not _REMOVER.is_alive():
+            _REMOVER = threading.Thread(target=_remove_renamed, name="temporary-checkpoint-remover", daemon=True)
+            _REMOVER.start()
+    _PENDING.put(renamed)
+
+
+def _delete(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
     with _LOCK:
         _LIVE.discard(path)
+        _RENAMED.discard(path)
+
+
+def _remove_renamed() -> None:
+    while True:
+        _delete(_PENDING.get())
 
 
 def _remove_all() -> None:
+    # At exit: the renamed trees the thread has not reached yet, then the live ones. A
+    # tree the thread is deleting right now is deleted by both; rmtree ignores what the
+    # other removed first.
     with _LOCK:
-        left = list(_LIVE)
+        left = [*_RENAMED, *_LIVE]
     for path in left:
-        remove(path)
+        _delete(path)

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,12 @@ def test_a_clean_stop_removes_the_temporary_checkpoint(spark: SparkSession) -> N
     assert os.path.isdir(os.path.join(path, "commits"))
     query.stop()
     assert not os.path.exists(path)
+    # Its files go on the remover thread, soon after: the renamed tree does not stay.
+    renamed = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".removing")
+    deadline = time.monotonic() + DEADLINE
+    while os.path.exists(renamed):
+        assert time.monotonic() < deadline, f"{renamed} was not deleted within {DEADLINE} s"
+        time.sleep(0.01)
 
 
 def test_a_failed_query_keeps_its_temporary_checkpoint_to_look_at(spark: SparkSession) -> None:
@@ -90,12 +97,17 @@ try:
 except Exception:
     pass
 running = MemoryStream("int", spark).toDF().writeStream.format("memory").queryName("left_running").start()
+stopped_stream = MemoryStream("int", spark)
+stopped = stopped_stream.toDF().writeStream.format("memory").queryName("stopped_at_exit").start()
+stopped_stream.addData(list(range(100)))
+stopped.processAllAvailable(60)
+stopped.stop()  # its files are deleted on a background thread; the exit must not outrun it
 print(json.dumps([failed._execution.checkpoint, running._execution.checkpoint, running.isActive]))
 sys.stdout.flush()
 """
 
 
-def test_the_process_exit_removes_failed_and_running_queries_checkpoints(tmp_path: Path) -> None:
+def test_the_process_exit_removes_failed_running_and_stopped_queries_checkpoints(tmp_path: Path) -> None:
     env = dict(os.environ, TMPDIR=str(tmp_path))
     done = subprocess.run([sys.executable, "-c", _AT_EXIT], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=DEADLINE * 2)
@@ -104,3 +116,18 @@ def test_the_process_exit_removes_failed_and_running_queries_checkpoints(tmp_pat
     assert active and failed.startswith(str(tmp_path)) and running.startswith(str(tmp_path))
     assert not os.path.exists(failed), "the failed query's temporary checkpoint outlived the process"
     assert not os.path.exists(running), "the running query's temporary checkpoint outlived the process"
+    assert os.listdir(tmp_path) == [], "a temporary checkpoint (or a stopped one's renamed tree) outlived the process"
+
+
+def test_the_exit_handler_deletes_renamed_trees_the_remover_has_not_reached(tmp_path: Path) -> None:
+    from dstream.sql.streaming import temporary_checkpoints
+
+    renamed = tmp_path / ".temporary-left.removing"  # what remove() renamed, still queued
+    (renamed / "commits").mkdir(parents=True)
+    for i in range(3):
+        (renamed / "commits" / str(i)).write_text("v1")
+    with temporary_checkpoints._LOCK:
+        temporary_checkpoints._RENAMED.add(str(renamed))
+    temporary_checkpoints._remove_all()
+    assert not renamed.exists()
+    assert str(renamed) not in temporary_checkpoints._RENAMED
