@@ -42,8 +42,6 @@ from .plan.builders import (
     build_select,
     build_sort,
     build_union,
-    dedup_right,
-    null_safe_match,
     resolver_for,
     sort_keys,
 )
@@ -366,29 +364,6 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
             left = self.select("*", *[Column(Alias(lit_expr(None), c)) for c in extra])
             exprs.extend(other[c] for c in extra)
         return left.union(other.select(*exprs))
-
-    def intersect(self, other: DataFrame) -> DataFrame:
-        """Distinct rows present in both."""
-        return self._set_operation(other, "intersect", "left_semi")
-
-    def subtract(self, other: DataFrame) -> DataFrame:
-        """Distinct rows of this DataFrame not in ``other``."""
-        return self._set_operation(other, "except", "left_anti")
-
-    def _set_operation(self, other: DataFrame, name: str, how: str) -> DataFrame:
-        # Column by column, nulls equal: a semi or anti join on all columns, then distinct.
-        mine, theirs = self._plan.output(), other._plan.output()
-        if len(mine) != len(theirs):
-            raise AnalysisException(
-                f"{name.upper()} can only be performed on inputs with the same number of columns, but the first "
-                f"input has {len(mine)} columns and the second input has {len(theirs)} columns.",
-                "NUM_COLUMNS_MISMATCH", {"operator": name.upper(), "firstNumColumns": str(len(mine)),
-                                         "invalidOrdinalNum": "second", "invalidNumColumns": str(len(theirs))})
-        # The other side renumbered first when it shares columns with this one (df.subtract(
-        # df.filter(...))): matched on the shared ids, each row would equal itself.
-        right = dedup_right(self._plan, other._plan)
-        cond = null_safe_match(mine, right.output())
-        return self._new(build_join(self._plan, right, None, how, cond, self._case_sensitive)).distinct()
 
     # -- grouping -----------------------------------------------------------------------
 

@@ -1,16 +1,20 @@
-"""DataFrame methods over its rows: ``foreach``, ``foreachPartition``, ``toJSON``, ``replace``, and
-the multiset operations ``exceptAll`` and ``intersectAll``.
+"""DataFrame methods over its rows: ``foreach``, ``foreachPartition``, ``toJSON``, ``replace``, the
+set operations ``intersect`` and ``subtract`` and the multiset ones ``exceptAll`` and ``intersectAll``.
 
 What this module owns
 ---------------------
 :class:`RowMethods`, a base of :class:`~dstream.sql.dataframe.DataFrame`, built on the
 public API: the row functions run over ``df.rdd`` in the tasks; ``toJSON`` is
-``to_json(struct(*))`` per row; the multiset operations count each distinct row on both
-sides in one aggregation (nulls compare equal, as in SQL's set operations) and repeat it
-as often as the operation says.
+``to_json(struct(*))`` per row; the set operations are a semi or anti join on all
+columns (null-safe), then ``distinct``; the multiset operations count each distinct row
+on both sides in one aggregation (nulls compare equal, as in SQL's set operations) and
+repeat it as often as the operation says.
 
 Invariants
 ----------
+* All four match columns by position and need as many on both sides
+  (``NUM_COLUMNS_MISMATCH``); a side derived from the other (``df.subtract(df.filter(...))``)
+  is compared by value, its shared columns renumbered first.
 * ``exceptAll`` keeps a row ``max(0, a - b)`` times and ``intersectAll`` ``min(a, b)``
   times, for ``a`` and ``b`` its counts on each side; the columns are matched by
   position and keep this DataFrame's names and types.
@@ -23,6 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .errors import AnalysisException
+from .plan.builders import build_join, dedup_right, null_safe_match
 
 if TYPE_CHECKING:
     from rdd import RDD
@@ -80,6 +85,14 @@ class RowMethods:
         df: DataFrame = self  # type: ignore[assignment]
         return df.na.replace(to_replace, value, subset)
 
+    def intersect(self, other: DataFrame) -> DataFrame:
+        """Distinct rows present in both."""
+        return self._set_operation(other, "INTERSECT", "left_semi")
+
+    def subtract(self, other: DataFrame) -> DataFrame:
+        """Distinct rows of this DataFrame not in ``other``."""
+        return self._set_operation(other, "EXCEPT", "left_anti")
+
     def exceptAll(self, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
         """The rows of this DataFrame not in ``other``, duplicates kept (``EXCEPT ALL``)."""
         return self._multiset(other, "exceptAll", _difference)
@@ -88,16 +101,20 @@ class RowMethods:
         """The rows in both DataFrames, duplicates kept (``INTERSECT ALL``)."""
         return self._multiset(other, "intersectAll", _common)
 
+    def _set_operation(self, other: DataFrame, name: str, how: str) -> DataFrame:
+        df: DataFrame = self  # type: ignore[assignment]
+        _same_width(df, other, name)
+        # The other side renumbered first when it shares columns with this one: matched on
+        # the shared ids, each row would equal itself.
+        right = dedup_right(df._plan, other._plan)
+        cond = null_safe_match(df._plan.output(), right.output())
+        return df._new(build_join(df._plan, right, None, how, cond, df._case_sensitive)).distinct()
+
     def _multiset(self, other: DataFrame, name: str, keep: Callable[[int, int], int]) -> DataFrame:
         from . import functions as F  # noqa: N812, PLC0415
 
         df: DataFrame = self  # type: ignore[assignment]
-        if len(other.columns) != len(df.columns):
-            raise AnalysisException(
-                f"{name} can only be performed on inputs with the same number of columns, but the first input has "
-                f"{len(df.columns)} columns and the second input has {len(other.columns)} columns.",
-                "NUM_COLUMNS_MISMATCH", {"operator": name, "firstNumColumns": str(len(df.columns)),
-                                         "invalidOrdinalNum": "second", "invalidNumColumns": str(len(other.columns))})
+        _same_width(df, other, name)
         keys = [f"c{i}" for i in range(len(df.columns))]
         left = df.toDF(*keys).withColumn(_SIDE, F.lit(1))
         right = other.toDF(*keys).withColumn(_SIDE, F.lit(-1))
@@ -106,3 +123,12 @@ class RowMethods:
             F.count(F.when(side == 1, 1)).alias(_LEFT), F.count(F.when(side == -1, 1)).alias(_RIGHT))
         rows = counts.rdd.flatMap(functools.partial(_repeat, len(keys), keep))
         return df.sparkSession.createDataFrame(rows, df.schema)
+
+
+def _same_width(df: DataFrame, other: DataFrame, name: str) -> None:
+    if len(other.columns) != len(df.columns):
+        raise AnalysisException(
+            f"{name} can only be performed on inputs with the same number of columns, but the first input has "
+            f"{len(df.columns)} columns and the second input has {len(other.columns)} columns.",
+            "NUM_COLUMNS_MISMATCH", {"operator": name, "firstNumColumns": str(len(df.columns)),
+                                     "invalidOrdinalNum": "second", "invalidNumColumns": str(len(other.columns))})
