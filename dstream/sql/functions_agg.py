@@ -68,18 +68,20 @@ def count(col: Column | str) -> Column:
 
 
 def count_distinct(col: Column | str, *cols: Column | str) -> Column:
-    """The number of distinct non-null values.
+    """The number of distinct non-null values, or of distinct tuples of several columns.
 
     Parameters
     ----------
     col : Column or str
-        The column (one column only).
+        The first column.
+    cols : Column or str
+        More columns: then the distinct tuples are counted, those with a null in any
+        column left out (``count(DISTINCT a, b)``).
     """
     if cols:
-        from .errors import PySparkNotImplementedError  # noqa: PLC0415 - rare path
+        from .expressions.distinct_tuple import DistinctTuple  # noqa: PLC0415 - rare path
 
-        raise PySparkNotImplementedError("count_distinct of several columns is not supported: count_distinct of a "
-                                         "struct(...) of them instead.", "NOT_IMPLEMENTED", {})
+        return Column(CountDistinct(DistinctTuple([expr_of(c) for c in (col, *cols)])))
     return Column(CountDistinct(expr_of(col)))
 
 
