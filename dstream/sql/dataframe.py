@@ -234,7 +234,12 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
                 same = (lambda a, b: a == b) if self._case_sensitive else (lambda a, b: a.lower() == b.lower())
                 drop_ids |= {a.expr_id for a in self._plan.output() if same(a.name, col)}
             else:
-                expr = self._resolve(col)
+                try:
+                    expr = self._resolve(col)
+                except AnalysisException as exc:
+                    if (exc.getCondition() or "").startswith("UNRESOLVED_COLUMN"):
+                        continue  # as a name that does not exist: ignored, as Spark does
+                    raise
                 if isinstance(expr, AttributeReference):
                     drop_ids.add(expr.expr_id)
         return self._new(Project([a for a in self._plan.output() if a.expr_id not in drop_ids], self._plan))
@@ -298,11 +303,11 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
 
     def limit(self, num: int) -> DataFrame:
         """The first ``num`` rows."""
-        return self._new(Limit(int(num), self._plan))
+        return self._new(Limit(_limit_like("limit", num), self._plan))
 
     def offset(self, num: int) -> DataFrame:
         """The rows after the first ``num``."""
-        return self._new(Limit(-1, self._plan, offset=int(num)))
+        return self._new(Limit(-1, self._plan, offset=_limit_like("offset", num)))
 
     def orderBy(self, *cols: Any, **kwargs: Any) -> DataFrame:  # noqa: N802 - PySpark's name
         """Sort by the given columns (``ascending=`` a bool or a list of bools)."""
@@ -566,3 +571,13 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
     def dropna(self, how: str = "any", thresh: int | None = None, subset: Any = None) -> DataFrame:
         """Drop rows with nulls (see ``DataFrame.na.drop``)."""
         return self.na.drop(how, thresh, subset)
+
+
+def _limit_like(name: str, num: int) -> int:
+    value = int(num)
+    if value < 0:  # -1 would read as "no limit" below
+        raise AnalysisException(
+            f'The {name} like expression "{value}" is invalid. The '
+            f"{name} expression must be equal to or greater than 0, but got {value}.",
+            "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE", {"name": name, "expr": f'"{value}"', "v": str(value)})
+    return value

@@ -24,7 +24,7 @@ import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .errors import PySparkTypeError, PySparkValueError
+from .errors import IllegalArgumentException, PySparkTypeError, PySparkValueError
 from .plan.logical import Sample
 
 if TYPE_CHECKING:
@@ -127,6 +127,10 @@ class StatMethods:
         if not isinstance(fraction, float) or not 0 <= fraction:
             raise PySparkValueError(f"fraction must be a non-negative float, got {fraction!r}.",
                                     "INVALID_PARAMETER_VALUE", {"fraction": str(fraction)})
+        if not withReplacement and fraction > 1.0:
+            raise IllegalArgumentException(
+                f"requirement failed: Sampling fraction ({fraction}) must be on interval [0, 1] without "
+                "replacement (sample with withReplacement=True to draw rows more than once).")
         return df._new(Sample(float(fraction), bool(withReplacement),
                               seed if seed is not None else random.randrange(1 << 31), df._plan))
 

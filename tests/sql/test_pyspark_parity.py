@@ -1,0 +1,44 @@
+"""Behaviours found to differ from PySpark 4.0.1 by running the same programs under both.
+
+One test per finding; the expected values are what PySpark printed for the same calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from dstream.sql import SparkSession
+from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
+from dstream.sql.errors import AnalysisException, IllegalArgumentException
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    session = SparkSession.builder.master("local").appName("pyspark-parity").getOrCreate()
+    yield session
+    session.stop()
+
+
+@pytest.mark.parametrize("method", ["limit", "offset"])
+def test_a_negative_limit_or_offset_is_refused(spark: SparkSession, method: str) -> None:
+    # It read as "no limit" and returned every row.
+    with pytest.raises(AnalysisException) as caught:
+        getattr(spark.range(3), method)(-1)
+    assert caught.value.getCondition() == "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"
+    assert f"The {method} expression must be equal to or greater than 0, but got -1" in str(caught.value)
+    assert getattr(spark.range(3), method)(0).count() == (0 if method == "limit" else 3)
+
+
+def test_sampling_more_than_everything_without_replacement_is_refused(spark: SparkSession) -> None:
+    with pytest.raises(IllegalArgumentException, match=r"Sampling fraction \(1.5\) must be on interval \[0, 1\]"):
+        spark.range(3).sample(1.5)
+    assert spark.range(50).sample(True, 1.5, 7).count() > 0
+    assert spark.range(10).sample(1.0).count() == 10
+
+
+def test_dropping_a_column_object_that_does_not_exist_is_a_no_op(spark: SparkSession) -> None:
+    df = spark.range(2).withColumn("x", F.lit(1))
+    assert df.drop(F.col("nope")).columns == ["id", "x"]
+    assert df.drop("nope", F.col("id")).columns == ["x"]
