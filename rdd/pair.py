@@ -114,6 +114,11 @@ class PairRDDFunctions:
     ) -> RDD[tuple[K, Any]]:
         if numPartitions is None:
             numPartitions = self._default_reduce_partitions()
+        if numPartitions == 0 and self.getNumPartitions():
+            # Spark would return no rows (a job over 0 partitions never runs the map side).
+            raise ValueError(f"numPartitions must be a positive integer, got 0: an RDD of "
+                             f"{self.getNumPartitions()} partition(s) cannot be partitioned into 0 "
+                             "(only an RDD without partitions, such as sc.emptyRDD(), can)")
         partitioner = Partitioner(numPartitions, partitionFunc)
         if self.partitioner == partitioner:
             # Each key already lives in exactly one partition: combine in place.
@@ -151,6 +156,11 @@ class PairRDDFunctions:
         """
         if numPartitions is None:
             numPartitions = self._default_reduce_partitions()
+        if numPartitions == 0 and self.getNumPartitions():
+            # Spark would return no rows (a job over 0 partitions never runs the map side).
+            raise ValueError(f"numPartitions must be a positive integer, got 0: an RDD of "
+                             f"{self.getNumPartitions()} partition(s) cannot be partitioned into 0 "
+                             "(only an RDD without partitions, such as sc.emptyRDD(), can)")
         partitioner = Partitioner(numPartitions, partitionFunc)
         if self.partitioner == partitioner:
             return self

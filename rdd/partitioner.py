@@ -235,13 +235,22 @@ class Partitioner:
     __slots__ = ("numPartitions", "partitionFunc")
 
     def __init__(self, numPartitions: int, partitionFunc: Callable[[Any], int] = portable_hash) -> None:
-        if not isinstance(numPartitions, int) or isinstance(numPartitions, bool) or numPartitions < 1:
+        # 0 is allowed, as in Spark: the partitioner of an empty RDD's shuffle (distinct(),
+        # reduceByKey() of an RDD without partitions); placing a key then fails, clearly.
+        if not isinstance(numPartitions, int) or isinstance(numPartitions, bool) or numPartitions < 0:
             raise ValueError(f"numPartitions must be a positive integer, got {numPartitions!r}")
         self.numPartitions = numPartitions
         self.partitionFunc = partitionFunc
 
     def __call__(self, key: Any) -> int:
+        if not self.numPartitions:
+            self._no_partitions(key)
         return self.partitionFunc(key) % self.numPartitions
+
+    @staticmethod
+    def _no_partitions(key: Any) -> None:
+        raise ValueError(f"cannot place key {key!r} into 0 partitions: only an empty RDD can be partitioned into "
+                         "0 partitions; pass numPartitions=1 or more")
 
     def bucket_indices(self, keys: list[Any], kinds: set[type] | None = None) -> list[int]:
         """``[self(k) for k in keys]``, at C speed when every key is a ``str`` or every
@@ -249,6 +258,8 @@ class Partitioner:
         usually one such type: a Python call per key is then most of the partitioning).
         ``kinds`` is the set of the keys' types, when the caller has it already."""
         n = self.numPartitions
+        if not n and keys:
+            self._no_partitions(keys[0])
         if self.partitionFunc is portable_hash:
             if kinds is None:
                 kinds = set(map(type, keys))

@@ -5,7 +5,8 @@ What this module owns
 A queue of items fixed when the stream is created (PySpark copies the Python list, so
 later changes to it are not seen). With ``one_at_a_time`` each batch takes the next
 item; otherwise the first batch takes the union of all of them. Once the queue is
-empty each batch gets the ``default`` RDD if one was given, else a fresh empty RDD.
+empty each batch gets the ``default`` RDD if one was given, else an empty RDD of one
+partition (Spark's default: per-partition functions still run once per batch).
 
 Checkpoints: an item given as a list keeps its list, so a checkpointed graph carries
 the data and a restarted driver hands out exactly the same batches (which items each
@@ -46,6 +47,7 @@ class QueueInputNode(InputNode):
         self._default = default
         #: batch time -> indices of the items it took (remembered batches only)
         self._taken: dict[int, list[int]] = {}
+        self._drained: RDD[Any] | None = None  # the batches' RDD once the queue is empty
 
     def _rdd(self, item: Any) -> Any:
         return item if isinstance(item, RDD) else self.graph.sc.parallelize(item)
@@ -62,7 +64,11 @@ class QueueInputNode(InputNode):
             return rdds[0] if len(rdds) == 1 else self.graph.sc.union(rdds)
         if self._default is not None:
             return self._rdd(self._default)
-        return self.graph.sc.emptyRDD()
+        if getattr(self, "_drained", None) is None:  # not in checkpoints, nor in older ones
+            # Spark's default for a drained queue: one empty partition, made once (a
+            # per-partition function still runs once per batch, as there).
+            self._drained = self.graph.sc.parallelize([], 1)
+        return self._drained
 
     def clear_metadata(self, time_ms: int, *args: Any, **kwargs: Any) -> None:
         super().clear_metadata(time_ms, *args, **kwargs)
@@ -88,6 +94,7 @@ class QueueInputNode(InputNode):
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
+        state["_drained"] = None  # made again when needed
         items = [*self._items, self._default]
         if not any(isinstance(item, RDD) for item in items):
             return state

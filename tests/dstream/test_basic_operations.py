@@ -218,3 +218,23 @@ def test_queue_stream_copies_its_input(ctx: Any) -> None:
         return stream
 
     assert run_batches(ctx, [[], [], []], op) == [[1], [2], []]
+
+
+def test_shuffles_of_a_drained_queue_streams_empty_batches_are_empty(ctx: Any) -> None:
+    # A drained queue gives RDDs without partitions; distinct/reduceByKey/groupByKey of
+    # them must be empty batches, as in Spark, not fail the stream.
+    def op(s: Any) -> Any:
+        drained = s.context().queueStream([ctx.parallelize([1, 1, 2], 2)])
+        return drained.transform(lambda rdd: rdd.distinct().map(lambda x: (x, 1)).reduceByKey(add).groupByKey()
+                                 .mapValues(list))
+
+    out = run_batches(ctx, [[], [], []], op)
+    assert [sorted(b) for b in out] == [[(1, [1]), (2, [1])], [], []]
+
+
+def test_a_drained_queue_gives_one_empty_partition_per_batch(ctx: Any) -> None:
+    def op(s: Any) -> Any:
+        drained = s.context().queueStream([[1, 2]])
+        return drained.mapPartitions(lambda it: [sum(it)])
+
+    assert run_batches(ctx, [[], [], []], op)[1:] == [[0], [0]]  # Spark: sc.makeRDD(Seq.empty, 1)

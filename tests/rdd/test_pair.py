@@ -142,3 +142,15 @@ def test_count_by_key_collect_as_map_lookup(ctx: Any) -> None:
     numbers = ctx.parallelize([(i, str(i)) for i in range(100)], 4)
     assert numbers.lookup(42) == ["42"]
     assert numbers.reduceByKey(operator.add).lookup(42) == ["42"]
+
+
+def test_an_rdd_without_partitions_shuffles_into_none(ctx: Any) -> None:
+    empty = ctx.emptyRDD()
+    assert empty.distinct().collect() == [] and empty.distinct().getNumPartitions() == 0
+    assert empty.reduceByKey(operator.add).collect() == []
+    assert empty.groupByKey().collect() == [] and empty.join(empty).collect() == []
+    assert empty.partitionBy(0).collect() == []
+    assert sorted(empty.cogroup(ctx.parallelize([(1, 2)], 1)).mapValues(lambda v: [list(v[0]), list(v[1])])
+                  .collect()) == [(1, [[], [2]])]
+    with pytest.raises(ValueError, match="cannot place key 'a' into 0 partitions"):
+        Partitioner(0)("a")
