@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from ..errors import AnalysisException
 from ..expressions.aggregate_base import AggregateFunction
+from ..expressions.aggregates import ApproxCountDistinct
 from ..expressions.base import AttributeReference
 from ..plan.logical import Aggregate, Deduplicate, Join, Limit, LogicalPlan, Sort
 from ..plan.window_plan import WindowPlan
@@ -54,7 +55,10 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
     aggs = _aggregates(plan)
     for agg in aggs:
         for e in agg.aggregates:
-            if any(isinstance(n, AggregateFunction) and getattr(n, "distinct", False) for n in e.walk()):
+            # approx_count_distinct is the advised alternative (exact here, counted like
+            # count(DISTINCT) inside, which is what the flag says).
+            if any(isinstance(n, AggregateFunction) and getattr(n, "distinct", False)
+                   and not isinstance(n, ApproxCountDistinct) for n in e.walk()):
                 _fail("Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using "
                       "approx_count_distinct() instead.")
     if output_mode == "complete" and not aggs:
@@ -74,6 +78,8 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
                       "DataFrame/Dataset in Complete output mode")
         if isinstance(node, Limit) and reads_stream(node.child) and node.offset:
             _fail("Offset is not supported on streaming DataFrames/Datasets.")
+        if isinstance(node, Limit) and reads_stream(node.child) and output_mode == "update":
+            _fail("Limits are not supported on streaming DataFrames/Datasets in Update output mode")
         if isinstance(node, Join):
             _check_join(node, output_mode)
         if isinstance(node, WindowPlan) and reads_stream(node.child):

@@ -194,6 +194,11 @@ def test_refused_at_start_with_sparks_reasons(spark: SparkSession) -> None:
         df.groupBy("k").count().writeStream.format("memory").queryName("x").start()
     with pytest.raises(AnalysisException, match="Sorting is not supported"):
         df.orderBy("k").writeStream.format("memory").queryName("x").start()
+    with pytest.raises(AnalysisException, match="Limits are not supported .* in Update output mode"):
+        df.limit(2).writeStream.outputMode("update").format("memory").queryName("x").start()
+    with pytest.raises(AnalysisException, match="Distinct aggregations are not supported"):
+        df.groupBy("k").agg(F.countDistinct("t")).writeStream.outputMode("update").format("memory").queryName(
+            "x").start()
     from dstream.sql import Window
 
     numbered = df.withColumn("n", F.row_number().over(Window.partitionBy("k").orderBy("t")))
@@ -208,6 +213,21 @@ def test_refused_at_start_with_sparks_reasons(spark: SparkSession) -> None:
     with pytest.raises(Exception, match="already active"):
         df.writeStream.format("memory").queryName("dup").start()
     first.stop()
+
+
+def test_approx_count_distinct_is_allowed_in_a_streaming_aggregation(spark: SparkSession) -> None:
+    # The error for count(DISTINCT) advises it; it was refused as a distinct aggregate too.
+    stream = MemoryStream("k string, v int", spark)
+    query = (stream.toDF().groupBy("k").agg(F.approx_count_distinct("v").alias("n")).writeStream
+             .outputMode("complete").format("memory").queryName("approx_distinct").start())
+    try:
+        stream.addData([("a", 1), ("a", 1), ("b", 2)])
+        query.processAllAvailable(DEADLINE)
+        stream.addData([("a", 2), ("b", 2), ("c", None)])
+        query.processAllAvailable(DEADLINE)
+        assert rows(spark, "approx_distinct") == [("a", 2), ("b", 1), ("c", 0)]
+    finally:
+        query.stop()
 
 
 def test_a_failing_batch_stops_the_query_with_the_cause(spark: SparkSession) -> None:
