@@ -117,7 +117,7 @@ class DataFrameReader(OptionsBuilder):
             raise PySparkValueError("load() needs a path.", "CANNOT_BE_NONE", {"arg_name": "path"})
         paths = [path] if isinstance(path, str) else list(path)
         fmt = get_format(self._format)
-        files = list_input_files(paths)
+        files = list_input_files(paths, self._options)
         options_now = dict(self._options)
         options_now.setdefault("maxpartitionbytes", str(self._session.conf.max_partition_bytes()))
         options_now.setdefault("timezone", self._session.conf.time_zone())
@@ -126,7 +126,8 @@ class DataFrameReader(OptionsBuilder):
         if len(paths) == 1 and os.path.isdir(paths[0]):
             # Partition columns are discovered below the directory read, never above it.
             options_now.setdefault("basepath", paths[0])
-        file_schema = self._schema if self._schema is not None else fmt.infer_schema(files, options_now)
+        file_schema = (fmt.infer_schema(files, options_now) if self._schema is None
+                       else fmt.with_partition_columns(self._schema, files, options_now))
         relation = FileRelation(attributes_of(file_schema), self._format, files, options_now, file_schema)
         return self._session._new_dataframe(relation)
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dstream.sql.errors import AnalysisException
+from dstream.sql.errors import AnalysisException, IllegalArgumentException
 from dstream.sql.io import get_format, list_input_files
 from dstream.sql.io.files import FileSplit, byte_ranges, partition_schema, partition_values, read_line_range
 from dstream.sql.io.text import split_lines
@@ -33,6 +33,32 @@ def test_directory_lists_visible_files_and_partition_dirs_only(tmp_path: os.Path
     assert list_input_files([root]) == [a, b]
     assert list_input_files([f"{root}/*.csv"]) == [a]
     assert list_input_files([f"file:{a}"]) == [a]
+
+
+@pytest.mark.parametrize(("pattern", "kept"), [
+    ("*.csv", ["a.csv", "b.csv", "k=1/c.csv"]), ("*.{txt,json}", ["d.txt", "e.json"]), ("[ab].*", ["a.csv", "b.csv"]),
+    ("[^ab]*", ["d.txt", "e.json", "k=1/c.csv"]), ("?.txt", ["d.txt"]), (r"\*.csv", []),
+])
+def test_path_glob_filter_keeps_files_whose_name_matches(tmp_path: os.PathLike, pattern: str, kept: list[str]) -> None:
+    # Hadoop's GlobFilter, on the file name only (the k=1 directory is still entered).
+    root = str(tmp_path)
+    for name in ["a.csv", "b.csv", "d.txt", "e.json", "k=1/c.csv"]:
+        _touch(f"{root}/{name}")
+    assert list_input_files([root], {"pathGlobFilter": pattern}) == [f"{root}/{name}" for name in kept]
+
+
+def test_recursive_file_lookup_lists_every_subdirectory(tmp_path: os.PathLike) -> None:
+    root = str(tmp_path)
+    files = [_touch(f"{root}/{name}") for name in ["a.csv", "k=1/b.csv", "sub/c.csv", "sub/deeper/d.csv"]]
+    _touch(f"{root}/sub/_SUCCESS")
+    assert list_input_files([root], {"recursiveFileLookup": "true"}) == files
+    assert list_input_files([root], {"recursiveFileLookup": "false"}) == files[:2]
+
+
+def test_a_bad_path_glob_filter_is_refused(tmp_path: os.PathLike) -> None:
+    _touch(f"{tmp_path}/a.csv")
+    with pytest.raises(IllegalArgumentException, match="Invalid pathGlobFilter '\\[ab': unclosed"):
+        list_input_files([str(tmp_path)], {"pathGlobFilter": "[ab"})
 
 
 def test_missing_path_is_path_not_found(tmp_path: os.PathLike) -> None:

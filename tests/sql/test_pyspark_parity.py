@@ -6,10 +6,11 @@ One test per finding; the expected values are what PySpark printed for the same 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from dstream.sql import SparkSession
+from dstream.sql import Row, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
 from dstream.sql.errors import AnalysisException, IllegalArgumentException
 
@@ -42,3 +43,17 @@ def test_dropping_a_column_object_that_does_not_exist_is_a_no_op(spark: SparkSes
     df = spark.range(2).withColumn("x", F.lit(1))
     assert df.drop(F.col("nope")).columns == ["id", "x"]
     assert df.drop("nope", F.col("id")).columns == ["x"]
+
+
+def test_path_glob_filter_and_recursive_lookup_in_a_batch_read(spark: SparkSession, tmp_path: Path) -> None:
+    # pathGlobFilter was ignored: every file of the directory was read.
+    for part, name, line in [("k=0", "a.csv", "a,1"), ("k=1", "b.txt", "b,2"), ("k=1", "c.csv", "c,3")]:
+        (tmp_path / part).mkdir(exist_ok=True)
+        (tmp_path / part / name).write_text(line + "\n")
+    reader = spark.read.schema("s string, v int")
+    assert reader.option("pathGlobFilter", "*.txt").csv(str(tmp_path)).collect() == [Row(s="b", v=2, k=1)]
+    both = spark.read.option("pathGlobFilter", "*.csv").csv(str(tmp_path))
+    assert both.columns == ["_c0", "_c1", "k"] and sorted(both.collect()) == [("a", "1", 0), ("c", "3", 1)]
+    # With recursiveFileLookup, k=1 is a directory like any other: no partition column.
+    flat = spark.read.option("pathGlobFilter", "*.csv").option("recursiveFileLookup", "true").csv(str(tmp_path))
+    assert flat.columns == ["_c0", "_c1"] and sorted(flat.collect()) == [("a", "1"), ("c", "3")]

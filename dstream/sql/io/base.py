@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from dstream.sql.io.files import FileSplit, byte_ranges, max_partition_bytes, option, partition_schema, partition_values
+from dstream.sql.io.files import (
+    FileSplit,
+    byte_ranges,
+    discovers_partitions,
+    max_partition_bytes,
+    option,
+    partition_schema,
+    partition_values,
+)
 
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
@@ -114,7 +122,7 @@ class FileFormat:
             The reader's options.
         """
         data = self._infer_data_schema(files, options)
-        parts = partition_schema(files, option(options, "basePath"))
+        parts = partition_schema(files, option(options, "basePath")) if discovers_partitions(options) else []
         taken = {f.name.lower() for f in data}
         return pa.schema(list(data) + [f for f in parts if f.name.lower() not in taken])
 
@@ -122,6 +130,21 @@ class FileFormat:
         """The Spark schema of ``files`` (see :meth:`infer_arrow_schema`)."""
         from dstream.sql.arrow_convert import from_arrow_schema
         return from_arrow_schema(self.infer_arrow_schema(files, options))
+
+    def with_partition_columns(self, schema: StructType, files: Sequence[str],
+                               options: Mapping[str, Any]) -> StructType:
+        """A user's ``schema`` followed by the partition columns of ``files`` it does not name (as Spark)."""
+        from dstream.sql.arrow_convert import from_arrow_schema
+        from dstream.sql.types import StructType
+
+        if not discovers_partitions(options):
+            return schema
+        base = option(options, "basePath")
+        # Files outside partition directories (beside them) read their columns as nulls.
+        partitioned = [f for f in files if partition_values(f, base)]
+        taken = {f.name.lower() for f in schema.fields}
+        extra = [f for f in partition_schema(partitioned, base) if f.name.lower() not in taken]
+        return StructType([*schema.fields, *from_arrow_schema(pa.schema(extra)).fields]) if extra else schema
 
     # ------------------------------------------------------------------ splits
     def _split_file(self, path: str, options: Mapping[str, Any],
@@ -151,8 +174,9 @@ class FileFormat:
         options = {k: v for k, v in options.items() if k.lower() != "maxpartitionbytes"}
         options["maxPartitionBytes"] = size
         out: list[FileSplit] = []
+        discover = discovers_partitions(options)
         for path in files:
-            out.extend(self._split_file(path, options, partition_values(path, base)))
+            out.extend(self._split_file(path, options, partition_values(path, base) if discover else ()))
         return out
 
     # ------------------------------------------------------------------ reads

@@ -3,10 +3,12 @@
 What this module owns
 ---------------------
 * Which files a read sees (:func:`list_input_files`): plain files, directories (their
-  visible files, and the files of their ``k=v`` partition directories), globs. Names
-  starting with ``_`` or ``.`` are hidden, as Spark's file index hides them
-  (``_SUCCESS``, ``_temporary``, ``.crc`` files). A directory written by a streaming
-  file sink (it has ``_spark_metadata``) contributes only the files of its manifest.
+  visible files, and the files of their ``k=v`` partition directories, or of every
+  subdirectory with ``recursiveFileLookup``), globs, kept only when their name matches
+  ``pathGlobFilter`` if given. Names starting with ``_`` or ``.`` are hidden, as Spark's
+  file index hides them (``_SUCCESS``, ``_temporary``, ``.crc`` files). A directory
+  written by a streaming file sink (it has ``_spark_metadata``) contributes only the
+  files of its manifest.
 * Partition discovery (:func:`partition_values`, :func:`partition_schema`): the trailing
   ``k=v`` directories of each file, value types inferred int -> bigint -> double -> date ->
   string and widened across files; ``__HIVE_DEFAULT_PARTITION__`` is null.
@@ -35,13 +37,14 @@ import pyarrow as pa
 
 from rdd.engine_api import parse_boolean, parse_size
 
-from dstream.sql.errors import AnalysisException
+from dstream.sql.errors import AnalysisException, IllegalArgumentException
 from dstream.sql.io.manifest import has_manifest, manifest_files
 
 __all__ = [
     "FileSplit",
     "DEFAULT_MAX_PARTITION_BYTES",
     "HIVE_DEFAULT_PARTITION",
+    "discovers_partitions",
     "list_input_files",
     "partition_values",
     "partition_schema",
@@ -111,20 +114,58 @@ def _expand_glob(pattern: str) -> list[str]:
     return glob.glob(pattern)
 
 
-def _list_dir(directory: str, out: list[str]) -> None:
+def _list_dir(directory: str, out: list[str], recursive: bool = False) -> None:
     for name in sorted(os.listdir(directory)):
         if _hidden(name):
             continue
         full = os.path.join(directory, name)
         if os.path.isdir(full):
-            # Only partition directories are entered: the listing is not recursive otherwise.
-            if _PARTITION_DIR.match(name):
-                _list_dir(full, out)
+            # Only partition directories are entered, unless the lookup is recursive.
+            if recursive or _PARTITION_DIR.match(name):
+                _list_dir(full, out, recursive)
         else:
             out.append(full)
 
 
-def list_input_files(paths: Iterable[str]) -> list[str]:
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """Hadoop's ``GlobFilter`` syntax (``*``, ``?``, ``[a-z]``, ``[^a]``, ``{a,b}``, ``\\x``) as a regex."""
+    out: list[str] = []
+    depth = 0
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            end = pattern.find("]", i + 2 if pattern[i + 1:i + 2] in ("^", "!") else i + 1)
+            if end < 0:
+                raise IllegalArgumentException(f"Invalid pathGlobFilter '{pattern}': unclosed character class "
+                                               f"at position {i}.")
+            body = pattern[i + 1:end]
+            out.append("[" + ("^" + body[1:] if body[:1] in ("^", "!") else body) + "]")
+            i = end
+        elif c == "{":
+            depth += 1
+            out.append("(?:")
+        elif c == "}" and depth:
+            depth -= 1
+            out.append(")")
+        elif c == "," and depth:
+            out.append("|")
+        else:
+            out.append(re.escape(c))
+        i += 1
+    if depth:
+        raise IllegalArgumentException(f"Invalid pathGlobFilter '{pattern}': unclosed group.")
+    return re.compile("".join(out), re.DOTALL)
+
+
+def list_input_files(paths: Iterable[str], options: Mapping[str, object] | None = None) -> list[str]:
     """The data files a read of ``paths`` sees, in a stable order.
 
     Parameters
@@ -132,6 +173,10 @@ def list_input_files(paths: Iterable[str]) -> list[str]:
     paths : iterable of str
         Files, directories or glob patterns (``*``, ``?``, ``[..]``, ``{a,b}``); a ``file:``
         prefix is accepted.
+    options : mapping, optional
+        The reader's options: ``pathGlobFilter`` keeps only the files whose name matches
+        that glob; ``recursiveFileLookup`` lists every subdirectory (and turns partition
+        discovery off, see :func:`discovers_partitions`).
 
     Returns
     -------
@@ -145,6 +190,10 @@ def list_input_files(paths: Iterable[str]) -> list[str]:
     AnalysisException
         ``PATH_NOT_FOUND`` for a path (or a glob) that matches nothing.
     """
+    options = options or {}
+    recursive = option_bool(options, "recursiveFileLookup", False)
+    name_filter = option(options, "pathGlobFilter")
+    keep = _glob_regex(name_filter).fullmatch if name_filter else None
     out: list[str] = []
     for raw in paths:
         path = raw[len("file:"):] if raw.startswith("file:") else raw
@@ -159,10 +208,17 @@ def list_input_files(paths: Iterable[str]) -> list[str]:
                 # As Spark, only a directory named literally is read through its manifest.
                 out.extend(manifest_files(match))
             elif os.path.isdir(match):
-                _list_dir(match, out)
+                _list_dir(match, out, recursive)
             else:
                 out.append(match)
+    if keep is not None:
+        out = [p for p in out if keep(os.path.basename(p))]
     return [os.path.abspath(p) for p in out]
+
+
+def discovers_partitions(options: Mapping[str, object]) -> bool:
+    """Whether ``k=v`` directories become partition columns: not with ``recursiveFileLookup`` (as Spark)."""
+    return not option_bool(options, "recursiveFileLookup", False)
 
 
 def partition_values(path: str, base_path: str | None = None) -> tuple[tuple[str, str | None], ...]:

@@ -101,6 +101,30 @@ def test_offsets_log_contents_and_batches(spark: SparkSession, tmp_path: Path) -
     assert rows(spark, source, schema, {"logOffset": 1}, {"logOffset": 1}) == []
 
 
+def test_path_glob_filter_and_recursive_lookup_choose_the_files_a_stream_reads(spark: SparkSession,
+                                                                              tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    put(src, "a.txt", "a\n", T0 + 1)
+    put(src, "b.csv", "b\n", T0 + 2)
+    put(src, "sub/c.txt", "c\n", T0 + 3)
+    source, schema = make_source(spark, src, tmp_path / "m1", pathGlobFilter="*.txt")
+    end = source.latest_offset(None, True)
+    assert rows(spark, source, schema, None, end) == [("a",)]
+    source, schema = make_source(spark, src, tmp_path / "m2", pathGlobFilter="*.txt", recursiveFileLookup="true")
+    end = source.latest_offset(None, True)
+    assert rows(spark, source, schema, None, end) == [("a",), ("c",)]
+
+
+def test_a_user_schema_is_followed_by_the_partition_columns_it_does_not_name(spark: SparkSession,
+                                                                             tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    put(src, "k=7/a.txt", "a\n", T0)
+    put(src, "b.txt", "b\n", T0 + 1)  # beside the partition directory: k is null
+    source, schema = make_source(spark, src, tmp_path / "meta", schema="value string")
+    assert schema.simpleString() == "struct<value:string,k:int>"
+    assert rows(spark, source, schema, None, source.latest_offset(None, True)) == [("a", 7), ("b", None)]
+
+
 def test_max_files_per_trigger_takes_oldest_first(spark: SparkSession, tmp_path: Path) -> None:
     src, meta = tmp_path / "in", tmp_path / "meta"
     for i in range(5):

@@ -166,9 +166,9 @@ def _reader_options(session: SparkSession, options: Mapping[str, str], path: str
     return out
 
 
-def _list_files(path: str) -> list[str]:
+def _list_files(path: str, options: Mapping[str, str]) -> list[str]:
     try:
-        return list_input_files([path])
+        return list_input_files([path], options)
     except AnalysisException:  # a glob that matches nothing yet, or a directory removed
         return []
 
@@ -191,11 +191,14 @@ class FileStreamSourceProvider(SourceProvider):
             local = os.path.abspath(path)
             raise AnalysisException(f"Path does not exist: file:{local}.", "PATH_NOT_FOUND", {"path": f"file:{local}"})
         if user_schema is not None:
-            return user_schema
+            # As Spark: the partition columns of the files present follow the user's columns.
+            fmt = get_format(self.format_name)
+            return fmt.with_partition_columns(user_schema, _list_files(path, options),
+                                              _reader_options(session, options, path))
         if self.format_name == "text":
             return StructType([StructField("value", StringType(), True)])
         inference = session.conf.get_boolean("spark.sql.streaming.schemaInference", False)
-        files = _list_files(path)
+        files = _list_files(path, options)
         if not inference and (self.format_name != "parquet" or not files):
             raise AnalysisException(SCHEMA_REQUIRED)
         inferred = get_format(self.format_name).infer_schema(files, _reader_options(session, options, path))
@@ -304,7 +307,7 @@ class FileStreamSource(Source):
                 f"Clean up source files is not supported when reading from the output directory of FileStreamSink "
                 f"({self._path} has _spark_metadata): remove option cleanSource.")
         found = []
-        for path in _list_files(self._path):
+        for path in _list_files(self._path, self._read_options):
             try:
                 mtime = os.stat(path).st_mtime_ns // 1_000_000
             except FileNotFoundError:
