@@ -62,7 +62,6 @@ if TYPE_CHECKING:
     from rdd import RDD
 
     from .group import GroupedData
-    from .na import DataFrameNaFunctions
     from .readwriter import DataFrameWriter
     from .session import SparkSession
 
@@ -555,22 +554,11 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
         """Write the rows to files (``df.write.mode("overwrite").csv(path)``)."""
         from .readwriter import DataFrameWriter
 
+        if self.isStreaming:
+            raise AnalysisException(
+                "The method `write` can not be called on streaming Dataset/DataFrame (write a stream with "
+                "df.writeStream).", "CALL_ON_STREAMING_DATASET_UNSUPPORTED", {"methodName": "`write`"})
         return DataFrameWriter(self)
-
-    @property
-    def na(self) -> DataFrameNaFunctions:
-        """Missing-value handling: ``df.na.fill(0)``, ``df.na.drop()``."""
-        from .na import DataFrameNaFunctions
-
-        return DataFrameNaFunctions(self)
-
-    def fillna(self, value: Any, subset: Any = None) -> DataFrame:
-        """Replace nulls (see ``DataFrame.na.fill``)."""
-        return self.na.fill(value, subset)
-
-    def dropna(self, how: str = "any", thresh: int | None = None, subset: Any = None) -> DataFrame:
-        """Drop rows with nulls (see ``DataFrame.na.drop``)."""
-        return self.na.drop(how, thresh, subset)
 
 
 def _limit_like(name: str, num: int) -> int:

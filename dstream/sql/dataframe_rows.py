@@ -1,5 +1,6 @@
-"""DataFrame methods over its rows: ``foreach``, ``foreachPartition``, ``toJSON``, ``replace``, the
-set operations ``intersect`` and ``subtract`` and the multiset ones ``exceptAll`` and ``intersectAll``.
+"""DataFrame methods over its rows: ``foreach``, ``foreachPartition``, ``toJSON``, the
+missing-value shortcuts ``na``, ``fillna``, ``dropna`` and ``replace``, the set operations
+``intersect`` and ``subtract`` and the multiset ones ``exceptAll`` and ``intersectAll``.
 
 What this module owns
 ---------------------
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from rdd import RDD
 
     from .dataframe import DataFrame
+    from .na import DataFrameNaFunctions
     from .row import Row
 
 __all__ = ["RowMethods"]
@@ -79,6 +81,22 @@ class RowMethods:
 
         df: DataFrame = self  # type: ignore[assignment]
         return df.select(F.to_json(F.struct(*[F.col(f"`{c}`") for c in df.columns]))).rdd.map(_json_of)
+
+    @property
+    def na(self) -> DataFrameNaFunctions:
+        """Missing-value handling: ``df.na.fill(0)``, ``df.na.drop()``."""
+        from .na import DataFrameNaFunctions  # noqa: PLC0415 - na imports the DataFrame
+
+        df: DataFrame = self  # type: ignore[assignment]
+        return DataFrameNaFunctions(df)
+
+    def fillna(self, value: Any, subset: Any = None) -> DataFrame:
+        """Replace nulls (see ``DataFrame.na.fill``)."""
+        return self.na.fill(value, subset)
+
+    def dropna(self, how: str = "any", thresh: int | None = None, subset: Any = None) -> DataFrame:
+        """Drop rows with nulls (see ``DataFrame.na.drop``)."""
+        return self.na.drop(how, thresh, subset)
 
     def replace(self, to_replace: Any, value: Any = None, subset: Any = None) -> DataFrame:
         """Replace values (``df.na.replace``): a value, a list of values, or a dict of old to new."""

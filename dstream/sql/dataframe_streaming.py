@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .errors import AnalysisException
+
 if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .plan.logical import LogicalPlan
@@ -35,6 +37,10 @@ class StreamingMethods:
     @property
     def writeStream(self) -> Any:  # noqa: N802 - PySpark's name
         """Start a streaming query writing this streaming DataFrame (a ``DataStreamWriter``)."""
+        if not self.isStreaming:
+            raise AnalysisException(
+                "'writeStream' can be called only on streaming Dataset/DataFrame (this one reads no stream: "
+                "write it with df.write).", "WRITE_STREAM_NOT_ALLOWED", {})
         return self._session._streaming().DataStreamWriter(self)
 
     def withWatermark(self, eventTime: str, delayThreshold: str) -> DataFrame:  # noqa: N802,N803 - PySpark's names

@@ -170,6 +170,10 @@ class MicroBatchExecution:
         return qid
 
     def start(self) -> None:
+        from ..types import StructField, StructType
+
+        self.sink.started(StructType([StructField(a.name, a.dtype, a.nullable, dict(a.metadata))
+                                      for a in self.plan.output()]))
         self._thread.start()
 
     def stop(self, timeout: float | None = None) -> None:

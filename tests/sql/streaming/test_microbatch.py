@@ -215,6 +215,29 @@ def test_refused_at_start_with_sparks_reasons(spark: SparkSession) -> None:
     first.stop()
 
 
+def test_the_memory_sinks_table_exists_from_the_start(spark: SparkSession) -> None:
+    # A program may poll spark.table(name) before the first batch (it raised TABLE_OR_VIEW_NOT_FOUND).
+    stream = MemoryStream("k string, v int", spark)
+    query = stream.toDF().writeStream.format("memory").queryName("from_the_start").start()
+    try:
+        early = spark.table("from_the_start")
+        assert early.collect() == [] and early.columns == ["k", "v"] and early.count() == 0
+        stream.addData([("a", 1)])
+        query.processAllAvailable(DEADLINE)
+        assert rows(spark, "from_the_start") == [("a", 1)]
+    finally:
+        query.stop()
+
+
+def test_the_wrong_writer_is_refused_when_asked_for(spark: SparkSession) -> None:
+    with pytest.raises(AnalysisException) as caught:
+        spark.range(1).writeStream
+    assert caught.value.getCondition() == "WRITE_STREAM_NOT_ALLOWED"
+    with pytest.raises(AnalysisException) as caught:
+        MemoryStream("int", spark).toDF().write
+    assert caught.value.getCondition() == "CALL_ON_STREAMING_DATASET_UNSUPPORTED"
+
+
 def test_approx_count_distinct_is_allowed_in_a_streaming_aggregation(spark: SparkSession) -> None:
     # The error for count(DISTINCT) advises it; it was refused as a distinct aggregate too.
     stream = MemoryStream("k string, v int", spark)

@@ -23,6 +23,7 @@ from ..registry import FormatRegistry
 if TYPE_CHECKING:
     from ...dataframe import DataFrame
     from ...session import SparkSession
+    from ...types import StructType
 
 __all__ = ["SINKS", "Sink", "SinkProvider", "register_sink"]
 
@@ -32,6 +33,9 @@ class Sink:
 
     #: What progress reports show as the sink's ``description``.
     description: str = "Sink"
+
+    def started(self, schema: StructType) -> None:
+        """The query starts, its rows of ``schema``: called once, before its first batch."""
 
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
         """Write batch ``batch_id``; the rows written, or -1 when the sink cannot count them."""

@@ -30,6 +30,7 @@ from .base import Sink, SinkProvider, register_sink
 if TYPE_CHECKING:
     from ...dataframe import DataFrame
     from ...session import SparkSession
+    from ...types import StructType
 
 __all__ = ["MemorySink"]
 
@@ -49,6 +50,11 @@ class MemorySink(Sink):
         self._combined: pa.Table | None = None
         self.latest_batch_id: int | None = None
 
+    def started(self, schema: StructType) -> None:
+        # As Spark: the table exists (empty) as soon as the query started, so a program
+        # may poll spark.table(name) before the first batch.
+        self._register(schema)
+
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
         with self._lock:
             if self.latest_batch_id is not None and batch_id <= self.latest_batch_id:
@@ -61,12 +67,16 @@ class MemorySink(Sink):
                 self._tables.append(table)
             self._combined = None
             self.latest_batch_id = batch_id
-            first = self._schema is None
-            self._schema = df.schema
-        if first:
-            relation = _SinkRelation(attributes_of(self._schema), self)
-            self.session._register_view(self.name, self.session._new_dataframe(relation), True)
+        self._register(df.schema)
         return table.num_rows
+
+    def _register(self, schema: StructType) -> None:
+        with self._lock:
+            if self._schema is not None:
+                return
+            self._schema = schema
+        relation = _SinkRelation(attributes_of(schema), self)
+        self.session._register_view(self.name, self.session._new_dataframe(relation), True)
 
     def current(self, names: list[str]) -> pa.Table:
         """Every row held now, columns named ``names``."""
@@ -75,10 +85,11 @@ class MemorySink(Sink):
                 tables = [t.rename_columns(names) for t in self._tables]
                 self._combined = pa.concat_tables(tables).combine_chunks() if tables else None
             combined = self._combined
-        if combined is None:
-            from ...execution.physical import arrow_schema
+        if combined is None:  # started, no batch yet: no rows, the query's columns
+            from ...arrow_convert import to_arrow_type
 
-            return arrow_schema([]).empty_table()
+            fields = self._schema.fields if self._schema is not None else []
+            return pa.schema([pa.field(n, to_arrow_type(f.dataType)) for n, f in zip(names, fields)]).empty_table()
         return combined
 
     def all_rows(self) -> list[Any]:
