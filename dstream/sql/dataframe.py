@@ -521,16 +521,17 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
                            self._session.conf.time_zone())
 
     def explain(self, extended: Any = None, mode: str | None = None) -> None:
-        """Print the optimized logical plan and the physical plan.
+        """Print the physical plan (PySpark's default, ``mode="simple"``).
 
-        ``explain(True)`` or ``mode="extended"`` adds the parsed and analyzed plans;
-        ``mode="simple"`` prints only the physical plan.
+        ``explain(True)`` or ``mode="extended"`` prints the parsed, analyzed and optimized
+        logical plans before it.
         """
         if isinstance(extended, str):
             mode, extended = extended, None
         if mode is None:
-            mode = "extended" if extended else "optimized"
-        print(self._execution().explain_text(mode))
+            mode = "extended" if extended else "simple"
+        # A streaming DataFrame's plan too, its sources as StreamingRelation leaves (as Spark).
+        print(QueryExecution(self._session, self._plan).explain_text(mode))
 
     # -- views and output ---------------------------------------------------------------
 

@@ -108,13 +108,20 @@ class QueryExecution:
 
     def explain_text(self, mode: str) -> str:
         """What ``explain(mode)`` prints."""
+        if mode.lower() not in _EXPLAIN_MODES:
+            from .errors import IllegalArgumentException  # noqa: PLC0415 - rare path
+
+            raise IllegalArgumentException(f"Unknown explain mode: {mode}. Accepted explain modes are "
+                                           f"{', '.join(repr(m) for m in _EXPLAIN_MODES)}.")
         physical = self.physical().tree_string()
-        if mode == "simple":
+        if mode.lower() in ("simple", "formatted", "codegen"):  # no generated code, one layout here
             return f"== Physical Plan ==\n{physical}\n"
-        if mode == "optimized":
-            return (f"== Optimized Logical Plan ==\n{self.optimized.tree_string()}\n\n"
-                    f"== Physical Plan ==\n{physical}\n")
         return (f"== Parsed Logical Plan ==\n{self.analyzed.tree_string()}\n\n"
                 f"== Analyzed Logical Plan ==\n{self.analyzed.tree_string()}\n\n"
                 f"== Optimized Logical Plan ==\n{self.optimized.tree_string()}\n\n"
                 f"== Physical Plan ==\n{physical}\n")
+
+
+#: Spark's explain modes; ``formatted`` and ``codegen`` print what ``simple`` does, ``cost``
+#: what ``extended`` does (there are no statistics nor generated code to show).
+_EXPLAIN_MODES = ("simple", "extended", "codegen", "cost", "formatted")

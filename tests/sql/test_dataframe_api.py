@@ -129,8 +129,13 @@ def test_explain_shows_pushdown_and_the_physical_plan(spark: SparkSession, tmp_p
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     spark.range(100).write.parquet(str(tmp_path / "ids"))
     df = spark.read.parquet(str(tmp_path / "ids")).where(F.col("id") > 90).select((F.col("id") + 1).alias("n"))
-    df.explain()
+    df.explain()  # PySpark's default: the physical plan only
     out = capsys.readouterr().out
-    assert "== Optimized Logical Plan ==" in out and "== Physical Plan ==" in out
+    assert out.startswith("== Physical Plan ==\n") and "Logical Plan" not in out
     assert "PushedFilters" in out and "FileScan parquet" in out
+    df.explain(True)
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if line.startswith("==")] == [
+        "== Parsed Logical Plan ==", "== Analyzed Logical Plan ==", "== Optimized Logical Plan ==",
+        "== Physical Plan =="]
     assert sorted(r.n for r in df.collect()) == list(range(92, 101))

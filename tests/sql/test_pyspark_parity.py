@@ -57,3 +57,12 @@ def test_path_glob_filter_and_recursive_lookup_in_a_batch_read(spark: SparkSessi
     # With recursiveFileLookup, k=1 is a directory like any other: no partition column.
     flat = spark.read.option("pathGlobFilter", "*.csv").option("recursiveFileLookup", "true").csv(str(tmp_path))
     assert flat.columns == ["_c0", "_c1"] and sorted(flat.collect()) == [("a", "1"), ("c", "3")]
+
+
+def test_explain_modes(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    df = spark.range(3).where("id > 0")
+    for mode, headers in [("simple", 1), ("formatted", 1), ("extended", 4), ("cost", 4)]:
+        df.explain(mode)
+        assert capsys.readouterr().out.count("== ") == headers, mode
+    with pytest.raises(IllegalArgumentException, match="Unknown explain mode: bogus"):
+        df.explain("bogus")

@@ -213,10 +213,10 @@ def test_day_windows_align_to_utc_and_collect_in_session_zone(sc: SparkContext) 
 
 def test_explain_shows_the_window_nodes(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
     df = _frame(spark, [(_naive(BASE_US), "a", 1)])
-    df.groupBy(F.window("ts", "10 minutes", "5 minutes"), "k").count().explain()
+    df.groupBy(F.window("ts", "10 minutes", "5 minutes"), "k").count().explain(True)
     sliding = capsys.readouterr().out
     assert "Generate window(ts#" in sliding and "600000000, 300000000, 0)" in sliding
-    df.groupBy(F.session_window("ts", "5 minutes"), "k").count().explain()
+    df.groupBy(F.session_window("ts", "5 minutes"), "k").count().explain(True)
     session = capsys.readouterr().out
     assert "SessionWindowAssign session_window(ts#" in session and "UpdatingSessions [k#" in session
     assert "Exchange hashpartitioning(k#" in session

@@ -174,10 +174,27 @@ def _plan_watermark(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     return _PassThroughExec(plan, plan_physical(plan.child, qctx))
 
 
-def _plan_streaming_relation(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
-    from ..errors import AnalysisException
+class _StreamingRelationExec(PhysicalPlan):
+    """A source not started, in the plan ``explain()`` prints for a streaming DataFrame; never runs."""
 
-    raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();")
+    def __init__(self, node: StreamingRelation) -> None:
+        self.node = node
+        self.output = list(node.output())
+
+    def execute(self, qctx: QueryContext) -> Any:
+        from ..errors import AnalysisException
+
+        raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();")
+
+    def describe(self) -> str:
+        return self.node.describe()
+
+
+def _plan_streaming_relation(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
+    # Planned only for explain(): a micro-batch replaces the relation before planning,
+    # and running the plan of a streaming DataFrame raises (see execute).
+    assert isinstance(plan, StreamingRelation)
+    return _StreamingRelationExec(plan)
 
 
 register_planner(EventTimeWatermark, _plan_watermark)

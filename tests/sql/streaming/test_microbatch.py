@@ -229,12 +229,21 @@ def test_the_memory_sinks_table_exists_from_the_start(spark: SparkSession) -> No
         query.stop()
 
 
+def test_explain_prints_a_streaming_dataframes_plan(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    df = MemoryStream("v long", spark).toDF().groupBy("v").count()
+    df.explain()
+    out = capsys.readouterr().out
+    assert out.startswith("== Physical Plan ==\nHashAggregate(keys=[v#") and "+- StreamingRelation memory" in out
+    with pytest.raises(AnalysisException, match="writeStream.start"):
+        df.collect()
+
+
 def test_the_wrong_writer_is_refused_when_asked_for(spark: SparkSession) -> None:
     with pytest.raises(AnalysisException) as caught:
-        spark.range(1).writeStream
+        _ = spark.range(1).writeStream
     assert caught.value.getCondition() == "WRITE_STREAM_NOT_ALLOWED"
     with pytest.raises(AnalysisException) as caught:
-        MemoryStream("int", spark).toDF().write
+        _ = MemoryStream("int", spark).toDF().write
     assert caught.value.getCondition() == "CALL_ON_STREAMING_DATASET_UNSUPPORTED"
 
 
