@@ -19,6 +19,7 @@ Invariants
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -81,7 +82,9 @@ def wrap_query_event(event: Any) -> Any:
     if kind == "QueryStartedEvent":
         return QueryStartedEventLogged(event.id, event.runId, event.name, event.timestamp)
     if kind == "QueryProgressEvent":
-        return QueryProgressEventLogged(dict(event.progress))
+        # Spark logs the progress' JSON (offsets as JSON, empty maps left out), not the object.
+        progress = event.progress
+        return QueryProgressEventLogged(json.loads(progress.json) if hasattr(progress, "json") else dict(progress))
     if kind == "QueryIdleEvent":
         return QueryIdleEventLogged(event.id, event.runId, event.timestamp)
     if kind == "QueryTerminatedEvent":

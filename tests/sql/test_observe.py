@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dstream.sql import AnalysisException, Observation, SparkSession
+from dstream.sql import AnalysisException, Observation, Row, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
 from dstream.sql.errors import PySparkTypeError, PySparkValueError
 from dstream.sql.streaming import MemoryStream
@@ -75,10 +75,10 @@ def test_streaming_progress_reports_each_batchs_metrics(spark: SparkSession) -> 
     try:
         stream.addData([1, 2, 3])
         query.processAllAvailable(DEADLINE)
-        assert query.lastProgress["observedMetrics"] == {"quality": {"rows": 3, "total": 6}}
+        assert query.lastProgress["observedMetrics"] == {"quality": Row(rows=3, total=6)}  # Rows, as PySpark
         stream.addData([10])
         query.processAllAvailable(DEADLINE)
-        assert query.lastProgress["observedMetrics"] == {"quality": {"rows": 1, "total": 10}}
+        assert query.lastProgress["observedMetrics"] == {"quality": Row(rows=1, total=10)}
         assert sorted(r.v for r in spark.table("observed").collect()) == [1, 2, 3, 10]
     finally:
         query.stop()

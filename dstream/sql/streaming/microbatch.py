@@ -63,6 +63,7 @@ from .progress import (
     build_progress,
     event_time_progress,
     operators_progress,
+    sink_progress,
     source_progress,
 )
 from .relation import MicroBatchSource, StreamingRelation, streaming_relations
@@ -439,7 +440,7 @@ class MicroBatchExecution:
         progress = build_progress(
             query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=batch_id,
             previous_start_ms=self._previous_trigger_start, sources=sources,
-            sink={"description": self.sink.description, "numOutputRows": output_rows, "metrics": {}},
+            sink=sink_progress(self.sink.description, output_rows),
             event_time=event_time, state_operators=operators, observed=observed_metrics(self.plan))
         self._report(progress, idle=False)
 
@@ -475,7 +476,7 @@ class MicroBatchExecution:
         progress = build_progress(
             query_id=self.id, run_id=self.run_id, name=self.name, recorder=recorder, batch_id=self.batch_id,
             previous_start_ms=self._previous_trigger_start, sources=sources,
-            sink={"description": self.sink.description, "numOutputRows": 0, "metrics": {}},
+            sink=sink_progress(self.sink.description, 0),
             event_time=event_time, state_operators=operators, clock_elapsed_ms=0)
         self._report(progress, idle=True)
 

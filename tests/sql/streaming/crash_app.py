@@ -280,7 +280,8 @@ def rate_done(spark: Any) -> threading.Event:
 
     class Watch(StreamingQueryListener):
         def onQueryProgress(self, event: Any) -> None:  # noqa: N802 - PySpark's name
-            end = event.progress["sources"][0]["endOffset"] or {}
+            text = event.progress["sources"][0]["endOffset"]  # JSON text, "None" before any (as PySpark)
+            end = {} if text == "None" else json.loads(text)
             if int(end.get("offsetValue", 0)) >= RATE_STOP:
                 done.set()
 

@@ -380,3 +380,28 @@ def test_starting_on_the_checkpoint_of_an_active_run_stops_that_run(spark: Spark
     second = stream.toDF().writeStream.format("console").option("checkpointLocation", ckpt).start()
     assert not first.isActive and second.isActive and second.id == first.id
     second.stop()
+
+
+def test_progress_prints_and_reads_as_pysparks(spark: SparkSession) -> None:
+    import uuid
+
+    stream = MemoryStream("v long", spark)
+    query = stream.toDF().writeStream.format("memory").queryName("progress_shape").start()
+    try:
+        stream.addData([1, 2])
+        query.processAllAvailable(DEADLINE)
+        p = query.lastProgress
+        source = p.sources[0]
+        assert source.numInputRows == 2 and source["startOffset"] == "None" and source.endOffset == "0"
+        assert p.sink.description == "MemorySink" and p.sink.numOutputRows == 2
+        assert isinstance(p["id"], str) and p.id == uuid.UUID(p["id"]) and p.runId == uuid.UUID(query.runId)
+        text = str(p)
+        assert text == repr(p) and text.startswith('{\n  "id" : "') and text.endswith("\n}")
+        # Jackson's layout: arrays on one line, offsets as JSON (null for none), empty maps left out.
+        assert '  "sources" : [ {\n    "description" : "MemoryStream[v]",\n    "startOffset" : null,' in text
+        assert '"endOffset" : 0,' in text and '"eventTime"' not in text and '"metrics"' not in text
+        assert '  "stateOperators" : [ ],\n' in text
+        assert json.loads(p.json) == json.loads(text)
+        assert repr(query.status) == repr(dict(query.status))  # a plain dict's repr, as PySpark's
+    finally:
+        query.stop()
