@@ -66,3 +66,16 @@ def test_explain_modes(spark: SparkSession, capsys: pytest.CaptureFixture[str]) 
         assert capsys.readouterr().out.count("== ") == headers, mode
     with pytest.raises(IllegalArgumentException, match="Unknown explain mode: bogus"):
         df.explain("bogus")
+
+
+def test_joining_back_a_dataframe_derived_from_the_same_one(spark: SparkSession) -> None:
+    # df.g == agg.g named one column twice: every left row matched every right row.
+    df = spark.createDataFrame([(1, "a", 10), (2, "a", 20), (3, "b", 30)], ["id", "g", "n"])
+    agg = df.groupBy("g").agg(F.max("n").alias("mx"))
+    assert df.join(agg, df.g == agg.g).select(df.id, agg.mx).orderBy("id").collect() == [
+        Row(id=1, mx=20), Row(id=2, mx=20), Row(id=3, mx=30)]
+    later = df.filter("n > 10")
+    assert df.join(later, df.id == later.id, "left_anti").collect() == [Row(id=1, g="a", n=10)]
+    assert df.join(later, df.n == later.n).count() == 2
+    assert df.join(later, (df.id == later.id) & (df.g == later.g)).count() == 2
+    assert df.join(later, df.id.eqNullSafe(later.id), "left_semi").count() == 2

@@ -223,7 +223,9 @@ def build_join(left: LogicalPlan, right: LogicalPlan, on: object, how: str | Non
     join condition (``df1.k == df2.k``), resolved here over both sides' columns.
     """
     join_type = normalize_join_type(how)
+    before = right.output()
     right = dedup_right(left, right)
+    renumbered = {old.expr_id: new for old, new in zip(before, right.output()) if old.expr_id != new.expr_id}
     if isinstance(on, str):
         on = [on]
     if isinstance(on, list | tuple) and on and all(isinstance(n, str) for n in on):
@@ -235,8 +237,30 @@ def build_join(left: LogicalPlan, right: LogicalPlan, on: object, how: str | Non
                 "a Column condition).", "JOIN_CONDITION_IS_NOT_BOOLEAN_TYPE", {"joinType": join_type})
         return Join(left, right, "cross", None)
     both = Resolver(left.output() + right.output(), case_sensitive, extract_field)
-    resolved = both.resolve(condition)
+    resolved = _self_join_equalities(both.resolve(condition), renumbered)
     return Join(left, right, "inner" if join_type == "cross" else join_type, resolved)
+
+
+def _self_join_equalities(condition: Expression, renumbered: dict[int, AttributeReference]) -> Expression:
+    """``a = a`` (one column of both sides' common lineage) as ``left.a = right.a``, as Spark.
+
+    ``df.join(df.groupBy("g").agg(...), df.g == agg.g)``: both columns are the same one
+    until the right side is renumbered, so the condition would compare each left row with
+    itself (always true: a cross product). Spark's Dataset.join rewrites exactly these
+    trivially true equalities to one column of each side.
+    """
+    if not renumbered:
+        return condition
+
+    def rewrite(e: Expression) -> Expression | None:
+        if isinstance(e, EqualTo | EqualNullSafe) and len(e.children) == 2:
+            a, b = e.children
+            if (isinstance(a, AttributeReference) and isinstance(b, AttributeReference)
+                    and a.expr_id == b.expr_id and a.expr_id in renumbered):
+                return e.with_children([a, renumbered[a.expr_id]])
+        return None
+
+    return condition.transform_up(rewrite)
 
 
 def _using_join(left: LogicalPlan, right: LogicalPlan, names: list[str], join_type: str,
