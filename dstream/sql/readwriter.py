@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
-from .errors import AnalysisException, PySparkValueError
+from .errors import AnalysisException, IllegalArgumentException, PySparkValueError
 from .io import abort_output, commit_output, get_format, list_input_files, prepare_output, write_task
 from .local_data import attributes_of, schema_argument
 from .plan.logical import FileRelation
@@ -219,7 +219,8 @@ class DataFrameWriter(OptionsBuilder):
                 raise AnalysisException(
                     f"Partition column `{name}` not found in schema {schema.simpleString()}.",
                     "COLUMN_NOT_FOUND_IN_SCHEMA", {"colName": name})
-        if not prepare_output(path, self._mode):
+        dynamic = self._mode == "overwrite" and bool(self._partition_by) and self._dynamic_overwrite()
+        if not prepare_output(path, self._mode, dynamic):
             return
         fmt = get_format(self._format)
         options = dict(self._options)
@@ -237,7 +238,17 @@ class DataFrameWriter(OptionsBuilder):
         except BaseException:
             abort_output(path, job_id)
             raise
-        commit_output(path, job_id, written)
+        commit_output(path, job_id, written, replace_partitions=dynamic)
+
+    def _dynamic_overwrite(self) -> bool:
+        # The writer's option wins over the session's setting, as in Spark.
+        mode = self._options.get("partitionoverwritemode") or self._df._session.conf.get(
+            "spark.sql.sources.partitionOverwriteMode", "static")
+        if str(mode).lower() not in ("static", "dynamic"):
+            raise IllegalArgumentException(
+                f"partitionOverwriteMode must be STATIC or DYNAMIC, got {mode!r}: DYNAMIC replaces only the "
+                "partitions a write has rows for, STATIC (the default) the whole output.")
+        return str(mode).lower() == "dynamic"
 
     def saveAsTable(self, name: str, format: str | None = None, mode: str | None = None,  # noqa: N802, A002
                     partitionBy: Any = None, **options: Any) -> None:  # noqa: N803 - PySpark's names

@@ -79,3 +79,29 @@ def test_joining_back_a_dataframe_derived_from_the_same_one(spark: SparkSession)
     assert df.join(later, df.n == later.n).count() == 2
     assert df.join(later, (df.id == later.id) & (df.g == later.g)).count() == 2
     assert df.join(later, df.id.eqNullSafe(later.id), "left_semi").count() == 2
+
+
+@pytest.mark.parametrize("how", ["option", "conf"])
+def test_dynamic_partition_overwrite_replaces_only_the_partitions_written(spark: SparkSession, tmp_path: Path,
+                                                                         how: str) -> None:
+    # The setting was ignored: overwriting yr=2021 deleted yr=2020 too.
+    out = str(tmp_path / "t")
+    spark.createDataFrame([(1, "old", 2020), (2, "old", 2021)], "id int, v string, yr int") \
+        .write.partitionBy("yr").parquet(out)
+    new = spark.createDataFrame([(3, "new", 2021)], "id int, v string, yr int").write.mode("overwrite") \
+        .partitionBy("yr")
+    if how == "option":
+        new.option("partitionOverwriteMode", "dynamic").parquet(out)
+    else:
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        try:
+            new.parquet(out)
+        finally:
+            spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    assert sorted(spark.read.parquet(out).collect()) == [Row(id=1, v="old", yr=2020), Row(id=3, v="new", yr=2021)]
+    # STATIC, the default, replaces the whole output.
+    spark.createDataFrame([(4, "s", 2022)], "id int, v string, yr int").write.mode("overwrite").partitionBy("yr") \
+        .parquet(out)
+    assert spark.read.parquet(out).collect() == [Row(id=4, v="s", yr=2022)]
+    with pytest.raises(IllegalArgumentException, match="partitionOverwriteMode must be STATIC or DYNAMIC"):
+        new.option("partitionOverwriteMode", "sometimes").parquet(out)

@@ -50,7 +50,7 @@ def _local(path: str) -> str:
     return os.path.abspath(path[len("file:"):] if path.startswith("file:") else path)
 
 
-def prepare_output(path: str, mode: str = "error") -> bool:
+def prepare_output(path: str, mode: str = "error", dynamic: bool = False) -> bool:
     """Apply the save mode to ``path`` before a write; ``False`` means skip the write.
 
     Parameters
@@ -59,6 +59,9 @@ def prepare_output(path: str, mode: str = "error") -> bool:
         The output directory.
     mode : str
         ``"error"``/``"errorifexists"`` (default), ``"overwrite"``, ``"append"`` or ``"ignore"``.
+    dynamic : bool
+        Dynamic partition overwrite: ``overwrite`` keeps the existing output here, and
+        :func:`commit_output` replaces only the partitions the job wrote.
 
     Raises
     ------
@@ -76,7 +79,7 @@ def prepare_output(path: str, mode: str = "error") -> bool:
                                 "path.", "PATH_ALREADY_EXISTS", {"outputPath": f"file:{local}"})
     if kind == "ignore" and exists:
         return False
-    if kind == "overwrite" and exists:
+    if kind == "overwrite" and exists and not (dynamic and os.path.isdir(local)):
         if os.path.isdir(local):
             shutil.rmtree(local)
         else:
@@ -250,10 +253,17 @@ def write_files(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schem
     return written
 
 
-def commit_output(path: str, job_id: str, written: Sequence[str]) -> None:
-    """Move the job's part files into ``path``, write ``_SUCCESS`` and remove ``_temporary``."""
+def commit_output(path: str, job_id: str, written: Sequence[str], replace_partitions: bool = False) -> None:
+    """Move the job's part files into ``path``, write ``_SUCCESS`` and remove ``_temporary``.
+
+    With ``replace_partitions`` (dynamic partition overwrite) each ``k=v`` directory the
+    job wrote is emptied first; the partitions it did not write keep their files.
+    """
     root = _local(path)
     temp = os.path.join(root, "_temporary", job_id)
+    if replace_partitions:
+        for directory in sorted({os.path.dirname(relative) for relative in written} - {""}):
+            shutil.rmtree(os.path.join(root, directory), ignore_errors=True)
     for relative in written:
         target = os.path.join(root, relative)
         os.makedirs(os.path.dirname(target), exist_ok=True)
