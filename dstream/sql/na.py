@@ -2,10 +2,12 @@
 
 What this module owns
 ---------------------
-Null handling by column: ``fill(value, subset)`` replaces nulls in the columns whose
-type fits the value (numbers in numeric columns, strings in string columns, booleans
-in boolean columns; a dict gives a value per column), ``drop(how, thresh, subset)``
-drops rows with too many nulls, ``replace(to_replace, value, subset)`` swaps values.
+Null handling by column: ``fill(value, subset)`` replaces nulls (and NaN in float and
+double columns, as Spark) in the columns whose type fits the value (numbers in numeric
+columns, strings in string columns, booleans in boolean columns; a dict gives a value
+per column), ``drop(how, thresh, subset)`` drops rows with too many nulls or NaNs,
+``replace(to_replace, value, subset)`` swaps values. A column named in ``subset`` or a
+dict that the DataFrame does not have is an error (``UNRESOLVED_COLUMN``), as in Spark.
 
 Invariants
 ----------
@@ -20,8 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .column import Column
-from .errors import PySparkTypeError, PySparkValueError
-from .types import BooleanType, DataType, NumericType, StringType
+from .errors import AnalysisException, PySparkTypeError, PySparkValueError
+from .types import BooleanType, DataType, DoubleType, FloatType, NumericType, StringType
 
 if TYPE_CHECKING:
     from .dataframe import DataFrame
@@ -37,6 +39,30 @@ def _fits(value: Any, dt: DataType) -> bool:
     if isinstance(value, str):
         return isinstance(dt, StringType)
     return False
+
+
+def _missing(name: str, dt: DataType) -> Column:
+    """Whether the column's value is missing: null, or NaN in a float or double column."""
+    from . import functions as F  # noqa: N812, PLC0415 - functions imports the DataFrame
+
+    col = F.col(f"`{name}`")
+    return (col.isNull() | F.isnan(col)) if isinstance(dt, FloatType | DoubleType) else col.isNull()
+
+
+def _filled(name: str, dt: DataType, value: Any) -> Column:
+    from . import functions as F  # noqa: N812, PLC0415
+
+    return F.when(_missing(name, dt), F.lit(value).cast(dt)).otherwise(F.col(f"`{name}`")).alias(name)
+
+
+def _check_names(df: DataFrame, names: Any) -> None:
+    have = {c.lower() for c in df.columns}
+    for name in names:
+        if name.lower() not in have:
+            raise AnalysisException(
+                f"A column or function parameter with name `{name}` cannot be resolved. Did you mean one of the "
+                f"following? [{', '.join(f'`{c}`' for c in df.columns)}].", "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                {"objectName": f"`{name}`", "proposal": ", ".join(f"`{c}`" for c in df.columns)})
 
 
 class DataFrameNaFunctions:
@@ -61,12 +87,12 @@ class DataFrameNaFunctions:
 
         df = self._df
         if isinstance(value, dict):
+            _check_names(df, value)
             mapping = {k.lower(): v for k, v in value.items()}
             cols = []
             for field in df.schema.fields:
                 if field.name.lower() in mapping:
-                    fill = mapping[field.name.lower()]
-                    cols.append(F.coalesce(F.col(field.name), F.lit(fill).cast(field.dataType)).alias(field.name))
+                    cols.append(_filled(field.name, field.dataType, mapping[field.name.lower()]))
                 else:
                     cols.append(F.col(field.name))
             return df.select(*cols)
@@ -75,12 +101,14 @@ class DataFrameNaFunctions:
                                    "NOT_BOOL_OR_DICT_OR_FLOAT_OR_INT_OR_STR",
                                    {"arg_name": "value", "arg_type": type(value).__name__})
         names = self._subset(subset)
+        if names is not None:
+            _check_names(df, names)
         wanted = None if names is None else {n.lower() for n in names}
         cols = []
         for field in df.schema.fields:
             chosen = wanted is None or field.name.lower() in wanted
             if chosen and _fits(value, field.dataType):
-                cols.append(F.coalesce(F.col(field.name), F.lit(value).cast(field.dataType)).alias(field.name))
+                cols.append(_filled(field.name, field.dataType, value))
             else:
                 cols.append(F.col(field.name))
         return df.select(*cols)
@@ -95,11 +123,13 @@ class DataFrameNaFunctions:
                                     {"arg_name": "how", "arg_value": how})
         df = self._df
         names = self._subset(subset) or df.columns
+        _check_names(df, names)
+        types = {f.name.lower(): f.dataType for f in df.schema.fields}
         if thresh is None:
             thresh = len(names) if how == "any" else 1
         counts: Column | None = None
         for name in names:
-            term = F.when(F.col(name).isNotNull(), F.lit(1)).otherwise(F.lit(0))
+            term = F.when(_missing(name, types[name.lower()]), F.lit(0)).otherwise(F.lit(1))
             counts = term if counts is None else counts + term
         if counts is None:
             return df
@@ -121,6 +151,8 @@ class DataFrameNaFunctions:
             mapping = {to_replace: value}
         df = self._df
         names = self._subset(subset)
+        if names is not None:
+            _check_names(df, names)
         wanted = None if names is None else {n.lower() for n in names}
         cols = []
         for field in df.schema.fields:

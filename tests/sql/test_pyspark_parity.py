@@ -5,10 +5,14 @@ One test per finding; the expected values are what PySpark printed for the same 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dstream.sql import Row, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
@@ -105,3 +109,27 @@ def test_dynamic_partition_overwrite_replaces_only_the_partitions_written(spark:
     assert spark.read.parquet(out).collect() == [Row(id=4, v="s", yr=2022)]
     with pytest.raises(IllegalArgumentException, match="partitionOverwriteMode must be STATIC or DYNAMIC"):
         new.option("partitionOverwriteMode", "sometimes").parquet(out)
+
+
+@given(rows=st.lists(st.tuples(st.one_of(st.none(), st.just(math.nan), st.floats(-5, 5)),
+                               st.one_of(st.none(), st.sampled_from(["a", "b"]))), max_size=12))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_na_functions_treat_nan_as_missing(spark: SparkSession, rows: list[tuple[Any, Any]]) -> None:
+    # NaN was kept by na.fill and counted as present by na.drop; Spark treats it as missing.
+    def missing(v: Any) -> bool:
+        return v is None or (isinstance(v, float) and math.isnan(v))
+
+    df = spark.createDataFrame(rows, "d double, s string")
+    assert [tuple(r) for r in df.na.fill(0.0).collect()] == [(0.0 if missing(d) else d, s) for d, s in rows]
+    assert df.na.drop().count() == sum(1 for d, s in rows if not missing(d) and s is not None)
+    assert df.na.drop(how="all").count() == sum(1 for d, s in rows if not (missing(d) and s is None))
+    assert df.dropna(subset=["d"]).count() == sum(1 for d, _ in rows if not missing(d))
+
+
+def test_na_functions_refuse_columns_the_dataframe_does_not_have(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1.0, "a")], "d double, s string")
+    for call in (lambda: df.na.fill({"zz": 1}), lambda: df.na.fill(1, subset=["zz"]), lambda: df.na.drop(subset=["zz"]),
+                 lambda: df.na.replace("a", "b", subset=["zz"])):
+        with pytest.raises(AnalysisException) as caught:
+            call()
+        assert caught.value.getCondition() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
