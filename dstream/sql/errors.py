@@ -24,6 +24,7 @@ from typing import Any
 
 __all__ = [
     "PySparkException",
+    "PySparkIndexError",
     "CapturedException",
     "AnalysisException",
     "ParseException",
@@ -189,6 +190,10 @@ class PySparkValueError(PySparkException, ValueError):
 
 class PySparkTypeError(PySparkException, TypeError):
     """An argument of the wrong type given to the DataFrame API."""
+
+
+class PySparkIndexError(PySparkException, IndexError):
+    """A column position out of range given to the DataFrame API."""
 
 
 class PySparkNotImplementedError(PySparkException, NotImplementedError):

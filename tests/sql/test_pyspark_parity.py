@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from dstream.sql import Row, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
-from dstream.sql.errors import AnalysisException, IllegalArgumentException
+from dstream.sql.errors import AnalysisException, IllegalArgumentException, PySparkIndexError
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +133,16 @@ def test_na_functions_refuse_columns_the_dataframe_does_not_have(spark: SparkSes
         with pytest.raises(AnalysisException) as caught:
             call()
         assert caught.value.getCondition() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
+
+
+def test_order_by_positions(spark: SparkSession) -> None:
+    # PySpark 4: 1-based positions, negative for descending; -1 sorted ascending here and 0 the last column.
+    df = spark.createDataFrame([(1, "b"), (2, None), (3, "a")], "i int, s string")
+    assert [r.i for r in df.orderBy(-1).collect()] == [3, 2, 1]
+    assert [r.i for r in df.orderBy(2).collect()] == [2, 3, 1]
+    assert [r.i for r in df.orderBy(-2, 1).collect()] == [1, 3, 2]  # descending: nulls last
+    with pytest.raises(PySparkIndexError) as caught:
+        df.orderBy(0)
+    assert caught.value.getCondition() == "ZERO_INDEX"
+    with pytest.raises(PySparkIndexError, match="3 is out of range for 2 column"):
+        df.sort(-3)

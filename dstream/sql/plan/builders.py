@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import AnalysisException, PySparkValueError
+from ..errors import AnalysisException, PySparkIndexError, PySparkValueError
 from ..expressions.aggregate_base import AggregateFunction, SortOrder
 from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
 from ..expressions.cast import Cast
@@ -361,7 +361,18 @@ def sort_keys(cols: Sequence[Any], ascending: Any, output: Sequence[AttributeRef
                                     "LENGTH_SHOULD_BE_THE_SAME", {"arg1": "cols", "arg2": "ascending"})
     keys: list[Expression] = []
     for col, asc in zip(cols, flags):
-        expr = output[col - 1] if isinstance(col, int) and not isinstance(col, bool) else to_expr(col)
+        if isinstance(col, int) and not isinstance(col, bool):
+            # PySpark 4: a 1-based position; a negative one sorts that column descending.
+            if col == 0:
+                raise PySparkIndexError("Index 0 is invalid: column positions start at 1 (use -1 for the first "
+                                        "column in descending order).", "ZERO_INDEX", {})
+            if abs(col) > len(output):
+                raise PySparkIndexError(
+                    f"Column ordinal must be positive and within the number of columns: {abs(col)} is out of "
+                    f"range for {len(output)} column(s).", "COLUMN_ORDINAL_OUT_OF_BOUNDS", {"index": str(col)})
+            keys.append(SortOrder(output[col - 1], asc) if col > 0 else SortOrder(output[-col - 1], False))
+            continue
+        expr = to_expr(col)
         keys.append(expr if isinstance(expr, SortOrder) else SortOrder(expr, asc))
     return keys
 
