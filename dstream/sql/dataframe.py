@@ -497,13 +497,22 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
         return self._execution().to_arrow()
 
     def toPandas(self) -> Any:  # noqa: N802 - PySpark's name
-        """Every row as a ``pandas.DataFrame`` (needs pandas)."""
+        """Every row as a ``pandas.DataFrame`` (needs pandas).
+
+        As PySpark: from the collected rows, or through Arrow when
+        ``spark.sql.execution.arrow.pyspark.enabled`` is true (arrays then arrive as
+        numpy arrays, structs as dicts).
+        """
         try:
             import pandas  # noqa: F401 - only checks that it is installed
         except ImportError as exc:
             raise PySparkValueError("toPandas() needs pandas: pip install pandas.", "PACKAGE_NOT_INSTALLED",
                                     {"package_name": "pandas"}) from exc
-        return to_pandas(self.toArrow(), self._session.conf.time_zone())
+        if self._session.conf.get_boolean("spark.sql.execution.arrow.pyspark.enabled", False):
+            return to_pandas(self.toArrow(), self._session.conf.time_zone())
+        from .pandas_rows import rows_to_pandas
+
+        return rows_to_pandas(self.collect(), self.schema)
 
     def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
         """Print the first ``n`` rows as a table."""

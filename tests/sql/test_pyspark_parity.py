@@ -146,3 +146,29 @@ def test_order_by_positions(spark: SparkSession) -> None:
     assert caught.value.getCondition() == "ZERO_INDEX"
     with pytest.raises(PySparkIndexError, match="3 is out of range for 2 column"):
         df.sort(-3)
+
+
+def test_to_pandas_converts_rows_as_pyspark_does_without_arrow(spark: SparkSession) -> None:
+    import datetime
+    import decimal
+
+    import numpy as np
+
+    df = spark.createDataFrame(
+        [([1, 2], {"a": 1}, (1, "x"), bytearray(b"x"), datetime.datetime(2024, 1, 2, 3, 4, 5), 1, None,
+          decimal.Decimal("1.5"))],
+        "a array<int>, m map<string,int>, s struct<p:int,q:string>, b binary, t timestamp, i int, n string, "
+        "d decimal(3,1)")
+    pdf = df.toPandas()
+    first = pdf.iloc[0].tolist()
+    assert first[:4] == [[1, 2], {"a": 1}, Row(p=1, q="x"), bytearray(b"x")]
+    assert pdf["t"].dtype == np.dtype("datetime64[ns]") and pdf["i"].dtype == np.int32
+    assert pdf["n"].dtype == object and first[6] is None and first[7] == decimal.Decimal("1.5")
+    nulls = spark.createDataFrame([(1, None), (None, True)], "i int, f boolean").toPandas()
+    assert nulls["i"].dtype == np.float64 and nulls["f"].dtype == object
+    assert spark.createDataFrame([], "i int, s string").toPandas().dtypes.tolist() == [np.int32, object]
+    spark.conf.set("spark.sql.execution.arrow.pyspark.enabled", "true")
+    try:  # through Arrow, as PySpark with that setting: arrays as numpy arrays
+        assert isinstance(df.toPandas()["a"][0], np.ndarray)
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.pyspark.enabled")
