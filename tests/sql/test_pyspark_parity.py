@@ -5,6 +5,7 @@ One test per finding; the expected values are what PySpark printed for the same 
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -172,3 +173,18 @@ def test_to_pandas_converts_rows_as_pyspark_does_without_arrow(spark: SparkSessi
         assert isinstance(df.toPandas()["a"][0], np.ndarray)
     finally:
         spark.conf.unset("spark.sql.execution.arrow.pyspark.enabled")
+
+
+def test_csv_empty_fields_bom_and_date_inference(spark: SparkSession, tmp_path: Path) -> None:
+    # An empty field stayed "" once nullValue was set; a BOM opened the first column's name;
+    # yyyy-MM-dd columns were inferred as strings (Spark 3.4+ infers dates).
+    (tmp_path / "f.csv").write_bytes(b"\xef\xbb\xbfa,b,d\n1,,2024-01-02\n,x,2024-02-03\n")
+    df = spark.read.option("header", True).option("inferSchema", True).csv(str(tmp_path))
+    assert df.schema.simpleString() == "struct<a:int,b:string,d:date>"
+    assert [tuple(r) for r in df.collect()] == [(1, None, datetime.date(2024, 1, 2)),
+                                                (None, "x", datetime.date(2024, 2, 3))]
+    flagged = spark.read.option("header", True).option("nullValue", "NA").csv(str(tmp_path))
+    assert [r.b for r in flagged.collect()] == [None, "x"]
+    (tmp_path / "g.csv").write_text("d\n2024-01-02\n2024-01-02 03:04:05\n")
+    mixed = spark.read.option("header", True).option("inferSchema", True).csv(str(tmp_path / "g.csv"))
+    assert mixed.schema.simpleString() == "struct<d:timestamp>"  # a date meets a timestamp: timestamp

@@ -13,7 +13,9 @@ Invariants
   parse. PERMISSIVE keeps it (missing fields and bad fields null, extra tokens dropped,
   the line in the corrupt-record column when the schema has one); DROPMALFORMED drops it;
   FAILFAST raises ``MALFORMED_RECORD_IN_PARSING``.
-* A field equal to ``nullValue`` (default: empty, quoted or not) is null, whatever its type.
+* An empty field and a field equal to ``nullValue`` (default: empty) are null, whatever
+  the type (Spark keeps a quoted empty field as ``emptyValue`` when ``nullValue`` is set;
+  here it is null too). A UTF-8 byte order mark at the start of a file is skipped.
 * Clean input is tokenized by pyarrow; a split with a malformed line is tokenized again
   line by line with :mod:`csv`, so records keep their order and their text.
 """
@@ -119,7 +121,7 @@ def _fast_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOpt
         data = _decode(data, opts).encode("utf-8")
     try:
         table = pacsv.read_csv(io.BytesIO(data), read, parse, pacsv.ConvertOptions(
-            column_types={n: pa.string() for n in names} if names else None, null_values=[opts.null_value],
+            column_types={n: pa.string() for n in names} if names else None, null_values=[opts.null_value, ""],
             strings_can_be_null=True, quoted_strings_can_be_null=True, check_utf8=False,
             auto_dict_encode=False, include_columns=None))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -213,12 +215,18 @@ def _python_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvO
         mismatch.append(len(record) != width)
         for i in range(width):
             value = record[i] if i < len(record) else None
-            cols[i].append(None if value is None or value == opts.null_value else value)
+            cols[i].append(None if value is None or value == opts.null_value or value == "" else value)
     mask = pa.array(mismatch, pa.bool_())
     return _Tokens([pa.array(c, pa.string()) for c in cols], mask if any(mismatch) else None, lines)
 
 
+def _without_bom(data: bytes) -> bytes:
+    # A UTF-8 byte order mark opens some files (Excel's); it is not part of the first field.
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
 def _tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOptions) -> _Tokens:
+    data = _without_bom(data)
     fast = _fast_tokens(data, width, skip_header, opts)
     return fast if fast is not None else _python_tokens(data, width, skip_header, opts)
 
@@ -258,7 +266,7 @@ class CsvFormat(FileFormat):
     def _header(self, path: str, opts: CsvOptions) -> list[str]:
         with open(path, "rb") as handle:
             data = handle.read(1 << 20) if not opts.multi_line else handle.read()
-        tokens = _python_tokens(data, None, False, opts)
+        tokens = _python_tokens(_without_bom(data), None, False, opts)
         if not tokens.columns or len(tokens.columns[0]) == 0:
             return []
         return [c[0].as_py() for c in tokens.columns]

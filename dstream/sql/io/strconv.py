@@ -39,6 +39,7 @@ _TIMESTAMP_RE = re.compile(
     r"\s*(Z|[+-][0-9]{2}:?[0-9]{2}|UTC|GMT)?)?\s*$")
 _TIMESTAMP_INFER_PATTERN = (r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[T ][0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}(\.[0-9]{1,9})?)?"
                             r"(Z|[+-][0-9]{2}:?[0-9]{2})?$")
+_DATE_INFER_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 
@@ -270,6 +271,10 @@ def _rank(type_: pa.DataType) -> int | None:
     return _NUMERIC_ORDER.index(name) if name in _NUMERIC_ORDER else None
 
 
+def _temporal(type_: pa.DataType) -> str | None:
+    return "date" if pa.types.is_date(type_) else "timestamp" if pa.types.is_timestamp(type_) else None
+
+
 def merge_types(a: pa.DataType, b: pa.DataType) -> pa.DataType:
     """The type two inferred column types meet at (Spark's CSV ``compatibleType``)."""
     if a == b:
@@ -278,6 +283,8 @@ def merge_types(a: pa.DataType, b: pa.DataType) -> pa.DataType:
         return b
     if pa.types.is_null(b):
         return a
+    if {_temporal(a), _temporal(b)} == {"date", "timestamp"}:
+        return a if _temporal(a) == "timestamp" else b  # dates widen to timestamps, as Spark
     ra, rb = _rank(a), _rank(b)
     if ra is None or rb is None:
         return pa.string()
@@ -295,8 +302,9 @@ def infer_column(strings: pa.Array, opts: ParseOptions) -> pa.DataType:
     """The type Spark's CSV inference gives a column of fields (``null`` when all are null).
 
     Integers that fit 32 bits are ``int32``, 64 bits ``int64``, longer ones ``decimal(p, 0)``
-    (``float64`` beyond 38 digits); Java doubles (and ``nanValue``...) ``float64``; full
-    timestamps ``timestamp[us, UTC]``; ``true``/``false`` in any case ``bool``; else ``string``.
+    (``float64`` beyond 38 digits); Java doubles (and ``nanValue``...) ``float64``;
+    ``yyyy-MM-dd`` dates ``date32`` (with the default ``dateFormat``); full timestamps
+    ``timestamp[us, UTC]``; ``true``/``false`` in any case ``bool``; else ``string``.
     """
     values = pc.drop_null(strings)
     if len(values) == 0:
@@ -312,7 +320,16 @@ def infer_column(strings: pa.Array, opts: ParseOptions) -> pa.DataType:
     doubles = pc.or_(pc.match_substring_regex(values, _DOUBLE_PATTERN), pc.is_in(values, special))
     if pc.all(doubles).as_py():
         return pa.float64()
-    if opts.timestamp_format is None and pc.all(pc.match_substring_regex(values, _TIMESTAMP_INFER_PATTERN)).as_py():
+    dates = pc.all(pc.match_substring_regex(values, _DATE_INFER_PATTERN)).as_py()
+    if opts.date_format in (None, "yyyy-MM-dd") and dates:
+        # Spark 3.4+ infers dates (prefersDate) in the default date format.
+        _, failed = _parse_values(values, pa.date32(), opts)
+        if failed is None:
+            return pa.date32()
+    stamps = pc.match_substring_regex(values, _TIMESTAMP_INFER_PATTERN)
+    if opts.date_format in (None, "yyyy-MM-dd"):  # dates beside timestamps widen to timestamps
+        stamps = pc.or_(stamps, pc.match_substring_regex(values, _DATE_INFER_PATTERN))
+    if opts.timestamp_format is None and pc.all(stamps).as_py():
         _, failed = _parse_values(values, pa.timestamp("us", tz="UTC"), opts)
         if failed is None:
             return pa.timestamp("us", tz="UTC")
