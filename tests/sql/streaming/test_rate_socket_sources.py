@@ -107,7 +107,10 @@ def test_rate_offsets_are_whole_seconds_of_the_streaming_clock(spark: SparkSessi
     assert rate.source.latest_offset(None, True) == 1
     clock.advance(2500)
     assert rate.source.latest_offset(1, True) == 3
-    assert rate.source.description == "RateStreamV2[rowsPerSecond=10, rampUpTimeSeconds=0, numPartitions=default]"
+    # Spark's description, its missing closing bracket included (as PySpark prints it).
+    assert rate.source.description == "RateStreamV2[rowsPerSecond=10, rampUpTimeSeconds=0, numPartitions=default"
+    split = Started(spark, "rate", {"rowsPerSecond": "10", "numPartitions": "3"}, tmp_path / "split")
+    assert split.source.description.endswith("numPartitions=3")
 
 
 def test_rate_rows_are_spread_over_their_seconds_and_dealt_to_partitions(spark: SparkSession, clock: ManualClock,
@@ -223,6 +226,8 @@ def test_rate_micro_batch_offsets_rows_and_options(spark: SparkSession, clock: M
         provider.schema(spark, {"rowsperbatch": "1", "advancemillisperbatch": "-1"}, None)
     rate = Started(spark, "rate-micro-batch", {"rowsPerBatch": "4", "numPartitions": "2", "startTimestamp": "5000",
                                                "advanceMillisPerBatch": "250"}, tmp_path)
+    assert rate.source.description == ("RatePerMicroBatchStream[rowsPerBatch=4, numPartitions=2, "
+                                       "startTimestamp=5000, advanceMsPerBatch=250]")  # Spark's text
     first = rate.source.latest_offset(None, True)
     assert first == {"offsetValue": 4, "offsetTs": 5250}
     assert rate.source.latest_offset(None, True) == first  # a function of the start, not of the calls

@@ -170,8 +170,9 @@ class RateStreamSource(Source):
         self._last_ms = self.start_ms
         self._lock = threading.Lock()
         self._available_now: int | None = None
+        # Spark's text, without a closing bracket (as Spark prints it in progress reports).
         self.description = (f"RateStreamV2[rowsPerSecond={self.rows_per_second}, rampUpTimeSeconds="
-                            f"{self.ramp_up_seconds}, numPartitions={options.get('numPartitions', 'default')}]")
+                            f"{self.ramp_up_seconds}, numPartitions={options.get('numpartitions', 'default')}")
 
     def _start_time(self, log: MetadataLog) -> int:
         # Written once: a restart keeps the first run's start, so the sequence continues.
@@ -268,7 +269,7 @@ class RatePerMicroBatchSource(Source):
         self._preparing = False
         self.description = (f"RatePerMicroBatchStream[rowsPerBatch={self.rows_per_batch}, numPartitions="
                             f"{self.num_partitions}, startTimestamp={self.start_timestamp}, "
-                            f"advanceMillisPerBatch={self.advance_ms}]")
+                            f"advanceMsPerBatch={self.advance_ms}]")
 
     def _next(self, start: Offset | None) -> dict[str, int]:
         value, ts = _micro_batch_offset(start, self.start_timestamp)
