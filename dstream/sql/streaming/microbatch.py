@@ -252,8 +252,9 @@ class MicroBatchExecution:
             except Exception:
                 _log.exception("stopping %s failed", part)
         if failure is not None:
+            named = f"{self.name} " if self.name else ""  # Spark's prettyIdString
             self.exception = StreamingQueryException(
-                f"Query {self.name or ''} [id = {self.id}, runId = {self.run_id}] terminated with exception: "
+                f"Query {named}[id = {self.id}, runId = {self.run_id}] terminated with exception: "
                 f"{type(failure).__name__}: {failure}", "STREAM_FAILED",
                 {"id": self.id, "runId": self.run_id})
             self.exception.__cause__ = failure

@@ -405,3 +405,15 @@ def test_progress_prints_and_reads_as_pysparks(spark: SparkSession) -> None:
         assert repr(query.status) == repr(dict(query.status))  # a plain dict's repr, as PySpark's
     finally:
         query.stop()
+
+
+def test_an_unnamed_failed_querys_message_names_its_ids(spark: SparkSession) -> None:
+    def boom(df: Any, batch_id: int) -> None:
+        raise ValueError("bad batch")
+
+    stream = MemoryStream("int", spark)
+    query = stream.toDF().writeStream.foreachBatch(boom).start()
+    stream.addData([1])
+    with pytest.raises(StreamingQueryException) as caught:
+        query.awaitTermination(DEADLINE)
+    assert str(caught.value).startswith(f"[STREAM_FAILED] Query [id = {query.id}, runId = {query.runId}] terminated")
