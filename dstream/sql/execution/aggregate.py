@@ -24,6 +24,8 @@ Invariants
 from __future__ import annotations
 
 import functools
+import math
+import pickle
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -77,6 +79,8 @@ def encode_key(name: str, arr: pa.Array, out: dict[str, pa.Array], compact: bool
             child = arr.field(i)
             encode_key(f"{name}.{i}", child if not arr.null_count else pc.if_else(arr.is_valid(), child, None),
                        out, compact)
+    elif _nested(t):
+        out[name] = _nested_keys(arr)
     elif pa.types.is_null(t):
         out[name] = pa.nulls(len(arr), pa.int8())
     elif pa.types.is_dictionary(t):
@@ -85,8 +89,35 @@ def encode_key(name: str, arr: pa.Array, out: dict[str, pa.Array], compact: bool
         out[name] = normalize_floats(arr)
 
 
+def _nested(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t)
+
+
+def _canonical(value: Any) -> Any:
+    # Equal keys, equal bytes: -0.0 is 0.0 and every NaN one NaN, as Spark groups them.
+    if isinstance(value, float):
+        return math.nan if value != value else value + 0.0
+    if isinstance(value, list | tuple):
+        return type(value)(_canonical(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in value.items()}
+    return value
+
+
+def _nested_keys(arr: pa.Array) -> pa.Array:
+    """Array and map keys as bytes Arrow can group and join on (its hash kernels take no lists)."""
+    return pa.array([None if v is None else pickle.dumps(_canonical(v), protocol=5) for v in arr.to_pylist()],
+                    pa.binary())
+
+
+def _nested_values(keys: pa.Array, arrow_type: pa.DataType) -> pa.Array:
+    return pa.array([None if b is None else pickle.loads(b) for b in keys.to_pylist()], arrow_type)
+
+
 def decode_key(name: str, arrow_type: pa.DataType, grouped: pa.Table) -> pa.Array:
     """The key column ``name`` of type ``arrow_type`` rebuilt from its encoded columns in ``grouped``."""
+    if _nested(arrow_type):
+        return _nested_values(grouped.column(name).combine_chunks(), arrow_type)
     if pa.types.is_struct(arrow_type):
         fields = [decode_key(f"{name}.{i}", arrow_type.field(i).type, grouped) for i in range(arrow_type.num_fields)]
         if name + ".valid" not in grouped.column_names:  # encoded compactly: no null struct

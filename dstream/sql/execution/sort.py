@@ -65,6 +65,14 @@ def sort_key_table(data: pa.Table | pa.RecordBatch, orders: Sequence[Expression]
             continue
         if pa.types.is_dictionary(values.type):
             values = values.cast(values.type.value_type)
+        if pa.types.is_list(values.type) or pa.types.is_large_list(values.type) or pa.types.is_map(values.type):
+            from ..errors import AnalysisException  # noqa: PLC0415 - rare path
+
+            raise AnalysisException(
+                f"Sorting by {child.sql()} ({values.type}) is not supported here yet: Spark orders arrays "
+                "element by element, which dstreams cannot do. Sort by a value derived from it (for example "
+                "F.size(col), F.array_join(col, ',') or col[0]); grouping, distinct and joins on it work.",
+                "UNSUPPORTED_FEATURE.SORT_BY_ARRAY", {"expr": child.sql()})
         columns[f"v{i}"] = values
         keys.append((f"v{i}", direction))
     if not columns:
