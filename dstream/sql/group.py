@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .column import Column, expr_of
 from .errors import AnalysisException, PySparkTypeError
 from .expressions.aggregate_base import AggregateFunction
+from .expressions.aggregates import CollectList, CollectSet, First
 from .expressions.base import Alias, Expression
 from .expressions.collection_functions import CreateStruct
 from .plan.analysis import ensure_named, unique_outputs
@@ -62,6 +63,8 @@ def _only_where(expr: Expression, condition: Column) -> Expression:
                 if isinstance(child, CreateStruct):  # the inputs of a two-input aggregate
                     return child.with_children([gated(c) for c in child.children])
                 return expr_of(functions.when(condition, Column(child)))
+            if isinstance(node, First):  # and Last: as Spark's pivot, skipping the other values' nulls
+                return type(node)(gated(node.children[0]), True)
             return node.with_children([gated(c) for c in node.children])
         if not node.children:
             return node
@@ -131,8 +134,11 @@ class GroupedData:
                 if len(aggregates) > 1:
                     label += "_" + (agg.name if isinstance(agg, Alias) else agg.sql())
                 body = agg.child if isinstance(agg, Alias) else agg
-                gated = functions.when(present, Column(_only_where(body, matches)))
-                out.append(Alias(expr_of(gated), label))
+                # Spark: an atomic result is null where the group has no row for the value;
+                # others (collect_list...) aggregate no rows (an empty array).
+                only = Column(_only_where(body, matches))
+                atomic = not any(isinstance(n, CollectList | CollectSet) for n in body.walk())
+                out.append(Alias(expr_of(functions.when(present, only) if atomic else only), label))
         return out
 
     def agg(self, *exprs: Any) -> DataFrame:

@@ -202,3 +202,14 @@ def test_array_and_map_keys_group_distinct_and_join(spark: SparkSession) -> None
     assert sorted(r["count"] for r in m.groupBy("m").count().collect()) == [1, 2]
     with pytest.raises(AnalysisException, match=r"Sorting by a \(list<.*\) is not supported here yet"):
         a.orderBy("a").collect()
+
+
+def test_pivot_first_skips_other_values_and_collect_list_cells_are_empty_arrays(spark: SparkSession) -> None:
+    p = spark.createDataFrame([("a", 1, 2020), ("a", 2, 2021), ("b", None, 2020), ("b", 1, None), ("c", 3, 2021)],
+                              ["k", "q", "yr"])
+    firsts = p.groupBy("k").pivot("yr").agg(F.first("q")).orderBy("k").collect()
+    assert [tuple(r) for r in firsts] == [("a", None, 1, 2), ("b", 1, None, None), ("c", None, None, 3)]
+    lists = p.groupBy("k").pivot("yr").agg(F.collect_list("q")).orderBy("k").collect()
+    assert [tuple(r) for r in lists] == [("a", [], [1], [2]), ("b", [1], [], []), ("c", [], [], [3])]
+    counts = p.groupBy("k").pivot("yr").count().orderBy("k").collect()
+    assert [tuple(r) for r in counts] == [("a", None, 1, 1), ("b", 1, 1, None), ("c", None, None, 1)]
