@@ -9,8 +9,9 @@ tuples named ``_1``, ``_2``...), and the merge of all records' structs into one 
 
 Invariants
 ----------
-* ``NullType`` (from ``None``) merges with anything; otherwise two types merge only if they
-  are the same class, structs field by field by name, or ``CANNOT_MERGE_TYPE`` is raised.
+* ``NullType`` (from ``None``) merges with anything, an atomic type with ``string`` at
+  ``string`` (PySpark 4); otherwise two types merge only if they are the same class,
+  structs field by field by name, or ``CANNOT_MERGE_TYPE`` is raised.
 * ``infer_schema`` never returns a schema with ``NullType`` left in it: it raises
   ``CANNOT_DETERMINE_TYPE`` as PySpark does.
 """
@@ -26,6 +27,7 @@ from typing import Any
 from dstream.sql.errors import PySparkTypeError, PySparkValueError
 from dstream.sql.types import (
     ArrayType,
+    AtomicType,
     BinaryType,
     BooleanType,
     ByteType,
@@ -181,6 +183,11 @@ def merge_type(a: DataType, b: DataType, name: str | None = None) -> DataType:
         return a
     if isinstance(a, TimestampNTZType) and isinstance(b, TimestampType):
         return b
+    # PySpark 4: an atomic type meets a string at string (the values are cast).
+    if isinstance(a, AtomicType) and isinstance(b, StringType):
+        return b
+    if isinstance(a, StringType) and isinstance(b, AtomicType):
+        return a
     if type(a) is not type(b):
         prefix = f"{name}: " if name is not None else ""
         raise PySparkTypeError(f"{prefix}Can not merge type `{type(a).__name__}` and `{type(b).__name__}`.",

@@ -213,3 +213,10 @@ def test_pivot_first_skips_other_values_and_collect_list_cells_are_empty_arrays(
     assert [tuple(r) for r in lists] == [("a", [], [1], [2]), ("b", [1], [], []), ("c", [], [], [3])]
     counts = p.groupBy("k").pivot("yr").count().orderBy("k").collect()
     assert [tuple(r) for r in counts] == [("a", None, 1, 1), ("b", 1, 1, None), ("c", None, None, 1)]
+
+
+def test_create_dataframe_merges_a_value_and_a_string_into_a_string(spark: SparkSession) -> None:
+    # PySpark 4 infers string where a column mixes strings and other atomic values (we raised CANNOT_MERGE_TYPE).
+    df = spark.createDataFrame([(1, 2.5), ("x", "y")], ["a", "b"])
+    assert df.schema.simpleString() == "struct<a:string,b:string>"
+    assert [tuple(r) for r in df.collect()] == [("1", "2.5"), ("x", "y")]

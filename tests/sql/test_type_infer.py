@@ -73,7 +73,7 @@ def test_infer_schema_merges_rows() -> None:
     ([], PySparkValueError, "CANNOT_INFER_EMPTY_SCHEMA"),
     ([(None,)], PySparkValueError, "CANNOT_DETERMINE_TYPE"),
     ([([],)], PySparkValueError, "CANNOT_DETERMINE_TYPE"),
-    ([(1,), ("x",)], PySparkTypeError, "CANNOT_MERGE_TYPE"),
+    ([(1,), ([1],)], PySparkTypeError, "CANNOT_MERGE_TYPE"),
     ([(1,), (1.5,)], PySparkTypeError, "CANNOT_MERGE_TYPE"),
     ([1], PySparkTypeError, "CANNOT_INFER_SCHEMA_FOR_TYPE"),
     ([(object(),)], PySparkTypeError, "CANNOT_INFER_TYPE_FOR_FIELD"),
@@ -90,5 +90,7 @@ def test_merge_type_rules() -> None:
     a = _parse_datatype_string("struct<x: bigint, y: void>")
     b = _parse_datatype_string("struct<y: string, z: double>")
     assert merge_type(a, b) == _parse_datatype_string("struct<x: bigint, y: string, z: double>")
+    # PySpark 4: an atomic type meets a string at string, inside arrays too.
+    assert merge_type(ArrayType(LongType()), ArrayType(StringType())) == ArrayType(StringType())
     with pytest.raises(PySparkTypeError):
-        merge_type(ArrayType(LongType()), ArrayType(StringType()))
+        merge_type(ArrayType(LongType()), LongType())
