@@ -220,3 +220,14 @@ def test_create_dataframe_merges_a_value_and_a_string_into_a_string(spark: Spark
     df = spark.createDataFrame([(1, 2.5), ("x", "y")], ["a", "b"])
     assert df.schema.simpleString() == "struct<a:string,b:string>"
     assert [tuple(r) for r in df.collect()] == [("1", "2.5"), ("x", "y")]
+
+
+def test_json_permissive_keeps_the_fields_that_convert(spark: SparkSession, tmp_path: Path) -> None:
+    # One bad field nulled the whole record; Spark keeps the others (partial results).
+    path = tmp_path / "j.json"
+    path.write_text('{"d": "2024-01-02", "n": 1.5}\n{"d": "2024-01-03", "n": 2}\nnot json\n')
+    rows = spark.read.schema("d date, n int, _corrupt_record string").json(str(path)).collect()
+    assert [tuple(r) for r in rows] == [
+        (datetime.date(2024, 1, 2), None, '{"d": "2024-01-02", "n": 1.5}'), (datetime.date(2024, 1, 3), 2, None),
+        (None, None, "not json")]
+    assert spark.read.schema("d date, n int").option("mode", "DROPMALFORMED").json(str(path)).count() == 1

@@ -10,9 +10,10 @@ arrays, conflicting types ``string``, all-null fields ``string``; a malformed li
 
 Invariants
 ----------
-* Reads convert each value to the schema's type or mark the record malformed; a malformed
-  record is a row of nulls (with its text in the corrupt-record column) under PERMISSIVE,
-  dropped under DROPMALFORMED, an error under FAILFAST.
+* Reads convert each value to the schema's type or mark the record malformed. Under
+  PERMISSIVE a malformed record keeps the top-level fields that convert (Spark's partial
+  results; the others null, everything null when the line is no JSON object) and its
+  text goes to the corrupt-record column; DROPMALFORMED drops it, FAILFAST raises.
 * A string field of the schema reads any JSON value: a non-string value as its JSON text.
 * Clean files of plain types are parsed by pyarrow; everything else by :mod:`json`.
 """
@@ -212,7 +213,10 @@ class JsonFormat(FileFormat):
                 if mode == "FAILFAST":
                     raise malformed_error(text) from None
                 if mode == "PERMISSIVE":
-                    rows.append({corrupt: text} if corrupt else {})
+                    # Spark's partial results: the fields that convert keep their values.
+                    for r in records:
+                        partial = _partial_row(r, data_fields, parse)
+                        rows.append({**partial, corrupt: text} if corrupt else partial)
                 continue
             rows.extend(converted)
         yield pa.RecordBatch.from_pylist(rows, schema=schema)
@@ -221,6 +225,19 @@ class JsonFormat(FileFormat):
         arrays = [table.column(f.name) if f.name in table.schema.names else pa.nulls(table.num_rows, f.type)
                   for f in schema]
         return pa.Table.from_arrays([a.cast(f.type) for a, f in zip(arrays, schema)], schema=schema)
+
+
+def _partial_row(value: Any, fields: Sequence[pa.Field], parse: ParseOptions) -> dict[str, Any]:
+    """A malformed record's fields that do convert (the others null); nothing when it is no object."""
+    if not isinstance(value, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for f in fields:
+        try:
+            out[f.name] = _convert(value.get(f.name), f.type, parse)
+        except _MalformedError:
+            out[f.name] = None
+    return out
 
 
 def _convert_row(value: Any, fields: Sequence[pa.Field], parse: ParseOptions) -> dict[str, Any]:
