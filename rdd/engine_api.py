@@ -102,6 +102,7 @@ from .checkpoint import lineage_depth, process_is_alive, verify_checkpoint_dir
 from .conf_parsing import parse_boolean, parse_size
 from .logs import install_default_handler
 from .nodes.base import LineageNode, Partition
+from .nodes.files import codec_of, read_compressed
 from .nodes.narrow import ZipPartitionsNode
 from .resultiterable import ResultIterable
 from .serialization.serializer import dumps_closure
@@ -147,6 +148,7 @@ __all__ = [
     "append_to_list",
     "block_manager",
     "checkpoint_file",
+    "codec_of",
     "constant_pair_value",
     "count_partition",
     "dumps_closure",
@@ -162,6 +164,7 @@ __all__ = [
     "parse_size",
     "process_is_alive",
     "rdd_of",
+    "read_compressed",
     "register_event",
     "replay_event_log",
     "remove_rdd_everywhere",

@@ -123,16 +123,21 @@ def read_lines(path: str, start: int, end: int) -> Iterator[str]:
             yield from _split_text(pending.decode("utf-8", "replace"))
 
 
-def read_compressed_lines(path: str, codec: str) -> Iterator[str]:
-    """Every line of a whole compressed file."""
+def read_compressed(path: str, codec: str) -> bytes:
+    """The decompressed bytes of a whole file compressed with ``codec`` (see :func:`codec_of`)."""
     if codec == "zlib":
         import zlib
         with open(path, "rb") as f:
-            data = zlib.decompress(f.read())
-    else:
-        module = __import__(codec)
-        with module.open(path, "rb") as f:
-            data = f.read()
+            return zlib.decompress(f.read())
+    module = __import__(codec)
+    with module.open(path, "rb") as f:
+        data: bytes = f.read()
+        return data
+
+
+def read_compressed_lines(path: str, codec: str) -> Iterator[str]:
+    """Every line of a whole compressed file."""
+    data = read_compressed(path, codec)
     if not data:
         return iter(())
     if data.endswith(b"\n"):

@@ -231,3 +231,20 @@ def test_json_permissive_keeps_the_fields_that_convert(spark: SparkSession, tmp_
         (datetime.date(2024, 1, 2), None, '{"d": "2024-01-02", "n": 1.5}'), (datetime.date(2024, 1, 3), 2, None),
         (None, None, "not json")]
     assert spark.read.schema("d date, n int").option("mode", "DROPMALFORMED").json(str(path)).count() == 1
+
+
+@pytest.mark.parametrize(("codec", "ending"), [("gzip", ".gz"), ("bzip2", ".bz2"), ("deflate", ".deflate")])
+def test_text_formats_write_and_read_compressed_files(spark: SparkSession, tmp_path: Path, codec: str,
+                                                      ending: str) -> None:
+    # compression was ignored for csv/json/text (plain files written), and .gz inputs were read as bytes.
+    df = spark.createDataFrame([(1, "x"), (2, "y")], "a int, b string")
+    for fmt, frame in (("csv", df), ("json", df), ("text", df.select("b"))):
+        out = tmp_path / fmt
+        frame.write.option("compression", codec).format(fmt).save(str(out))
+        parts = [p.name for p in out.iterdir() if p.name.startswith("part-")]
+        assert parts and all(p.endswith(f".{'txt' if fmt == 'text' else fmt}{ending}") for p in parts)
+        back = spark.read.format(fmt).load(str(out))
+        assert back.count() == 2
+    with pytest.raises(IllegalArgumentException, match=r"Codec \[lz4\] is not available"):
+        df.write.option("compression", "lz4").csv(str(tmp_path / "lz4"))
+    assert not (tmp_path / "lz4").exists()

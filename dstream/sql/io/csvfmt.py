@@ -32,6 +32,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from rdd.engine_api import codec_of
+
 from dstream.sql.errors import SparkRuntimeException
 from dstream.sql.io.base import FileFormat, Filter, time_zone_option
 from dstream.sql.io.files import FileSplit, option, option_bool, read_line_range
@@ -264,8 +266,11 @@ class CsvFormat(FileFormat):
         return not option_bool(options, "multiLine")
 
     def _header(self, path: str, opts: CsvOptions) -> list[str]:
-        with open(path, "rb") as handle:
-            data = handle.read(1 << 20) if not opts.multi_line else handle.read()
+        if codec_of(path):
+            data = read_line_range(FileSplit(path))
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(1 << 20) if not opts.multi_line else handle.read()
         tokens = _python_tokens(_without_bom(data), None, False, opts)
         if not tokens.columns or len(tokens.columns[0]) == 0:
             return []

@@ -13,7 +13,8 @@ What this module owns
   ``k=v`` directories of each file, value types inferred int -> bigint -> double -> date ->
   string and widened across files; ``__HIVE_DEFAULT_PARTITION__`` is null.
 * :class:`FileSplit`, the unit of work shipped to a task, and byte ranges aligned to line
-  starts (:func:`read_line_range`), so a text file splits into several partitions.
+  starts (:func:`read_line_range`), so a text file splits into several partitions. A
+  file named ``.gz``, ``.bz2`` or ``.deflate`` is read decompressed, as one split.
 
 Invariants
 ----------
@@ -35,7 +36,7 @@ from urllib.parse import unquote
 
 import pyarrow as pa
 
-from rdd.engine_api import parse_boolean, parse_size
+from rdd.engine_api import codec_of, parse_boolean, parse_size, read_compressed
 
 from dstream.sql.errors import AnalysisException, IllegalArgumentException
 from dstream.sql.io.manifest import has_manifest, manifest_files
@@ -358,9 +359,10 @@ def max_partition_bytes(options: Mapping[str, object]) -> int:
 
 
 def byte_ranges(path: str, split_bytes: int, partition: tuple[tuple[str, str | None], ...] = ()) -> list[FileSplit]:
-    """The byte-range splits of one file, each at most ``split_bytes`` (one split for an empty file)."""
+    """The byte-range splits of one file, each at most ``split_bytes`` (one split for an empty
+    or a compressed file)."""
     size = os.path.getsize(path)
-    if size <= split_bytes:
+    if size <= split_bytes or codec_of(path):
         return [FileSplit(path, 0, -1, None, partition)]
     return [FileSplit(path, start, min(split_bytes, size - start), None, partition)
             for start in range(0, size, split_bytes)]
@@ -393,6 +395,9 @@ def read_line_range(split: FileSplit) -> bytes:
     A whole-file split returns the file. Line boundaries are ``\\n`` (which also ends
     ``\\r\\n``), so a range never cuts a line in two.
     """
+    codec = codec_of(split.path)
+    if codec:  # .gz, .bz2, .deflate: one split, decompressed whole (as Hadoop's codecs)
+        return read_compressed(split.path, codec)
     with open(split.path, "rb") as handle:
         if split.start == 0 and split.length < 0:
             return handle.read()

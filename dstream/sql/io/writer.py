@@ -20,8 +20,11 @@ Invariants
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import os
 import shutil
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -31,7 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from dstream.sql.arrow_convert import SPARK_ROW_METADATA_KEY
-from dstream.sql.errors import AnalysisException
+from dstream.sql.errors import AnalysisException, IllegalArgumentException
 from dstream.sql.io.base import FileFormat, time_zone_option
 from dstream.sql.io.encode import csv_field, json_text, value_encoder
 from dstream.sql.io.files import HIVE_DEFAULT_PARTITION, option, option_bool
@@ -40,7 +43,8 @@ from dstream.sql.io.formats import get_format
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
 
-__all__ = ["prepare_output", "write_task", "write_files", "commit_output", "abort_output", "csv_lines"]
+__all__ = ["prepare_output", "write_task", "write_files", "commit_output", "abort_output", "csv_lines",
+           "file_extension"]
 
 _MODES = {"error": "error", "errorifexists": "error", "default": "error", "overwrite": "overwrite",
           "append": "append", "ignore": "ignore"}
@@ -157,6 +161,36 @@ def csv_lines(table: pa.Table, options: Mapping[str, Any]) -> list[str]:
     return [sep.join(row) for row in zip(*columns)] if columns else [""] * table.num_rows
 
 
+#: The ``compression`` (or ``codec``) options of the text formats: Hadoop's short names and
+#: the file name ending each gives; the reader decompresses them by that ending.
+_TEXT_CODECS = {"none": "", "uncompressed": "", "gzip": ".gz", "bzip2": ".bz2", "deflate": ".deflate"}
+
+
+def file_extension(fmt: FileFormat | str, options: Mapping[str, Any]) -> str:
+    """A part file's ending: the format's, then the text codec's (``csv.gz``)."""
+    fmt = _format(fmt)
+    return fmt.extension + ("" if fmt.name == "parquet" else _TEXT_CODECS[_text_codec(options)])
+
+
+def _text_codec(options: Mapping[str, Any]) -> str:
+    codec = (option(options, "compression") or option(options, "codec") or "none").lower()
+    if codec not in _TEXT_CODECS:
+        raise IllegalArgumentException(
+            f"Codec [{codec}] is not available for text, CSV and JSON files here. Known codecs are "
+            f"{', '.join(sorted(_TEXT_CODECS))} (lz4, snappy and zstd need Hadoop's native codecs).")
+    return codec
+
+
+def _compressed(content: bytes, codec: str) -> bytes:
+    if codec == "gzip":
+        return gzip.compress(content, mtime=0)
+    if codec == "bzip2":
+        return bz2.compress(content)
+    if codec == "deflate":
+        return zlib.compress(content)
+    return content
+
+
 def _write_file(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any], target: str) -> None:
     os.makedirs(os.path.dirname(target), exist_ok=True)
     content = _file_bytes(table, fmt, options)
@@ -166,7 +200,7 @@ def _write_file(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any], ta
                        coerce_timestamps="us", allow_truncated_timestamps=True)
         return
     with open(target, "wb") as handle:
-        handle.write(content)
+        handle.write(_compressed(content, _text_codec(options)))
 
 
 def write_task(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schema, fmt: FileFormat | str,
@@ -191,7 +225,7 @@ def write_task(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schema
     partition_by : sequence of str
         Columns whose values become ``k=v`` directories.
     """
-    name = f"part-{task_id:05d}-{job_id}.{_format(fmt).extension}"
+    name = f"part-{task_id:05d}-{job_id}.{file_extension(fmt, options)}"
     # Task 0 writes a file even without rows, so that an empty result still has a schema on disk.
     return write_files(batches, schema, fmt, options, os.path.join(_local(path), "_temporary", job_id), name,
                        partition_by, empty_file=task_id == 0)

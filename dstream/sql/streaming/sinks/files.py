@@ -37,6 +37,7 @@ import pyarrow as pa
 from ...errors import AnalysisException, IllegalArgumentException
 from ...io import get_format, write_files
 from ...io.manifest import MANIFEST_DIR, path_to_uri
+from ...io.writer import file_extension
 from ..logs import CompactibleFileLog, ConcurrentUpdateError
 from .base import Sink, SinkProvider, register_sink
 
@@ -149,7 +150,7 @@ class FileStreamSink(Sink):
                     counted.append(batch.num_rows)
                     yield batch
 
-            name = f"part-{index:05d}-{uuid.uuid4()}.c000.{fmt.extension}"
+            name = f"part-{index:05d}-{uuid.uuid4()}.c000.{file_extension(fmt, options)}"
             written = write_files(counting(), schema, fmt, options, root, name, partition_by)
             files = []
             for relative in written:
