@@ -114,18 +114,13 @@ class Resolver:
 
     def resolve_name(self, parts: Sequence[str]) -> Expression:
         """The column (and struct fields) a dotted name refers to."""
-        candidates: list[tuple[AttributeReference, list[str]]] = []
-        pool = self.output + [a for a in self.extra if a.expr_id not in {o.expr_id for o in self.output}]
-        if len(parts) > 1:
-            for attr in pool:
-                if attr.qualifier is not None and self._same(attr.qualifier, parts[0]) \
-                        and self._same(attr.name, parts[1]):
-                    candidates.append((attr, list(parts[2:])))
-        if not candidates:
-            for attr in pool:
-                if self._same(attr.name, parts[0]):
-                    candidates.append((attr, list(parts[1:])))
-        unique = {a.expr_id: (a, rest) for a, rest in candidates}
+        # Spark binds a name to the output first; the child's columns (``extra``) are only
+        # a fallback for a name the output lacks (ResolveMissingReferences), so an alias
+        # reusing a child's name (``select((i * 2).alias("i")).orderBy("i")``) is not ambiguous.
+        unique = self._candidates(self.output, parts)
+        if not unique:
+            have = {o.expr_id for o in self.output}
+            unique = self._candidates([a for a in self.extra if a.expr_id not in have], parts)
         if not unique:
             self._unresolved(parts)
         if len(unique) > 1:
@@ -143,6 +138,21 @@ class Resolver:
             result = self.extract_field(result, field)
         # ``col("s.x")`` is named ``x``, as in Spark (``col("s")["x"]`` stays ``s.x``).
         return Alias(result, rest[-1]) if rest else result
+
+    def _candidates(self, pool: Sequence[AttributeReference],
+                    parts: Sequence[str]) -> dict[int, tuple[AttributeReference, list[str]]]:
+        """The columns of ``pool`` a dotted name may mean (by id), each with its struct fields left."""
+        candidates: list[tuple[AttributeReference, list[str]]] = []
+        if len(parts) > 1:
+            for attr in pool:
+                if attr.qualifier is not None and self._same(attr.qualifier, parts[0]) \
+                        and self._same(attr.name, parts[1]):
+                    candidates.append((attr, list(parts[2:])))
+        if not candidates:
+            for attr in pool:
+                if self._same(attr.name, parts[0]):
+                    candidates.append((attr, list(parts[1:])))
+        return {a.expr_id: (a, rest) for a, rest in candidates}
 
     def _unresolved(self, parts: Sequence[str]) -> None:
         name = ".".join(quote(p) for p in parts)
