@@ -11,6 +11,7 @@ import pytest
 
 from dstream.sql import DataFrame, Row, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
+from dstream.sql.errors import AnalysisException
 
 
 @pytest.fixture(scope="module")
@@ -32,3 +33,30 @@ def test_sorting_by_a_name_a_select_reuses_takes_the_output_column(df: DataFrame
     assert df.select(F.col("i").cast("double")).orderBy("i").collect() == [Row(i=1.0)]
     # A column the select dropped is still a sort key, as in Spark.
     assert df.select("g").orderBy("i").collect() == [Row(g="a")]
+
+
+@pytest.fixture
+def structs(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame([((1, "x"), ((2, 3),), 5)],
+                                 "st struct<a:int,b:string>, s struct<inner:struct<p:int,q:int>>, i int")
+
+
+def test_a_struct_star_expands_to_the_fields(structs: DataFrame) -> None:
+    # Only table aliases were expanded: CANNOT_RESOLVE_STAR_EXPAND.
+    for df in (structs.select("st.*"), structs.select(F.col("st.*")), structs.selectExpr("st.*"),
+               structs.alias("t").select("t.st.*")):
+        assert df.schema.simpleString() == "struct<a:int,b:string>"
+        assert df.collect() == [Row(a=1, b="x")]
+    assert structs.select("s.inner.*").collect() == [Row(p=2, q=3)]
+    mixed = structs.select("i", "st.*", "st.a")
+    assert mixed.columns == ["i", "a", "b", "a"] and mixed.collect() == [(5, 1, "x", 1)]
+
+
+def test_a_star_on_a_column_that_is_not_a_struct_is_refused(structs: DataFrame) -> None:
+    with pytest.raises(AnalysisException) as caught:
+        structs.select("i.*")
+    assert caught.value.getCondition() == "_LEGACY_ERROR_TEMP_1050"
+    assert "Can only star expand struct data types. Attribute: `List(i)`." in str(caught.value)
+    with pytest.raises(AnalysisException) as missing:
+        structs.select("zz.*")
+    assert missing.value.getCondition() == "CANNOT_RESOLVE_STAR_EXPAND"

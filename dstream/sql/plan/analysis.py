@@ -28,6 +28,7 @@ from ..expressions.base import Alias, AttributeReference, Expression, Unresolved
 from ..expressions.cast import Cast
 from ..expressions.collection_functions import CreateStruct
 from ..expressions.text_functions import edit_distance
+from ..types import StructType
 
 __all__ = ["Resolver", "ensure_named", "quote", "resolve_star", "unique_outputs"]
 
@@ -166,8 +167,13 @@ class Resolver:
             "UNRESOLVED_COLUMN.WITH_SUGGESTION", {"objectName": name, "proposal": suggestion})
 
 
-def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], case_sensitive: bool) -> list[Expression]:
-    """The columns ``*``, ``alias.*`` or a ``colRegex`` stands for."""
+def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], case_sensitive: bool,
+                 extract_field: FieldExtractor | None = None) -> list[Expression]:
+    """The columns ``*``, ``alias.*``, ``struct_col.*`` or a ``colRegex`` stands for.
+
+    As in Spark, a qualifier naming a table alias wins; otherwise it is resolved as a
+    (possibly qualified or nested) column, which must be a struct: its fields become columns.
+    """
     if star.pattern is not None:
         import re  # noqa: PLC0415 - only colRegex needs it
 
@@ -177,6 +183,8 @@ def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], cas
         return list(output)
     same = (lambda a, b: a == b) if case_sensitive else (lambda a, b: a.lower() == b.lower())
     cols: list[Expression] = [a for a in output if a.qualifier is not None and same(a.qualifier, star.qualifier)]
+    if not cols and extract_field is not None:
+        cols = _struct_fields(star, output, case_sensitive, extract_field)
     if not cols:
         raise AnalysisException(
             f"Cannot resolve {quote(star.qualifier)}.* given input columns "
@@ -184,6 +192,28 @@ def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], cas
             "CANNOT_RESOLVE_STAR_EXPAND",
             {"targetString": quote(star.qualifier), "columns": ", ".join(quote(a.name) for a in output)})
     return cols
+
+
+def _struct_fields(star: UnresolvedStar, output: Sequence[AttributeReference], case_sensitive: bool,
+                   extract_field: FieldExtractor) -> list[Expression]:
+    """The fields of the struct column ``star.qualifier`` names, one column each (none if no column has that name)."""
+    assert star.qualifier is not None
+    parts = UnresolvedAttribute.quoted(star.qualifier).parts
+    try:
+        target = Resolver(output, case_sensitive, extract_field).resolve_name(parts)
+    except AnalysisException as exc:
+        if exc.getCondition() == "UNRESOLVED_COLUMN.WITH_SUGGESTION":
+            return []  # neither a table nor a column: CANNOT_RESOLVE_STAR_EXPAND
+        raise
+    if isinstance(target, Alias):
+        target = target.child
+    dtype = target.data_type()
+    if not isinstance(dtype, StructType):
+        raise AnalysisException(
+            f"Can only star expand struct data types. Attribute: `List({', '.join(parts)})`. "
+            f"{star.qualifier!r} is of type {dtype.simpleString()}: select the column itself, not {star.sql()!r}.",
+            "_LEGACY_ERROR_TEMP_1050", {"attributes": f"List({', '.join(parts)})"})
+    return [Alias(extract_field(target, f.name), f.name) for f in dtype.fields]
 
 
 def _strip_aliases(expr: Expression) -> Expression:

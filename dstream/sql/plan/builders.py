@@ -84,7 +84,7 @@ def expand(exprs: Sequence[Expression], plan: LogicalPlan, case_sensitive: bool)
     out: list[Expression] = []
     for expr in exprs:
         if isinstance(expr, UnresolvedStar):
-            out.extend(resolve_star(expr, plan.output(), case_sensitive))
+            out.extend(resolve_star(expr, plan.output(), case_sensitive, extract_field))
         else:
             out.append(expr)
     return out
