@@ -12,6 +12,9 @@ import pytest
 from dstream.sql import DataFrame, Row, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
 from dstream.sql.errors import AnalysisException
+from dstream.sql.types import ArrayType, IntegerType, StructField, StructType
+
+from .expr_harness import Frame
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +63,25 @@ def test_a_star_on_a_column_that_is_not_a_struct_is_refused(structs: DataFrame) 
     with pytest.raises(AnalysisException) as missing:
         structs.select("zz.*")
     assert missing.value.getCondition() == "CANNOT_RESOLVE_STAR_EXPAND"
+
+
+def test_a_field_of_an_array_of_structs_is_an_array(spark: SparkSession) -> None:
+    # INVALID_EXTRACT_BASE_FIELD_TYPE: only a struct's fields could be extracted.
+    a = spark.createDataFrame([([(1, "x"), (2, "y")], None), ([(3, "z"), None], [(4,)])],
+                              "v array<struct<a:int,b:string>>, n array<struct<a:int>>")
+    for df in (a.select("v.a"), a.selectExpr("v.a")):
+        assert df.schema.simpleString() == "struct<a:array<int>>"
+        assert df.collect() == [Row(a=[1, 2]), Row(a=[3, None])]
+    for df in (a.select(F.col("v").getField("a")), a.select(F.col("v")["a"])):
+        assert df.columns == ["v.a"] and df.collect()[0] == Row(**{"v.a": [1, 2]})
+    assert a.select(F.col("v.a")[0], "n.a").collect() == [Row(**{"v.a[0]": 1, "a": None}), (3, [4])]
+    assert a.selectExpr("v.b[1]", "v[0].b").columns == ["v.b[1]", "v[0].b"]
+    assert a.select("v.A").columns == ["A"]
+
+
+def test_a_field_of_an_array_of_structs_in_a_sliced_batch() -> None:
+    dt = ArrayType(StructType([StructField("a", IntegerType())]))
+    frame = Frame(v=(dt, [[(1,)], None, [(2,), (3,)], [None, (4,)]]))
+    expr = frame.resolve(F.col("v.a"))
+    frame.batch = frame.batch.slice(1)
+    assert frame.eval(expr) == [None, [2, 3], [None, 4]]

@@ -2,7 +2,8 @@
 
 What this module owns
 ---------------------
-:class:`GetStructField`, :class:`GetArrayItem`, :class:`GetMapValue`,
+:class:`GetStructField`, :class:`GetArrayStructFields` (``v.a`` of an array of structs),
+:class:`GetArrayItem`, :class:`GetMapValue`,
 :class:`ExtractValue` (``col["x"]``/``col.getItem(...)`` before the child's type is
 known: it becomes one of the three in ``coerce()``) and :func:`extract_field`, which
 the analyzer calls for the ``a.b`` of a dotted name.
@@ -29,7 +30,8 @@ from .base import EvalContext, Expression, Literal
 from .cast import cast_to
 from .checks import quoted_type
 
-__all__ = ["ExtractValue", "GetArrayItem", "GetMapValue", "GetStructField", "as_list", "extract_field", "list_item"]
+__all__ = ["ExtractValue", "GetArrayItem", "GetArrayStructFields", "GetMapValue", "GetStructField", "as_list",
+           "extract_field", "list_item"]
 
 
 def _field_index(node: Expression, struct: StructType, name: str) -> int:
@@ -84,6 +86,50 @@ class GetStructField(Expression):
         if values.null_count:
             field = pc.if_else(values.is_valid(), field, pa.scalar(None, field.type))
         return field
+
+    def _options(self) -> Any:
+        return (self.name,)
+
+
+class GetArrayStructFields(Expression):
+    """``v.a`` of an array of structs: the field of every element, as an array (Spark's ``GetArrayStructFields``)."""
+
+    def __init__(self, child: Expression, name: str) -> None:
+        self.children = (child,)
+        self.name = name
+
+    def with_children(self, children: Sequence[Expression]) -> Expression:
+        return GetArrayStructFields(children[0], self.name)
+
+    def _struct(self) -> StructType:
+        dt = self.children[0].data_type()
+        assert isinstance(dt, ArrayType) and isinstance(dt.elementType, StructType)
+        return dt.elementType
+
+    def data_type(self) -> DataType:
+        dt = self.children[0].data_type()
+        assert isinstance(dt, ArrayType)
+        field = self._struct().fields[_field_index(self, self._struct(), self.name)]
+        return ArrayType(field.dataType, dt.containsNull or field.nullable)
+
+    @property
+    def nullable(self) -> bool:
+        return self.children[0].nullable
+
+    def sql(self) -> str:
+        return f"{self.children[0].sql()}.{self.name}"
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        values = self.children[0].eval(batch, ctx)
+        # list_flatten honours a slice's offsets; the lengths rebuild the lists over the result.
+        elements = pc.list_flatten(values)
+        field = pc.struct_field(elements, [_field_index(self, self._struct(), self.name)])
+        if elements.null_count:  # a null struct has a null field
+            field = pc.if_else(elements.is_valid(), field, pa.scalar(None, field.type))
+        lengths = pc.fill_null(pc.list_value_length(values), 0).cast(pa.int32())
+        offsets = pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(lengths)])
+        mask = values.is_null() if values.null_count else None
+        return pa.ListArray.from_arrays(offsets, field, type=pa.list_(pa.field("element", field.type)), mask=mask)
 
     def _options(self) -> Any:
         return (self.name,)
@@ -235,6 +281,10 @@ class ExtractValue(Expression):
                     f'Field name should be a non-null string literal, but it\'s {key.sql()}.',
                     "INVALID_EXTRACT_FIELD_TYPE", {"extraction": key.sql()})
             return GetStructField(child, key.value)
+        if isinstance(dt, ArrayType) and isinstance(dt.elementType, StructType) \
+                and isinstance(key, Literal) and isinstance(key.value, str):
+            # Spark reads a name on an array of structs as that field of every element.
+            return GetArrayStructFields(child, key.value)
         if self.field_only:
             raise AnalysisException(
                 f"Can't extract a value from {child.sql()}. Need a complex type [STRUCT, ARRAY, MAP] but got "
@@ -262,7 +312,7 @@ class ExtractValue(Expression):
         child, key = self.children
         if isinstance(key, Literal) and isinstance(key.value, str) and (
                 self.field_only or not isinstance(child, Expression) or not child.resolved
-                or isinstance(child.data_type(), StructType)):
+                or isinstance(child.data_type(), StructType) or _structs(child.data_type())):
             return f"{child.sql()}.{key.value}"
         return f"{child.sql()}[{key.sql()}]"
 
@@ -271,6 +321,10 @@ class ExtractValue(Expression):
 
     def _options(self) -> Any:
         return (self.field_only,)
+
+
+def _structs(dt: DataType) -> bool:
+    return isinstance(dt, ArrayType) and isinstance(dt.elementType, StructType)
 
 
 def extract_field(expr: Expression, name: str) -> Expression:
