@@ -6,6 +6,7 @@ One test per finding; the expected values are what PySpark printed for the same 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 
 import pytest
 
@@ -85,3 +86,26 @@ def test_a_field_of_an_array_of_structs_in_a_sliced_batch() -> None:
     expr = frame.resolve(F.col("v.a"))
     frame.batch = frame.batch.slice(1)
     assert frame.eval(expr) == [None, [2, 3], [None, 4]]
+
+
+def test_a_date_plus_or_minus_days_is_a_date(spark: SparkSession) -> None:
+    # BINARY_OP_WRONG_TYPE: Spark rewrites these sums to date_add/date_sub.
+    sums = spark.sql("SELECT date'2024-01-31' + 1 AS a, date'2024-01-31' - 1 AS b, 1 + date'2024-01-31' AS c")
+    assert sums.schema.simpleString() == "struct<a:date,b:date,c:date>"
+    assert sums.collect() == [Row(a=date(2024, 2, 1), b=date(2024, 1, 30), c=date(2024, 2, 1))]
+    d = spark.createDataFrame([(date(2024, 1, 31), 2)], "d date, n int")
+    df = d.select(F.col("d") + 1, F.col("d") - 1, F.lit(1) + F.col("d"), F.col("d") + F.col("n"),
+                  F.col("d") - F.col("n"))
+    assert df.columns == ["date_add(d, 1)", "date_sub(d, 1)", "date_add(d, 1)", "date_add(d, n)", "date_sub(d, n)"]
+    assert df.collect() == [(date(2024, 2, 1), date(2024, 1, 30), date(2024, 2, 1), date(2024, 2, 2),
+                             date(2024, 1, 29))]
+    assert d.selectExpr("d + cast(1 as smallint)").collect() == [(date(2024, 2, 1),)]
+
+
+@pytest.mark.parametrize(("sql", "shown"), [("d + cast(1 as bigint)", "CAST(1 AS BIGINT)"), ("d + 1.5", "1.5")])
+def test_a_date_plus_a_count_that_is_not_an_int_is_refused(spark: SparkSession, sql: str, shown: str) -> None:
+    d = spark.createDataFrame([(date(2024, 1, 31),)], "d date")
+    with pytest.raises(AnalysisException) as caught:
+        d.selectExpr(sql)
+    assert caught.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+    assert f'requires the ("INT" or "SMALLINT" or "TINYINT") type, however "{shown}"' in str(caught.value)

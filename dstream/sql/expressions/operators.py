@@ -16,6 +16,8 @@ Coercion rules
   ``bigint``.
 * ``+`` and ``-`` on timestamps, dates and day-time intervals follow
   :mod:`.interval_arith` (``t + INTERVAL 1 HOUR``, ``t1 - t2``).
+* ``date + n``, ``n + date`` and ``date - n`` (``n`` an int, smallint or tinyint)
+  become ``date_add``/``date_sub``, as Spark's analyzer rewrites them.
 
 Invariants
 ----------
@@ -31,7 +33,19 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import ArithmeticException
-from ..types import DataType, DayTimeIntervalType, DecimalType, DoubleType, LongType, NullType, StringType
+from ..types import (
+    ByteType,
+    DataType,
+    DateType,
+    DayTimeIntervalType,
+    DecimalType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    NullType,
+    ShortType,
+    StringType,
+)
 from .base import EvalContext, Expression
 from .cast import cast_to
 from .checks import mismatch, quoted_type
@@ -103,6 +117,9 @@ class BinaryArithmetic(Expression):
     def coerce(self) -> Expression:
         left, right = self.left, self.right
         lt, rt = left.data_type(), right.data_type()
+        days = _date_plus_days(self)
+        if days is not None:
+            return days
         if is_temporal(self.symbol, lt, rt):
             return coerce_temporal(self)
         if isinstance(lt, NullType) and isinstance(rt, NullType):
@@ -149,6 +166,35 @@ class BinaryArithmetic(Expression):
         if is_temporal(self.symbol, lt, rt):
             return eval_temporal(self.symbol, a, b, lt, rt, self.data_type())
         return _fit(getattr(arith, self.kernel)(a, b, self.data_type(), ctx.ansi), self.data_type())
+
+
+#: The day counts ``date_add``/``date_sub`` take (Spark refuses bigint, decimals and floats).
+_DAY_COUNTS = (ByteType, ShortType, IntegerType, NullType)
+
+
+def _date_plus_days(node: BinaryArithmetic) -> Expression | None:
+    """``date + n``, ``n + date`` and ``date - n`` as Spark rewrites them: ``date_add``/``date_sub``, else None.
+
+    Spark's analyzer turns these sums into the functions (so they are named
+    ``date_add(d, 1)``) and lets ``date_add`` check the day count's type.
+    """
+    from .scalar_functions import ScalarFunction  # noqa: PLC0415 - it imports the function modules, then us
+
+    lt, rt = node.left.data_type(), node.right.data_type()
+    if node.symbol not in ("+", "-") or type(node) not in (Add, Subtract):
+        return None
+    if isinstance(lt, DateType) and is_numeric(rt) or isinstance(rt, NullType) and isinstance(lt, DateType):
+        date, count = node.left, node.right
+    elif node.symbol == "+" and isinstance(rt, DateType) and (is_numeric(lt) or isinstance(lt, NullType)):
+        date, count = node.right, node.left
+    else:
+        return None
+    call = ScalarFunction("date_add" if node.symbol == "+" else "date_sub", [date, count])
+    if not isinstance(count.data_type(), _DAY_COUNTS):
+        raise mismatch(call, "UNEXPECTED_INPUT_TYPE",
+                       'The second parameter requires the ("INT" or "SMALLINT" or "TINYINT") type, however '
+                       f'"{count.sql()}" has the type {quoted_type(count.data_type())}: cast the day count to int')
+    return call.coerce()
 
 
 def _fit(values: pa.Array, dt: DataType) -> pa.Array:
