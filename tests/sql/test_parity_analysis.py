@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
+from decimal import Decimal
 
 import pytest
 
@@ -109,3 +110,15 @@ def test_a_date_plus_a_count_that_is_not_an_int_is_refused(spark: SparkSession, 
         d.selectExpr(sql)
     assert caught.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
     assert f'requires the ("INT" or "SMALLINT" or "TINYINT") type, however "{shown}"' in str(caught.value)
+
+
+def test_rounding_a_decimal_may_carry_into_a_new_digit(spark: SparkSession) -> None:
+    # ArrowInvalid: Arrow rounded within the input's precision (0.5 is decimal(1,1)).
+    df = spark.sql("SELECT round(0.5) a, round(-0.5) b, bround(-0.5) c, bround(0.5) d, round(9.95, 1) e, "
+                   "round(0.05, 1) f, round(99.5) g, round(-0.95, 1) i, round(125.5, -1) j, round(0.5, -1) k, "
+                   "round(cast(9.5 as decimal(38,1))) m")
+    assert df.schema.simpleString() == (
+        "struct<a:decimal(1,0),b:decimal(1,0),c:decimal(1,0),d:decimal(1,0),e:decimal(3,1),f:decimal(2,1),"
+        "g:decimal(3,0),i:decimal(2,1),j:decimal(4,0),k:decimal(2,0),m:decimal(38,0)>")
+    assert df.collect() == [tuple(Decimal(v) for v in ("1", "-1", "0", "0", "10.0", "0.1", "100", "-1.0", "130",
+                                                        "0", "10"))]

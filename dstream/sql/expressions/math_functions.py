@@ -137,7 +137,15 @@ def _run_round(kernel_name: str) -> Run:
         scale = 0 if len(args) < 2 else args[1]
         if scale is None:
             return pa.nulls(len(args[0]), to_arrow_type(rt))
-        result = getattr(_arith(), kernel_name)(args[0], scale)
+        values = args[0]
+        if pa.types.is_decimal(values.type) and scale < values.type.scale:
+            # Arrow rounds within the input's precision and fails when the rounding carries
+            # into a new digit (0.5 -> 1, 9.95 -> 10.0; 0.5 to -1 digits needs a tens digit);
+            # Spark's result type has that digit.
+            t = values.type
+            digits = max(t.precision, t.scale - min(scale, 0)) + 1
+            values = values.cast((pa.decimal128 if digits <= 38 else pa.decimal256)(digits, t.scale))
+        result = getattr(_arith(), kernel_name)(values, scale)
         target = to_arrow_type(rt)
         return result if result.type == target else result.cast(target)
     return run
