@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -122,3 +123,23 @@ def test_rounding_a_decimal_may_carry_into_a_new_digit(spark: SparkSession) -> N
         "g:decimal(3,0),i:decimal(2,1),j:decimal(4,0),k:decimal(2,0),m:decimal(38,0)>")
     assert df.collect() == [tuple(Decimal(v) for v in ("1", "-1", "0", "0", "10.0", "0.1", "100", "-1.0", "130",
                                                         "0", "10"))]
+
+
+@pytest.mark.parametrize("build", [
+    lambda spark: spark.range(3).agg(F.sum(F.max("id"))),
+    lambda spark: spark.range(3).select(F.sum(F.max("id") + 1)),
+    lambda spark: spark.range(3).groupBy("id").agg(F.sum(F.count("id"))),
+    lambda spark: spark.sql("SELECT sum(max(id)) FROM range(3)"),
+])
+def test_an_aggregate_inside_an_aggregate_is_refused_at_definition(spark: SparkSession, build: Any) -> None:
+    # It was accepted, then collect() raised a TypeError.
+    with pytest.raises(AnalysisException) as caught:
+        build(spark)
+    assert caught.value.getCondition() == "NESTED_AGGREGATE_FUNCTION"
+    assert "It is not allowed to use an aggregate function in the argument of another aggregate function." \
+        in str(caught.value)
+
+
+def test_an_aggregate_inside_a_window_function_after_a_group_by_is_allowed(spark: SparkSession) -> None:
+    df = spark.sql("SELECT id % 2 k, sum(max(id)) OVER () t FROM range(3) GROUP BY id % 2")
+    assert sorted(df.collect()) == [Row(k=0, t=3), Row(k=1, t=3)]

@@ -44,6 +44,7 @@ __all__ = [
     "build_sort",
     "build_union",
     "dedup_right",
+    "refuse_nested_aggregates",
     "null_safe_match",
     "resolver_for",
     "sort_keys",
@@ -149,11 +150,34 @@ def build_aggregate(plan: LogicalPlan, grouping: Sequence[Expression], aggregate
     keys = {g.semantic_key() for g in grouping}
     for expr in aggregates:
         refuse_bare_window_functions(expr)
+        refuse_nested_aggregates(expr)
     if any(isinstance(e, WindowExpression) for expr in aggregates for e in expr.walk()):
         return aggregate_then_window(plan, grouping, unique_outputs(aggregates), lambda e: check_grouped(e, keys))
     for expr in aggregates:
         check_grouped(expr, keys)
     return Aggregate(list(grouping), unique_outputs(aggregates), plan)
+
+
+def refuse_nested_aggregates(expr: Expression, outer: AggregateFunction | None = None) -> None:
+    """Raise Spark's ``NESTED_AGGREGATE_FUNCTION`` for an aggregate in the argument of another (``sum(max(v))``).
+
+    The function of a window (``sum(max(v)) OVER w`` after a ``groupBy``) aggregates the
+    groups' results, so an aggregate may sit inside it.
+    """
+    if isinstance(expr, WindowExpression):
+        for part in (*expr.function.children, *expr.children[1:]):
+            refuse_nested_aggregates(part, outer)
+        return
+    if isinstance(expr, AggregateFunction):
+        if outer is not None:
+            raise AnalysisException(
+                "It is not allowed to use an aggregate function in the argument of another aggregate function. "
+                f"Please use the inner aggregate function in a sub-query. ({expr.sql()} is inside {outer.sql()}: "
+                "aggregate in a first agg(), then aggregate its result in a second one.)",
+                "NESTED_AGGREGATE_FUNCTION", {})
+        outer = expr
+    for child in expr.children:
+        refuse_nested_aggregates(child, outer)
 
 
 def check_grouped(expr: Expression, keys: set[object]) -> None:
