@@ -437,26 +437,34 @@ def pow(col1: Any, col2: Any) -> Column:  # noqa: A001 - PySpark's name
 power = pow
 
 
-def floor(col: ColumnOrName) -> Column:
-    """The largest integer not above the value (bigint).
+def floor(col: ColumnOrName, scale: Column | int | None = None) -> Column:
+    """The largest integer not above the value (bigint), or the largest decimal of ``scale`` digits.
 
     Parameters
     ----------
     col : Column or str
         The numbers.
+    scale : Column or int, optional
+        A constant number of decimals (negative: tens, hundreds...); the result is then a decimal.
     """
-    return _call("FLOOR", expr_of(col))
+    if scale is None:
+        return _call("FLOOR", expr_of(col))
+    return _call("FLOOR", expr_of(col), to_expr(scale))
 
 
-def ceil(col: ColumnOrName) -> Column:
-    """The smallest integer not below the value (bigint).
+def ceil(col: ColumnOrName, scale: Column | int | None = None) -> Column:
+    """The smallest integer not below the value (bigint), or the smallest decimal of ``scale`` digits.
 
     Parameters
     ----------
     col : Column or str
         The numbers.
+    scale : Column or int, optional
+        A constant number of decimals (negative: tens, hundreds...); the result is then a decimal.
     """
-    return _call("CEIL", expr_of(col))
+    if scale is None:
+        return _call("CEIL", expr_of(col))
+    return _call("CEIL", expr_of(col), to_expr(scale))
 
 
 ceiling = ceil

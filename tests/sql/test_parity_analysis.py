@@ -143,3 +143,21 @@ def test_an_aggregate_inside_an_aggregate_is_refused_at_definition(spark: SparkS
 def test_an_aggregate_inside_a_window_function_after_a_group_by_is_allowed(spark: SparkSession) -> None:
     df = spark.sql("SELECT id % 2 k, sum(max(id)) OVER () t FROM range(3) GROUP BY id % 2")
     assert sorted(df.collect()) == [Row(k=0, t=3), Row(k=1, t=3)]
+
+
+def test_ceil_and_floor_with_a_scale_give_decimals(spark: SparkSession) -> None:
+    # TypeError: ceil() and floor() took no scale.
+    c = spark.createDataFrame([(1.41, 1.41, Decimal("1.41"), 7, 7)],
+                              "f float, db double, c decimal(5,2), i int, l bigint")
+    df = c.select(F.ceil("f", F.lit(1)), F.floor("f", F.lit(1)), F.ceil("c", 1), F.floor("db", 1),
+                  F.ceil("i", F.lit(-1)), F.floor("l", -1), F.ceil("c", 3))
+    assert df.schema.simpleString() == (
+        "struct<ceil(f, 1):decimal(9,1),floor(f, 1):decimal(9,1),ceil(c, 1):decimal(5,1),floor(db, 1):decimal(17,1),"
+        "ceil(i, -1):decimal(11,0),floor(l, -1):decimal(21,0),ceil(c, 3):decimal(6,2)>")
+    assert df.collect() == [tuple(Decimal(v) for v in ("1.5", "1.4", "1.5", "1.4", "10", "0", "1.41"))]
+    sql = spark.sql("SELECT floor(2.555, 2) e, ceil(2.555, 2) f, floor(-1.41, 1) h, ceil(9.99, 1) i, ceil(15, -1) k")
+    assert sql.schema.simpleString() == (
+        "struct<e:decimal(4,2),f:decimal(4,2),h:decimal(3,1),i:decimal(3,1),k:decimal(11,0)>")
+    assert sql.collect() == [tuple(Decimal(v) for v in ("2.55", "2.56", "-1.5", "10.0", "20"))]
+    # Without a scale, the names and types are unchanged.
+    assert c.select(F.ceil("c"), F.floor("db")).schema.simpleString() == "struct<CEIL(c):decimal(4,0),FLOOR(db):bigint>"

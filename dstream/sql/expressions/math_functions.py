@@ -11,6 +11,8 @@ Invariants
 ----------
 * Math on doubles: arguments are cast to ``double`` (strings too); ``round`` keeps the
   argument's type (decimal results get Spark's ``DecimalType`` for the new scale).
+* ``FLOOR``/``CEIL`` with a scale are Spark's ``RoundFloor``/``RoundCeil``: the value
+  becomes a decimal and the result type is ``round``'s for that decimal.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..types import DataType, DecimalType, DoubleType, IntegerType, LongType
+from ..types import DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType
 from .base import EvalContext
-from .coercion import bounded_decimal, find_common_type, is_numeric
+from .coercion import bounded_decimal, decimal_of, find_common_type, is_numeric
 from .function_registry import FunctionSpec, register
 
 __all__: list[str] = []
@@ -88,13 +91,26 @@ def _run_pow(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalCont
 register(FunctionSpec("POWER", 2, 2, _doubles, _double_result, _run_pow), "pow")
 
 
+#: The decimal a float or double becomes where a decimal is needed (Spark's ``DecimalType.forType``).
+_FRACTIONAL_DECIMALS: dict[type[DataType], DecimalType] = {
+    FloatType: DecimalType(14, 7), DoubleType: DecimalType(30, 15)}
+
+
 def _floor_types(types: list[DataType]) -> list[DataType | None]:
     dt = types[0]
-    return [None if is_numeric(dt) else DoubleType()]
+    if len(types) == 1:
+        return [None if is_numeric(dt) else DoubleType()]
+    # With a scale, Spark's RoundCeil/RoundFloor take (decimal, int): the value becomes a decimal.
+    if is_numeric(dt):
+        return [_FRACTIONAL_DECIMALS.get(type(dt)) or decimal_of(dt), IntegerType()]
+    return [DecimalType(38, 18), IntegerType()]
 
 
-def _floor_result(types: list[DataType]) -> DataType:
+def _floor_result(types: list[DataType], scalars: list[Any]) -> DataType:
     dt = types[0]
+    if len(types) > 1:
+        scale = scalars[1] if scalars[1] is not None else 0
+        return _round_result_for(dt, scale)
     if isinstance(dt, DecimalType):
         return DecimalType(min(38, dt.precision - dt.scale + 1), 0)
     return LongType()
@@ -102,12 +118,26 @@ def _floor_result(types: list[DataType]) -> DataType:
 
 def _run_floor(kind: str) -> Run:
     def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
-        return _math().floor_(args[0], kind)
+        if len(args) == 1:
+            return _math().floor_(args[0], kind)
+        return _run_round_with(lambda values, scale: pc.round(
+            values, ndigits=scale, round_mode="down" if kind == "floor" else "up"))(args, types, rt, ctx)
     return run
 
 
-register(FunctionSpec("FLOOR", 1, 1, _floor_types, _floor_result, _run_floor("floor")))
-register(FunctionSpec("CEIL", 1, 1, _floor_types, _floor_result, _run_floor("ceil")), "ceiling")
+def _long_result(types: list[DataType]) -> DataType:
+    return LongType()
+
+
+def _show_floor(name: str) -> Callable[[list[str]], str]:
+    # Spark names the one-argument forms FLOOR(x)/CEIL(x), the scaled ones floor(x, 1)/ceil(x, 1).
+    return lambda args: f"{name.upper()}({args[0]})" if len(args) == 1 else f"{name}({args[0]}, {args[1]})"
+
+
+register(FunctionSpec("FLOOR", 1, 2, _floor_types, _long_result, _run_floor("floor"), scalar_positions=(1,),
+                      display=_show_floor("floor"), result_from_values=_floor_result))
+register(FunctionSpec("CEIL", 1, 2, _floor_types, _long_result, _run_floor("ceil"), scalar_positions=(1,),
+                      display=_show_floor("ceil"), result_from_values=_floor_result), "ceiling")
 
 
 def _round_types(types: list[DataType]) -> list[DataType | None]:
@@ -131,6 +161,11 @@ def _round_result(types: list[DataType], scalars: list[Any]) -> DataType:
 
 
 def _run_round(kernel_name: str) -> Run:
+    return _run_round_with(lambda values, scale: getattr(_arith(), kernel_name)(values, scale))
+
+
+def _run_round_with(kernel: Callable[[pa.Array, int], pa.Array]) -> Run:
+    """A runner rounding its first argument to the constant scale of its second with ``kernel``."""
     def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
         from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
 
@@ -138,14 +173,17 @@ def _run_round(kernel_name: str) -> Run:
         if scale is None:
             return pa.nulls(len(args[0]), to_arrow_type(rt))
         values = args[0]
-        if pa.types.is_decimal(values.type) and scale < values.type.scale:
-            # Arrow rounds within the input's precision and fails when the rounding carries
-            # into a new digit (0.5 -> 1, 9.95 -> 10.0; 0.5 to -1 digits needs a tens digit);
-            # Spark's result type has that digit.
-            t = values.type
-            digits = max(t.precision, t.scale - min(scale, 0)) + 1
-            values = values.cast((pa.decimal128 if digits <= 38 else pa.decimal256)(digits, t.scale))
-        result = getattr(_arith(), kernel_name)(values, scale)
+        if pa.types.is_decimal(values.type) and scale >= values.type.scale:
+            result = values  # nothing to round away (Arrow refuses to round to more digits)
+        else:
+            if pa.types.is_decimal(values.type):
+                # Arrow rounds within the input's precision and fails when the rounding carries
+                # into a new digit (0.5 -> 1, 9.95 -> 10.0; 0.5 to -1 digits needs a tens digit);
+                # Spark's result type has that digit.
+                t = values.type
+                digits = max(t.precision, t.scale - min(scale, 0)) + 1
+                values = values.cast((pa.decimal128 if digits <= 38 else pa.decimal256)(digits, t.scale))
+            result = kernel(values, scale)
         target = to_arrow_type(rt)
         return result if result.type == target else result.cast(target)
     return run
