@@ -24,8 +24,8 @@ group references rewritten to ``\\n``; patterns RE2 rejects (look-around, back-r
 possessive quantifiers) run per row on Python's ``re``.
 
 Per-row Python: ``translate``, ``lpad``/``rpad`` with a pad of several characters,
-``concat_ws`` over array columns, ``substring`` with array positions, and the ``re``
-fallback above.
+``concat_ws`` over array columns, ``substring`` with array positions, ``split`` on a pattern
+that can match an empty string (Java's ``Pattern.split`` loop), and the ``re`` fallback above.
 """
 
 from __future__ import annotations
@@ -267,15 +267,80 @@ def regexp_replace(a: Any, pattern: str, replacement: str) -> pa.Array:
 _REGEX_SYNTAX = frozenset("\\^$.|?*+()[]{}")
 
 
+def _java_split(s: str, regex: re.Pattern[str], limit: int) -> list[str]:
+    """Java's ``Pattern.split(s, limit)`` (``limit <= 0``: no cap, trailing empty strings kept).
+
+    Matches are found as ``Matcher.find`` does: after an empty match the next search starts one
+    character later, and a zero-width match at the very start adds no leading empty string. Python's
+    ``re.split`` differs on both and also returns the groups' text, hence this loop.
+    """
+    parts: list[str] = []
+    index, search_from = 0, 0
+    while search_from <= len(s):
+        m = regex.search(s, search_from)
+        if m is None:
+            break
+        start, end = m.span()
+        search_from = end + 1 if start == end else end
+        if limit > 0 and len(parts) == limit - 1:
+            parts.append(s[index:])  # the last piece holds the rest of the string
+            index = end
+            break
+        if index == 0 and start == end == 0:
+            continue
+        parts.append(s[index:start])
+        index = end
+    if index == 0:
+        return [s]
+    if limit <= 0 or len(parts) < limit:
+        parts.append(s[index:])
+    return parts
+
+
+def _split_empty_pattern(s: str, limit: int) -> list[str]:
+    """Spark's own case of an empty pattern (``UTF8String.split``): the first ``limit`` characters (all
+    of them when ``limit <= 0``), one per piece; the rest is dropped, not kept in a last piece."""
+    if not s:
+        return [s]
+    return list(s if limit <= 0 else s[:limit])
+
+
+#: Java's ``\p{...}`` classes, which Python's parser rejects; one character each for the width check.
+_JAVA_CLASS = re.compile(r"\\[pP](?:\{[^}]*\}|[A-Za-z])")
+
+
+def _may_match_empty(pattern: str) -> bool:
+    """Whether the regex can match zero characters somewhere (``x*``, ``(?=b)``, ``\\b``, ``a|``)."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]  # noqa: PLC0415 - CPython's own regex parser
+
+        return bool(_parser.parse(_JAVA_CLASS.sub("a", pattern)).getwidth()[0] == 0)
+    except (re.error, ImportError, AttributeError, RecursionError):
+        return False  # Python cannot read it (Java-only syntax): RE2 decides, as before
+
+
 def split(a: Any, pattern: str, limit: int = -1) -> pa.Array:
-    """``split(a, pattern, limit)``: list<string>; empty strings kept; ``limit > 0`` caps the pieces."""
+    """``split(a, pattern, limit)``: list<string> as Java's ``String.split`` gives it, with Spark's changes.
+
+    Empty strings are kept, trailing ones included (Spark turns ``limit`` 0 into -1); ``limit > 0`` caps
+    the pieces; an empty pattern splits into characters.
+    """
     x = _s(a)
     max_splits = None if limit <= 0 else limit - 1
-    if pattern and not any(ch in _REGEX_SYNTAX for ch in pattern):
+    t = pa.list_(_STR)
+    if pattern == "":
+        return pa.array([None if s is None else _split_empty_pattern(s, limit) for s in x.to_pylist()], t)
+    if not any(ch in _REGEX_SYNTAX for ch in pattern):
         # A pattern without regex syntax splits on the literal text: no regex engine needed.
         return pc.split_pattern(x, pattern, max_splits=max_splits)
-    return _regex(lambda: pc.split_pattern_regex(x, pattern, max_splits=max_splits),
-                  lambda s: re.split(pattern, s, maxsplit=max_splits or 0), x, pa.list_(_STR))
+
+    def python(s: str) -> list[str]:
+        return _java_split(s, re.compile(pattern), limit)
+
+    if _may_match_empty(pattern):
+        # Arrow's split_pattern_regex never advances past an empty match (it loops forever).
+        return pa.array([None if s is None else python(s) for s in x.to_pylist()], t)
+    return _regex(lambda: pc.split_pattern_regex(x, pattern, max_splits=max_splits), python, x, t)
 
 
 def like_to_regex(pattern: str, escape: str = "\\") -> str:
