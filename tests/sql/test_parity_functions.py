@@ -59,3 +59,16 @@ def test_split_on_an_empty_pattern_returns(spark: SparkSession) -> None:
     out = df.select(F.split("s", ""), F.split(F.lit("ab"), "x*").alias("x"))
     assert out.columns == ["split(s, , -1)", "x"]
     assert [tuple(r) for r in out.collect()] == [(["a", "b"], ["a", "b", ""])]
+
+
+# ------------------------------------------------------------------- column positions and patterns
+
+def test_substring_and_regexp_replace_take_columns(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("hello", 2, 3, "l+", "_"), ("world", -3, 2, "o", "$0$0"), ("x", None, 1, None, "a")],
+                               "s string, a int, b int, p string, r string")
+    out = df.select(F.substring("s", F.col("a"), F.col("b")), F.col("s").substr(F.col("a"), F.col("b")),
+                    F.regexp_replace("s", F.col("p"), F.lit("_")), F.regexp_replace("s", F.col("p"), F.col("r")))
+    assert out.columns == ["substring(s, a, b)", "substr(s, a, b)", "regexp_replace(s, p, _, 1)",
+                           "regexp_replace(s, p, r, 1)"]
+    assert [tuple(r) for r in out.collect()] == [("ell", "ell", "he_o", "he_o"), ("rl", "rl", "w_rld", "woorld"),
+                                                 (None, None, None, None)]

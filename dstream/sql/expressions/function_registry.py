@@ -11,7 +11,7 @@ Invariants
 ----------
 * A spec's ``run`` receives, per argument, an Arrow array, or the Python value for the
   positions in ``scalar_positions`` (those arguments must be foldable: a literal such as
-  a regex pattern or a format string).
+  a regex pattern or a format string, unless ``per_row_positions`` lists them too).
 * Names are unique; registering a name twice is a programming error.
 """
 
@@ -52,6 +52,9 @@ class FunctionSpec:
     scalar_positions : tuple of int
         Argument positions passed as Python values (``-1`` means every position from
         the first onward except the first argument).
+    per_row_positions : tuple of int
+        Of the ``scalar_positions``, those that may also be non-constant (``substring``'s
+        position): a Python value when the argument is constant, an Arrow array otherwise.
     null_intolerant : bool
         Whether a null argument gives a null result (nullable iff an argument is).
     foldable : bool
@@ -70,6 +73,7 @@ class FunctionSpec:
     result_type: Callable[[list[DataType]], DataType]
     run: Runner
     scalar_positions: tuple[int, ...] = ()
+    per_row_positions: tuple[int, ...] = ()
     null_intolerant: bool = True
     foldable: bool = True
     display: Callable[[list[str]], str] | None = None
@@ -78,6 +82,10 @@ class FunctionSpec:
     def is_scalar_position(self, index: int) -> bool:
         """Whether argument ``index`` is handed to ``run`` as a Python value."""
         return index in self.scalar_positions or (-1 in self.scalar_positions and index > 0)
+
+    def folds(self, index: int, foldable: bool) -> bool:
+        """Whether argument ``index`` (constant or not, as ``foldable`` says) goes to ``run`` as a Python value."""
+        return self.is_scalar_position(index) and (foldable or index not in self.per_row_positions)
 
 
 _REGISTRY: dict[str, FunctionSpec] = {}

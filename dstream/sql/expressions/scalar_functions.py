@@ -133,7 +133,8 @@ class ScalarFunction(Expression):
                                    f"the parameter {i + 1} requires the {quoted_type(dt)} type, however "
                                    f'"{child.sql()}" has the type {quoted_type(child.data_type())}')
                 child = cast_to(child, dt)
-            if self.spec.is_scalar_position(i) and not child.foldable:
+            # A per-row position may be a column: the kernel then takes its array.
+            if self.spec.is_scalar_position(i) and not child.foldable and i not in self.spec.per_row_positions:
                 raise mismatch(self, "NON_FOLDABLE_INPUT",
                                f'the input of parameter {i + 1} should be a foldable expression; however, got '
                                f'"{child.sql()}"')
@@ -146,7 +147,7 @@ class ScalarFunction(Expression):
         spec = self.spec
         args: list[Any] = []
         for i, child in enumerate(self.children):
-            args.append(fold(child, ctx) if spec.is_scalar_position(i) else child.eval(batch, ctx))
+            args.append(fold(child, ctx) if spec.folds(i, child.foldable) else child.eval(batch, ctx))
         types = [c.data_type() for c in self.children]
         result = spec.run(args, types, self.data_type(), ctx)
         if isinstance(result, pa.ChunkedArray):

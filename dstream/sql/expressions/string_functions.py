@@ -9,7 +9,8 @@ string (Spark's implicit cast of atomic values to ``STRING`` for string function
 Invariants
 ----------
 * Pattern, position and separator arguments are constants (``scalar_positions``),
-  handed to the kernels as Python values.
+  handed to the kernels as Python values; ``substring``'s positions and ``regexp_replace``'s
+  pattern and replacement may also be columns (``per_row_positions``), handed as arrays.
 * ``regexp_replace``'s name shows its position argument (``regexp_replace(a, x, y, 1)``)
   as Spark's does.
 """
@@ -145,7 +146,8 @@ def _show_replace(args: list[str]) -> str:
 
 
 register(FunctionSpec("regexp_replace", 3, 3, _first_string(StringType(), StringType()), _const(StringType()),
-                      _run_regexp_replace, scalar_positions=(1, 2), display=_show_replace))
+                      _run_regexp_replace, scalar_positions=(1, 2), per_row_positions=(1, 2),
+                      display=_show_replace))
 
 
 def _run_substring(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
@@ -155,7 +157,7 @@ def _run_substring(args: list[Any], types: list[DataType], rt: DataType, ctx: Ev
 
 for _name in ("substring", "substr"):
     register(FunctionSpec(_name, 2, 3, _first_string(IntegerType(), IntegerType()), _const(StringType()),
-                          _run_substring, scalar_positions=(1, 2)))
+                          _run_substring, scalar_positions=(1, 2), per_row_positions=(1, 2)))
 
 
 def _run_pad(kernel_name: str) -> Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]:

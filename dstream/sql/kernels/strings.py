@@ -256,11 +256,31 @@ def regexp_extract(a: Any, pattern: str, idx: int = 1) -> pa.Array:
     return _regex(arrow, python, x, _STR)
 
 
-def regexp_replace(a: Any, pattern: str, replacement: str) -> pa.Array:
-    """``regexp_replace(a, pattern, replacement)``: every match replaced; ``$n`` names a group."""
+def regexp_replace(a: Any, pattern: Any, replacement: Any) -> pa.Array:
+    """``regexp_replace(a, pattern, replacement)``: every match replaced; ``$n`` names a group.
+
+    ``pattern`` and ``replacement`` are Python strings, or string arrays of per-row values.
+    """
     x = _s(a)
+    if isinstance(pattern, (pa.Array, pa.ChunkedArray)) or isinstance(replacement, (pa.Array, pa.ChunkedArray)):
+        return _per_pair(x, as_array(pattern, _STR, len(x)), as_array(replacement, _STR, len(x)), regexp_replace)
+    if pattern is None or replacement is None:
+        return pa.nulls(len(x), _STR)
     return _regex(lambda: pc.replace_substring_regex(x, pattern, java_replacement(replacement)),
                   lambda s: re.sub(pattern, _py_replacement(replacement), s), x, _STR)
+
+
+def _per_pair(x: pa.Array, first: pa.Array, second: pa.Array, kernel: Callable[..., pa.Array]) -> pa.Array:
+    """``kernel(x, p, r)`` with per-row ``p`` and ``r``: one kernel call per distinct pair, on its rows."""
+    out: list[Any] = [None] * len(x)
+    groups: dict[tuple[Any, Any], list[int]] = {}
+    for i, key in enumerate(zip(first.to_pylist(), second.to_pylist())):
+        if None not in key:  # a NULL pattern or replacement gives NULL
+            groups.setdefault(key, []).append(i)
+    for (p, r), rows in groups.items():
+        for i, v in zip(rows, kernel(x.take(pa.array(rows, pa.int64())), p, r).to_pylist()):
+            out[i] = v
+    return pa.array(out, _STR)
 
 
 #: Characters with a meaning in a Java regular expression; a pattern without any is literal text.
