@@ -46,6 +46,8 @@ from .functions_agg import *  # noqa: F403 - the aggregates are part of this mod
 from .functions_agg import __all__ as _agg_all
 from .functions_agg_more import *  # noqa: F403 - the other aggregates are part of this module's surface
 from .functions_agg_more import __all__ as _agg_more_all
+from .functions_aliases import *  # noqa: F403 - PySpark 4's other names are part of this module's surface
+from .functions_aliases import __all__ as _aliases_all
 from .functions_arrays import *  # noqa: F403 - the array functions are part of this module's surface
 from .functions_arrays import __all__ as _arrays_all
 from .functions_arrays_more import *  # noqa: F403 - the element-wise array functions are part of this module's surface
@@ -98,7 +100,7 @@ __all__ = sorted([
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window", "pandas_udf",
     "PandasUDFType",
-    *_agg_all, *_agg_more_all, *_arrays_all, *_arrays_more_all, *_bitwise_all, *_csv_all, *_datetime_all,
+    *_agg_all, *_agg_more_all, *_aliases_all, *_arrays_all, *_arrays_more_all, *_bitwise_all, *_csv_all, *_datetime_all,
     *_datetime_more_all, *_epoch_all, *_generators_all,
     *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_more_all, *_partition_all, *_regex_all,
     *_scalar_all, *_stats_all, *_text_all, *_window_all,

@@ -10,6 +10,7 @@ import pytest
 
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
+from dstream.sql.errors import AnalysisException
 from dstream.sql.kernels import strings
 
 # ------------------------------------------------------------------------------------------ split
@@ -72,3 +73,23 @@ def test_substring_and_regexp_replace_take_columns(spark: SparkSession) -> None:
                            "regexp_replace(s, p, r, 1)"]
     assert [tuple(r) for r in out.collect()] == [("ell", "ell", "he_o", "he_o"), ("rl", "rl", "w_rld", "woorld"),
                                                  (None, None, None, None)]
+
+
+# ------------------------------------------------------------------------------ substr in SQL text
+
+def test_two_argument_substr_runs_to_the_end(spark: SparkSession) -> None:
+    out = spark.sql("SELECT substr('hello', 2), substring('hello', -3), substr('hello', 2) AS a")
+    assert out.columns == ["substr(hello, 2, 2147483647)", "substring(hello, -3, 2147483647)", "a"]
+    assert [tuple(r) for r in out.collect()] == [("ello", "llo", "ello")]
+    df = spark.createDataFrame([("hello",)], "s string")
+    out = df.select(F.expr("substring(s, 2)"), F.expr("substr(s, -5)"))
+    assert out.columns == ["substring(s, 2, 2147483647)", "substr(s, -5, 2147483647)"]
+    assert [tuple(r) for r in out.collect()] == [("ello", "hello")]
+
+
+@pytest.mark.parametrize("query", ["SELECT substr()", "SELECT substr('a', 1, 2, 3)"])
+def test_substr_with_a_wrong_number_of_arguments_is_an_analysis_error(spark: SparkSession, query: str) -> None:
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(query)
+    assert info.value.getCondition() == "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"
+    assert "requires [2, 3] parameters" in str(info.value)

@@ -140,6 +140,26 @@ def unresolved_routine(name: str) -> AnalysisException:
         "UNRESOLVED_ROUTINE", {"routineName": f"`{name}`", "searchPath": "[`system`.`builtin`, `system`.`session`]"})
 
 
+def _check_arity(name: str, func: Callable[..., Any], count: int) -> None:
+    """Spark's ``WRONG_NUM_ARGS`` when ``func`` cannot take ``count`` arguments (not Python's TypeError)."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return  # no signature to read: the call itself decides
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    low = sum(p.default is p.empty for p in positional)
+    high = len(positional)
+    if low <= count <= high:
+        return
+    wanted = str(low) if low == high else f"[{low}, {high}]"
+    raise AnalysisException(
+        f"The `{name}` requires {wanted} parameters but the actual number is {count}. Call {name} with "
+        f"{low if low == high else f'{low} to {high}'} arguments.", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+        {"functionName": f"`{name}`", "expectedNum": wanted, "actualNum": str(count)})
+
+
 def _unsupported(what: str) -> AnalysisException:
     return AnalysisException(f"{what} is not supported in SQL text.", "UNSUPPORTED_FEATURE", {"feature": what})
 
@@ -363,9 +383,14 @@ class _Builder:
             return (self.build(args[0]) / self.build(args[1])).cast("bigint")
         if node.ignore_nulls:
             return self.ignoring_nulls(node)
+        if name in ("substring", "substr") and len(args) == 2:
+            # SQL's two-argument form runs to the end; Spark names it with the length it fills in.
+            args = (*args, Literal(2**31 - 1, "int"))
         func = self.function(name)
         target = name if getattr(self.fns, name, None) is func else _ALIASES.get(name, name)
-        return func(*[self.argument(target, i, a) for i, a in enumerate(args)])
+        values = [self.argument(target, i, a) for i, a in enumerate(args)]
+        _check_arity(name, func, len(values))
+        return func(*values)
 
     def within_group(self, node: Call) -> Any:
         """``percentile_cont(p)``, ``percentile_disc(p)``, ``mode()``, ``listagg(v[, d])`` and ``string_agg``
