@@ -6,11 +6,14 @@ Each test pins a case a differential run against PySpark 4.0.1 found; the expect
 
 from __future__ import annotations
 
+import datetime
+from typing import Any
+
 import pytest
 
-from dstream.sql import SparkSession
+from dstream.sql import DataFrame, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
-from dstream.sql.errors import AnalysisException
+from dstream.sql.errors import AnalysisException, IllegalArgumentException
 from dstream.sql.kernels import strings
 
 # ------------------------------------------------------------------------------------------ split
@@ -93,3 +96,91 @@ def test_substr_with_a_wrong_number_of_arguments_is_an_analysis_error(spark: Spa
         spark.sql(query)
     assert info.value.getCondition() == "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"
     assert "requires [2, 3] parameters" in str(info.value)
+
+
+# ------------------------------------------------------------------- PySpark 4's other functions
+
+@pytest.fixture
+def one_row(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame(
+        [("hello", 2, 3, "l+", "_", 5, None, "[1,2,3]", '{"a":1,"b":{"c":2}}', datetime.date(2024, 3, 5), 7.5)],
+        "s string, a int, b int, p string, r string, i int, n int, ja string, jo string, d date, f double")
+
+
+def _rows(df: DataFrame) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in df.collect()]
+
+
+def test_string_and_date_aliases(one_row: DataFrame) -> None:
+    out = one_row.select(F.replace("s", F.lit("l")), F.replace("s", F.lit("l"), F.lit("L")),
+                         F.replace(F.col("s"), F.col("r"), F.col("p")), F.substr("s", F.lit(2)),
+                         F.substr("s", F.lit(2), F.lit(3)), F.substr("s", "a", "b"), F.day("d"),
+                         F.isnotnull("n"), F.isnotnull("s"))
+    assert out.columns == ["replace(s, l, )", "replace(s, l, L)", "replace(s, r, p)", "substr(s, 2, 2147483647)",
+                           "substr(s, 2, 3)", "substr(s, a, b)", "day(d)", "(n IS NOT NULL)", "(s IS NOT NULL)"]
+    assert _rows(out) == [("heo", "heLLo", "hello", "ello", "ell", "ell", 5, False, True)]
+    now = one_row.select(F.now(), F.curdate())
+    assert now.columns == ["now()", "current_date()"]
+    assert _rows(one_row.select(F.now().cast("date") == F.current_date(), F.curdate() == F.current_date())) == [
+        (True, True)]
+
+
+def test_aggregate_aliases(one_row: DataFrame) -> None:
+    out = one_row.agg(F.std("f"), F.array_agg("s"), F.sumDistinct("i"), F.approxCountDistinct("i"),
+                      F.approxCountDistinct("i", 0.1))
+    assert out.columns == ["std(f)", "collect_list(s)", "sum(DISTINCT i)", "approx_count_distinct(i)",
+                           "approx_count_distinct(i)"]
+    assert _rows(out) == [(None, ["hello"], 5, 1, 1)]
+
+
+def test_sort_functions(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1,), (None,), (3,)], "x int")
+    assert str(F.asc_nulls_first("x")) == "Column<'x ASC NULLS FIRST'>"
+    assert str(F.desc_nulls_last("x")) == "Column<'x DESC NULLS LAST'>"
+    orders = [F.desc_nulls_first("x"), F.asc_nulls_last("x"), F.asc_nulls_first("x"), F.desc_nulls_last("x")]
+    assert [[r.x for r in df.orderBy(o).collect()] for o in orders] == [
+        [None, 3, 1], [1, 3, None], [None, 1, 3], [3, 1, None]]
+
+
+def test_number_functions(one_row: DataFrame) -> None:
+    out = one_row.select(F.try_mod("i", F.lit(2)), F.try_mod("i", F.lit(0)), F.try_mod("f", F.lit(2)),
+                         F.try_mod(F.lit(-7), F.lit(3)), F.bit_count("i"), F.bit_get("i", F.lit(0)),
+                         F.getbit("i", F.lit(1)), F.bit_count(F.lit(-1)), F.bit_count(F.lit(True)))
+    assert out.columns == ["try_mod(i, 2)", "try_mod(i, 0)", "try_mod(f, 2)", "try_mod(-7, 3)", "bit_count(i)",
+                           "bit_get(i, 0)", "getbit(i, 1)", "bit_count(-1)", "bit_count(true)"]
+    assert out.schema.simpleString() == ("struct<try_mod(i, 2):int,try_mod(i, 0):int,try_mod(f, 2):double,"
+                                         "try_mod(-7, 3):int,bit_count(i):int,bit_get(i, 0):tinyint,"
+                                         "getbit(i, 1):tinyint,bit_count(-1):int,bit_count(true):int>")
+    assert _rows(out) == [(1, None, 1.5, -1, 2, 1, 0, 64, 1)]
+    with pytest.raises(IllegalArgumentException) as info:
+        one_row.select(F.bit_get("i", F.lit(40))).collect()
+    assert info.value.getCondition() == "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"
+    assert "expects an integer value in [0, 32), but got 40" in str(info.value)
+
+
+def test_json_shuffle_and_timestamp_functions(one_row: DataFrame) -> None:
+    out = one_row.select(F.json_array_length("ja"), F.json_object_keys("jo"), F.json_array_length(F.lit("x")),
+                         F.json_object_keys(F.lit("[1]")), F.json_array_length(F.lit('[1,[2,3],{"a":1}]')),
+                         F.shuffle(F.array(F.lit(1))), F.shuffle(F.array(F.lit(1)), F.lit(3)))
+    assert out.columns == ["json_array_length(ja)", "json_object_keys(jo)", "json_array_length(x)",
+                           "json_object_keys([1])", 'json_array_length([1,[2,3],{"a":1}])', "shuffle(array(1))",
+                           "shuffle(array(1))"]
+    assert _rows(out) == [(3, ["a", "b"], None, None, 3, [1], [1])]
+    ts = one_row.select(F.to_timestamp_ntz(F.lit("2024-03-05 10:11:12")),
+                        F.to_timestamp_ltz(F.lit("2024-03-05 10:11:12")),
+                        F.to_timestamp_ntz(F.lit("2024/03/05"), F.lit("yyyy/MM/dd")))
+    assert ts.schema.simpleString() == ("struct<to_timestamp_ntz(2024-03-05 10:11:12):timestamp_ntz,"
+                                        "to_timestamp_ltz(2024-03-05 10:11:12):timestamp,"
+                                        "to_timestamp_ntz(2024/03/05, yyyy/MM/dd):timestamp_ntz>")
+    assert _rows(ts) == [(datetime.datetime(2024, 3, 5, 10, 11, 12), datetime.datetime(2024, 3, 5, 10, 11, 12),
+                          datetime.datetime(2024, 3, 5))]
+
+
+def test_sql_functions(spark: SparkSession) -> None:
+    out = spark.sql("SELECT len('abc'), replace('abcb', 'b', 'x'), replace('abc', 'b'), space(3), isnotnull(1), "
+                    "try_mod(7, 0), try_mod(7, 3), bit_count(7), json_array_length('[1]'), "
+                    "json_object_keys('{\"k\":1}')")
+    assert out.columns == ["len(abc)", "replace(abcb, b, x)", "replace(abc, b, )", "space(3)", "(1 IS NOT NULL)",
+                           "try_mod(7, 0)", "try_mod(7, 3)", "bit_count(7)", "json_array_length([1])",
+                           'json_object_keys({"k":1})']
+    assert _rows(out) == [(3, "axcx", "ac", "   ", True, None, 1, 3, 1, ["k"])]

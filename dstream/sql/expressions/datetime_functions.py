@@ -204,6 +204,7 @@ _DATE_FIELDS: dict[str, Callable[[pa.Array], pa.Array]] = {
     "year": pc.year,
     "month": pc.month,
     "dayofmonth": pc.day,
+    "day": pc.day,  # PySpark 4's own name for dayofmonth (its column is day(d))
     "dayofyear": pc.day_of_year,
     "quarter": pc.quarter,
     "weekofyear": pc.iso_week,
@@ -294,8 +295,10 @@ def _run_today(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalCo
     return pa.array([instant.astimezone(ZoneInfo(ctx.time_zone)).date()], pa.date32())
 
 
-register(FunctionSpec("current_timestamp", 0, 0, lambda ts: [], _const(TimestampType()), _run_now,
-                      null_intolerant=False, foldable=False), "now")
+# Spark names now() after itself (curdate() is named current_date(), a plain alias).
+for _name in ("current_timestamp", "now"):
+    register(FunctionSpec(_name, 0, 0, lambda ts: [], _const(TimestampType()), _run_now, null_intolerant=False,
+                          foldable=False))
 register(FunctionSpec("current_date", 0, 0, lambda ts: [], _const(DateType()), _run_today,
                       null_intolerant=False, foldable=False), "curdate")
 register(FunctionSpec("localtimestamp", 0, 0, lambda ts: [], _const(TimestampNTZType()), _run_local_now,
