@@ -184,3 +184,25 @@ def test_sql_functions(spark: SparkSession) -> None:
                            "try_mod(7, 0)", "try_mod(7, 3)", "bit_count(7)", "json_array_length([1])",
                            'json_object_keys({"k":1})']
     assert _rows(out) == [(3, "axcx", "ac", "   ", True, None, 1, 3, 1, ["k"])]
+
+
+# ------------------------------------------------------------------------------------ crashes
+
+def test_comparisons_with_null_literals_are_null(spark: SparkSession) -> None:
+    out = spark.sql("SELECT null = null, null = 1, 1 = null, null < null")
+    assert out.columns == ["(NULL = NULL)", "(NULL = 1)", "(1 = NULL)", "(NULL < NULL)"]
+    assert _rows(out) == [(None, None, None, None)]
+
+
+def test_a_map_cast_to_string(spark: SparkSession) -> None:
+    out = spark.sql("SELECT cast(map('a', 1) as string), cast(map(1, array(2, 3), 2, NULL) as string), "
+                    "cast(map() as string)")
+    assert out.columns == ["CAST(map(a, 1) AS STRING)", "CAST(map(1, array(2, 3), 2, NULL) AS STRING)",
+                           "CAST(map() AS STRING)"]
+    assert _rows(out) == [("{a -> 1}", "{1 -> [2, 3], 2 -> null}", "{}")]
+
+
+def test_max_by_and_min_by_of_constants(spark: SparkSession) -> None:
+    out = spark.range(3).agg(F.max_by(F.lit(1), F.lit(2)), F.min_by(F.lit("x"), F.lit(2)))
+    assert out.schema.simpleString() == "struct<max_by(1, 2):int,min_by(x, 2):string>"
+    assert _rows(out) == [(1, "x")]

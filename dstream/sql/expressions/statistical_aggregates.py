@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 from ..types import ArrayType, DataType, DoubleType
 from .aggregate_base import ArrowAgg
 from .aggregates import LIST_CONCAT, VarianceSamp, _flatten_groups, _ListBased
-from .base import EvalContext, Expression
+from .base import EvalContext, Expression, Literal
 from .cast import cast_to
 from .collection_functions import CreateStruct
 
@@ -117,6 +117,11 @@ class _Pairwise(_ListBased):
     @property
     def pair(self) -> tuple[Expression, Expression]:
         struct = self.children[0]
+        if isinstance(struct, Literal):
+            # Constant folding turned struct(x, y) of two constants into one struct literal.
+            fields = struct.data_type().fields  # type: ignore[attr-defined]
+            value = struct.value or {}
+            return Literal(value.get("x"), fields[0].dataType), Literal(value.get("y"), fields[1].dataType)
         return struct.children[0], struct.children[1]
 
     def coerce(self) -> Expression:

@@ -316,16 +316,21 @@ def _nested_to_string(x: pa.Array, time_zone: str) -> pa.Array:
         for row, ok in enumerate(valid):
             out.append("{" + ", ".join(f[row] for f in fields) + "}" if ok else None)
         return pa.array(out, pa.string())
-    lengths = pc.fill_null(pc.list_value_length(x), 0).to_pylist()
     if pa.types.is_map(t):
-        keys, items = _texts(pc.map_keys(x).flatten(), time_zone), _texts(pc.map_values(x).flatten(), time_zone)
-        parts = [f"{k} -> {v}" for k, v in zip(keys, items)]
-        opening, closing = "{", "}"
-    else:
-        parts = _texts(x.flatten(), time_zone)
-        opening, closing = "[", "]"
+        # Arrow has no list kernels for maps: read the entries through the offsets, which index the
+        # whole (unsliced) key and item children; null slots' entries are skipped by position.
+        offsets = x.offsets.to_pylist()
+        start, stop = offsets[0], offsets[-1]
+        keys = _texts(x.keys.slice(start, stop - start), time_zone)
+        items = _texts(x.items.slice(start, stop - start), time_zone)
+        entries = [f"{k} -> {v}" for k, v in zip(keys, items)]
+        for a, b, ok in zip(offsets, offsets[1:], valid):
+            out.append("{" + ", ".join(entries[a - start:b - start]) + "}" if ok else None)
+        return pa.array(out, pa.string())
+    lengths = pc.fill_null(pc.list_value_length(x), 0).to_pylist()
+    parts = _texts(x.flatten(), time_zone)
     pos = 0
     for n, ok in zip(lengths, valid):
-        out.append(opening + ", ".join(parts[pos:pos + n]) + closing if ok else None)
+        out.append("[" + ", ".join(parts[pos:pos + n]) + "]" if ok else None)
         pos += n if ok else 0
     return pa.array(out, pa.string())

@@ -62,6 +62,9 @@ def compare(op: str, a: Any, b: Any) -> pa.Array:
     if op not in _ARROW_OPS:
         raise ValueError(f"unknown comparison operator {op!r}")
     x, y = _operands(a, b)
+    if pa.types.is_null(x.type) or pa.types.is_null(y.type):
+        # NULL compared with anything is NULL (Arrow has no comparison kernel for the null type).
+        return pa.nulls(max(len(x), len(y)), pa.bool_())
     if not (_floating(x.type) or _floating(y.type)):
         return getattr(pc, _ARROW_OPS[op])(x, y)
     x, y = pc.cast(x, pa.float64(), safe=False), pc.cast(y, pa.float64(), safe=False)
