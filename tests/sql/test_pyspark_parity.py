@@ -200,8 +200,8 @@ def test_array_and_map_keys_group_distinct_and_join(spark: SparkSession) -> None
     assert a.alias("x").join(a.alias("y"), "a").count() == 9
     m = spark.createDataFrame([({"k": 1},), ({"k": 1},), ({"k": 2},)], "m map<string,int>")
     assert sorted(r["count"] for r in m.groupBy("m").count().collect()) == [1, 2]
-    with pytest.raises(AnalysisException, match=r"Sorting by a \(list<.*\) is not supported here yet"):
-        a.orderBy("a").collect()
+    with pytest.raises(AnalysisException, match=r"Sorting by m \(map<.*\) is not supported here yet"):
+        m.orderBy("m").collect()
 
 
 def test_pivot_first_skips_other_values_and_collect_list_cells_are_empty_arrays(spark: SparkSession) -> None:
@@ -248,3 +248,21 @@ def test_text_formats_write_and_read_compressed_files(spark: SparkSession, tmp_p
     with pytest.raises(IllegalArgumentException, match=r"Codec \[lz4\] is not available"):
         df.write.option("compression", "lz4").csv(str(tmp_path / "lz4"))
     assert not (tmp_path / "lz4").exists()
+
+
+def _spark_array_key(values: list[Any]) -> tuple[Any, ...]:
+    # Spark's ArrayType ordering: element by element, a null element first, a prefix first.
+    return tuple((0,) if v is None else (1, v) for v in values)
+
+
+@given(rows=st.lists(st.one_of(st.none(), st.lists(st.one_of(st.none(), st.integers(-3, 3)), max_size=4)),
+                     max_size=15))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_order_by_an_array_column_as_spark(spark: SparkSession, rows: list[Any]) -> None:
+    # Arrow sorts no lists: orderBy raised ArrowTypeError.
+    df = spark.createDataFrame(list(enumerate(rows)), "i int, a array<int>")
+    up = [r.a for r in df.orderBy("a", "i").collect()]
+    assert up == [None] * rows.count(None) + sorted((r for r in rows if r is not None), key=_spark_array_key)
+    down = [r.a for r in df.orderBy(F.desc("a"), "i").collect()]
+    assert down == sorted((r for r in rows if r is not None), key=_spark_array_key, reverse=True) + [
+        None] * rows.count(None)

@@ -15,6 +15,7 @@ Invariants
 * NaN is greater than every other number (first when descending), ``-0.0`` equals
   ``0.0``; strings compare by code point (UTF-8 byte order).
 * Sorting is stable: rows with equal keys keep their input order.
+* Arrays and structs sort element by element, field by field (:mod:`.ordered_bytes`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..expressions.aggregate_base import SortOrder
 from ..expressions.base import EvalContext, Expression
 from .arrays import arange, concat_batches, table_as_batch
 from .context import QueryContext
+from .ordered_bytes import ordered_bytes, sortable
 from .partitioning import normalize_floats
 from .physical import PhysicalPlan, as_array, expr_text
 from .shuffle import gather
@@ -65,14 +67,17 @@ def sort_key_table(data: pa.Table | pa.RecordBatch, orders: Sequence[Expression]
             continue
         if pa.types.is_dictionary(values.type):
             values = values.cast(values.type.value_type)
-        if pa.types.is_list(values.type) or pa.types.is_large_list(values.type) or pa.types.is_map(values.type):
-            from ..errors import AnalysisException  # noqa: PLC0415 - rare path
+        if pa.types.is_nested(values.type):
+            # Arrow sorts no nested values: bytes that sort as Spark orders them.
+            if not sortable(values.type):
+                from ..errors import AnalysisException  # noqa: PLC0415 - rare path
 
-            raise AnalysisException(
-                f"Sorting by {child.sql()} ({values.type}) is not supported here yet: Spark orders arrays "
-                "element by element, which dstreams cannot do. Sort by a value derived from it (for example "
-                "F.size(col), F.array_join(col, ',') or col[0]); grouping, distinct and joins on it work.",
-                "UNSUPPORTED_FEATURE.SORT_BY_ARRAY", {"expr": child.sql()})
+                raise AnalysisException(
+                    f"Sorting by {child.sql()} ({values.type}) is not supported here yet: its elements have no "
+                    "order-preserving encoding (maps, decimals). Sort by a value derived from it (for example "
+                    "F.size(col) or col[0]); grouping, distinct and joins on it work.",
+                    "UNSUPPORTED_FEATURE.SORT_BY_ARRAY", {"expr": child.sql()})
+            values = ordered_bytes(values)
         columns[f"v{i}"] = values
         keys.append((f"v{i}", direction))
     if not columns:
