@@ -262,25 +262,23 @@ def _text_types(types: list[DataType]) -> list[DataType | None]:
 
 
 def _str_to_map(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    from ..kernels.regexes import split  # noqa: PLC0415 - kernels load at run time
+
     text = args[0]
     pair_delim = args[1] if len(args) > 1 else ","
     value_delim = args[2] if len(args) > 2 else ":"
+    # Both delimiters are Java regular expressions (Spark splits with String.split(delim, -1),
+    # then each pair with a limit of 2).
+    pairs = split(text, pair_delim, -1, "str_to_map")
+    counts = pc.fill_null(pc.list_value_length(pairs), 0).to_numpy(zero_copy_only=False)
     keys: list[str] = []
     values: list[str | None] = []
-    counts: list[int] = []
-    for row in text.to_pylist():
-        if row is None:
-            counts.append(0)
-            continue
-        pieces = pc.split_pattern_regex(pa.array([row]), pair_delim)[0].as_py()
-        counts.append(len(pieces))
-        for piece in pieces:
-            parts = pc.split_pattern_regex(pa.array([piece]), value_delim, max_splits=1)[0].as_py()
-            keys.append(parts[0])
-            values.append(parts[1] if len(parts) > 1 else None)
+    for parts in split(pc.list_flatten(pairs), value_delim, 2, "str_to_map").to_pylist():
+        keys.append(parts[0])
+        values.append(parts[1] if len(parts) > 1 else None)
     offsets = np.concatenate([[0], np.cumsum(counts)])
     return build_map(offsets, pa.array(keys, pa.string()), pa.array(values, pa.string()),
-                  text.is_null().to_numpy(zero_copy_only=False), _arrow(rt))
+                     text.is_null().to_numpy(zero_copy_only=False), _arrow(rt))
 
 
 register(FunctionSpec("str_to_map", 1, 3, _text_types, lambda ts: MapType(StringType(), StringType(), True),

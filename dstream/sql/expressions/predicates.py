@@ -443,7 +443,8 @@ class RLike(_StringPredicate):
     def _apply(self, values: pa.Array, pattern: str) -> pa.Array:
         from ..kernels import strings  # noqa: PLC0415 - kernels load at run time
 
-        return strings.rlike(values, pattern)
+        # Spark names the function as it was called (rlike, regexp, regexp_like) in pattern errors.
+        return strings.rlike(values, pattern, self.keyword.lower())
 
 
 class StartsWith(_StringPredicate):

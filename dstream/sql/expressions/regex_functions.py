@@ -4,9 +4,9 @@
 What this module owns
 ---------------------
 The :class:`FunctionSpec` of each. The pattern is a constant (a literal, as Spark
-requires of these functions in practice); it is compiled once per batch with Python's
-``re``, whose syntax covers the Java patterns programs use (classes, groups,
-quantifiers, anchors, look-arounds).
+requires of these functions in practice); it is a Java pattern, translated and compiled
+with Python's ``re`` by :func:`~dstream.sql.kernels.java_regex.compile_java` (which
+raises Spark's ``INVALID_PARAMETER_VALUE.PATTERN`` for a bad one).
 
 Invariants
 ----------
@@ -41,16 +41,6 @@ def _types(types: list[DataType]) -> list[DataType | None]:
     return wanted[: len(types)]
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise IllegalArgumentException(
-            f"The value '{pattern}' of the regexp parameter is not a valid regular expression: {exc}. Fix the "
-            "pattern (a backslash in a Python string literal may need doubling, or use a raw string r'...').",
-            "INVALID_PARAMETER_VALUE.PATTERN", {"parameter": "regexp", "value": pattern}) from exc
-
-
 def _group(compiled: re.Pattern[str], idx: int) -> int:
     if idx < 0 or idx > compiled.groups:
         raise IllegalArgumentException(
@@ -59,14 +49,18 @@ def _group(compiled: re.Pattern[str], idx: int) -> int:
     return idx
 
 
-def _per_value(fn: Callable[[re.Pattern[str], int, str], Any], arrow_type: pa.DataType,
-               default_idx: int) -> Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]:
+def _per_value(fn: Callable[[re.Pattern[str], int, str], Any], arrow_type: pa.DataType, default_idx: int,
+               spark_name: str) -> Callable[[list[Any], list[DataType], DataType, EvalContext], pa.Array]:
+    """The kernel of one function; ``spark_name`` is the function Spark names in a pattern error
+    (it rewrites ``regexp_count`` into ``regexp_extract_all`` and ``regexp_substr`` into ``regexp_extract``)."""
     def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        from ..kernels.java_regex import compile_java  # noqa: PLC0415 - kernels load at run time
+
         values, pattern = args[0], args[1]
         idx = args[2] if len(args) > 2 else default_idx
         if pattern is None or idx is None:
             return pa.nulls(len(values), arrow_type)
-        compiled = _compile(pattern)
+        compiled = compile_java(pattern, spark_name)
         group = _group(compiled, idx)
         return pa.array([None if s is None else fn(compiled, group, s) for s in values.to_pylist()], arrow_type)
     return run
@@ -90,11 +84,12 @@ def _instr(compiled: re.Pattern[str], group: int, s: str) -> int:
     return 0 if m is None or m.start(group) < 0 else m.start(group) + 1
 
 
-register(FunctionSpec("regexp_count", 2, 2, _types, lambda ts: IntegerType(), _per_value(_count, pa.int32(), 0),
-                      scalar_positions=(1,)))
+register(FunctionSpec("regexp_count", 2, 2, _types, lambda ts: IntegerType(),
+                      _per_value(_count, pa.int32(), 0, "regexp_extract_all"), scalar_positions=(1,)))
 register(FunctionSpec("regexp_extract_all", 2, 3, _types, lambda ts: ArrayType(StringType(), True),
-                      _per_value(_extract_all, pa.list_(pa.string()), 1), scalar_positions=(1, 2)))
-register(FunctionSpec("regexp_substr", 2, 2, _types, lambda ts: StringType(), _per_value(_substr, pa.string(), 0),
-                      scalar_positions=(1,)))
-register(FunctionSpec("regexp_instr", 2, 3, _types, lambda ts: IntegerType(), _per_value(_instr, pa.int32(), 0),
+                      _per_value(_extract_all, pa.list_(pa.string()), 1, "regexp_extract_all"),
                       scalar_positions=(1, 2)))
+register(FunctionSpec("regexp_substr", 2, 2, _types, lambda ts: StringType(),
+                      _per_value(_substr, pa.string(), 0, "regexp_extract"), scalar_positions=(1,)))
+register(FunctionSpec("regexp_instr", 2, 3, _types, lambda ts: IntegerType(),
+                      _per_value(_instr, pa.int32(), 0, "regexp_instr"), scalar_positions=(1, 2)))

@@ -19,25 +19,24 @@ empty strings, trailing ones included; ``regexp_extract`` gives ``""`` when noth
 ``instr``/``locate`` give 0 when absent; ``lpad``/``rpad`` truncate to ``n``; ``initcap``
 lower-cases and capitalises words separated by spaces.
 
-Regular expressions are Java's: they run on Arrow's RE2 when RE2 accepts them, with ``$n``
-group references rewritten to ``\\n``; patterns RE2 rejects (look-around, back-references,
-possessive quantifiers) run per row on Python's ``re``.
+The regular-expression kernels (``split``, ``regexp_extract``, ``regexp_replace``, ``rlike``)
+live in :mod:`.regexes` and are exported here too.
 
 Per-row Python: ``translate``, ``lpad``/``rpad`` with a pad of several characters,
-``concat_ws`` over array columns, ``substring`` with array positions, ``split`` on a pattern
-that can match an empty string (Java's ``Pattern.split`` loop), and the ``re`` fallback above.
+``concat_ws`` over array columns, ``substring`` with array positions.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from dstream.sql.kernels.arith import as_array
+from dstream.sql.kernels.regexes import regexp_extract, regexp_replace, rlike, split
 
 __all__ = ["lower", "upper", "trim", "ltrim", "rtrim", "length", "substring", "concat", "concat_ws", "split",
            "regexp_extract", "regexp_replace", "like", "rlike", "startswith", "endswith", "contains", "instr",
@@ -168,199 +167,6 @@ def concat_ws(sep: str, arrays: Sequence[Any]) -> pa.Array:
     offsets = pa.concat_arrays([pa.array([0], pa.int64()), pc.cumulative_sum(counts)])
     lists = pa.LargeListArray.from_arrays(offsets, pc.filter(flat, keep))
     return pc.binary_join(lists, sep)
-
-
-# ---------------------------------------------------------------------------------------------- regex
-
-def java_replacement(rep: str) -> str:
-    """A Java replacement string (``$1``, ``\\$``) as RE2's (``\\1``, ``$``)."""
-    out, i = [], 0
-    while i < len(rep):
-        c = rep[i]
-        if c == "\\" and i + 1 < len(rep):
-            nxt = rep[i + 1]
-            out.append("\\\\" if nxt == "\\" else nxt)
-            i += 2
-        elif c == "$" and i + 1 < len(rep) and rep[i + 1].isdigit():
-            out.append("\\" + rep[i + 1])
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def _py_replacement(rep: str) -> str:
-    return java_replacement(rep).replace("\\\\", "\x00").replace("\\", "\\").replace("\x00", "\\\\")
-
-
-def _regex(arrow: Callable[[], pa.Array], python: Callable[[str], Any], x: pa.Array, t: pa.DataType) -> pa.Array:
-    """Run on RE2; if RE2 rejects the Java pattern, per row with ``re``."""
-    try:
-        return arrow()
-    except pa.ArrowInvalid as exc:
-        if "regular expression" not in str(exc) and "regex" not in str(exc).lower():
-            raise
-    return pa.array([None if s is None else python(s) for s in x.to_pylist()], t)
-
-
-def rlike(a: Any, pattern: str) -> pa.Array:
-    """``a RLIKE pattern``: the Java regex matches somewhere in ``a``."""
-    x = _s(a)
-    return _regex(lambda: pc.match_substring_regex(x, pattern),
-                  lambda s: re.search(pattern, s) is not None, x, pa.bool_())
-
-
-def _name_groups(pattern: str) -> tuple[str, int]:
-    """The pattern with every capturing group named ``g1``, ``g2``... (RE2's extract needs names); the count."""
-    out, i, n, in_class = [], 0, 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "(" and not pattern.startswith("(?", i):
-            n += 1
-            out.append(f"(?P<g{n}>")
-            i += 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out), n
-
-
-def regexp_extract(a: Any, pattern: str, idx: int = 1) -> pa.Array:
-    """``regexp_extract(a, pattern, idx)``: group ``idx`` (0 = whole match) of the first match, ``""`` if none."""
-    x = _s(a)
-    named, groups = _name_groups(pattern)
-    if idx > groups or idx < 0:
-        from dstream.sql.errors import IllegalArgumentException
-        raise IllegalArgumentException(
-            f"Regex group count is {groups}, but the specified group index is {idx}.",
-            "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX", {"groupCount": str(groups), "groupIndex": str(idx)})
-
-    def arrow() -> pa.Array:
-        parts = pc.extract_regex(x, f"(?P<g0>{named})")
-        got = pc.fill_null(parts.field(f"g{idx}"), "")
-        return pc.if_else(pc.is_null(x), pa.scalar(None, _STR), got)
-
-    def python(s: str) -> str:
-        m = re.search(pattern, s)
-        return "" if m is None else (m.group(idx) or "")
-
-    return _regex(arrow, python, x, _STR)
-
-
-def regexp_replace(a: Any, pattern: Any, replacement: Any) -> pa.Array:
-    """``regexp_replace(a, pattern, replacement)``: every match replaced; ``$n`` names a group.
-
-    ``pattern`` and ``replacement`` are Python strings, or string arrays of per-row values.
-    """
-    x = _s(a)
-    if isinstance(pattern, (pa.Array, pa.ChunkedArray)) or isinstance(replacement, (pa.Array, pa.ChunkedArray)):
-        return _per_pair(x, as_array(pattern, _STR, len(x)), as_array(replacement, _STR, len(x)), regexp_replace)
-    if pattern is None or replacement is None:
-        return pa.nulls(len(x), _STR)
-    return _regex(lambda: pc.replace_substring_regex(x, pattern, java_replacement(replacement)),
-                  lambda s: re.sub(pattern, _py_replacement(replacement), s), x, _STR)
-
-
-def _per_pair(x: pa.Array, first: pa.Array, second: pa.Array, kernel: Callable[..., pa.Array]) -> pa.Array:
-    """``kernel(x, p, r)`` with per-row ``p`` and ``r``: one kernel call per distinct pair, on its rows."""
-    out: list[Any] = [None] * len(x)
-    groups: dict[tuple[Any, Any], list[int]] = {}
-    for i, key in enumerate(zip(first.to_pylist(), second.to_pylist())):
-        if None not in key:  # a NULL pattern or replacement gives NULL
-            groups.setdefault(key, []).append(i)
-    for (p, r), rows in groups.items():
-        for i, v in zip(rows, kernel(x.take(pa.array(rows, pa.int64())), p, r).to_pylist()):
-            out[i] = v
-    return pa.array(out, _STR)
-
-
-#: Characters with a meaning in a Java regular expression; a pattern without any is literal text.
-_REGEX_SYNTAX = frozenset("\\^$.|?*+()[]{}")
-
-
-def _java_split(s: str, regex: re.Pattern[str], limit: int) -> list[str]:
-    """Java's ``Pattern.split(s, limit)`` (``limit <= 0``: no cap, trailing empty strings kept).
-
-    Matches are found as ``Matcher.find`` does: after an empty match the next search starts one
-    character later, and a zero-width match at the very start adds no leading empty string. Python's
-    ``re.split`` differs on both and also returns the groups' text, hence this loop.
-    """
-    parts: list[str] = []
-    index, search_from = 0, 0
-    while search_from <= len(s):
-        m = regex.search(s, search_from)
-        if m is None:
-            break
-        start, end = m.span()
-        search_from = end + 1 if start == end else end
-        if limit > 0 and len(parts) == limit - 1:
-            parts.append(s[index:])  # the last piece holds the rest of the string
-            index = end
-            break
-        if index == 0 and start == end == 0:
-            continue
-        parts.append(s[index:start])
-        index = end
-    if index == 0:
-        return [s]
-    if limit <= 0 or len(parts) < limit:
-        parts.append(s[index:])
-    return parts
-
-
-def _split_empty_pattern(s: str, limit: int) -> list[str]:
-    """Spark's own case of an empty pattern (``UTF8String.split``): the first ``limit`` characters (all
-    of them when ``limit <= 0``), one per piece; the rest is dropped, not kept in a last piece."""
-    if not s:
-        return [s]
-    return list(s if limit <= 0 else s[:limit])
-
-
-#: Java's ``\p{...}`` classes, which Python's parser rejects; one character each for the width check.
-_JAVA_CLASS = re.compile(r"\\[pP](?:\{[^}]*\}|[A-Za-z])")
-
-
-def _may_match_empty(pattern: str) -> bool:
-    """Whether the regex can match zero characters somewhere (``x*``, ``(?=b)``, ``\\b``, ``a|``)."""
-    try:
-        from re import _parser  # type: ignore[attr-defined]  # noqa: PLC0415 - CPython's own regex parser
-
-        return bool(_parser.parse(_JAVA_CLASS.sub("a", pattern)).getwidth()[0] == 0)
-    except (re.error, ImportError, AttributeError, RecursionError):
-        return False  # Python cannot read it (Java-only syntax): RE2 decides, as before
-
-
-def split(a: Any, pattern: str, limit: int = -1) -> pa.Array:
-    """``split(a, pattern, limit)``: list<string> as Java's ``String.split`` gives it, with Spark's changes.
-
-    Empty strings are kept, trailing ones included (Spark turns ``limit`` 0 into -1); ``limit > 0`` caps
-    the pieces; an empty pattern splits into characters.
-    """
-    x = _s(a)
-    max_splits = None if limit <= 0 else limit - 1
-    t = pa.list_(_STR)
-    if pattern == "":
-        return pa.array([None if s is None else _split_empty_pattern(s, limit) for s in x.to_pylist()], t)
-    if not any(ch in _REGEX_SYNTAX for ch in pattern):
-        # A pattern without regex syntax splits on the literal text: no regex engine needed.
-        return pc.split_pattern(x, pattern, max_splits=max_splits)
-
-    def python(s: str) -> list[str]:
-        return _java_split(s, re.compile(pattern), limit)
-
-    if _may_match_empty(pattern):
-        # Arrow's split_pattern_regex never advances past an empty match (it loops forever).
-        return pa.array([None if s is None else python(s) for s in x.to_pylist()], t)
-    return _regex(lambda: pc.split_pattern_regex(x, pattern, max_splits=max_splits), python, x, t)
 
 
 def like_to_regex(pattern: str, escape: str = "\\") -> str:

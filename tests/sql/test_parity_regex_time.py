@@ -1,0 +1,132 @@
+"""Regular-expression and datetime behaviours found to differ from PySpark 4.0.1.
+
+Each test pins a case a differential run against PySpark 4.0.1 found; the expected values
+are what PySpark printed for the same call (Spark runs ``java.util.regex`` patterns and
+``Matcher.appendReplacement`` replacements).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dstream.sql import Column, SparkSession
+from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
+from dstream.sql.errors import IllegalArgumentException, SparkRuntimeException
+
+
+def one(spark: SparkSession, *cols: Column) -> tuple[Any, ...]:
+    return tuple(spark.range(1).select(*cols).collect()[0])
+
+
+def sql_one(spark: SparkSession, text: str) -> tuple[Any, ...]:
+    return tuple(spark.sql(text).collect()[0])
+
+
+# ------------------------------------------------------------------------------- Java regex syntax
+
+#: (string, Java pattern, PySpark's regexp_extract(s, pattern, 0)).
+CLASS_CASES = [
+    ("abc123", r"\p{Alpha}+", "abc"),
+    ("héllo1", r"\p{L}+", "héllo"),
+    ("héllo1", r"\p{IsAlphabetic}+", "héllo"),
+    ("héllo1", r"\p{Alpha}+", "h"),  # POSIX classes are ASCII in Java
+    ("aÉb", r"\p{Lu}", "É"),
+    ("aÉb", r"\pL+", "aÉb"),
+    ("ab 12", r"\p{Digit}+", "12"),
+    ("aB c", r"\p{Upper}", "B"),
+    ("aB", r"\p{Lower}", "a"),
+    ("a b", r"\p{Space}", " "),
+    ("ab!?c", r"\p{Punct}+", "!?"),
+    ("zz0fAg", r"\p{XDigit}+", "0fA"),
+    ("ab1_c", r"[\p{Alpha}\d]+", "ab1"),
+    ("12ab", r"\P{Alpha}+", "12"),
+    ("ab12", r"[^\p{Alpha}]+", "12"),
+    ("a\tb", r"\p{Blank}", "\t"),
+    ("a\u0001", r"\p{Cntrl}", "\u0001"),
+    (" ~a", r"\p{Graph}+", "~a"),
+    ("é~ a", r"\p{Print}+", "~ a"),
+    ("éa~", r"\p{ASCII}+", "a~"),
+    ("x٣y", r"\d", ""),  # \d is ASCII in Java
+]
+
+
+@pytest.mark.parametrize(("text", "pattern", "expected"), CLASS_CASES)
+def test_java_character_classes(spark: SparkSession, text: str, pattern: str, expected: str) -> None:
+    assert one(spark, F.regexp_extract(F.lit(text), pattern, 0)) == (expected,)
+
+
+def test_named_groups(spark: SparkSession) -> None:
+    assert one(spark, F.regexp_extract(F.lit("k=v"), r"(?<key>\w)=(\w)", 2),
+               F.regexp_extract(F.lit("k=v"), r"(?<key>\w)=(\w)", 1)) == ("v", "k")
+    assert sql_one(spark, r"SELECT regexp_extract_all('k=v,x=y', '(?<k>\\w)=(\\w)', 2)") == (["v", "y"],)
+
+
+def test_quoting_and_other_classes(spark: SparkSession) -> None:
+    assert sql_one(spark, r"SELECT 'a.*b' rlike '\\Qa.*\\E', 'axxb' rlike '\\Qa.*\\E', split('a(b(c', '\\Q(\\E'), "
+                          r"regexp_replace('a+b', '\\Q+\\E', '-'), 'A' rlike '\\x{41}', 'A' rlike '\\u0041'") \
+        == (True, False, ["a", "b", "c"], "a-b", True, True)
+    assert sql_one(spark, r"SELECT split('a,b;c', '\\p{Punct}'), regexp_count('a1b22', '\\p{Digit}+'), "
+                          r"regexp_instr('ab1', '\\p{Digit}'), 'é' rlike '\\w', 'ab' rlike 'b\\z'") \
+        == (["a", "b", "c"], 2, 3, False, True)
+    assert sql_one(spark, r"SELECT str_to_map('a=1;b=2', '\\p{Punct}', '=')") \
+        == ({"a": None, "1": None, "b": None, "2": None},)
+
+
+@pytest.mark.parametrize(("function", "sql"), [
+    ("regexp_replace", "regexp_replace('x', '(', 'y')"),
+    ("rlike", "'x' rlike '('"),
+    ("regexp_like", "regexp_like('x', '(')"),
+    ("regexp_extract", "regexp_extract('x', '(', 0)"),
+    ("regexp_extract_all", "regexp_extract_all('x', '(', 0)"),
+    ("regexp_extract_all", "regexp_count('x', '(')"),
+    ("regexp_extract", "regexp_substr('x', '(')"),
+    ("regexp_instr", "regexp_instr('x', '(')"),
+])
+def test_invalid_pattern_is_sparks_error(spark: SparkSession, function: str, sql: str) -> None:
+    with pytest.raises(SparkRuntimeException) as info:
+        spark.sql(f"SELECT {sql}").collect()
+    assert info.value.getCondition() == "INVALID_PARAMETER_VALUE.PATTERN"
+    assert info.value.getMessageParameters() == {"parameter": "`regexp`", "functionName": f"`{function}`",
+                                                 "value": "'('"}
+
+
+def test_invalid_split_pattern_is_an_illegal_argument(spark: SparkSession) -> None:
+    for sql in ("split('x', '(')", "str_to_map('a:1', '(', ':')"):
+        with pytest.raises(IllegalArgumentException) as info:
+            spark.sql(f"SELECT {sql}").collect()
+        assert info.value.getCondition() is None
+
+
+# ------------------------------------------------------------------------------- replacement syntax
+
+#: (pattern, replacement, string, PySpark's regexp_replace result).
+REPLACE_CASES = [
+    ("(a)", "$1x", "ab", "axb"),
+    ("(a)", r"\$1x", "ab", "$1xb"),
+    ("(?<n>a)", "${n}!", "ab", "a!b"),
+    ("(a)", "$12", "ab", "a2b"),  # $1 then "2": Java takes the digits that still name a group
+    ("a", "$0$0", "ab", "aab"),
+    ("(a)", "\\\\", "ab", "\\b"),
+    ("(a)", r"\q", "ab", "qb"),
+    ("(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)", "$11|$10|$111", "abcdefghijk", "k|j|k1"),
+    ("(a)", "${1}x", "zz", "zz"),  # a bad replacement is only read when something matches
+]
+
+
+@pytest.mark.parametrize(("pattern", "replacement", "text", "expected"), REPLACE_CASES)
+def test_java_replacement(spark: SparkSession, pattern: str, replacement: str, text: str, expected: str) -> None:
+    assert one(spark, F.regexp_replace(F.lit(text), pattern, replacement)) == (expected,)
+
+
+@pytest.mark.parametrize(("pattern", "replacement"), [
+    ("(a)", "${1}x"), ("(a)", "${zz}"), ("(a)", "${}"), ("(a)", "${n"), ("(a)", "$2"), ("a", "$1"),
+    ("(a)", "$"), ("(a)", "x$"), ("(a)", "$x"), ("(?<n>a)", "${n1}"), ("a", "x\\"),
+])
+def test_bad_replacement_raises(spark: SparkSession, pattern: str, replacement: str) -> None:
+    with pytest.raises(SparkRuntimeException) as info:
+        one(spark, F.regexp_replace(F.lit("ab"), pattern, replacement))
+    assert info.value.getCondition() == "INVALID_REGEXP_REPLACE"
+    assert info.value.getMessageParameters() == {"source": "ab", "pattern": pattern, "replacement": replacement,
+                                                 "position": "1"}
