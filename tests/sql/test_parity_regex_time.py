@@ -13,7 +13,12 @@ import pytest
 
 from dstream.sql import Column, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
-from dstream.sql.errors import IllegalArgumentException, SparkRuntimeException
+from dstream.sql.errors import (
+    ArithmeticException,
+    DateTimeException,
+    IllegalArgumentException,
+    SparkRuntimeException,
+)
 
 
 def one(spark: SparkSession, *cols: Column) -> tuple[Any, ...]:
@@ -130,3 +135,30 @@ def test_bad_replacement_raises(spark: SparkSession, pattern: str, replacement: 
     assert info.value.getCondition() == "INVALID_REGEXP_REPLACE"
     assert info.value.getMessageParameters() == {"source": "ab", "pattern": pattern, "replacement": replacement,
                                                  "position": "1"}
+
+
+# ------------------------------------------------------------------------------- numbers as timestamps
+
+def test_to_timestamp_of_numbers_is_seconds_since_the_epoch(spark: SparkSession) -> None:
+    got = spark.range(1).select(F.to_timestamp(F.lit(1704067200)).cast("string"),
+                                F.to_timestamp(F.lit(1.5)).cast("string"),
+                                F.to_timestamp(F.lit(-1.5)).cast("string"),
+                                F.to_timestamp(F.lit(1.5).cast("decimal(3,1)")).cast("string"),
+                                F.try_to_timestamp(F.lit(1704067200)).cast("string"))
+    assert tuple(got.collect()[0]) == ("2024-01-01 00:00:00", "1970-01-01 00:00:01.5", "1969-12-31 23:59:58.5",
+                                       "1970-01-01 00:00:01.5", "2024-01-01 00:00:00")
+    assert spark.range(1).select(F.to_timestamp(F.lit(1704067200)), F.to_timestamp(F.lit(1.5))).columns \
+        == ["to_timestamp(1704067200)", "to_timestamp(1.5)"]
+
+
+def test_to_timestamp_of_bad_numbers(spark: SparkSession) -> None:
+    with pytest.raises(ArithmeticException) as overflow:
+        one(spark, F.to_timestamp(F.lit(1e20)))
+    assert overflow.value.getCondition() == "CAST_OVERFLOW"
+    with pytest.raises(DateTimeException) as nan:
+        one(spark, F.to_timestamp(F.lit(float("nan"))))
+    assert nan.value.getCondition() == "CAST_INVALID_INPUT"
+    # to_date reads a number as text, as Spark does: '1' is not a date.
+    with pytest.raises(DateTimeException) as text:
+        one(spark, F.to_date(F.lit(1)))
+    assert text.value.getCondition() == "CAST_INVALID_INPUT"

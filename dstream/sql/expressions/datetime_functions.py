@@ -39,6 +39,7 @@ from ..types import (
     DateType,
     IntegerType,
     LongType,
+    NumericType,
     StringType,
     TimestampNTZType,
     TimestampType,
@@ -112,7 +113,18 @@ def _cast(values: pa.Array, src: DataType, dst: DataType, ctx: EvalContext) -> p
     return cast_kernels.cast(values, src, dst, "ansi" if ctx.ansi else "legacy", ctx.time_zone)
 
 
-register(FunctionSpec("to_timestamp", 1, 2, _parse_input, _const(TimestampType()), _run_to_timestamp,
+def _timestamp_parse_input(types: list[DataType]) -> list[DataType | None]:
+    """``to_timestamp``'s inputs: :func:`_parse_input`'s, and a number without a format.
+
+    Spark accepts numbers here (only into ``TIMESTAMP``: ``to_timestamp_ntz`` and ``to_date`` parse
+    them as text and fail) and casts them: seconds since the epoch, a fraction kept to the microsecond.
+    """
+    if len(types) == 1 and isinstance(types[0], NumericType):
+        return [None]
+    return _parse_input(types)
+
+
+register(FunctionSpec("to_timestamp", 1, 2, _timestamp_parse_input, _const(TimestampType()), _run_to_timestamp,
                       scalar_positions=(1,)))
 register(FunctionSpec("to_date", 1, 2, _parse_input, _const(DateType()), _run_to_date, scalar_positions=(1,)))
 
@@ -127,7 +139,7 @@ def _run_try_to_timestamp(args: list[Any], types: list[DataType], rt: DataType, 
                                                                          ctx.time_zone)
 
 
-register(FunctionSpec("try_to_timestamp", 1, 2, _parse_input, _const(TimestampType()), _run_try_to_timestamp,
+register(FunctionSpec("try_to_timestamp", 1, 2, _timestamp_parse_input, _const(TimestampType()), _run_try_to_timestamp,
                       scalar_positions=(1,)))
 
 

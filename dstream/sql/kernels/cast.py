@@ -123,7 +123,7 @@ def cast(a: Any, from_dt: Any, to_dt: Any, mode: str = "ansi", time_zone: str = 
     if pa.types.is_decimal(dst):
         return _to_decimal(x, src, dst, mode)
     if pa.types.is_date(dst) or pa.types.is_timestamp(dst):
-        return _to_datetime(x, src, dst, time_zone)
+        return _to_datetime(x, src, dst, time_zone, mode)
     if pa.types.is_binary(dst) and pa.types.is_binary(src):
         return x
     raise TypeError(f"cannot cast {src} to {dst}")
@@ -232,7 +232,7 @@ def _from_timestamp(x: pa.Array, dst: pa.DataType, mode: str) -> pa.Array:
     return _to_integral(seconds, pa.int64(), dst, mode)
 
 
-def _to_datetime(x: pa.Array, src: pa.DataType, dst: pa.DataType, time_zone: str) -> pa.Array:
+def _to_datetime(x: pa.Array, src: pa.DataType, dst: pa.DataType, time_zone: str, mode: str) -> pa.Array:
     from dstream.sql.kernels.cast_text import local_to_utc
 
     if pa.types.is_date(src):
@@ -245,11 +245,23 @@ def _to_datetime(x: pa.Array, src: pa.DataType, dst: pa.DataType, time_zone: str
             return pc.cast(pc.cast(local, pa.timestamp("us")), pa.date32())
         us = pc.cast(pc.cast(local, pa.timestamp("us")), pa.int64())
         return pc.cast(local_to_utc(us, time_zone) if dst.tz else us, dst)
-    if pa.types.is_timestamp(dst) and (is_integral(src) or pa.types.is_floating(src) or pa.types.is_decimal(src)):
+    if pa.types.is_timestamp(dst) and is_integral(src):
+        # Seconds, exact in int64; Spark's SECONDS.toMicros saturates instead of overflowing.
+        seconds = pc.cast(x, pa.int64())
+        limit = (2**63 - 1) // _US
+        clipped = pc.max_element_wise(pc.min_element_wise(seconds, limit), -limit)
+        us = pc.multiply(clipped, _US)
+        return pc.cast(pc.if_else(pc.greater(seconds, limit), 2**63 - 1,
+                                  pc.if_else(pc.less(seconds, -limit), -2**63, us)), dst)
+    if pa.types.is_timestamp(dst) and (pa.types.is_floating(src) or pa.types.is_decimal(src)):
         d = pc.cast(x, pa.float64(), safe=False)
+        # NaN and infinities are malformed (CAST_INVALID_INPUT); a finite value whose microseconds
+        # leave the long range overflows (CAST_OVERFLOW, reported as Spark does: the microseconds to BIGINT).
+        d = _settle(x, d, pc.invert(pc.is_finite(d)), mode, lambda v: cast_invalid_input(v, src, dst))
         us = pc.multiply(d, float(_US))
-        finite = pc.is_finite(us)
-        return pc.cast(pc.cast(pc.if_else(finite, us, pa.scalar(None, pa.float64())), pa.int64(), safe=False), dst)
+        outside = pc.or_(pc.greater_equal(us, 2.0**63), pc.less(us, -(2.0**63)))
+        us = _settle(us, us, outside, mode, lambda v: cast_overflow(v, pa.float64(), pa.int64()))
+        return pc.cast(pc.cast(us, pa.int64(), safe=False), dst)
     raise TypeError(f"cannot cast {src} to {dst}")
 
 
