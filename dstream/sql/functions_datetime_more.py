@@ -76,24 +76,32 @@ def extract(field: Column | str, source: ColumnOrName) -> Column:
     >>> df.select(extract(lit("YEAR"), "ts").alias("y"), extract(lit("hour"), "ts").alias("h")).first()
     Row(y=2015, h=13)
     """
+    return _extract("extract", field, source)
+
+
+def _extract(function_name: str, field: Column | str, source: ColumnOrName) -> Column:
     from . import functions_datetime  # noqa: PLC0415 - the field functions, beside this module
+    from .expressions.datetime_functions import SECOND_FIELDS  # noqa: PLC0415 - expressions load lazily
 
     name = _field_name(field)
     function = FIELDS.get(name.upper())
     if function is None:
         raise PySparkValueError(f"extract: unknown field {name!r}; use one of {', '.join(sorted(set(FIELDS)))}.",
                                 "INVALID_EXTRACT_FIELD", {"field": name})
+    if name.upper() in SECOND_FIELDS:
+        # Spark's SECOND field keeps the fraction (decimal(8,6)), unlike second(ts).
+        return _call(function_name, lit_expr(name), expr_of(source))
     return getattr(functions_datetime, function)(source)
 
 
 def date_part(field: Column | str, source: ColumnOrName) -> Column:
     """:func:`extract` by its other name."""
-    return extract(field, source)
+    return _extract("date_part", field, source)
 
 
 def datepart(field: Column | str, source: ColumnOrName) -> Column:
     """:func:`extract` by its other name."""
-    return extract(field, source)
+    return _extract("datepart", field, source)
 
 
 def dateadd(start: ColumnOrName, days: ColumnOrName | int) -> Column:

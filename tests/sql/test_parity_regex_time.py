@@ -7,6 +7,7 @@ are what PySpark printed for the same call (Spark runs ``java.util.regex`` patte
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -162,3 +163,20 @@ def test_to_timestamp_of_bad_numbers(spark: SparkSession) -> None:
     with pytest.raises(DateTimeException) as text:
         one(spark, F.to_date(F.lit(1)))
     assert text.value.getCondition() == "CAST_INVALID_INPUT"
+
+
+# ------------------------------------------------------------------------------- extract SECOND
+
+def test_extract_second_keeps_the_fraction(spark: SparkSession) -> None:
+    df = spark.sql("SELECT extract(SECOND FROM timestamp'2024-05-17 10:11:12.5') AS a, "
+                   "date_part('SECOND', timestamp'2024-05-17 10:11:12.5') AS b, "
+                   "extract(SECOND FROM timestamp_ntz'2024-05-17 10:11:12.123456') AS c, "
+                   "date_part('S', timestamp'2024-05-17 10:11:12.5') AS d, extract(sec FROM date'2024-01-01') AS e, "
+                   "extract(MINUTE FROM timestamp'2024-05-17 10:11:12.5') AS f")
+    assert df.dtypes == [("a", "decimal(8,6)"), ("b", "decimal(8,6)"), ("c", "decimal(8,6)"),
+                         ("d", "decimal(8,6)"), ("e", "decimal(8,6)"), ("f", "int")]
+    assert tuple(df.collect()[0]) == (Decimal("12.500000"), Decimal("12.500000"), Decimal("12.123456"),
+                                      Decimal("12.500000"), Decimal("0.000000"), 11)
+    ts = F.lit("2024-05-17 10:11:12.5").cast("timestamp")
+    assert one(spark, F.extract(F.lit("SECOND"), ts), F.date_part(F.lit("second"), ts)) \
+        == (Decimal("12.500000"), Decimal("12.500000"))

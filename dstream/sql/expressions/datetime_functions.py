@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -37,6 +38,7 @@ from ..timezones import instant_us, naive_us, wall_time, zone_of
 from ..types import (
     DataType,
     DateType,
+    DecimalType,
     IntegerType,
     LongType,
     NumericType,
@@ -47,7 +49,7 @@ from ..types import (
 from .base import EvalContext
 from .function_registry import FunctionSpec, register
 
-__all__ = ["DEFAULT_FORMAT", "epoch_value"]
+__all__ = ["DEFAULT_FORMAT", "SECOND_FIELDS", "epoch_value"]
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _MICROSECOND = _dt.timedelta(microseconds=1)
@@ -232,6 +234,44 @@ for _name, _fn in _DATE_FIELDS.items():
     register(FunctionSpec(_name, 1, 1, _date_input, _const(IntegerType()), _field(_fn)))
 for _name, _fn in _TIME_FIELDS.items():
     register(FunctionSpec(_name, 1, 1, _time_input, _const(IntegerType()), _field(_fn)))
+
+
+#: The field names of ``extract``/``date_part`` that mean the seconds with their fraction.
+SECOND_FIELDS = frozenset({"SECOND", "SECONDS", "S", "SEC", "SECS"})
+
+
+def _second_field_types(types: list[DataType]) -> list[DataType | None]:
+    return [StringType(), *_time_input(types[1:])]
+
+
+def _run_second_fraction(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    """Spark's ``SecondWithFraction``: ``extract(SECOND FROM ts)`` is the seconds with microseconds,
+    ``decimal(8,6)`` (``second(ts)`` alone is the whole seconds, an int)."""
+    field = args[0]
+    if str(field).upper() not in SECOND_FIELDS:
+        from ..errors import IllegalArgumentException  # noqa: PLC0415 - only on this error
+
+        raise IllegalArgumentException(
+            f"This form of extract reads the seconds, not the field {field!r}: use "
+            f"F.extract(F.lit({str(field)!r}), col), which knows every field.",
+            "INVALID_PARAMETER_VALUE", {"parameter": "`field`", "functionName": "`extract`", "value": repr(field)})
+    local = _local(args[1], types[1], ctx)
+    micros = pc.add(pc.multiply(pc.cast(pc.second(local), pa.int64()), 1_000_000),
+                    pc.add(pc.multiply(pc.cast(pc.millisecond(local), pa.int64()), 1000),
+                           pc.cast(pc.microsecond(local), pa.int64())))
+    return pa.array([None if v is None else Decimal(v).scaleb(-6) for v in micros.to_pylist()],
+                    pa.decimal128(8, 6))
+
+
+def _show_extract(args: list[str]) -> str:
+    return f"extract({args[0]} FROM {args[1]})"
+
+
+register(FunctionSpec("extract", 2, 2, _second_field_types, _const(DecimalType(8, 6)), _run_second_fraction,
+                      scalar_positions=(0,), display=_show_extract))
+for _name in ("date_part", "datepart"):
+    register(FunctionSpec(_name, 2, 2, _second_field_types, _const(DecimalType(8, 6)), _run_second_fraction,
+                          scalar_positions=(0,)))
 
 
 def _days(values: pa.Array) -> pa.Array:
