@@ -7,6 +7,7 @@ are what PySpark printed for the same call (Spark runs ``java.util.regex`` patte
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -180,3 +181,32 @@ def test_extract_second_keeps_the_fraction(spark: SparkSession) -> None:
     ts = F.lit("2024-05-17 10:11:12.5").cast("timestamp")
     assert one(spark, F.extract(F.lit("SECOND"), ts), F.date_part(F.lit("second"), ts)) \
         == (Decimal("12.500000"), Decimal("12.500000"))
+
+
+# ------------------------------------------------------------------------------- daylight-saving gap
+
+@pytest.fixture
+def los_angeles(sc: Any) -> Iterator[SparkSession]:
+    session = SparkSession(sc, [("spark.sql.session.timeZone", "America/Los_Angeles")])
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def test_wall_time_in_a_gap_moves_forward(los_angeles: SparkSession) -> None:
+    # 2024-03-10 02:00-03:00 does not exist in Los Angeles: Java (atZone) moves 02:30 to 03:30 PDT.
+    df = los_angeles.createDataFrame([("2024-03-10 02:30:00",)], ["s"])
+    got = df.select(F.to_timestamp("s").cast("string"), F.unix_timestamp("s"),
+                    F.col("s").cast("timestamp").cast("long"), F.to_timestamp("s", "yyyy-MM-dd HH:mm:ss").cast("long"))
+    assert tuple(got.collect()[0]) == ("2024-03-10 03:30:00", 1710066600, 1710066600, 1710066600)
+    assert sql_one(los_angeles, "SELECT cast(timestamp'2024-03-10 02:30:00' as long), "
+                                "cast(make_timestamp(2024, 3, 10, 2, 30, 0) as long), "
+                                "cast(cast(timestamp_ntz'2024-03-10 02:30:00' as timestamp) as long), "
+                                "cast(to_utc_timestamp(timestamp_ntz'2024-03-10 02:30:00', 'America/Los_Angeles') "
+                                "as long)") == (1710066600, 1710066600, 1710066600, 1710091800)
+
+
+def test_wall_time_in_an_overlap_is_the_earlier_instant(los_angeles: SparkSession) -> None:
+    assert sql_one(los_angeles, "SELECT cast(timestamp'2024-11-03 01:30:00' as long), "
+                                "unix_timestamp('2024-11-03 01:30:00')") == (1730622600, 1730622600)

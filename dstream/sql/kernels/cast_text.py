@@ -163,10 +163,19 @@ def _valid_ymd(y: pa.Array, m: pa.Array, d: pa.Array) -> pa.Array:
 
 
 def local_to_utc(local_us: pa.Array, time_zone: str) -> pa.Array:
-    """UTC microseconds of wall-clock microseconds in ``time_zone`` (earlier instant in overlaps, gaps forward)."""
-    naive = pc.cast(local_us, pa.timestamp("us"))
-    aware = pc.assume_timezone(naive, timezone=time_zone, ambiguous="earliest", nonexistent="earliest")
-    return pc.cast(pc.cast(aware, pa.timestamp("us")), pa.int64())
+    """UTC microseconds of wall-clock microseconds in ``time_zone``, as Java's ``LocalDateTime.atZone``.
+
+    In an overlap (clocks go back) the earlier instant; in a gap (clocks go forward) the wall time
+    is moved forward by the gap's length: 02:30 on a night that skips 02:00-03:00 is 03:30.
+    """
+    local = pc.cast(local_us, pa.int64())
+    earliest = pc.assume_timezone(pc.cast(local, pa.timestamp("us")), timezone=time_zone, ambiguous="earliest",
+                                  nonexistent="earliest")
+    # Arrow's "earliest" for a gap is the last instant before it, so its offset is the one before the
+    # gap; the wall time read with that offset is the instant Java gives. Elsewhere this is the identity.
+    instant = pc.cast(pc.cast(earliest, pa.timestamp("us")), pa.int64())
+    offset = pc.subtract(pc.cast(pc.local_timestamp(earliest), pa.int64()), instant)
+    return pc.subtract(local, offset)
 
 
 _DATE_RE = r"^(?P<y>[+-]?\d{4,7})(?:-(?P<m>\d{1,2})(?:-(?P<d>\d{1,2})(?:[ T].*)?)?)?$"
