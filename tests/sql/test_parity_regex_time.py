@@ -7,6 +7,7 @@ are what PySpark printed for the same call (Spark runs ``java.util.regex`` patte
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -210,3 +211,14 @@ def test_wall_time_in_a_gap_moves_forward(los_angeles: SparkSession) -> None:
 def test_wall_time_in_an_overlap_is_the_earlier_instant(los_angeles: SparkSession) -> None:
     assert sql_one(los_angeles, "SELECT cast(timestamp'2024-11-03 01:30:00' as long), "
                                 "unix_timestamp('2024-11-03 01:30:00')") == (1730622600, 1730622600)
+
+
+# ------------------------------------------------------------------------------- negative zero
+
+def test_rounding_never_gives_negative_zero(spark: SparkSession) -> None:
+    got = sql_one(spark, "SELECT round(-0.4d), bround(-0.5d), round(-0.0d), round(-4.0d, -1), round(-1.6d), "
+                         "round(cast(-0.4 as float))")
+    assert got == (0.0, 0.0, 0.0, 0.0, -2.0, 0.0)
+    assert all(math.copysign(1.0, v) == 1.0 for v in got[:4] + got[5:])
+    df = spark.createDataFrame([(-0.5,)], "x double")
+    assert math.copysign(1.0, df.select(F.bround("x")).collect()[0][0]) == 1.0

@@ -184,6 +184,10 @@ def _run_round_with(kernel: Callable[[pa.Array, int], pa.Array]) -> Run:
                 digits = max(t.precision, t.scale - min(scale, 0)) + 1
                 values = values.cast((pa.decimal128 if digits <= 38 else pa.decimal256)(digits, t.scale))
             result = kernel(values, scale)
+        if pa.types.is_floating(result.type):
+            # Spark rounds a double through BigDecimal, which has no negative zero: -0.4 gives 0.0.
+            # Adding +0.0 turns -0.0 into 0.0 and leaves every other value (NaN included) as it is.
+            result = pc.add(result, pa.scalar(0.0, result.type))
         target = to_arrow_type(rt)
         return result if result.type == target else result.cast(target)
     return run
