@@ -48,6 +48,7 @@ from dstream.sql.parser.nodes import (
     Query,
     Relation,
     Select,
+    SetOp,
     SortItem,
     Star,
     SubqueryRef,
@@ -234,6 +235,13 @@ def _ordinal(node: Expr) -> int | None:
     return None
 
 
+def _limit_offset(df: Any, node: Select | SetOp) -> Any:
+    """``df`` after the query's OFFSET (skipped first) and LIMIT (counted after it), as in Spark."""
+    if node.offset is not None:
+        df = df.offset(node.offset)
+    return df if node.limit is None else df.limit(node.limit)
+
+
 def _alias_of(item: Expr) -> str | None:
     return item.names[0].lower() if isinstance(item, Alias) and len(item.names) == 1 else None
 
@@ -269,7 +277,7 @@ class _QueryBuilder:
                 df = df.distinct()
         if node.order_by:
             df = df.orderBy(*[self.output_sort(df, item, ()) for item in node.order_by])
-        return df if node.limit is None else df.limit(node.limit)
+        return _limit_offset(df, node)
 
     def with_ctes(self, node: With) -> Any:
         """The body with each named query readable as a table (each sees the ones before it only)."""
@@ -435,7 +443,7 @@ class _QueryBuilder:
                 df = df.orderBy(*[self.output_sort(df, item, node.items) for item in node.order_by])
         if helpers and not aggregated:
             df = df.drop(*[c for c in helpers if c in df.columns])  # a SELECT * took them in
-        return df if node.limit is None else df.limit(node.limit)
+        return _limit_offset(df, node)
 
     def resolve_sort(self, items: tuple[Expr, ...], aliases: dict[str | None, Expr], expr: Expr) -> Expr:
         """An ORDER BY expression over the input: ordinals and select aliases replaced."""

@@ -314,6 +314,7 @@ class Select:
     order_by: tuple[SortItem, ...] = ()
     limit: int | None = None
     windows: tuple[tuple[str, Over], ...] = ()  # WINDOW name AS (spec): the spec as an Over of no call
+    offset: int | None = None  # OFFSET n: the rows skipped before LIMIT counts
 
 
 @dataclass(frozen=True)
@@ -328,6 +329,7 @@ class SetOp:
     distinct: bool = True
     order_by: tuple[SortItem, ...] = ()
     limit: int | None = None
+    offset: int | None = None
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ What this module owns
 The grammar of the queries ``spark.sql`` runs::
 
     query   := block ((UNION [ALL | DISTINCT]) block)* [ORDER BY sort, ...] [LIMIT n | LIMIT ALL]
+               [OFFSET n]
     block   := SELECT [DISTINCT | ALL] named_expr, ... [FROM relation, ...] [WHERE e]
                [GROUP BY e, ... [WITH ROLLUP | WITH CUBE] | GROUP BY ROLLUP(e, ...) | CUBE(e, ...)
                 | GROUP BY GROUPING SETS ((e, ...), e, (), ...)]
@@ -18,8 +19,8 @@ LEFT SEMI | LEFT ANTI``; a comma between relations is a cross join.
 
 Invariants
 ----------
-* ORDER BY and LIMIT after a single block belong to that block; after a UNION they apply
-  to the union's result (as in Spark).
+* ORDER BY, LIMIT and OFFSET after a single block belong to that block; after a UNION they
+  apply to the union's result (as in Spark). OFFSET skips rows before LIMIT counts them.
 * Errors are ``ParseException`` (``PARSE_SYNTAX_ERROR``) at the first token that does not fit.
 """
 
@@ -64,10 +65,11 @@ class QueryParser(ExpressionParser):
             distinct = self._set_quantifier()
             result = SetOp(op, result, self._intersections(), distinct)
         order_by = self._order_by()
-        limit = self._limit()
+        limit = self._limit_like("LIMIT")
+        offset = self._limit_like("OFFSET")
         if isinstance(result, Select):
-            return replace(result, order_by=order_by, limit=limit)
-        return SetOp(result.op, result.left, result.right, result.distinct, order_by, limit)
+            return replace(result, order_by=order_by, limit=limit, offset=offset)
+        return SetOp(result.op, result.left, result.right, result.distinct, order_by, limit, offset)
 
     def _identifiers(self) -> tuple[str, ...]:
         """``name, name, ...`` (at least one)."""
@@ -125,7 +127,7 @@ class QueryParser(ExpressionParser):
             self.advance()
             inner = self.query()
             self.expect_op(")")
-            if not isinstance(inner, Select) or inner.order_by or inner.limit is not None:
+            if not isinstance(inner, Select) or inner.order_by or inner.limit is not None or inner.offset is not None:
                 raise syntax_error(self.tok, ": a parenthesised UNION operand must be a plain SELECT")
             return inner
         self.expect_word("SELECT")
@@ -219,16 +221,22 @@ class QueryParser(ExpressionParser):
             items.append(self._sort_item())
         return tuple(items)
 
-    def _limit(self) -> int | None:
-        if not self.accept_word("LIMIT"):
+    def _limit_like(self, keyword: str) -> int | None:
+        """``LIMIT n`` / ``LIMIT ALL`` or ``OFFSET n``: the integer, None when absent (or ALL).
+
+        A negative count parses (Spark's parser takes any expression); the DataFrame's
+        ``limit``/``offset`` then refuse it with Spark's ``INVALID_LIMIT_LIKE_EXPRESSION``.
+        """
+        if not self.accept_word(keyword):
             return None
-        if self.accept_word("ALL"):
+        if keyword == "LIMIT" and self.accept_word("ALL"):
             return None
+        negative = self.accept_op("-")
         token = self.tok
         if token.kind != "NUMBER" or not token.value.isdigit():
-            raise syntax_error(token)
+            raise syntax_error(token, f": {keyword} takes an integer, as in {keyword} 10")
         self.advance()
-        return int(token.value)
+        return -int(token.value) if negative else int(token.value)
 
     def _alias(self) -> str | None:
         if self.accept_word("AS"):

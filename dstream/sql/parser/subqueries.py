@@ -203,8 +203,9 @@ class SubqueryRewriter:
             if left_outer == right_outer:
                 raise _unsupported("A correlated equality that does not compare a subquery column with an outer one")
             keys.append((part.right, part.left) if left_outer else (part.left, part.right))
-        if keys and (query.group_by or query.having is not None or query.distinct or query.limit is not None):
-            raise _unsupported("A correlated subquery with GROUP BY, HAVING, DISTINCT or LIMIT")
+        if keys and (query.group_by or query.having is not None or query.distinct or query.limit is not None
+                     or query.offset is not None):
+            raise _unsupported("A correlated subquery with GROUP BY, HAVING, DISTINCT, LIMIT or OFFSET")
         return replace(query, where=conjoin(kept)), keys
 
     def _build(self, query: Any, what: str) -> Any:

@@ -1,0 +1,65 @@
+"""SQL found to differ from PySpark 4.0.1; expected values are what PySpark printed.
+
+Each test runs a query a differential QA run sent to both engines and checks the rows
+and the result column names against PySpark 4.0.1's output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from dstream.sql import SparkSession
+from dstream.sql.errors import AnalysisException, ParseException
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    session = SparkSession.builder.master("local[1]").appName("sql-parity-tests").getOrCreate()
+    # emp: id 0..4, dept 'eng' for ids 0 and 1, 'ops' for the others.
+    session.range(5).selectExpr("id", "CASE WHEN id < 2 THEN 'eng' ELSE 'ops' END AS dept",
+                                "'  ab ' AS s").createOrReplaceTempView("emp")
+    yield session
+    session.stop()
+
+
+def result(spark: SparkSession, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The column names and the rows (as tuples) of ``query``."""
+    df = spark.sql(query)
+    return df.columns, [tuple(r) for r in df.collect()]
+
+
+# -- LIMIT ... OFFSET ------------------------------------------------------------------
+
+def test_offset_skips_rows_before_limit_counts(spark: SparkSession) -> None:
+    assert result(spark, "SELECT id FROM range(5) ORDER BY id LIMIT 2 OFFSET 1") == (["id"], [(1,), (2,)])
+
+
+def test_offset_without_limit(spark: SparkSession) -> None:
+    assert result(spark, "SELECT id FROM range(5) ORDER BY id OFFSET 3") == (["id"], [(3,), (4,)])
+    assert result(spark, "SELECT id FROM range(5) ORDER BY id OFFSET 0")[1] == [(0,), (1,), (2,), (3,), (4,)]
+
+
+def test_offset_after_a_union_applies_to_the_union(spark: SparkSession) -> None:
+    query = "SELECT id FROM range(5) UNION ALL SELECT id FROM range(2) ORDER BY id LIMIT 3 OFFSET 2"
+    assert result(spark, query) == (["id"], [(1,), (1,), (2,)])
+
+
+def test_offset_of_an_aggregation(spark: SparkSession) -> None:
+    query = ("SELECT id % 2 AS k, count(*) AS c FROM range(5) GROUP BY id % 2 ORDER BY k DESC "
+             "LIMIT 1 OFFSET 1")
+    assert result(spark, query) == (["k", "c"], [(0, 3)])
+
+
+def test_negative_offset_is_spark_s_error(spark: SparkSession) -> None:
+    with pytest.raises(AnalysisException) as info:
+        spark.sql("SELECT id FROM range(5) ORDER BY id LIMIT 2 OFFSET -1")
+    assert info.value.getErrorClass() == "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"
+
+
+def test_offset_before_limit_is_a_syntax_error(spark: SparkSession) -> None:
+    with pytest.raises(ParseException) as info:
+        spark.sql("SELECT id FROM range(5) OFFSET 1 LIMIT 2")
+    assert info.value.getErrorClass() == "PARSE_SYNTAX_ERROR"
