@@ -63,3 +63,46 @@ def test_offset_before_limit_is_a_syntax_error(spark: SparkSession) -> None:
     with pytest.raises(ParseException) as info:
         spark.sql("SELECT id FROM range(5) OFFSET 1 LIMIT 2")
     assert info.value.getErrorClass() == "PARSE_SYNTAX_ERROR"
+
+
+# -- aggregate FILTER (WHERE ...) --------------------------------------------------------
+
+def test_aggregate_filter_counts_and_sums_only_the_kept_rows(spark: SparkSession) -> None:
+    query = "SELECT count(*) FILTER (WHERE id > 2), sum(id) FILTER (WHERE id % 2 = 0) FROM range(5)"
+    assert result(spark, query) == (
+        ["count(1) FILTER (WHERE (id > 2))", "sum(id) FILTER (WHERE ((id % 2) = 0))"], [(2, 6)])
+    assert result(spark, "SELECT count(*) FILTER (WHERE id > 2) AS c FROM range(5)") == (["c"], [(2,)])
+
+
+def test_aggregate_filter_with_distinct_and_grouping(spark: SparkSession) -> None:
+    query = ("SELECT count(DISTINCT id) FILTER (WHERE id > 1), avg(id) FILTER (WHERE id < 3), "
+             "max(id) FILTER (WHERE id < 3) FROM range(5)")
+    assert result(spark, query) == (
+        ["count(DISTINCT id) FILTER (WHERE (id > 1))", "avg(id) FILTER (WHERE (id < 3))",
+         "max(id) FILTER (WHERE (id < 3))"], [(3, 1.0, 2)])
+    query = "SELECT id % 2 AS k, count(id) FILTER (WHERE id > 0) FROM range(5) GROUP BY id % 2 ORDER BY k"
+    assert result(spark, query) == (["k", "count(id) FILTER (WHERE (id > 0))"], [(0, 2), (1, 2)])
+
+
+def test_aggregate_filter_of_first_keeps_a_kept_row_s_null(spark: SparkSession) -> None:
+    # first() does not skip nulls: the first kept row (id 2) has a null value.
+    query = ("SELECT first(CASE WHEN id = 2 THEN NULL ELSE id END) FILTER (WHERE id > 1), "
+             "last(id) FILTER (WHERE id < 3), sum(1) FILTER (WHERE id > 2), sum(id) FILTER (WHERE id > 9) "
+             "FROM range(5)")
+    assert result(spark, query)[1] == [(None, 2, 2, None)]
+
+
+def test_aggregate_filter_in_having_and_expression_strings(spark: SparkSession) -> None:
+    query = ("SELECT dept, sum(id) FILTER (WHERE id > 0) + 1 AS s FROM emp GROUP BY dept "
+             "HAVING count(*) FILTER (WHERE id > 0) > 0 ORDER BY dept")
+    assert result(spark, query) == (["dept", "s"], [("eng", 2), ("ops", 10)])
+    df = spark.range(5).selectExpr("count(*) FILTER (WHERE id > 2)")
+    assert df.columns == ["count(1) FILTER (WHERE (id > 2))"] and df.collect()[0][0] == 2
+
+
+def test_filter_on_a_non_aggregate_or_window_is_spark_s_error(spark: SparkSession) -> None:
+    with pytest.raises(AnalysisException) as info:
+        spark.sql("SELECT upper('a') FILTER (WHERE true) FROM range(5)")
+    assert info.value.getErrorClass() == "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX"
+    with pytest.raises(AnalysisException, match="Window aggregate function with filter predicate"):
+        spark.sql("SELECT id, sum(id) FILTER (WHERE id > 1) OVER (ORDER BY id) FROM range(3)")

@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from dstream.sql.errors import AnalysisException
+from dstream.sql.parser.agg_filter import filtered_aggregate
 from dstream.sql.parser.nodes import (
     Alias,
     Between,
@@ -361,6 +362,8 @@ class _Builder:
     def call(self, node: Call) -> Any:
         fns = self.fns
         name, args = node.name, node.args
+        if node.filter is not None:
+            return filtered_aggregate(self, node, name in AGGREGATES)
         if name == "count" and args == (Star(),):
             return fns.count(fns.lit(1))
         if node.within_group:
@@ -449,6 +452,11 @@ class _Builder:
 
     def over(self, node: Over) -> Any:
         from ..window import Window  # noqa: PLC0415 - the window API is only needed for OVER
+
+        if node.call.filter is not None:
+            raise AnalysisException("Window aggregate function with filter predicate is not supported yet; "
+                                    "aggregate CASE WHEN cond THEN v END over the window instead.",
+                                    "_LEGACY_ERROR_TEMP_1030", {})
 
         spec = Window.partitionBy(*[self.build(e) for e in node.partition_by]).orderBy(
             *[to_sort(item, self.fns, self.build(item.operand)) for item in node.order_by])

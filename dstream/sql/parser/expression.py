@@ -411,9 +411,6 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             args.extend(self._more_arguments())
         else:
             self.advance()
-        if self.tok.is_word("FILTER") and self.peek().is_op("("):
-            raise ParseException("FILTER clauses are not supported in expression strings; aggregate a "
-                                 "when(...) instead.", "UNSUPPORTED_FEATURE", {"feature": "FILTER"})
         ignore_nulls = False
         if self.tok.is_word("IGNORE", "RESPECT") and self.peek().is_word("NULLS"):
             ignore_nulls = self.advance().value.upper() == "IGNORE"
@@ -427,7 +424,17 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             self.expect_word("BY")
             within = self._sort_items()
             self.expect_op(")")
-        call = Call(name, tuple(args), distinct, ignore_nulls, tuple(within))
+        condition = None
+        if self.tok.is_word("FILTER") and self.peek().is_op("("):  # Spark's order: WITHIN GROUP, then FILTER
+            self.advance()
+            self.advance()
+            self.expect_word("WHERE")
+            condition = self.expression()
+            self.expect_op(")")
+        if not ignore_nulls and self.tok.is_word("IGNORE", "RESPECT") and self.peek().is_word("NULLS"):
+            ignore_nulls = self.advance().value.upper() == "IGNORE"  # after FILTER too, as Spark allows
+            self.advance()
+        call = Call(name, tuple(args), distinct, ignore_nulls, tuple(within), condition)
         if self.tok.is_word("OVER"):
             return self._over(call)
         return call

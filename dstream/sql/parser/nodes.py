@@ -74,13 +74,15 @@ class Binary:
 class Call:
     """A function call ``name(args)`` (``name`` lower-case); ``count(*)`` has the one argument
     ``Star()``; ``distinct`` for ``f(DISTINCT x)``, ``ignore_nulls`` for ``f(x) IGNORE NULLS``,
-    ``within_group`` for ``percentile_cont(0.5) WITHIN GROUP (ORDER BY v)``."""
+    ``within_group`` for ``percentile_cont(0.5) WITHIN GROUP (ORDER BY v)``, ``filter`` for
+    ``count(*) FILTER (WHERE cond)``."""
 
     name: str
     args: tuple[Expr, ...] = ()
     distinct: bool = False
     ignore_nulls: bool = False
     within_group: tuple[SortItem, ...] = ()  # f(...) WITHIN GROUP (ORDER BY ...)
+    filter: Expr | None = None  # f(...) FILTER (WHERE cond): the rows the aggregate reads
 
 
 @dataclass(frozen=True)
