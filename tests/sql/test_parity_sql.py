@@ -106,3 +106,35 @@ def test_filter_on_a_non_aggregate_or_window_is_spark_s_error(spark: SparkSessio
     assert info.value.getErrorClass() == "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX"
     with pytest.raises(AnalysisException, match="Window aggregate function with filter predicate"):
         spark.sql("SELECT id, sum(id) FILTER (WHERE id > 1) OVER (ORDER BY id) FROM range(3)")
+
+
+# -- GROUP BY ALL / ORDER BY ALL -------------------------------------------------------
+
+def test_group_by_all_groups_by_the_items_without_aggregates(spark: SparkSession) -> None:
+    query = "SELECT id % 2 AS k, count(*) FROM range(5) GROUP BY ALL ORDER BY k"
+    assert result(spark, query) == (["k", "count(1)"], [(0, 3), (1, 2)])
+    assert result(spark, "SELECT count(*) FROM range(5) GROUP BY ALL") == (["count(1)"], [(5,)])
+    query = "SELECT id % 2 AS k, 1 AS one, count(*) FROM range(5) GROUP BY ALL ORDER BY 1"
+    assert result(spark, query) == (["k", "one", "count(1)"], [(0, 1, 3), (1, 1, 2)])
+
+
+def test_order_by_all_sorts_by_every_item(spark: SparkSession) -> None:
+    query = "SELECT id % 2 AS k, id % 3, sum(id) + 1 AS s FROM range(6) GROUP BY ALL ORDER BY ALL DESC"
+    assert result(spark, query) == (
+        ["k", "(id % 3)", "s"], [(1, 2, 6), (1, 1, 2), (1, 0, 4), (0, 2, 3), (0, 1, 5), (0, 0, 1)])
+    assert result(spark, "SELECT dept, count(*) FROM emp GROUP BY ALL ORDER BY ALL") == (
+        ["dept", "count(1)"], [("eng", 2), ("ops", 3)])
+    assert result(spark, "SELECT id, id * 2 AS d FROM range(3) ORDER BY ALL DESC") == (
+        ["id", "d"], [(2, 4), (1, 2), (0, 0)])
+
+
+def test_order_by_all_after_a_union(spark: SparkSession) -> None:
+    query = "SELECT id FROM range(3) UNION ALL SELECT id FROM range(2) ORDER BY ALL DESC"
+    assert result(spark, query)[1] == [(2,), (1,), (1,), (0,), (0,)]
+
+
+def test_group_or_order_by_all_with_a_star_is_refused_clearly(spark: SparkSession) -> None:
+    # Spark expands the star first; here the columns are unknown to the parser: a clear error, not wrong rows.
+    for query in ("SELECT * FROM emp GROUP BY ALL", "SELECT * FROM emp ORDER BY ALL"):
+        with pytest.raises(ParseException, match="with SELECT \\* is not supported"):
+            spark.sql(query)

@@ -7,7 +7,7 @@ The grammar of the queries ``spark.sql`` runs::
     query   := block ((UNION [ALL | DISTINCT]) block)* [ORDER BY sort, ...] [LIMIT n | LIMIT ALL]
                [OFFSET n]
     block   := SELECT [DISTINCT | ALL] named_expr, ... [FROM relation, ...] [WHERE e]
-               [GROUP BY e, ... [WITH ROLLUP | WITH CUBE] | GROUP BY ROLLUP(e, ...) | CUBE(e, ...)
+               [GROUP BY ALL | GROUP BY e, ... [WITH ROLLUP | WITH CUBE] | GROUP BY ROLLUP(e, ...) | CUBE(e, ...)
                 | GROUP BY GROUPING SETS ((e, ...), e, (), ...)]
                [HAVING e]
     relation:= primary (join_type JOIN primary [ON e | USING (c, ...)])*
@@ -21,28 +21,38 @@ Invariants
 ----------
 * ORDER BY, LIMIT and OFFSET after a single block belong to that block; after a UNION they
   apply to the union's result (as in Spark). OFFSET skips rows before LIMIT counts them.
+* GROUP BY ALL and ORDER BY ALL are desugared here: to the select items without aggregates,
+  and to ``ORDER BY 1, 2, ...`` over every item.
 * Errors are ``ParseException`` (``PARSE_SYNTAX_ERROR``) at the first token that does not fit.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
+from typing import Any
 
+from dstream.sql.errors import ParseException
+from dstream.sql.parser.columns import AGGREGATES
 from dstream.sql.parser.cursor import ALIAS_RESERVED
 from dstream.sql.parser.expression import ExpressionParser
 from dstream.sql.parser.lexer import syntax_error
 from dstream.sql.parser.nodes import (
+    Alias,
     Call,
     Expr,
     InlineTable,
     Join,
+    Lambda,
     LateralView,
+    Literal,
     Over,
     Query,
     Relation,
     Select,
     SetOp,
     SortItem,
+    Star,
+    Subquery,
     SubqueryRef,
     Table,
     TableFunction,
@@ -50,6 +60,9 @@ from dstream.sql.parser.nodes import (
 )
 
 __all__ = ["parse_query"]
+
+#: GROUP BY ALL / ORDER BY ALL while a block is parsed (replaced before the block is returned).
+_ALL = Call("__all")
 
 
 class QueryParser(ExpressionParser):
@@ -65,6 +78,8 @@ class QueryParser(ExpressionParser):
             distinct = self._set_quantifier()
             result = SetOp(op, result, self._intersections(), distinct)
         order_by = self._order_by()
+        if order_by and order_by[0].operand == _ALL:
+            order_by = _order_by_all(result, order_by[0])
         limit = self._limit_like("LIMIT")
         offset = self._limit_like("OFFSET")
         if isinstance(result, Select):
@@ -149,7 +164,10 @@ class QueryParser(ExpressionParser):
         if self.tok.is_word("GROUP"):
             self.advance()
             self.expect_word("BY")
-            if self.tok.is_word("GROUPING") and self.peek().is_word("SETS"):
+            if self._at_all():
+                self.advance()
+                group_by = [_ALL]
+            elif self.tok.is_word("GROUPING") and self.peek().is_word("SETS"):
                 group_by.append(self._grouping_sets())
             else:
                 group_by.append(self.expression())
@@ -171,6 +189,8 @@ class QueryParser(ExpressionParser):
                 windows.append((name, self._window_spec(Call("__window"))))
                 if not self.accept_op(","):
                     break
+        if group_by == [_ALL]:
+            group_by = _group_by_all(items)
         return Select(tuple(items), relation, distinct, where, tuple(group_by), having, windows=tuple(windows))
 
     def _grouping_sets(self) -> Call:
@@ -211,11 +231,24 @@ class QueryParser(ExpressionParser):
             columns = self._identifiers()
         return LateralView(relation, generator, outer, table, columns)
 
+    def _at_all(self) -> bool:
+        """Whether ``ALL`` here is GROUP BY ALL / ORDER BY ALL (not ``all(...)``, a function)."""
+        return self.tok.is_word("ALL") and not self.peek().is_op("(", ".")
+
     def _order_by(self) -> tuple[SortItem, ...]:
         if not self.tok.is_word("ORDER"):
             return ()
         self.advance()
         self.expect_word("BY")
+        if self._at_all():  # ORDER BY ALL [ASC | DESC] [NULLS FIRST | LAST]: the direction of every item
+            self.advance()
+            ascending = not self.accept_word("DESC")
+            if ascending:
+                self.accept_word("ASC")
+            nulls_first = None
+            if self.accept_word("NULLS"):
+                nulls_first = self.expect_word("FIRST", "LAST").value.upper() == "FIRST"
+            return (SortItem(_ALL, ascending, nulls_first),)
         items = [self._sort_item()]
         while self.accept_op(","):
             items.append(self._sort_item())
@@ -359,6 +392,48 @@ class QueryParser(ExpressionParser):
                 relation = Join(relation, right, how, using=names)
             else:
                 relation = Join(relation, right, "cross" if how == "inner" else how)
+
+
+def _group_by_all(items: list[Expr]) -> list[Expr]:
+    """GROUP BY ALL's keys: every select item without an aggregate (Spark 3.4+).
+
+    Literals are left out: grouping by a constant changes no group, and a bare integer
+    key would read as a GROUP BY ordinal.
+    """
+    keys: list[Expr] = []
+    for item in items:
+        expr = item.operand if isinstance(item, Alias) else item
+        if isinstance(expr, Star):  # its columns are known only to the query builder
+            raise ParseException("GROUP BY ALL with SELECT * is not supported here; list the columns to group by.",
+                                 "UNSUPPORTED_FEATURE", {"feature": "GROUP BY ALL with SELECT *"})
+        if not isinstance(expr, Literal) and not contains_aggregate(expr) and expr not in keys:
+            keys.append(expr)
+    return keys
+
+
+def contains_aggregate(node: Any) -> bool:
+    """Whether the tree ``node`` aggregates rows (an aggregate over a window, or in a lambda, does not)."""
+    if isinstance(node, Over | Lambda | Subquery):
+        return False
+    if isinstance(node, Call) and (node.name in AGGREGATES or node.within_group or node.filter is not None):
+        return True
+    if isinstance(node, tuple):
+        return any(contains_aggregate(v) for v in node)
+    return hasattr(node, "__dataclass_fields__") and any(contains_aggregate(getattr(node, f.name))
+                                                         for f in fields(node))
+
+
+def _order_by_all(query: Select | SetOp, spec: SortItem) -> tuple[SortItem, ...]:
+    """ORDER BY ALL as ``ORDER BY 1, 2, ...`` over every select item, in ``spec``'s direction."""
+    first = query
+    while isinstance(first, SetOp):  # a set operation's columns are its first block's
+        first = first.left  # type: ignore[assignment]
+    assert isinstance(first, Select)
+    if any(isinstance(i.operand if isinstance(i, Alias) else i, Star) for i in first.items):
+        raise ParseException("ORDER BY ALL with SELECT * is not supported here; list the columns to sort by.",
+                             "UNSUPPORTED_FEATURE", {"feature": "ORDER BY ALL with SELECT *"})
+    return tuple(SortItem(Literal(n, "int"), spec.ascending, spec.nulls_first)
+                 for n in range(1, len(first.items) + 1))
 
 
 def parse_query(text: str) -> Query:
