@@ -138,3 +138,23 @@ def test_group_or_order_by_all_with_a_star_is_refused_clearly(spark: SparkSessio
     for query in ("SELECT * FROM emp GROUP BY ALL", "SELECT * FROM emp ORDER BY ALL"):
         with pytest.raises(ParseException, match="with SELECT \\* is not supported"):
             spark.sql(query)
+
+
+# -- a div b -----------------------------------------------------------------------------
+
+def test_div_is_integral_division(spark: SparkSession) -> None:
+    assert result(spark, "SELECT 7 div 2") == (["(7 div 2)"], [(3,)])
+    assert spark.sql("SELECT 7 div 2").schema.simpleString() == "struct<(7 div 2):bigint>"
+    query = "SELECT -7 div 2, 7 div -2, 7.5 div 2, 7 div 2.5, id div 2 FROM range(3) ORDER BY id"
+    assert result(spark, query) == (
+        ["(-7 div 2)", "(7 div -2)", "(7.5 div 2)", "(7 div 2.5)", "(id div 2)"],
+        [(-3, -3, 3, 2, 0), (-3, -3, 3, 2, 0), (-3, -3, 3, 2, 1)])
+    assert result(spark, "SELECT CAST(7 AS TINYINT) div CAST(2 AS TINYINT)") == (
+        ["(CAST(7 AS TINYINT) div CAST(2 AS TINYINT))"], [(3,)])
+
+
+def test_div_by_zero_is_spark_s_error(spark: SparkSession) -> None:
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        spark.sql("SELECT 7 div 0").collect()
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        spark.sql("SELECT 7 div 0.0").collect()

@@ -342,7 +342,7 @@ def int_divide(a: Operand, b: Operand, ansi: bool) -> pa.Array:
     Parameters
     ----------
     a, b : pa.Array or scalar
-        Integral (decimal/double inputs are truncated to bigint first).
+        Integral, decimal or floating (those divided exactly, then truncated).
     ansi : bool
         Zero divisor -> ``DIVIDE_BY_ZERO``; ``MIN div -1`` -> ``ARITHMETIC_OVERFLOW`` (else wraps).
 
@@ -352,6 +352,8 @@ def int_divide(a: Operand, b: Operand, ansi: bool) -> pa.Array:
         int64.
     """
     x, y = _pair(a, b, None)
+    if not (pa.types.is_integer(x.type) and pa.types.is_integer(y.type)):
+        return _exact_int_divide(x, y, ansi)
     x, y = pc.cast(x, pa.int64(), safe=False), pc.cast(y, pa.int64(), safe=False)
     zero = _zero_divisor(x, y, ansi)
     lo = INT_RANGES[pa.int64()][0]
@@ -362,6 +364,27 @@ def int_divide(a: Operand, b: Operand, ansi: bool) -> pa.Array:
         y = pc.if_else(edge, pa.scalar(1, pa.int64()), y)  # MIN div -1 wraps to MIN, as MIN div 1
     safe = pc.if_else(zero, pa.scalar(1, pa.int64()), y)
     return pc.if_else(zero, pa.scalar(None, pa.int64()), pc.divide(x, safe))
+
+
+def _exact_int_divide(x: pa.Array, y: pa.Array, ansi: bool) -> pa.Array:
+    """``x div y`` of decimals (or floats): the exact quotient truncated, as Spark's decimal
+    division does (``7 div 2.5`` is 2, where truncating the inputs first would give 3)."""
+    zero = _zero_divisor(x, y, ansi)
+    lo, hi = INT_RANGES[pa.int64()]
+    out: list[int | None] = []
+    with localcontext() as context:
+        context.prec = 80  # decimal(38, s) quotients are exact at this precision
+        for p, q, z in zip(x.to_pylist(), y.to_pylist(), zero.to_pylist()):
+            if p is None or q is None or z:
+                out.append(None)
+                continue
+            quotient = int(Decimal(p) // Decimal(q))  # Decimal's // truncates toward zero
+            if not lo <= quotient <= hi:
+                if ansi:
+                    raise arithmetic_overflow("Overflow in integral divide", "try_divide")
+                quotient = (quotient - lo) % (1 << 64) + lo  # wraps as a long does
+            out.append(quotient)
+    return pa.array(out, pa.int64())
 
 
 def _unary(name: str, a: Operand, dt: Any, ansi: bool) -> pa.Array:

@@ -381,9 +381,11 @@ class _Builder:
             if field not in _EXTRACT_FIELDS:
                 raise _unsupported(f"EXTRACT({field} FROM ...)")
             return self.function(_EXTRACT_FIELDS[field])(self.build(args[1]))
-        if name == "div" and not hasattr(fns, "div") and not hasattr(fns, "call_function"):
-            # Integral division truncates toward zero, as a cast of the quotient does.
-            return (self.build(args[0]) / self.build(args[1])).cast("bigint")
+        if name == "div" and len(args) == 2:  # a div b (and div(a, b)): no PySpark function has it
+            from ..expressions.operators import IntegralDivide  # noqa: PLC0415 - SQL-only operator
+
+            left, right = self.build(args[0]), self.build(args[1])
+            return type(left)(IntegralDivide(left.expr, right.expr))
         if node.ignore_nulls:
             return self.ignoring_nulls(node)
         if name in ("substring", "substr") and len(args) == 2:
