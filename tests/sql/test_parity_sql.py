@@ -158,3 +158,68 @@ def test_div_by_zero_is_spark_s_error(spark: SparkSession) -> None:
         spark.sql("SELECT 7 div 0").collect()
     with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
         spark.sql("SELECT 7 div 0.0").collect()
+
+
+# -- TRIM(... FROM ...), OVERLAY(... PLACING ...), POSITION(... IN ...) -------------------
+
+def test_trim_with_a_side_and_characters(spark: SparkSession) -> None:
+    query = "SELECT trim(BOTH 'x' FROM 'xxaxx'), trim(LEADING 'x' FROM 'xxaxx'), trim(TRAILING 'x' FROM 'xxaxx')"
+    assert result(spark, query) == (
+        ["TRIM(BOTH x FROM xxaxx)", "TRIM(LEADING x FROM xxaxx)", "TRIM(TRAILING x FROM xxaxx)"],
+        [("a", "axx", "xxa")])
+    query = ("SELECT trim(BOTH FROM '  a  '), trim(LEADING FROM '  a  '), trim(TRAILING FROM '  a  '), "
+             "trim('xy' FROM 'yxaxy')")
+    assert result(spark, query) == (
+        ["trim(  a  )", "ltrim(  a  )", "rtrim(  a  )", "TRIM(BOTH xy FROM yxaxy)"], [("a", "a  ", "  a", "a")])
+    query = "SELECT trim(LEADING 'x' FROM s), trim(BOTH FROM s), trim(FROM s), trim(s) FROM emp LIMIT 1"
+    assert result(spark, query) == (
+        ["TRIM(LEADING x FROM s)", "trim(s)", "trim(s)", "trim(s)"], [("  ab ", "ab", "ab", "ab")])
+
+
+def test_sql_trim_function_takes_the_characters_first(spark: SparkSession) -> None:
+    # Spark's SQL trim(a, b) is TRIM(a FROM b): 'x' stripped of the characters of 'xxaxx'.
+    query = "SELECT trim('xxaxx', 'x'), ltrim('xxaxx', 'x'), rtrim('xxaxx', 'x')"
+    assert result(spark, query) == (
+        ["TRIM(BOTH xxaxx FROM x)", "TRIM(LEADING xxaxx FROM x)", "TRIM(TRAILING xxaxx FROM x)"], [("", "", "")])
+
+
+def test_python_trim_with_characters_has_spark_s_name(spark: SparkSession) -> None:
+    from dstream.sql import functions as F  # noqa: N812 - PySpark's spelling
+
+    df = spark.range(1).select(F.lit("xxaxx").alias("s"))
+    out = df.select(F.trim("s", F.lit("x")), F.ltrim("s", F.lit("x")), F.rtrim("s", F.lit("x")))
+    assert out.columns == ["TRIM(BOTH x FROM s)", "TRIM(LEADING x FROM s)", "TRIM(TRAILING x FROM s)"]
+    assert tuple(out.collect()[0]) == ("a", "axx", "xxa")
+
+
+def test_overlay_placing_from_for(spark: SparkSession) -> None:
+    query = ("SELECT overlay('abc' PLACING 'x' FROM 2), overlay('abcdef' PLACING 'xy' FROM 2 FOR 3), "
+             "overlay('abc', 'x', 2)")
+    assert result(spark, query) == (
+        ["overlay(abc, x, 2, -1)", "overlay(abcdef, xy, 2, 3)", "overlay(abc, x, 2, -1)"], [("axc", "axyef", "axc")])
+
+
+def test_position_in_is_named_locate(spark: SparkSession) -> None:
+    query = "SELECT position('b' IN 'abc'), position('b', 'abc'), position('b' IN s) FROM emp LIMIT 1"
+    assert result(spark, query) == (["locate(b, abc, 1)", "position(b, abc, 1)", "locate(b, s, 1)"], [(2, 2, 4)])
+
+
+# -- LIKE ANY / ALL ----------------------------------------------------------------------
+
+def test_like_any_and_all(spark: SparkSession) -> None:
+    query = ("SELECT 'abc' LIKE ANY ('a%', 'z%'), 'abc' LIKE ALL ('a%', 'z%'), 'abc' NOT LIKE ANY ('a%', 'z%'), "
+             "'abc' NOT LIKE ALL ('x%', 'z%')")
+    assert result(spark, query) == (
+        ["likeany(abc)", "likeall(abc)", "notlikeany(abc)", "notlikeall(abc)"], [(True, False, True, True)])
+    query = "SELECT 'abc' LIKE SOME ('a%', 'z%'), 'abc' ILIKE ANY ('A%'), 'ABC' ILIKE ALL ('a%', '%c')"
+    assert result(spark, query) == (
+        ["likeany(abc)", "likeany(lower(abc))", "likeall(lower(ABC))"], [(True, True, True)])
+
+
+def test_like_any_with_null_or_column_patterns_is_the_expanded_form(spark: SparkSession) -> None:
+    query = ("SELECT 'abc' LIKE ANY ('z%', NULL), 'abc' LIKE ALL ('a%', NULL), dept LIKE ANY ('e%', 'x%') "
+             "FROM emp ORDER BY id LIMIT 1")
+    assert result(spark, query) == (
+        ["(abc LIKE z% OR abc LIKE NULL)", "(abc LIKE a% AND abc LIKE NULL)", "likeany(dept)"], [(None, None, True)])
+    query = "SELECT s LIKE ANY (dept, 'x'), s NOT LIKE ALL ('%a%', '%q%') FROM emp LIMIT 1"
+    assert result(spark, query) == (["(s LIKE dept OR s LIKE x)", "notlikeall(s)"], [(False, False)])

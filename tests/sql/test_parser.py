@@ -223,7 +223,7 @@ def test_special_forms(text: str, tree: object) -> None:
     ("coalesce(a, b, 'x')", Call("coalesce", (a, b, lit("x", "string")))),
     ("current_date", Call("current_date")),
     ("EXTRACT(YEAR FROM a)", Call("extract", (lit("YEAR", "string"), a))),
-    ("position('x' IN a)", Call("position", (lit("x", "string"), a))),
+    ("position('x' IN a)", Call("locate", (lit("x", "string"), a))),  # Spark's name: locate(x, a, 1)
     ("transform(a, x -> x + 1)", Call("transform", (a, Lambda(("x",), Binary("+", Name(("x",)), one(1)))))),
     ("zip_with(a, b, (x, y) -> x * y)",
      Call("zip_with", (a, b, Lambda(("x", "y"), Binary("*", Name(("x",)), Name(("y",))))))),

@@ -65,9 +65,16 @@ for _name in ("lower", "upper", "initcap", "reverse"):
 for _alias, _name in (("lcase", "lower"), ("ucase", "upper")):
     register(FunctionSpec(_alias, 1, 1, _first_string(), _const(StringType()), _unary(_name)))
 
-for _name in ("trim", "ltrim", "rtrim"):
+def _trim_display(name: str, side: str) -> Callable[[list[str]], str]:
+    """Spark's name of a trim: ``trim(s)``, but ``TRIM(BOTH x FROM s)`` with characters to trim."""
+    def display(args: list[str]) -> str:
+        return f"{name}({args[0]})" if len(args) == 1 else f"TRIM({side} {args[1]} FROM {args[0]})"
+    return display
+
+
+for _name, _side in (("trim", "BOTH"), ("ltrim", "LEADING"), ("rtrim", "TRAILING")):
     register(FunctionSpec(_name, 1, 2, _first_string(StringType()), _const(StringType()), _unary(_name),
-                          scalar_positions=(1,)))
+                          scalar_positions=(1,), display=_trim_display(_name, _side)))
 
 
 def _length_types(types: list[DataType]) -> list[DataType | None]:

@@ -81,9 +81,9 @@ def filtered_aggregate(builder: Any, node: Call, is_aggregate: bool) -> Any:
         args = tuple(only_kept(a) if i == 0 or not isinstance(a, Literal) else a for i, a in enumerate(node.args))
         rewritten = replace(plain, args=args)
     column = builder.build(rewritten)
-    from ..expressions.aggregate_filter import FilteredAggregate  # noqa: PLC0415 - SQL-only expression
+    from ..expressions.sql_named import SqlNamed  # noqa: PLC0415 - SQL-only expression
 
-    return type(column)(FilteredAggregate(column.expr, text))
+    return type(column)(SqlNamed(column.expr, text))
 
 
 def _ignores_nulls(node: Call) -> bool:

@@ -30,6 +30,7 @@ from typing import Any
 
 from dstream.sql.errors import AnalysisException
 from dstream.sql.parser.agg_filter import filtered_aggregate
+from dstream.sql.parser.like_any import QUANTIFIED_LIKES, quantified_like
 from dstream.sql.parser.nodes import (
     Alias,
     Between,
@@ -388,6 +389,10 @@ class _Builder:
             return type(left)(IntegralDivide(left.expr, right.expr))
         if node.ignore_nulls:
             return self.ignoring_nulls(node)
+        if name in QUANTIFIED_LIKES:
+            return quantified_like(self, node)
+        if name in ("trim", "ltrim", "rtrim") and len(args) == 2:
+            args = (args[1], args[0])  # SQL's trim(chars, s) is TRIM(chars FROM s); PySpark's is trim(s, chars)
         if name in ("substring", "substr") and len(args) == 2:
             # SQL's two-argument form runs to the end; Spark names it with the length it fills in.
             args = (*args, Literal(2**31 - 1, "int"))

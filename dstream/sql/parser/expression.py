@@ -5,7 +5,7 @@ What this module owns
 :class:`ExpressionParser`, a precedence-climbing parser over the tokens of
 :mod:`.lexer` with Spark SQL's precedence, loosest first::
 
-    OR  <  AND  <  NOT  <  predicate (IS [NOT] NULL, [NOT] IN/BETWEEN/LIKE/ILIKE/RLIKE,
+    OR  <  AND  <  NOT  <  predicate (IS [NOT] NULL, [NOT] IN/BETWEEN/LIKE/ILIKE/RLIKE, LIKE ANY/ALL,
     IS [NOT] DISTINCT FROM)  <  comparison (= == <> != < <= > >= <=>)  <  |  <  ^  <  &
     <  << >> >>>  <  + - ||  <  * / % DIV  <  unary - + ~  <  postfix (. [] ::)
 
@@ -55,6 +55,7 @@ from dstream.sql.parser.nodes import (
     Subscript,
     Unary,
 )
+from dstream.sql.parser.special_forms import SpecialForms
 from dstream.sql.parser.window_spec import WindowSpecParsing
 from dstream.sql.types import DayTimeIntervalType
 
@@ -82,7 +83,7 @@ _UNIT_FUNCTIONS = {"TIMESTAMPDIFF": "timestampdiff", "DATEDIFF": "timestampdiff"
 _DATETIME_UNITS = frozenset({"MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH",
                              "QUARTER", "YEAR"})
 
-class ExpressionParser(WindowSpecParsing, TokenCursor):
+class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
     """The expression grammar over a :class:`~.cursor.TokenCursor`.
 
     Parameters
@@ -164,6 +165,8 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
         if self.tok.is_word("LIKE", "ILIKE", "RLIKE", "REGEXP"):
             kind = self.advance().value.upper()
             kind = "RLIKE" if kind == "REGEXP" else kind
+            if kind != "RLIKE" and self.tok.is_word("ANY", "SOME", "ALL") and self.peek().is_op("("):
+                return self._quantified_like(kind, value, negated)
             pattern = self.value_expression()
             escape = None
             if kind != "RLIKE" and self.accept_word("ESCAPE"):
@@ -309,6 +312,8 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             self.expect_op(",")
             args = [Literal(unit, "string"), self.expression()] + self._more_arguments()
             return Call(_UNIT_FUNCTIONS[word], tuple(args))
+        if word in ("TRIM", "OVERLAY") and nxt.is_op("(") and not self.peek(2).is_op(")"):
+            return self._trim() if word == "TRIM" else self._overlay()
         if word == "POSITION" and nxt.is_op("("):
             self.advance()
             self.advance()
@@ -316,7 +321,7 @@ class ExpressionParser(WindowSpecParsing, TokenCursor):
             if self.accept_word("IN"):
                 haystack = self.expression()
                 self.expect_op(")")
-                return Call("position", (needle, haystack))
+                return Call("locate", (needle, haystack))  # Spark names this form locate(...)
             args = [needle] + self._more_arguments()
             return Call("position", tuple(args))
         if nxt.is_op("("):

@@ -1,16 +1,15 @@
-"""The name of an aggregate with a SQL ``FILTER (WHERE ...)`` clause.
+"""An expression shown under the SQL text Spark gives it, where its rewriting would print another.
 
 What this module owns
 ---------------------
-:class:`FilteredAggregate`, a pass-through wrapper around an aggregate whose inputs were
-already nulled outside the filter (``sum(CASE WHEN cond THEN v END)``). The aggregation
-computes the wrapped aggregate as usual; the wrapper only gives the result Spark's name,
-``sum(v) FILTER (WHERE cond)``, where the rewritten aggregate would read
-``sum(CASE WHEN ... END)``.
+:class:`SqlNamed`, a pass-through wrapper for SQL forms the parser rewrites into other
+expressions: ``sum(v) FILTER (WHERE cond)`` is computed as ``sum(CASE WHEN cond THEN v END)``,
+``s LIKE ANY ('a%', 'b%')`` as ``s LIKE 'a%' OR s LIKE 'b%'``. The wrapper evaluates the
+rewriting and gives the result Spark's name (``sum(v) FILTER (WHERE cond)``, ``likeany(s)``).
 
 Invariants
 ----------
-* The wrapper is not an aggregate itself: the aggregate operator finds the aggregate below
+* The wrapper is not an aggregate itself: the aggregate operator finds an aggregate below
   it (as below any other expression) and replaces it with its result column; the wrapper
   then passes that column through unchanged.
 """
@@ -25,18 +24,18 @@ import pyarrow as pa
 from ..types import DataType
 from .base import EvalContext, Expression
 
-__all__ = ["FilteredAggregate"]
+__all__ = ["SqlNamed"]
 
 
-class FilteredAggregate(Expression):
-    """``agg(...) FILTER (WHERE cond)``: the value of ``child`` under the name ``text``.
+class SqlNamed(Expression):
+    """The value of ``child`` under the name ``text``.
 
     Parameters
     ----------
     child : Expression
-        The aggregate over inputs that are null (or skipped) outside the filter.
+        The expression that computes the value.
     text : str
-        Spark's SQL text of the original call with its clause.
+        Spark's SQL text of the form the user wrote.
     """
 
     def __init__(self, child: Expression, text: str) -> None:
@@ -48,7 +47,7 @@ class FilteredAggregate(Expression):
         return self.children[0]
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return FilteredAggregate(children[0], self.text)
+        return SqlNamed(children[0], self.text)
 
     def data_type(self) -> DataType:
         return self.child.data_type()
@@ -59,7 +58,7 @@ class FilteredAggregate(Expression):
 
     @property
     def foldable(self) -> bool:
-        return False
+        return self.child.foldable
 
     def sql(self) -> str:
         return self.text
