@@ -114,6 +114,7 @@ def test_group_by_all_groups_by_the_items_without_aggregates(spark: SparkSession
     query = "SELECT id % 2 AS k, count(*) FROM range(5) GROUP BY ALL ORDER BY k"
     assert result(spark, query) == (["k", "count(1)"], [(0, 3), (1, 2)])
     assert result(spark, "SELECT count(*) FROM range(5) GROUP BY ALL") == (["count(1)"], [(5,)])
+    assert result(spark, "SELECT 1 FROM range(3) GROUP BY ALL") == (["1"], [(1,)])  # one group of all rows
     query = "SELECT id % 2 AS k, 1 AS one, count(*) FROM range(5) GROUP BY ALL ORDER BY 1"
     assert result(spark, query) == (["k", "one", "count(1)"], [(0, 1, 3), (1, 1, 2)])
 
@@ -223,3 +224,47 @@ def test_like_any_with_null_or_column_patterns_is_the_expanded_form(spark: Spark
         ["(abc LIKE z% OR abc LIKE NULL)", "(abc LIKE a% AND abc LIKE NULL)", "likeany(dept)"], [(None, None, True)])
     query = "SELECT s LIKE ANY (dept, 'x'), s NOT LIKE ALL ('%a%', '%q%') FROM emp LIMIT 1"
     assert result(spark, query) == (["(s LIKE dept OR s LIKE x)", "notlikeall(s)"], [(False, False)])
+
+
+# -- PIVOT ---------------------------------------------------------------------------------
+
+def test_pivot_groups_by_the_columns_nothing_else_reads(spark: SparkSession) -> None:
+    query = "SELECT * FROM (SELECT dept, id FROM emp) PIVOT (count(id) FOR dept IN ('eng', 'ops'))"
+    assert result(spark, query) == (["eng", "ops"], [(2, 3)])
+    query = ("SELECT * FROM (SELECT dept, id, id % 2 AS k FROM emp) PIVOT (sum(id) FOR dept IN ('eng', 'ops')) "
+             "ORDER BY k")
+    assert result(spark, query) == (["k", "eng", "ops"], [(0, 0, 6), (1, 1, 3)])
+
+
+def test_pivot_names_value_and_aggregate_aliases(spark: SparkSession) -> None:
+    query = ("SELECT * FROM (SELECT dept, id, id % 2 AS k FROM emp) "
+             "PIVOT (sum(id) AS s, count(*) AS c FOR dept IN ('eng' AS e, 'ops')) ORDER BY k")
+    assert result(spark, query) == (["k", "e_s", "e_c", "ops_s", "ops_c"], [(0, 0, 1, 6, 2), (1, 1, 1, 3, 1)])
+    query = "SELECT * FROM (SELECT dept, id FROM emp) PIVOT (sum(id), count(id) FOR dept IN ('eng', 'ops' AS o))"
+    assert result(spark, query) == (["eng_sum(id)", "eng_count(id)", "o_sum(id)", "o_count(id)"], [(1, 2, 9, 3)])
+
+
+def test_pivot_values_must_be_literals(spark: SparkSession) -> None:
+    with pytest.raises(AnalysisException) as info:
+        spark.sql("SELECT * FROM (SELECT dept, id FROM emp) PIVOT (sum(id) FOR dept IN (dept))")
+    assert info.value.getErrorClass() == "NON_LITERAL_PIVOT_VALUES"
+
+
+# -- TABLESAMPLE -----------------------------------------------------------------------------
+
+def test_tablesample_percent_and_rows(spark: SparkSession) -> None:
+    assert len(result(spark, "SELECT * FROM emp TABLESAMPLE (100 PERCENT)")[1]) == 5
+    assert result(spark, "SELECT * FROM emp TABLESAMPLE (0 PERCENT)") == (["id", "dept", "s"], [])
+    assert result(spark, "SELECT id FROM emp TABLESAMPLE (2 ROWS)") == (["id"], [(0,), (1,)])
+    query = "SELECT e.id FROM emp TABLESAMPLE (100 PERCENT) REPEATABLE (3) AS e ORDER BY e.id"
+    assert result(spark, query) == (["id"], [(0,), (1,), (2,), (3,), (4,)])
+
+
+def test_tablesample_of_a_subquery_samples_about_the_fraction(spark: SparkSession) -> None:
+    query = "SELECT count(*) FROM (SELECT * FROM range(1000)) TABLESAMPLE (10 PERCENT) REPEATABLE (7) t"
+    assert 50 < result(spark, query)[1][0][0] < 200
+
+
+def test_tablesample_out_of_range_is_a_parse_error(spark: SparkSession) -> None:
+    with pytest.raises(ParseException, match="Sampling fraction"):
+        spark.sql("SELECT * FROM emp TABLESAMPLE (150 PERCENT)")

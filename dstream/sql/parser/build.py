@@ -45,6 +45,7 @@ from dstream.sql.parser.nodes import (
     Literal,
     Name,
     Over,
+    Pivot,
     Query,
     Relation,
     Select,
@@ -54,9 +55,11 @@ from dstream.sql.parser.nodes import (
     SubqueryRef,
     Table,
     TableFunction,
+    TableSample,
     With,
 )
 from dstream.sql.parser.query import parse_query
+from dstream.sql.parser.reshape import pivot, table_sample
 from dstream.sql.parser.subqueries import SubqueryRewriter
 
 __all__ = ["parse_expression", "run_query", "to_column", "build_query"]
@@ -323,6 +326,10 @@ class _QueryBuilder:
             return self.inline_table(node)
         if isinstance(node, TableFunction):
             return self.table_function(node)
+        if isinstance(node, TableSample):
+            return table_sample(self, node)
+        if isinstance(node, Pivot):
+            return pivot(self, node)
         left, right = self.relation(node.left), self.relation(node.right)
         return self.join(node, left, right)
 

@@ -24,7 +24,7 @@ from typing import Any
 __all__ = [
     "Expr", "Literal", "Name", "Star", "Unary", "Binary", "Call", "Case", "Cast", "In", "Between",
     "Like", "IsNull", "IsBool", "DistinctFrom", "Subscript", "Field", "Alias", "Lambda", "Over", "SortItem",
-    "Table", "SubqueryRef", "Join", "Select", "SetOp", "Relation", "Query",
+    "Table", "SubqueryRef", "Join", "Select", "SetOp", "Relation", "Query", "TableSample", "Pivot",
 ]
 
 
@@ -300,7 +300,29 @@ class LateralView:
     columns: tuple[str, ...] = ()
 
 
-Relation = Table | SubqueryRef | Join | LateralView | InlineTable | TableFunction
+@dataclass(frozen=True)
+class TableSample:
+    """``relation TABLESAMPLE (n PERCENT | n ROWS) [REPEATABLE (seed)]``: ``percent`` (0 to 100)
+    or ``rows`` set."""
+
+    relation: Relation
+    percent: float | None = None
+    rows: int | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Pivot:
+    """``relation PIVOT (agg [AS a], ... FOR column IN (value [AS v], ...))``: one column per
+    value (and aggregate), grouped by the relation's other columns."""
+
+    relation: Relation
+    aggregates: tuple[Expr, ...]
+    column: str
+    values: tuple[Expr, ...]
+
+
+Relation = Table | SubqueryRef | Join | LateralView | InlineTable | TableFunction | TableSample | Pivot
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,9 @@ The grammar of the queries ``spark.sql`` runs::
                 | GROUP BY GROUPING SETS ((e, ...), e, (), ...)]
                [HAVING e]
     relation:= primary (join_type JOIN primary [ON e | USING (c, ...)])*
-    primary := name [[AS] alias] | (query) [AS] alias | (relation)
+    from    := relation, ... [LATERAL VIEW ...] [PIVOT (agg, ... FOR col IN (value [AS v], ...))]
+    primary := name [sample] [[AS] alias] | (query) [sample] [AS] alias | (relation)
+    sample  := TABLESAMPLE (n PERCENT | n ROWS) [REPEATABLE (seed)]
     sort    := e [ASC | DESC] [NULLS FIRST | NULLS LAST]
 
 ``join_type`` is ``[INNER] | CROSS | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER] |
@@ -46,6 +48,7 @@ from dstream.sql.parser.nodes import (
     LateralView,
     Literal,
     Over,
+    Pivot,
     Query,
     Relation,
     Select,
@@ -56,6 +59,7 @@ from dstream.sql.parser.nodes import (
     SubqueryRef,
     Table,
     TableFunction,
+    TableSample,
     With,
 )
 
@@ -159,6 +163,8 @@ class QueryParser(ExpressionParser):
                 relation = Join(relation, self._relation(), "cross")
             while self.tok.is_word("LATERAL"):
                 relation = self._lateral_view(relation)
+            if self.tok.is_word("PIVOT"):  # after the whole FROM clause, as in Spark's grammar
+                relation = self._pivot(relation)
         where = self.expression() if self.accept_word("WHERE") else None
         group_by: list[Expr] = []
         if self.tok.is_word("GROUP"):
@@ -288,7 +294,8 @@ class QueryParser(ExpressionParser):
                 self.advance()
                 query = self.query()
                 self.expect_op(")")
-                return SubqueryRef(query, self._alias())
+                sample = self._sample_clause()
+                return self._sampled(SubqueryRef(query, self._alias()), sample)
             return self._parenthesised_relation()
         if self.tok.is_word("VALUES"):
             return self._inline_table()
@@ -307,7 +314,78 @@ class QueryParser(ExpressionParser):
                 columns = self._identifiers()
                 self.expect_op(")")
             return TableFunction(parts[0].lower(), tuple(args), alias, columns)
-        return Table(parts, self._alias())
+        sample = self._sample_clause()
+        return self._sampled(Table(parts, self._alias()), sample)
+
+    def _sample_clause(self) -> tuple[float | None, int | None, int | None] | None:
+        """``TABLESAMPLE (n PERCENT | n ROWS) [REPEATABLE (seed)]`` as (percent, rows, seed), or None."""
+        if not self.accept_word("TABLESAMPLE"):
+            return None
+        self.expect_op("(")
+        at = self.tok
+        if at.kind != "NUMBER":
+            raise syntax_error(at, ": TABLESAMPLE takes (n PERCENT) or (n ROWS); BUCKET x OUT OF y is not "
+                                   "supported here")
+        self.advance()
+        percent, rows = None, None
+        if self.accept_word("PERCENT"):
+            percent = float(at.value)
+            if not 0 <= percent <= 100:
+                raise ParseException(f"Sampling fraction ({percent / 100}) must be on interval [0, 1]. Give "
+                                     "TABLESAMPLE a percentage from 0 to 100.", "PARSE_SYNTAX_ERROR",
+                                     {"error": "TABLESAMPLE", "hint": ""})
+        else:
+            self.expect_word("ROWS")
+            if not at.value.isdigit():
+                raise syntax_error(at, ": TABLESAMPLE (n ROWS) takes a whole number of rows")
+            rows = int(at.value)
+        self.expect_op(")")
+        seed = None
+        if self.accept_word("REPEATABLE"):
+            self.expect_op("(")
+            if self.tok.kind != "NUMBER" or not self.tok.value.isdigit():
+                raise syntax_error(self.tok, ": REPEATABLE takes an integer seed")
+            seed = int(self.advance().value)
+            self.expect_op(")")
+        return percent, rows, seed
+
+    @staticmethod
+    def _sampled(relation: Relation, sample: tuple[float | None, int | None, int | None] | None) -> Relation:
+        return relation if sample is None else TableSample(relation, *sample)
+
+    def _pivot(self, relation: Relation) -> Pivot:
+        """``PIVOT (agg [AS a], ... FOR column IN (value [AS v], ...))`` (PIVOT the current token)."""
+        self.advance()
+        self.expect_op("(")
+        aggregates = [self._pivot_item()]
+        while self.accept_op(","):
+            aggregates.append(self._pivot_item())
+        self.expect_word("FOR")
+        if self.tok.is_op("("):
+            raise ParseException("PIVOT over several columns, FOR (a, b) IN (...), is not supported; pivot one "
+                                 "column (combine them into one first).", "UNSUPPORTED_FEATURE",
+                                 {"feature": "PIVOT FOR (columns)"})
+        column = self.identifier()
+        self.expect_word("IN")
+        self.expect_op("(")
+        values = [self._pivot_item()]
+        while self.accept_op(","):
+            values.append(self._pivot_item())
+        self.expect_op(")")
+        self.expect_op(")")
+        return Pivot(relation, tuple(aggregates), column, tuple(values))
+
+    def _pivot_item(self) -> Expr:
+        """``expr [[AS] name]`` of PIVOT, where FOR ends an aggregate (it is no alias there)."""
+        expr = self.expression()
+        if self.accept_word("AS"):
+            return Alias(expr, (self.identifier(),))
+        token = self.tok
+        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in ALIAS_RESERVED
+                                      and not token.is_word("FOR")):
+            self.advance()
+            return Alias(expr, (token.value,))
+        return expr
 
     def _inline_table(self) -> InlineTable:
         """``VALUES (a, b), ... [AS] alias[(col, ...)]`` (VALUES is the current token)."""
@@ -408,6 +486,9 @@ def _group_by_all(items: list[Expr]) -> list[Expr]:
                                  "UNSUPPORTED_FEATURE", {"feature": "GROUP BY ALL with SELECT *"})
         if not isinstance(expr, Literal) and not contains_aggregate(expr) and expr not in keys:
             keys.append(expr)
+    if not keys and not any(contains_aggregate(i) for i in items):
+        # Only constants: still one group of every row (Spark gives one row), as GROUPING SETS (()) is.
+        return [Call("grouping_sets", (Call("__set"),))]
     return keys
 
 

@@ -54,6 +54,7 @@ from dstream.sql.parser.nodes import (
     Subquery,
     SubqueryRef,
     Table,
+    TableSample,
     Unary,
 )
 
@@ -93,6 +94,8 @@ def aliases(relation: Relation | None) -> set[str]:
         return aliases(relation.left) | aliases(relation.right)
     if isinstance(relation, LateralView):
         return aliases(relation.relation) | {relation.table.lower()}
+    if isinstance(relation, TableSample):  # a sample keeps its relation's names
+        return aliases(relation.relation)
     return set()
 
 
