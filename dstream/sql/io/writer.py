@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from dstream.sql.arrow_convert import SPARK_ROW_METADATA_KEY
 from dstream.sql.errors import AnalysisException, IllegalArgumentException
 from dstream.sql.io.base import FileFormat, time_zone_option
-from dstream.sql.io.encode import csv_field, json_text, value_encoder
+from dstream.sql.io.encode import CsvDialect, csv_field, format_temporal_columns, json_text, value_encoder
 from dstream.sql.io.files import HIVE_DEFAULT_PARTITION, option, option_bool
 from dstream.sql.io.formats import get_format
 
@@ -134,31 +134,29 @@ def _file_bytes(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any]) ->
         return "".join((v or "") + sep for v in table.column(0).to_pylist()).encode("utf-8")
     if fmt.name == "json":
         sep = option(options, "lineSep") or "\n"
-        return "".join(json_text(row, table.schema, zone) + sep for row in table.to_pylist()).encode("utf-8")
+        table = format_temporal_columns(table, options, zone)
+        keep_nulls = not option_bool(options, "ignoreNullFields", True)
+        return "".join(json_text(row, table.schema, zone, not keep_nulls) + sep
+                       for row in table.to_pylist()).encode("utf-8")
     if fmt.name == "csv":
         lines = csv_lines(table, options)
         if option_bool(options, "header"):
-            sep, quote_char, escape, null_value = _csv_dialect(options)
-            lines.insert(0, sep.join(csv_field(n, sep, quote_char, escape, null_value) for n in table.schema.names))
+            dialect = CsvDialect.of(options)
+            lines.insert(0, dialect.sep.join(csv_field(n, dialect) for n in table.schema.names))
         return "".join(line + "\n" for line in lines).encode(option(options, "encoding") or "utf-8")
     return None
-
-
-def _csv_dialect(options: Mapping[str, Any]) -> tuple[str, str, str, str]:
-    return (option(options, "sep") or option(options, "delimiter") or ",", option(options, "quote", '"') or '"',
-            option(options, "escape", "\\") or "\\", option(options, "nullValue", "") or "")
 
 
 def csv_lines(table: pa.Table, options: Mapping[str, Any]) -> list[str]:
     """Each row of ``table`` as one CSV line, as the CSV writer writes it (no header, no newline)."""
     zone = time_zone_option(options)
-    sep, quote_char, escape, null_value = _csv_dialect(options)
+    dialect = CsvDialect.of(options)
+    table = format_temporal_columns(table, options, zone)
     columns = []
     for fld, column in zip(table.schema, table.columns):
         encode = value_encoder(fld.type, zone)
-        columns.append([csv_field(None if v is None else encode(v), sep, quote_char, escape, null_value)
-                        for v in column.to_pylist()])
-    return [sep.join(row) for row in zip(*columns)] if columns else [""] * table.num_rows
+        columns.append([csv_field(None if v is None else encode(v), dialect) for v in column.to_pylist()])
+    return [dialect.sep.join(row) for row in zip(*columns)] if columns else [""] * table.num_rows
 
 
 #: The ``compression`` (or ``codec``) options of the text formats: Hadoop's short names and

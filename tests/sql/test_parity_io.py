@@ -1,0 +1,92 @@
+"""Behaviours found to differ from PySpark 4.0.1: file sources and sinks, and DataFrame API gaps.
+
+One test per finding; the expected values are what PySpark 4.0.1 printed (or wrote) for
+the same calls.
+"""
+
+from __future__ import annotations
+
+import datetime
+import glob
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dstream.sql import DataFrame, SparkSession
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    session = (SparkSession.builder.master("local").appName("parity-io")
+               .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    yield session
+    session.stop()
+
+
+def _written(df: DataFrame, path: Path, fmt: str = "csv", **options: Any) -> str:
+    """The text of the part files ``df`` writes (as one partition) with ``options``."""
+    getattr(df.coalesce(1).write.options(**options), fmt)(str(path))
+    return "".join(Path(f).read_text() for f in sorted(glob.glob(os.path.join(path, "part-*"))))
+
+
+@pytest.fixture
+def quoting(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame([(1, 'he said "x"', "a,b", None, "", " sp ")],
+                                 "id int, s string, t string, n string, e string, w string")
+
+
+def test_csv_quote_all_quotes_every_field_nulls_and_the_header_too(quoting: DataFrame, tmp_path: Path) -> None:
+    # quoteAll was ignored: only fields that needed quotes were quoted.
+    assert _written(quoting, tmp_path / "a", quoteAll=True) == '"1","he said \\"x\\"","a,b","","","sp"\n'
+    assert _written(quoting, tmp_path / "b", quoteAll=True, header=True) == (
+        '"id","s","t","n","e","w"\n"1","he said \\"x\\"","a,b","","","sp"\n')
+    assert _written(quoting, tmp_path / "c", quoteAll=True, nullValue="NULL") == (
+        '"1","he said \\"x\\"","a,b","NULL","","sp"\n')
+
+
+def test_csv_empty_value_on_write_replaces_the_quoted_empty_field(quoting: DataFrame, tmp_path: Path) -> None:
+    # emptyValue was ignored: empty strings were always written as "".
+    assert _written(quoting, tmp_path / "a", emptyValue="EMPTY") == '1,"he said \\"x\\"","a,b",,EMPTY,sp\n'
+    assert _written(quoting, tmp_path / "b", emptyValue="") == '1,"he said \\"x\\"","a,b",,,sp\n'
+    assert _written(quoting, tmp_path / "c", emptyValue="a,b") == '1,"he said \\"x\\"","a,b",,"a,b",sp\n'
+    assert _written(quoting, tmp_path / "d", quoteAll=True, emptyValue="EMPTY") == (
+        '"1","he said \\"x\\"","a,b","","EMPTY","sp"\n')
+
+
+def test_csv_write_can_keep_surrounding_white_space(quoting: DataFrame, tmp_path: Path) -> None:
+    # The writer always trimmed; Spark trims only while ignore*WhiteSpace (default true on write).
+    assert _written(quoting, tmp_path / "a", ignoreLeadingWhiteSpace=False, ignoreTrailingWhiteSpace=False) == (
+        '1,"he said \\"x\\"","a,b",,"", sp \n')
+
+
+@pytest.fixture
+def temporals(spark: SparkSession) -> DataFrame:
+    stamp = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456)
+    return spark.createDataFrame([(datetime.date(2024, 1, 2), stamp, stamp)], "d date, t timestamp, z timestamp_ntz")
+
+
+def test_csv_and_json_writers_honour_date_and_timestamp_formats(temporals: DataFrame, tmp_path: Path) -> None:
+    # dateFormat/timestampFormat were ignored on write: the defaults were always written.
+    formats = {"dateFormat": "dd/MM/yyyy", "timestampFormat": "yyyy/MM/dd HH:mm"}
+    assert _written(temporals, tmp_path / "default") == "2024-01-02,2024-01-02T03:04:05.123Z,2024-01-02T03:04:05.123\n"
+    assert _written(temporals, tmp_path / "a", **formats) == "02/01/2024,2024/01/02 03:04,2024-01-02T03:04:05.123\n"
+    assert _written(temporals, tmp_path / "b", timestampFormat="yyyy-MM-dd HH:mm:ss.SSSSSS XXX") == (
+        "2024-01-02,2024-01-02 03:04:05.123456 Z,2024-01-02T03:04:05.123\n")
+    assert _written(temporals, tmp_path / "c", timestampNTZFormat="dd.MM.yyyy HH:mm") == (
+        "2024-01-02,2024-01-02T03:04:05.123Z,02.01.2024 03:04\n")
+    assert _written(temporals, tmp_path / "j", "json", **formats) == (
+        '{"d":"02/01/2024","t":"2024/01/02 03:04","z":"2024-01-02T03:04:05.123"}\n')
+
+
+def test_json_ignore_null_fields_false_writes_nulls_in_rows_and_structs(spark: SparkSession, tmp_path: Path) -> None:
+    # ignoreNullFields=False was ignored: null fields were always omitted.
+    df = spark.createDataFrame([(1, None, (None, 2), [1, None], {"k": None})],
+                               "a int, b string, s struct<x:int,y:int>, l array<int>, m map<string,int>")
+    assert _written(df, tmp_path / "a", "json") == '{"a":1,"s":{"y":2},"l":[1,null],"m":{"k":null}}\n'
+    assert _written(df, tmp_path / "b", "json", ignoreNullFields=False) == (
+        '{"a":1,"b":null,"s":{"x":null,"y":2},"l":[1,null],"m":{"k":null}}\n')
+    assert _written(df, tmp_path / "c", "json", ignoreNullFields="false") == (
+        '{"a":1,"b":null,"s":{"x":null,"y":2},"l":[1,null],"m":{"k":null}}\n')
