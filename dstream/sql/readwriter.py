@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from .errors import AnalysisException, IllegalArgumentException, PySparkValueError
 from .io import abort_output, commit_output, get_format, list_input_files, prepare_output, write_task
-from .io.writer import file_extension
+from .io.writer import check_writable, file_extension
 from .local_data import attributes_of, schema_argument
 from .plan.logical import FileRelation
 from .types import StructType
@@ -221,6 +221,7 @@ class DataFrameWriter(OptionsBuilder):
                     f"Partition column `{name}` not found in schema {schema.simpleString()}.",
                     "COLUMN_NOT_FOUND_IN_SCHEMA", {"colName": name})
         file_extension(self._format, self._options)  # an unknown codec fails before the output is touched
+        check_writable(self._format, schema, self._partition_by)
         dynamic = self._mode == "overwrite" and bool(self._partition_by) and self._dynamic_overwrite()
         if not prepare_output(path, self._mode, dynamic):
             return

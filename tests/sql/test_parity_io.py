@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from dstream.sql import DataFrame, SparkSession
+from dstream.sql.errors import AnalysisException
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +91,37 @@ def test_json_ignore_null_fields_false_writes_nulls_in_rows_and_structs(spark: S
         '{"a":1,"b":null,"s":{"x":null,"y":2},"l":[1,null],"m":{"k":null}}\n')
     assert _written(df, tmp_path / "c", "json", ignoreNullFields="false") == (
         '{"a":1,"b":null,"s":{"x":null,"y":2},"l":[1,null],"m":{"k":null}}\n')
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "json"])
+def test_partitioning_by_every_column_is_refused_before_writing(spark: SparkSession, tmp_path: Path,
+                                                                fmt: str) -> None:
+    # The write went ahead, leaving files without any column.
+    df = spark.createDataFrame([(1, "a")], "id int, v string")
+    with pytest.raises(AnalysisException) as caught:
+        getattr(df.write.partitionBy("id", "v"), fmt)(str(tmp_path / "out"))
+    assert caught.value.getCondition() == "ALL_PARTITION_COLUMNS_NOT_ALLOWED"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("schema", "row", "column_type"), [
+    ("a array<int>", ([1],), '"ARRAY<INT>"'),
+    ("i int, a map<string,int>", (1, {"a": 1}), '"MAP<STRING, INT>"'),
+    ("i int, a struct<x:int>", (1, (1,)), '"STRUCT<x: INT>"'),
+])
+def test_csv_refuses_nested_columns_before_writing(spark: SparkSession, tmp_path: Path, schema: str,
+                                                   row: tuple[Any, ...], column_type: str) -> None:
+    # The CSV writer printed nested values as Python reprs.
+    with pytest.raises(AnalysisException) as caught:
+        spark.createDataFrame([row], schema).write.csv(str(tmp_path / "out"))
+    assert caught.value.getCondition() == "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE"
+    assert caught.value.getMessageParameters() == {"columnName": "`a`", "columnType": column_type, "format": "CSV"}
+    assert not (tmp_path / "out").exists()
+
+
+def test_text_refuses_a_non_string_column_before_writing(spark: SparkSession, tmp_path: Path) -> None:
+    # The refusal came from the tasks, after the output directory was created.
+    with pytest.raises(AnalysisException) as caught:
+        spark.createDataFrame([(1,)], "i int").write.text(str(tmp_path / "out"))
+    assert caught.value.getMessageParameters() == {"columnName": "`i`", "columnType": '"INT"', "format": "Text"}
+    assert not (tmp_path / "out").exists()

@@ -43,8 +43,8 @@ from dstream.sql.io.formats import get_format
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
 
-__all__ = ["prepare_output", "write_task", "write_files", "commit_output", "abort_output", "csv_lines",
-           "file_extension"]
+__all__ = ["prepare_output", "check_writable", "write_task", "write_files", "commit_output", "abort_output",
+           "csv_lines", "file_extension"]
 
 _MODES = {"error": "error", "errorifexists": "error", "default": "error", "overwrite": "overwrite",
           "append": "append", "ignore": "ignore"}
@@ -90,6 +90,48 @@ def prepare_output(path: str, mode: str = "error", dynamic: bool = False) -> boo
             os.remove(local)
     os.makedirs(local, exist_ok=True)
     return True
+
+
+def check_writable(fmt: str, schema: StructType, partition_by: Sequence[str] = ()) -> None:
+    """Refuse, before anything is written, a write Spark refuses at analysis.
+
+    Parameters
+    ----------
+    fmt : str
+        The output format's name (``"csv"``, ``"json"``, ``"text"``, ``"parquet"``).
+    schema : StructType
+        The rows' schema.
+    partition_by : sequence of str
+        The ``partitionBy`` columns (already checked to exist).
+
+    Raises
+    ------
+    AnalysisException
+        ``ALL_PARTITION_COLUMNS_NOT_ALLOWED`` when every column is a partition column (the
+        files would hold no column); ``UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE`` for an array,
+        map or struct column in CSV, or a text write that is not one string column.
+    """
+    from dstream.sql.expressions.coercion import type_sql  # noqa: PLC0415 - the analyzer's type names, on use
+    from dstream.sql.types import ArrayType, MapType, StringType, StructType  # noqa: PLC0415 - as above
+
+    wanted = {n.lower() for n in partition_by}
+    data = [f for f in schema.fields if f.name.lower() not in wanted]
+    if partition_by and not data:
+        raise AnalysisException(
+            f"Cannot use all columns for partition columns: partitionBy({', '.join(partition_by)}) leaves no "
+            "column for the files. Keep at least one column out of partitionBy.", "ALL_PARTITION_COLUMNS_NOT_ALLOWED",
+            {})
+    name = fmt.lower()
+    label = {"csv": "CSV", "text": "Text"}.get(name)
+    for fld in data:
+        if (name == "csv" and isinstance(fld.dataType, ArrayType | MapType | StructType)) or (
+                name == "text" and not isinstance(fld.dataType, StringType)):
+            fix = ("write it as JSON or Parquet, or turn it into a string first (to_json, concat_ws)"
+                   if name == "csv" else "select one string column (e.g. with concat_ws) before writing text")
+            raise AnalysisException(
+                f"The {label} datasource doesn't support the column `{fld.name}` of the type "
+                f'"{type_sql(fld.dataType)}": {fix}.', "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
+                {"columnName": f"`{fld.name}`", "columnType": f'"{type_sql(fld.dataType)}"', "format": label or name})
 
 
 def _escape_partition(value: Any) -> str:
