@@ -125,3 +125,42 @@ def test_text_refuses_a_non_string_column_before_writing(spark: SparkSession, tm
         spark.createDataFrame([(1,)], "i int").write.text(str(tmp_path / "out"))
     assert caught.value.getMessageParameters() == {"columnName": "`i`", "columnType": '"INT"', "format": "Text"}
     assert not (tmp_path / "out").exists()
+
+
+def _csv(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+def test_csv_read_tells_quoted_empty_fields_from_unquoted_ones(spark: SparkSession, tmp_path: Path) -> None:
+    # Every empty field was null; emptyValue was ignored and nullValue="x" still nulled "".
+    path = _csv(tmp_path / "q.csv", 'a,b\n"",5\n,6\nx,7\n"x",8\n')
+    assert [r.a for r in spark.read.csv(path, header=True).collect()] == [None, None, "x", "x"]
+    assert [r.a for r in spark.read.csv(path, header=True, emptyValue="EMPTY").collect()] == (
+        ["EMPTY", None, "x", "x"])
+    assert [r.a for r in spark.read.csv(path, header=True, nullValue="x").collect()] == ["", None, None, None]
+
+
+def test_csv_read_line_sep(spark: SparkSession, tmp_path: Path) -> None:
+    # lineSep was ignored: the file was one record '1|b', '2|'.
+    path = _csv(tmp_path / "ls.csv", "a;1|b;2|")
+    rows = spark.read.csv(path, sep=";", lineSep="|").collect()
+    assert [tuple(r) for r in rows] == [("a", "1"), ("b", "2")]
+
+
+def test_csv_read_ignores_white_space_when_asked_also_for_inference(spark: SparkSession, tmp_path: Path) -> None:
+    # The options were ignored: " 4 " made the column a double and " 5 " kept its spaces.
+    path = _csv(tmp_path / "ws.csv", "a,b\n1,2.5\n3,x\n,\n 4 , 5 \n")
+    plain = spark.read.csv(path, header=True, inferSchema=True)
+    assert plain.dtypes == [("a", "double"), ("b", "string")]
+    trimmed = spark.read.csv(path, header=True, inferSchema=True, ignoreLeadingWhiteSpace=True,
+                             ignoreTrailingWhiteSpace=True)
+    assert trimmed.dtypes == [("a", "int"), ("b", "string")]
+    assert [tuple(r) for r in trimmed.collect()] == [(1, "2.5"), (3, "x"), (None, None), (4, "5")]
+
+
+def test_csv_without_multiline_ends_a_record_at_a_quoted_line_break(spark: SparkSession, tmp_path: Path) -> None:
+    # The record was read as if multiLine were set.
+    path = _csv(tmp_path / "ml.csv", 'a,b\n"multi\nline",2\n')
+    assert [tuple(r) for r in spark.read.csv(path, header=True).collect()] == [("multi", None), ('line"', "2")]
+    assert [tuple(r) for r in spark.read.csv(path, header=True, multiLine=True).collect()] == [("multi\nline", "2")]

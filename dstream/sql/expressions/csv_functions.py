@@ -45,7 +45,7 @@ def _tokens(value: str, opts: Any) -> list[str | None]:
     else:
         reader = csv.reader([value], delimiter=opts.sep, quotechar=opts.quote if opts.quote != "\0" else None,
                             doublequote=True)
-        fields = next(reader, [])
+        fields = list(next(reader, []))
     return [None if f == opts.null_value else f for f in fields]
 
 

@@ -3,9 +3,10 @@
 What this module owns
 ---------------------
 :class:`CsvFormat`: ``header``, ``sep``/``delimiter``, ``quote``, ``escape``, ``nullValue``,
-``comment``, ``encoding``, ``multiLine``, ``mode`` (PERMISSIVE, DROPMALFORMED, FAILFAST),
-``columnNameOfCorruptRecord``, ``nanValue``/``positiveInf``/``negativeInf``,
-``timestampFormat``/``dateFormat``, ``inferSchema``; names ``_c0``, ``_c1``... without a header.
+``emptyValue``, ``comment``, ``encoding``, ``multiLine``, ``lineSep``, ``mode`` (PERMISSIVE,
+DROPMALFORMED, FAILFAST), ``columnNameOfCorruptRecord``, ``nanValue``/``positiveInf``/``negativeInf``,
+``timestampFormat``/``dateFormat``, ``ignoreLeadingWhiteSpace``/``ignoreTrailingWhiteSpace``,
+``inferSchema``; names ``_c0``, ``_c1``... without a header.
 
 Invariants
 ----------
@@ -13,9 +14,14 @@ Invariants
   parse. PERMISSIVE keeps it (missing fields and bad fields null, extra tokens dropped,
   the line in the corrupt-record column when the schema has one); DROPMALFORMED drops it;
   FAILFAST raises ``MALFORMED_RECORD_IN_PARSING``.
-* An empty field and a field equal to ``nullValue`` (default: empty) are null, whatever
-  the type (Spark keeps a quoted empty field as ``emptyValue`` when ``nullValue`` is set;
-  here it is null too). A UTF-8 byte order mark at the start of a file is skipped.
+* An unquoted empty field is null; a quoted empty one (``""``) is ``emptyValue`` (default
+  empty); then a field equal to ``nullValue`` (default: empty) is null, whatever the type.
+  (Where :mod:`csv` tokenizes, with ``multiLine`` or without an escape character, quoted
+  and unquoted empty fields are not told apart: both are null.) A UTF-8 byte order mark
+  at the start of a file is skipped.
+* Without ``multiLine`` every line is a record, even inside quotes (Spark's two broken
+  records for a quoted line break); ``lineSep`` (one character, or ``\r\n``) replaces the
+  line breaks and makes each file one split; with ``multiLine`` it is not supported.
 * Clean input is tokenized by pyarrow; a split with a malformed line is tokenized again
   line by line with :mod:`csv`, so records keep their order and their text.
 """
@@ -51,6 +57,10 @@ class CsvOptions:
     quote: str
     escape: str
     null_value: str
+    empty_value: str
+    trim_leading: bool
+    trim_trailing: bool
+    line_sep: str | None  # None: any of \n, \r\n, \r
     comment: str | None
     encoding: str
     multi_line: bool
@@ -71,9 +81,13 @@ class CsvOptions:
                              option(options, "negativeInf", "-Inf") or "-Inf",
                              time_zone_option(options), option(options, "timestampFormat"),
                              option(options, "dateFormat"))
+        line_sep = option(options, "lineSep") or None
         return cls(option_bool(options, "header"), sep, option(options, "quote", '"') or "\0",
                    option(options, "escape", "\\") or "\0", option(options, "nullValue", "") or "",
-                   option(options, "comment") or None, option(options, "encoding") or option(options, "charset")
+                   option(options, "emptyValue", "") or "", option_bool(options, "ignoreLeadingWhiteSpace"),
+                   option_bool(options, "ignoreTrailingWhiteSpace"),
+                   None if line_sep in ("\n", "\r\n", "\r") else line_sep, option(options, "comment") or None,
+                   option(options, "encoding") or option(options, "charset")
                    or "utf-8", option_bool(options, "multiLine"), mode,
                    option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record", parse)
 
@@ -101,7 +115,7 @@ def _decode(data: bytes, opts: CsvOptions) -> str:
 
 def _fast_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOptions) -> _Tokens | None:
     """pyarrow's tokenization, or ``None`` when a record has another token count or the dialect needs Python."""
-    if opts.comment or len(opts.sep) != 1 or len(opts.quote) != 1 or len(opts.escape) != 1:
+    if opts.comment or opts.line_sep or len(opts.sep) != 1 or len(opts.quote) != 1 or len(opts.escape) != 1:
         return None
     if opts.escape not in ("\0", opts.quote) and opts.escape.encode() in data:
         return None  # pyarrow honours the escape outside quotes too: Spark only inside them
@@ -123,15 +137,35 @@ def _fast_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvOpt
         data = _decode(data, opts).encode("utf-8")
     try:
         table = pacsv.read_csv(io.BytesIO(data), read, parse, pacsv.ConvertOptions(
-            column_types={n: pa.string() for n in names} if names else None, null_values=[opts.null_value, ""],
-            strings_can_be_null=True, quoted_strings_can_be_null=True, check_utf8=False,
+            column_types={n: pa.string() for n in names} if names else None, null_values=[""],
+            # A quoted "" stays a string: it is emptyValue, not null (see _cleaned).
+            strings_can_be_null=True, quoted_strings_can_be_null=False, check_utf8=False,
             auto_dict_encode=False, include_columns=None))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     if bad or (width is not None and table.num_columns != width):
         return None
     columns = [c.combine_chunks().cast(pa.string()) for c in table.columns]
-    return _Tokens([_valid_utf8(c) for c in columns], None, None)
+    if not opts.multi_line and opts.quote.encode() in data and any(
+            pc.any(pc.match_substring_regex(c, "[\r\n]")).as_py() for c in columns):
+        return None  # pyarrow read a quoted line break as part of the field: Spark ends the record there
+    return _Tokens(_cleaned([_valid_utf8(c) for c in columns], opts), None, None)
+
+
+def _cleaned(columns: list[pa.Array], opts: CsvOptions) -> list[pa.Array]:
+    """Tokens as Spark's converters see them: trimmed if asked, ``""`` (a quoted empty field)
+    as ``emptyValue``, then ``nullValue`` as null. Unquoted empty fields come in as null."""
+    out = []
+    for column in columns:
+        if opts.trim_leading:
+            column = pc.utf8_ltrim_whitespace(column)
+        if opts.trim_trailing:
+            column = pc.utf8_rtrim_whitespace(column)
+        if opts.empty_value:
+            column = pc.if_else(pc.equal(column, ""), pa.scalar(opts.empty_value, pa.string()), column)
+        column = pc.if_else(pc.equal(column, opts.null_value), pa.scalar(None, pa.string()), column)
+        out.append(column)
+    return out
 
 
 def _valid_utf8(column: pa.Array) -> pa.Array:
@@ -144,17 +178,21 @@ def _valid_utf8(column: pa.Array) -> pa.Array:
 
 
 def _record_lines(text: str, opts: CsvOptions) -> list[str]:
-    lines = text.splitlines() if not opts.multi_line else [text]
+    if opts.multi_line:
+        lines = [text]
+    else:
+        lines = text.split(opts.line_sep) if opts.line_sep else text.splitlines()
     skip = opts.comment
     return [ln for ln in lines if ln.strip() and not (skip and ln.startswith(skip))]
 
 
-def split_record(line: str, opts: CsvOptions) -> list[str]:
+def split_record(line: str, opts: CsvOptions) -> list[str | None]:
     """One record's fields as Spark's CSV parser splits them: the escape character escapes only
     inside a quoted field (``"a\\"b"`` is ``a"b``); outside quotes it is an ordinary character
-    (``C:\\dir`` stays as written), and a doubled quote inside quotes is one quote."""
+    (``C:\\dir`` stays as written), and a doubled quote inside quotes is one quote. An unquoted
+    empty field is ``None``, a quoted one ``""``."""
     sep, quote, escape = opts.sep, opts.quote, opts.escape
-    fields: list[str] = []
+    fields: list[str | None] = []
     i, n = 0, len(line)
     while True:
         if i < n and line[i] == quote:
@@ -181,7 +219,7 @@ def split_record(line: str, opts: CsvOptions) -> list[str]:
         else:
             end = line.find(sep, i)
             end = n if end < 0 else end
-            fields.append(line[i:end])
+            fields.append(line[i:end] if end > i else None)
         if end >= n:
             return fields
         i = end + len(sep)
@@ -193,20 +231,22 @@ def _python_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvO
     dialect: dict[str, Any] = {"delimiter": opts.sep, "quotechar": opts.quote if opts.quote != "\0" else None,
                "escapechar": opts.escape if opts.escape not in ("\0", opts.quote) else None, "doublequote": True,
                "quoting": csv.QUOTE_MINIMAL if opts.quote != "\0" else csv.QUOTE_NONE, "strict": False}
-    records: list[list[str]]
+    records: list[list[str | None]]
     lines: list[str]
     if opts.multi_line:
         source = [ln for ln in io.StringIO(text, newline="")]
-        records = [r for r in csv.reader(source, **dialect) if r and any(x.strip() for x in r)]
+        parsed = [r for r in csv.reader(source, **dialect) if r and any(x.strip() for x in r)]
         if opts.comment:
-            records = [r for r in records if not r[0].startswith(opts.comment)]
-        lines = [opts.sep.join(r) for r in records]
+            parsed = [r for r in parsed if not r[0].startswith(opts.comment)]
+        lines = [opts.sep.join(r) for r in parsed]
+        records = [[x or None for x in r] for r in parsed]
     else:
         lines = _record_lines(text, opts)
         if opts.escape not in ("\0", opts.quote) and opts.quote != "\0":
             records = [split_record(ln, opts) for ln in lines]
         else:
-            records = [next(csv.reader([ln], **dialect), []) for ln in lines]
+            # csv does not tell a quoted empty field from an unquoted one: both null.
+            records = [[x or None for x in next(csv.reader([ln], **dialect), [])] for ln in lines]
     if skip_header and records:
         records, lines = records[1:], lines[1:]
     if width is None:
@@ -216,10 +256,9 @@ def _python_tokens(data: bytes, width: int | None, skip_header: bool, opts: CsvO
     for record in records:
         mismatch.append(len(record) != width)
         for i in range(width):
-            value = record[i] if i < len(record) else None
-            cols[i].append(None if value is None or value == opts.null_value or value == "" else value)
+            cols[i].append(record[i] if i < len(record) else None)
     mask = pa.array(mismatch, pa.bool_())
-    return _Tokens([pa.array(c, pa.string()) for c in cols], mask if any(mismatch) else None, lines)
+    return _Tokens(_cleaned([pa.array(c, pa.string()) for c in cols], opts), mask if any(mismatch) else None, lines)
 
 
 def _without_bom(data: bytes) -> bytes:
@@ -262,8 +301,9 @@ class CsvFormat(FileFormat):
     extension = "csv"
 
     def splittable_with(self, options: Mapping[str, Any]) -> bool:
-        """CSV splits by byte ranges unless ``multiLine`` (quoted newlines cross any boundary)."""
-        return not option_bool(options, "multiLine")
+        """CSV splits by byte ranges unless ``multiLine`` (quoted newlines cross any boundary) or
+        ``lineSep`` (splits end at line breaks)."""
+        return not option_bool(options, "multiLine") and CsvOptions.of(options).line_sep is None
 
     def _header(self, path: str, opts: CsvOptions) -> list[str]:
         if codec_of(path):
