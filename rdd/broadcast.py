@@ -5,6 +5,10 @@ created. A ``Broadcast`` pickled into a task carries only its id and path; the f
 ``.value`` in a worker process loads the file and keeps it for later tasks. An executor
 that cannot see the driver's directory (a Ray executor on another node) asks its
 environment's ``broadcast_source`` (the object store) for the same bytes.
+
+The driver's own ``Broadcast`` object keeps the value: as in PySpark, ``.value`` on the
+driver still answers after ``destroy()``; only tasks fail (they read the file, even those
+run in the driver's process).
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from .runtime import environment
+from .runtime.task_context import TaskContext
 from .serialization.serializer import dumps_data
 
 T = TypeVar("T")
 
 _loaded: dict[int, Any] = {}
+_NO_VALUE: Any = object()  # a Broadcast unpickled in a task: no driver copy
 _loaded_lock = threading.Lock()
 
 
@@ -32,6 +38,8 @@ class Broadcast(Generic[T]):
         self._id = bid
         self._path = path
         self._on_destroy = on_destroy  # the driver's: tell the executors' other sources
+        # PySpark's driver object holds its value, so destroy() does not take it from the driver.
+        self._driver_value = value if on_driver else _NO_VALUE
         if on_driver:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             tmp = f"{path}.tmp"
@@ -47,7 +55,11 @@ class Broadcast(Generic[T]):
 
     @property
     def value(self) -> T:
-        """The broadcast value (loaded from its file on first use in a worker)."""
+        """The broadcast value (loaded from its file on first use in a worker; the driver's copy on the driver)."""
+        if self._driver_value is not _NO_VALUE and TaskContext.get() is None:
+            # On the driver outside a task; a task run in the driver's process reads the
+            # file like any other, so a destroyed broadcast still fails there, as in Spark.
+            return self._driver_value
         with _loaded_lock:
             if self._id in _loaded:
                 return _loaded[self._id]
@@ -69,7 +81,7 @@ class Broadcast(Generic[T]):
         """Drop the cached copies in workers (they reload on next use)."""
 
     def destroy(self, blocking: bool = False) -> None:
-        """Destroy the value everywhere; it cannot be used afterwards."""
+        """Destroy the value in the workers; tasks cannot use it afterwards (the driver keeps its copy)."""
         with _loaded_lock:
             _loaded.pop(self._id, None)
         try:

@@ -1,0 +1,21 @@
+"""Behaviours of the RDD API found to differ from PySpark 4.0.1.
+
+One test per finding; the expected values are what PySpark 4.0.1 printed for the same
+calls.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rdd import SparkContext
+
+
+def test_broadcast_value_on_the_driver_survives_destroy(sc: SparkContext) -> None:
+    # The driver's .value raised RuntimeError after destroy(); PySpark's driver keeps its copy.
+    table = sc.broadcast([1, 2])
+    table.destroy()
+    assert table.value == [1, 2]
+    # A task still cannot use it, as in Spark (it reads the destroyed file).
+    with pytest.raises(Exception, match=f"Broadcast {table.id} was destroyed"):
+        sc.parallelize([0], 1).map(lambda _: table.value).collect()
