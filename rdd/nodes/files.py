@@ -6,7 +6,8 @@ own byte range, so a large input never passes through the driver.
 Line splitting follows Hadoop's ``LineRecordReader``: a split that does not start at
 byte 0 skips up to and including the first newline (the previous split owns that
 line), and every split reads past its end to finish its last line. Lines end at
-``\\n``; a ``\\r`` before it is dropped. Invalid UTF-8 becomes U+FFFD, never an error.
+``\\n``; a ``\\r`` before it is dropped. Invalid UTF-8 becomes U+FFFD, never an error;
+with ``use_unicode=False`` lines are the file's bytes, undecoded (as PySpark's).
 """
 
 from __future__ import annotations
@@ -93,10 +94,11 @@ def plan_splits(files: list[str], min_partitions: int) -> list[_FileSplit]:
     return splits
 
 
-def read_lines(path: str, start: int, end: int) -> Iterator[str]:
+def read_lines(path: str, start: int, end: int, use_unicode: bool = True) -> Iterator[Any]:
     """Yield the lines that belong to byte range ``[start, end)`` of ``path``.
 
-    A line belongs to the split in which it starts.
+    A line belongs to the split in which it starts. Lines are ``str`` (invalid UTF-8 as
+    U+FFFD), or the undecoded ``bytes`` when ``use_unicode`` is false.
     """
     with open(path, "rb") as f:
         if start > 0:
@@ -118,9 +120,9 @@ def read_lines(path: str, start: int, end: int) -> Iterator[str]:
                 pending = data
                 continue
             pending = data[cut + 1:]
-            yield from _split_text(data[:cut].decode("utf-8", "replace"))
+            yield from _split_lines(data[:cut], use_unicode)
         if pending:
-            yield from _split_text(pending.decode("utf-8", "replace"))
+            yield from _split_lines(pending, use_unicode)
 
 
 def read_compressed(path: str, codec: str) -> bytes:
@@ -135,21 +137,22 @@ def read_compressed(path: str, codec: str) -> bytes:
         return data
 
 
-def read_compressed_lines(path: str, codec: str) -> Iterator[str]:
-    """Every line of a whole compressed file."""
+def read_compressed_lines(path: str, codec: str, use_unicode: bool = True) -> Iterator[Any]:
+    """Every line of a whole compressed file (``bytes`` when ``use_unicode`` is false)."""
     data = read_compressed(path, codec)
     if not data:
         return iter(())
     if data.endswith(b"\n"):
         data = data[:-1]
-    return iter(_split_text(data.decode("utf-8", "replace")))
+    return iter(_split_lines(data, use_unicode))
 
 
-def _split_text(text: str) -> list[str]:
-    lines = text.split("\n")
-    if "\r" in text:
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    return lines
+def _split_lines(data: bytes, use_unicode: bool) -> list[Any]:
+    """The lines of ``data`` (no ``\\n``, no ``\\r`` before it), decoded unless ``use_unicode`` is false."""
+    lines = data.split(b"\n")
+    if b"\r" in data:
+        lines = [line[:-1] if line.endswith(b"\r") else line for line in lines]
+    return [line.decode("utf-8", "replace") for line in lines] if use_unicode else lines
 
 
 class TextFileNode(LineageNode):
@@ -166,8 +169,8 @@ class TextFileNode(LineageNode):
             return iter(())
         codec = codec_of(split.path)
         if codec is not None:
-            return read_compressed_lines(split.path, codec)
-        return read_lines(split.path, split.start, split.end)
+            return read_compressed_lines(split.path, codec, self.use_unicode)
+        return read_lines(split.path, split.start, split.end, self.use_unicode)
 
     def describe(self) -> str:
         return "TextFileRDD"

@@ -6,6 +6,8 @@ calls.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rdd import SparkContext
@@ -19,3 +21,11 @@ def test_broadcast_value_on_the_driver_survives_destroy(sc: SparkContext) -> Non
     # A task still cannot use it, as in Spark (it reads the destroyed file).
     with pytest.raises(Exception, match=f"Broadcast {table.id} was destroyed"):
         sc.parallelize([0], 1).map(lambda _: table.value).collect()
+
+
+def test_text_file_without_unicode_gives_the_lines_bytes(sc: SparkContext, tmp_path: Path) -> None:
+    # use_unicode=False was ignored: the lines were str.
+    path = tmp_path / "lines.txt"
+    path.write_bytes(b"line000\r\ncaf\xe9\nlast")
+    assert sc.textFile(str(path), use_unicode=False).collect() == [b"line000", b"caf\xe9", b"last"]
+    assert sc.textFile(str(path)).collect() == ["line000", "caf\ufffd", "last"]
