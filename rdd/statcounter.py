@@ -191,7 +191,9 @@ class StatCounter:
         Parameters
         ----------
         sample : bool, default False
-            Report the sample (``n - 1``) stdev and variance instead of the population ones.
+            PySpark's flag, inverted as PySpark has it: by default the **sample** (``n - 1``)
+            stdev and variance, with ``sample=True`` the population ones. (Kept so that
+            code moved from PySpark prints the same numbers.)
 
         Returns
         -------
@@ -201,6 +203,8 @@ class StatCounter:
         Examples
         --------
         >>> StatCounter([1.0, 2.0, 3.0]).asDict()["variance"]
+        1.0
+        >>> StatCounter([1.0, 2.0, 3.0]).asDict(sample=True)["variance"]
         0.6666666666666666
         """
         return {
@@ -209,8 +213,8 @@ class StatCounter:
             "sum": self.sum(),
             "min": self.min(),
             "max": self.max(),
-            "stdev": self.sampleStdev() if sample else self.stdev(),
-            "variance": self.sampleVariance() if sample else self.variance(),
+            "stdev": self.stdev() if sample else self.sampleStdev(),
+            "variance": self.variance() if sample else self.sampleVariance(),
         }
 
     def __repr__(self) -> str:

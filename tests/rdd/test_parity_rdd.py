@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rdd import SparkContext
+from rdd.statcounter import StatCounter
 
 
 def test_broadcast_value_on_the_driver_survives_destroy(sc: SparkContext) -> None:
@@ -29,3 +30,11 @@ def test_text_file_without_unicode_gives_the_lines_bytes(sc: SparkContext, tmp_p
     path.write_bytes(b"line000\r\ncaf\xe9\nlast")
     assert sc.textFile(str(path), use_unicode=False).collect() == [b"line000", b"caf\xe9", b"last"]
     assert sc.textFile(str(path)).collect() == ["line000", "caf\ufffd", "last"]
+
+
+def test_stat_counter_as_dict_reports_sample_statistics_by_default() -> None:
+    # PySpark's asDict(sample=False) gives the sample stdev and variance (its flag is inverted).
+    stats = StatCounter([1.0, 2.0, 3.0, 4.0]).asDict()
+    assert stats["stdev"] == pytest.approx(1.2909944487358056) and stats["variance"] == pytest.approx(5 / 3)
+    population = StatCounter([1.0, 2.0, 3.0, 4.0]).asDict(sample=True)
+    assert population["stdev"] == pytest.approx(1.118033988749895) and population["variance"] == 1.25

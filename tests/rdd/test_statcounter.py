@@ -83,8 +83,9 @@ def test_repr_like_pyspark() -> None:
 def test_as_dict() -> None:
     d = StatCounter([1.0, 2.0, 3.0]).asDict()
     assert set(d) == {"count", "mean", "sum", "min", "max", "stdev", "variance"}
-    assert d["count"] == 3 and d["sum"] == 6.0 and d["variance"] == pytest.approx(2 / 3)
-    assert StatCounter([1.0, 2.0, 3.0]).asDict(sample=True)["variance"] == 1.0
+    # PySpark's inverted flag: sample statistics by default, population ones with sample=True.
+    assert d["count"] == 3 and d["sum"] == 6.0 and d["variance"] == 1.0
+    assert StatCounter([1.0, 2.0, 3.0]).asDict(sample=True)["variance"] == pytest.approx(2 / 3)
 
 
 def test_nan_propagates_to_min_and_max() -> None:
