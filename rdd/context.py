@@ -51,7 +51,7 @@ from .status.environment import application_started
 from .status.events import SparkListenerApplicationEnd
 from .ui.console_progress import DEFAULT_INTERVAL_MS, INTERVAL_KEY, ConsoleProgressBar
 from .ui.web_ui import SparkUI, create_ui
-from .version import __version__
+from .version import SPARK_VERSION
 
 if TYPE_CHECKING:
     from .rdd import RDD
@@ -184,8 +184,9 @@ class SparkContext(ContextFiles, ContextJobs):
 
     @property
     def version(self) -> str:
-        """The version of this engine."""
-        return __version__
+        """The Spark version whose semantics this engine follows (``"4.0.1"``), as PySpark's
+        ``sc.version``; dstreams' own version is ``rdd.__version__``."""
+        return SPARK_VERSION
 
     @property
     def defaultParallelism(self) -> int:

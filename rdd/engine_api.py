@@ -51,6 +51,8 @@ Runtime:
   (or ``DriverOnlyError``) naming the culprit.
 * :func:`install_default_handler` — Spark's log format on stderr for a package's
   loggers, unless the application configured logging.
+* :data:`SPARK_VERSION` — the Spark release whose semantics dstreams follows (what
+  ``sc.version`` answers); dstreams' own version is ``rdd.__version__``.
 
 Listener events and application status:
 
@@ -118,6 +120,7 @@ from .task_functions import count_partition
 from .ui.rest_answer import rest_answer
 from .ui.server import UIServer
 from .ui.web_ui import CORE_TABS, SparkUI, UITab
+from .version import SPARK_VERSION
 
 if TYPE_CHECKING:
     from .context import SparkContext
@@ -129,6 +132,7 @@ __all__ = [
     "CORE_TABS",
     "LISTENER_BUS_LINGER_S",
     "MEMORY_ONLY_SHARING_IMMUTABLE",
+    "SPARK_VERSION",
     "UI_STATIC_DIR",
     "AppStatusStore",
     "SparkUI",

@@ -176,10 +176,9 @@ class SparkSession:
 
     @property
     def version(self) -> str:
-        """The dstreams version."""
-        from rdd import __version__
-
-        return __version__
+        """The Spark version whose semantics dstreams follows (``"4.0.1"``), as PySpark's
+        ``spark.version``; dstreams' own version is ``dstream.__version__``."""
+        return self._sc.version
 
     @classmethod
     def getActiveSession(cls) -> SparkSession | None:  # noqa: N802 - PySpark's name

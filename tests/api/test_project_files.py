@@ -3,9 +3,11 @@
 - No file the project ships (code, docs, configuration, scripts) points to a file
   outside the repository: no path into the folders beside it, no design notes that live
   elsewhere, no Markdown link that climbs out of the repository.
-- ``rdd.version.__version__`` is the one version: the installed distribution's
-  metadata, ``rdd.__version__``, ``dstream.__version__``, ``SparkContext.version`` and
-  ``dstreams --version`` all say it.
+- ``rdd.version.__version__`` is the one version of dstreams: the installed
+  distribution's metadata, ``rdd.__version__``, ``dstream.__version__`` and ``dstreams
+  --version`` all say it. ``SparkContext.version`` and ``SparkSession.version`` say, as
+  PySpark's do, the Spark release whose semantics dstreams follows
+  (``rdd.version.SPARK_VERSION``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import rdd
-from rdd.version import __version__
+from rdd.version import SPARK_VERSION, __version__
 
 import dstream
 
@@ -63,7 +65,8 @@ def test_no_file_points_outside_the_repository() -> None:
 def test_one_version_everywhere(sc: Any) -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+(\.dev\d+|rc\d+)?", __version__)
     assert importlib.metadata.version("dstreams") == __version__
-    assert rdd.__version__ == dstream.__version__ == sc.version == __version__
+    assert rdd.__version__ == dstream.__version__ == __version__
+    assert sc.version == SPARK_VERSION and re.fullmatch(r"4\.\d+\.\d+", SPARK_VERSION)
     printed = subprocess.run([sys.executable, "-m", "dstream", "--version"], capture_output=True,
                              text=True, check=True, timeout=60).stdout.strip()
     assert printed == f"dstreams {__version__}"

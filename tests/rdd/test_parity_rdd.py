@@ -38,3 +38,8 @@ def test_stat_counter_as_dict_reports_sample_statistics_by_default() -> None:
     assert stats["stdev"] == pytest.approx(1.2909944487358056) and stats["variance"] == pytest.approx(5 / 3)
     population = StatCounter([1.0, 2.0, 3.0, 4.0]).asDict(sample=True)
     assert population["stdev"] == pytest.approx(1.118033988749895) and population["variance"] == 1.25
+
+
+def test_version_is_the_spark_release_followed(sc: SparkContext) -> None:
+    # sc.version said dstreams' own "0.1.0", so version gates in PySpark programs took old paths.
+    assert sc.version == "4.0.1"

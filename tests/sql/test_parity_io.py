@@ -164,3 +164,9 @@ def test_csv_without_multiline_ends_a_record_at_a_quoted_line_break(spark: Spark
     path = _csv(tmp_path / "ml.csv", 'a,b\n"multi\nline",2\n')
     assert [tuple(r) for r in spark.read.csv(path, header=True).collect()] == [("multi", None), ('line"', "2")]
     assert [tuple(r) for r in spark.read.csv(path, header=True, multiLine=True).collect()] == [("multi\nline", "2")]
+
+
+def test_spark_version_is_the_spark_release_followed(spark: SparkSession) -> None:
+    # spark.version said dstreams' own "0.1.0", so version gates in PySpark programs took old paths.
+    assert spark.version == "4.0.1"
+    assert spark.sql("SELECT version() AS v").first().v.startswith("4.0.1 ")

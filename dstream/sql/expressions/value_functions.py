@@ -75,9 +75,11 @@ def _constant(value: Any) -> Any:
 
 
 def _version() -> str:
+    # Spark's "<release> <git revision>": the release followed, then dstreams' own version.
     from rdd import __version__  # noqa: PLC0415 - the package's version, read when asked
+    from rdd.engine_api import SPARK_VERSION  # noqa: PLC0415 - as above
 
-    return f"{__version__} dstreams"
+    return f"{SPARK_VERSION} dstreams-{__version__}"
 
 
 register(FunctionSpec("current_database", 0, 0, lambda ts: [], lambda ts: StringType(), _constant("default")),
