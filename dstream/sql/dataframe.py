@@ -372,11 +372,12 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
     # -- grouping -----------------------------------------------------------------------
 
     def groupBy(self, *cols: Any) -> GroupedData:  # noqa: N802 - PySpark's name
-        """Group by the given columns; aggregate with ``.agg(...)``, ``.count()``..."""
+        """Group by the given columns (names, Columns, or 1-based positions as in PySpark 4);
+        aggregate with ``.agg(...)``, ``.count()``..."""
         from .group import GroupedData
 
         resolver = resolver_for(self._plan, self._case_sensitive)
-        keys = [resolver.resolve(_name_expr(c)) for c in _flatten(cols)]
+        keys = [resolver.resolve(_name_expr(self._ordinal(c))) for c in _flatten(cols)]
         return GroupedData(self, keys)
 
     groupby = groupBy

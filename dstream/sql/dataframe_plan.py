@@ -1,6 +1,6 @@
 """``DataFrame`` methods about its plan and columns: ``isLocal``, ``inputFiles``,
 ``sameSemantics``, ``semanticHash``, ``colRegex``, ``to``, ``writeTo``, ``transpose``, and the
-subquery Columns ``scalar`` and ``exists``.
+subquery Columns ``scalar`` and ``exists``; the column positions of ``groupBy(1)``.
 
 What this module owns
 ---------------------
@@ -28,7 +28,7 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 from .column import Column
-from .errors import AnalysisException, PySparkTypeError
+from .errors import AnalysisException, PySparkIndexError, PySparkTypeError
 from .expressions.base import UnresolvedStar
 from .types import StructType
 
@@ -57,6 +57,17 @@ class PlanMethods:
         df: Any = self
         files = {os.path.abspath(f) for node in df._plan.walk() if isinstance(node, FileRelation) for f in node.files}
         return sorted(f"file:{f}" for f in files)
+
+    def _ordinal(self, col: Any) -> Any:
+        """A 1-based column position (PySpark 4's ``groupBy(1)``) as that column; other arguments unchanged."""
+        if not isinstance(col, int) or isinstance(col, bool):
+            return col
+        if col < 1:
+            raise PySparkIndexError(
+                f"Column position {col} is not positive: positions count from 1 (the first column); pass a name "
+                "or a Column for anything else.", "INDEX_NOT_POSITIVE", {"index": str(col)})
+        df: Any = self
+        return df[col - 1]
 
     def _canonical(self) -> str:
         df: Any = self

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from dstream.sql import DataFrame, SparkSession
-from dstream.sql.errors import AnalysisException
+from dstream.sql.errors import AnalysisException, PySparkIndexError
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +170,13 @@ def test_spark_version_is_the_spark_release_followed(spark: SparkSession) -> Non
     # spark.version said dstreams' own "0.1.0", so version gates in PySpark programs took old paths.
     assert spark.version == "4.0.1"
     assert spark.sql("SELECT version() AS v").first().v.startswith("4.0.1 ")
+
+
+def test_group_by_a_position_groups_by_that_column(spark: SparkSession) -> None:
+    # groupBy(1) raised NOT_COLUMN_OR_STR; PySpark 4 takes ints as 1-based column positions.
+    df = spark.createDataFrame([(1, "a"), (1, "b"), (2, "c")], "k int, v string")
+    assert sorted(tuple(r) for r in df.groupBy(1).count().collect()) == [(1, 2), (2, 1)]
+    assert df.groupBy(2).count().columns == ["v", "count"]
+    with pytest.raises(PySparkIndexError) as caught:
+        df.groupBy(0)
+    assert caught.value.getCondition() == "INDEX_NOT_POSITIVE"
