@@ -6,6 +6,7 @@ One test per finding; the expected values are what PySpark printed for the same 
 from __future__ import annotations
 
 import datetime
+import decimal
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -266,3 +267,19 @@ def test_order_by_an_array_column_as_spark(spark: SparkSession, rows: list[Any])
     down = [r.a for r in df.orderBy(F.desc("a"), "i").collect()]
     assert down == sorted((r for r in rows if r is not None), key=_spark_array_key, reverse=True) + [
         None] * rows.count(None)
+
+
+def test_date_and_decimal_keys_in_shuffles_and_null_safe_joins(spark: SparkSession) -> None:
+    # pyarrow 26 casts no date32 to int64: every shuffle keyed on a date raised; a null-safe
+    # join (intersect) on dates and on narrow decimals failed filling its nulls.
+    d = datetime.date
+    df = spark.createDataFrame([(1, d(2024, 1, 1)), (1, d(2024, 1, 1)), (2, d(2024, 1, 2)), (3, None)], ["a", "d"])
+    assert df.dropDuplicates().count() == 3 and df.select("d").distinct().count() == 3
+    assert df.groupBy("d").count().orderBy("d").collect() == [
+        Row(d=None, count=1), Row(d=d(2024, 1, 1), count=2), Row(d=d(2024, 1, 2), count=1)]
+    assert df.join(df.select("d").distinct(), "d").count() == 3 and df.repartition(3, "d").count() == 4
+    assert df.selectExpr("sum(a) over (partition by d) AS s").count() == 4
+    dates = df.select("d")
+    assert dates.intersect(dates).count() == 3 and dates.subtract(dates).count() == 0
+    dec = spark.createDataFrame([(decimal.Decimal("1.5"),), (None,)], "x decimal(3,1)")
+    assert dec.intersect(dec).count() == 2 and dec.subtract(dec).count() == 0

@@ -23,6 +23,7 @@ Invariants
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -157,8 +158,14 @@ def _null_filled(arr: pa.Array) -> pa.Array:
         fill = pa.scalar(b"", t)
     elif pa.types.is_boolean(t):
         fill = pa.scalar(False)
+    elif pa.types.is_null(t):
+        fill = None
+    elif pa.types.is_temporal(t):  # the same zero on both sides (pyarrow 26 casts no int64 to date32)
+        fill = pa.array([0], pa.int32() if t.bit_width == 32 else pa.int64()).view(t)[0]
+    elif pa.types.is_decimal(t):  # an int64 zero does not fit a narrow decimal
+        fill = pa.scalar(decimal.Decimal(0), t)
     else:
-        fill = pa.scalar(0).cast(t) if not pa.types.is_null(t) else None
+        fill = pa.scalar(0).cast(t)
     return arr if fill is None else arr.fill_null(fill)
 
 

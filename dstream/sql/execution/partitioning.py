@@ -152,6 +152,15 @@ def _hash_by_dictionary(arr: pa.Array) -> pa.Array:
     return pc.take(pa.array(hashes, _U64), encoded.indices)
 
 
+def _as_int64(arr: pa.Array) -> pa.Array:
+    """Booleans, integers, dates, times, timestamps and durations as int64 (their stored numbers)."""
+    t = arr.type
+    if pa.types.is_boolean(t) or pa.types.is_integer(t):
+        return arr.cast(pa.int64())
+    # Temporal values by view: pyarrow 26 casts no date32 to int64.
+    return arr.view(pa.int32() if t.bit_width == 32 else pa.int64()).cast(pa.int64())
+
+
 def _column_hash(arr: pa.Array) -> pa.Array:
     """A uint64 hash per value of one column; nulls get a fixed hash."""
     if isinstance(arr, pa.ChunkedArray):
@@ -164,9 +173,7 @@ def _column_hash(arr: pa.Array) -> pa.Array:
         return constant(len(arr), _NULL_HASH, _U64)
     if pa.types.is_boolean(t) or pa.types.is_integer(t) or pa.types.is_date(t) or pa.types.is_timestamp(t) \
             or pa.types.is_time(t) or pa.types.is_duration(t):
-        as_int = arr.cast(pa.int64()) if not pa.types.is_timestamp(t) and not pa.types.is_duration(t) \
-            else arr.view(pa.int64())
-        h = _mix(as_int.view(_U64))
+        h = _mix(_as_int64(arr).view(_U64))
     elif pa.types.is_floating(t):
         bits = normalize_floats(arr.cast(pa.float64())).fill_null(0.0).view(pa.int64())
         h = _mix(pc.add(bits.view(_U64), _COMBINE))
