@@ -283,3 +283,13 @@ def test_date_and_decimal_keys_in_shuffles_and_null_safe_joins(spark: SparkSessi
     assert dates.intersect(dates).count() == 3 and dates.subtract(dates).count() == 0
     dec = spark.createDataFrame([(decimal.Decimal("1.5"),), (None,)], "x decimal(3,1)")
     assert dec.intersect(dec).count() == 2 and dec.subtract(dec).count() == 0
+
+
+def test_struct_of_computed_columns_keeps_their_names(spark: SparkSession) -> None:
+    # The optimizer inlined x = k + 1 into struct(x, y), whose fields became col1, col2.
+    df = spark.createDataFrame([(1, "a")], ["k", "s"])
+    b = df.select((F.col("k") + 1).alias("x"), F.upper("s").alias("y"))
+    assert b.select(F.struct("x", "y").alias("st")).collect() == [Row(st=Row(x=2, y="A"))]
+    assert b.select(F.to_json(F.struct("x", "y")).alias("j")).first() == Row(j='{"x":2,"y":"A"}')
+    j = df.withColumn("x", F.col("k") * 2).select(F.to_json(F.struct("x", "s")).alias("j")).first()
+    assert j == Row(j='{"x":2,"s":"a"}')

@@ -52,17 +52,26 @@ def _field_name(expr: Expression, position: int) -> str:
 class CreateStruct(Expression):
     """``struct(a, b)`` or, with explicit ``names``, ``named_struct(n1, a, n2, b)``."""
 
-    def __init__(self, children: Sequence[Expression], names: Sequence[str] | None = None) -> None:
+    def __init__(self, children: Sequence[Expression], names: Sequence[str] | None = None,
+                 resolved_names: Sequence[str] | None = None) -> None:
         self.children = tuple(children)
         self.names = None if names is None else tuple(names)
+        #: ``struct(x, y)``'s field names once its columns were resolved: the optimizer may
+        #: then replace ``x`` by the expression it names, which must not rename the field.
+        self.resolved_names = None if resolved_names is None else tuple(resolved_names)
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return CreateStruct(children, self.names)
+        kept = self.resolved_names
+        if self.names is None and kept is None and not any(isinstance(c, UnresolvedAttribute) for c in self.children):
+            kept = tuple(self.field_names())
+        return CreateStruct(children, self.names, kept)
 
     def field_names(self) -> list[str]:
         """The struct's field names."""
         if self.names is not None:
             return list(self.names)
+        if self.resolved_names is not None:
+            return list(self.resolved_names)
         return [_field_name(c, i) for i, c in enumerate(self.children)]
 
     def data_type(self) -> DataType:
@@ -89,7 +98,7 @@ class CreateStruct(Expression):
         return pa.StructArray.from_arrays(arrays, fields=fields)
 
     def _options(self) -> Any:
-        return (self.names,)
+        return (self.names, self.resolved_names)
 
 
 class CreateArray(Expression):
