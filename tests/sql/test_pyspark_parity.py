@@ -293,3 +293,15 @@ def test_struct_of_computed_columns_keeps_their_names(spark: SparkSession) -> No
     assert b.select(F.to_json(F.struct("x", "y")).alias("j")).first() == Row(j='{"x":2,"y":"A"}')
     j = df.withColumn("x", F.col("k") * 2).select(F.to_json(F.struct("x", "s")).alias("j")).first()
     assert j == Row(j='{"x":2,"s":"a"}')
+
+
+def test_aggregates_of_nested_values(spark: SparkSession) -> None:
+    # collect_list(struct(...)), first of a struct, max of a struct, collect_list of arrays:
+    # Arrow's hash kernels take no nested values and these raised ArrowNotImplementedError.
+    df = spark.createDataFrame([(1, "a", 2, [1, 2]), (1, "b", 3, [3]), (2, "c", 4, None)], ["k", "s", "q", "arr"])
+    got = df.groupBy("k").agg(F.collect_list(F.struct("s", "q")).alias("v"), F.flatten(F.collect_list("arr")).alias(
+        "f"), F.first(F.struct("s", "q")).alias("first"), F.max(F.struct("q", "s")).alias("max"),
+        F.size(F.collect_set(F.struct("s", "q"))).alias("n")).orderBy("k").collect()
+    assert [tuple(r) for r in got] == [
+        (1, [Row(s="a", q=2), Row(s="b", q=3)], [1, 2, 3], Row(s="a", q=2), Row(q=3, s="b"), 2),
+        (2, [Row(s="c", q=4)], [], Row(s="c", q=4), Row(q=4, s="c"), 1)]

@@ -37,6 +37,7 @@ from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import bounded_decimal, is_integral, is_numeric
 from .long_sums import long_sums
+from .nested_values import as_binary, from_binary, is_nested
 
 __all__ = [
     "LIST_CONCAT",
@@ -89,6 +90,21 @@ def group_aggregate(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, 
     lists = [c for c, fn, _ in aggs if fn == LIST_CONCAT]
     # An empty column name is an aggregation of no column (``count_all``: the group's rows).
     spec = [([] if not c else c, fn, o) if o is not None else ([] if not c else c, fn) for c, fn, o in plain]
+    nested = {c for c, _, _ in plain if c and c not in key_cols and is_nested(table.schema.field(c).type)}
+    if nested:
+        # Arrow's hash aggregations take no nested values: aggregate their bytes, decode after.
+        encoded = table
+        for name in nested:
+            index = encoded.schema.get_field_index(name)
+            encoded = encoded.set_column(index, name, as_binary(encoded.column(name)))
+        result = group_aggregate(encoded, key_cols, aggs, use_threads)
+        for column, fn, _ in plain:
+            out = f"{column}_{fn}"
+            index = result.schema.get_field_index(out) if column in nested else -1
+            if index >= 0 and (fn in _VALUE_TYPED or fn in ("list", "distinct")):
+                value_type = table.schema.field(column).type
+                result = result.set_column(index, out, from_binary(result.column(index), value_type))
+        return result
     durations = {c for c, _, _ in plain if c and c not in key_cols and pa.types.is_duration(table.schema.field(c).type)}
     if durations:
         # Arrow's hash aggregates have no duration kernels: intervals aggregate as their microseconds.
@@ -151,6 +167,12 @@ def _per_group(groups: pa.Array, values: pa.Array, n: int, fn: str, opts: Any, o
     """``fn`` over the values of each of ``n`` groups (null for a group without values)."""
     if pa.types.is_duration(values.type):
         values = values.cast(pa.int64())  # no duration kernels: the microseconds, cast back below
+    if is_nested(values.type):
+        value_type = values.type
+        encoded = _per_group(groups, as_binary(values), n, fn, opts,
+                             pa.list_(pa.binary()) if pa.types.is_list(out_type) else pa.binary())
+        decoded = from_binary(encoded, value_type)
+        return decoded if decoded.type == out_type else decoded.cast(out_type)
     table = pa.table({"g": groups.cast(pa.int64()), "v": values})
     agg = table.group_by("g", use_threads=False).aggregate([("v", fn, opts) if opts is not None else ("v", fn)])
     result = pa.nulls(n, out_type)
