@@ -305,3 +305,11 @@ def test_aggregates_of_nested_values(spark: SparkSession) -> None:
     assert [tuple(r) for r in got] == [
         (1, [Row(s="a", q=2), Row(s="b", q=3)], [1, 2, 3], Row(s="a", q=2), Row(q=3, s="b"), 2),
         (2, [Row(s="c", q=4)], [], Row(s="c", q=4), Row(q=4, s="c"), 1)]
+
+
+def test_a_star_among_function_arguments_stands_for_every_column(spark: SparkSession) -> None:
+    # to_json(struct("*")) raised INVALID_USAGE_OF_STAR_OR_REGEX.
+    df = spark.createDataFrame([(1, "a")], ["k", "s"]).withColumn("up", F.upper("s"))
+    assert df.select(F.to_json(F.struct("*")).alias("j")).first() == Row(j='{"k":1,"s":"a","up":"A"}')
+    assert df.selectExpr("to_json(struct(*)) AS j").first() == Row(j='{"k":1,"s":"a","up":"A"}')
+    assert df.select(F.struct("*").alias("st")).first() == Row(st=Row(k=1, s="a", up="A"))

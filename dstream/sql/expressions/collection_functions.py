@@ -62,7 +62,7 @@ class CreateStruct(Expression):
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
         kept = self.resolved_names
-        if self.names is None and kept is None and not any(isinstance(c, UnresolvedAttribute) for c in self.children):
+        if self.names is None and kept is None and all(c.resolved for c in self.children):
             kept = tuple(self.field_names())
         return CreateStruct(children, self.names, kept)
 

@@ -79,11 +79,26 @@ class Resolver:
         Aliases below the top are removed, as Spark's ``CleanupAliases`` does: only a
         column's own alias names it.
         """
+        if not isinstance(expr, UnresolvedStar):
+            expr = expr.transform_down(self._expand_star_arguments)
         resolved = expr.transform_up(self._resolve_node)
         if isinstance(resolved, Alias):
             inner = _strip_aliases(resolved.child)
             return resolved if inner is resolved.child else resolved.with_children([inner])
         return _strip_aliases(resolved)
+
+    def _expand_star_arguments(self, node: Expression) -> Expression | None:
+        # struct("*"), array(*), concat_ws(",", *)...: as Spark, a star among a function's
+        # arguments stands for every column (of its qualifier) in their place.
+        if not any(isinstance(c, UnresolvedStar) for c in node.children):
+            return None
+        expanded: list[Expression] = []
+        for child in node.children:
+            if isinstance(child, UnresolvedStar):
+                expanded.extend(resolve_star(child, self.output, self.case_sensitive, self.extract_field))
+            else:
+                expanded.append(child)
+        return node.with_children(expanded)
 
     def _resolve_node(self, node: Expression) -> Expression | None:
         if isinstance(node, UnresolvedAttribute):
