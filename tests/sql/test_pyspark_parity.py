@@ -313,3 +313,25 @@ def test_a_star_among_function_arguments_stands_for_every_column(spark: SparkSes
     assert df.select(F.to_json(F.struct("*")).alias("j")).first() == Row(j='{"k":1,"s":"a","up":"A"}')
     assert df.selectExpr("to_json(struct(*)) AS j").first() == Row(j='{"k":1,"s":"a","up":"A"}')
     assert df.select(F.struct("*").alias("st")).first() == Row(st=Row(k=1, s="a", up="A"))
+
+
+def test_an_empty_output_keeps_its_schema_and_an_empty_input_needs_one(spark: SparkSession, tmp_path: Path) -> None:
+    # A file-sink batch without rows wrote no file, so reading the output back had no columns;
+    # reading a directory without data files gave a bare IndexError.
+    from dstream.sql.streaming import MemoryStream
+
+    stream = MemoryStream("k int", spark)
+    out, ckpt = tmp_path / "out", tmp_path / "ckpt"
+    query = stream.toDF().filter("k > 10").writeStream.format("parquet").option("checkpointLocation", str(ckpt)) \
+        .start(str(out))
+    try:
+        stream.addData([1, 2])
+        query.processAllAvailable(60)
+    finally:
+        query.stop()
+    back = spark.read.parquet(str(out))
+    assert back.columns == ["k"] and back.count() == 0
+    (tmp_path / "nothing").mkdir()
+    with pytest.raises(AnalysisException) as caught:
+        spark.read.parquet(str(tmp_path / "nothing"))
+    assert caught.value.getCondition() == "UNABLE_TO_INFER_SCHEMA"

@@ -151,7 +151,10 @@ class FileStreamSink(Sink):
                     yield batch
 
             name = f"part-{index:05d}-{uuid.uuid4()}.c000.{file_extension(fmt, options)}"
-            written = write_files(counting(), schema, fmt, options, root, name, partition_by)
+            # As Spark, the first task of a batch without rows still writes an (empty) file:
+            # the output keeps its schema for readers even when no batch had rows.
+            written = write_files(counting(), schema, fmt, options, root, name, partition_by,
+                                  empty_file=index == 0 and not partition_by)
             files = []
             for relative in written:
                 status = os.stat(os.path.join(root, relative))
