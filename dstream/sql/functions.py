@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .column import Column, column_of, expr_of, lit_expr, to_expr
-from .errors import PySparkTypeError
+from .errors import PySparkNotImplementedError, PySparkTypeError
 from .expressions.base import Expression, Literal
 from .expressions.collection_functions import (
     ArrayContains,
@@ -490,7 +490,7 @@ def window(timeColumn: ColumnOrName, windowDuration: str, slideDuration: str | N
     return Column(TimeWindow(expr_of(timeColumn), length, slide, start))
 
 
-def session_window(timeColumn: ColumnOrName, gapDuration: str) -> Column:  # noqa: N803 - PySpark's name
+def session_window(timeColumn: ColumnOrName, gapDuration: str | Column) -> Column:  # noqa: N803 - PySpark's name
     """The session window of each row (``[time, time + gap)``, merged by the aggregation).
 
     Parameters
@@ -498,8 +498,15 @@ def session_window(timeColumn: ColumnOrName, gapDuration: str) -> Column:  # noq
     timeColumn : Column or str
         The event time.
     gapDuration : str
-        The inactivity gap closing a session.
+        The inactivity gap closing a session (a literal Column of one is accepted too).
     """
+    if isinstance(gapDuration, Column):
+        if not (isinstance(gapDuration.expr, Literal) and isinstance(gapDuration.expr.value, str)):
+            raise PySparkNotImplementedError(
+                "session_window with a gap computed per row (a Column such as F.when(...)) is not supported by "
+                "dstreams yet: pass one duration string, e.g. session_window('ts', '10 minutes'), or group the "
+                "rows whose gaps differ separately.", "NOT_IMPLEMENTED", {"feature": "dynamic session gap"})
+        gapDuration = gapDuration.expr.value  # noqa: N806 - PySpark's name
     return Column(SessionWindow(expr_of(timeColumn), duration_us(gapDuration)))
 
 

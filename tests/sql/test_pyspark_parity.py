@@ -18,7 +18,12 @@ from hypothesis import strategies as st
 
 from dstream.sql import Row, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
-from dstream.sql.errors import AnalysisException, IllegalArgumentException, PySparkIndexError
+from dstream.sql.errors import (
+    AnalysisException,
+    IllegalArgumentException,
+    PySparkIndexError,
+    PySparkNotImplementedError,
+)
 
 
 @pytest.fixture(scope="module")
@@ -335,3 +340,14 @@ def test_an_empty_output_keeps_its_schema_and_an_empty_input_needs_one(spark: Sp
     with pytest.raises(AnalysisException) as caught:
         spark.read.parquet(str(tmp_path / "nothing"))
     assert caught.value.getCondition() == "UNABLE_TO_INFER_SCHEMA"
+
+
+def test_session_window_gap_columns(spark: SparkSession) -> None:
+    # A Column gap raised "'Column' object is not callable": a literal one works, a per-row one is refused clearly.
+    import datetime as dt
+
+    df = spark.createDataFrame([(dt.datetime(2024, 1, 1, 0, 0), "u1"), (dt.datetime(2024, 1, 1, 0, 3), "u1")],
+                               "ts timestamp, user string")
+    assert df.groupBy(F.session_window("ts", F.lit("5 minutes"))).count().collect()[0]["count"] == 2
+    with pytest.raises(PySparkNotImplementedError, match="gap computed per row"):
+        F.session_window("ts", F.when(F.col("user") == "u1", "10 minutes").otherwise("1 minute"))
