@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import AnalysisException, PySparkValueError
 from .expressions.coercion import find_common_type, is_numeric
-from .types import StringType, StructField, StructType
+from .types import DecimalType, StringType, StructField, StructType
 
 if TYPE_CHECKING:
     from .dataframe import DataFrame
@@ -218,11 +218,14 @@ def _statistic(df: DataFrame, name: str, stat: str) -> Any:
     from . import functions as F  # noqa: N812, PLC0415 - functions imports this module's users
 
     col = df[name]
-    numeric = is_numeric(df.select(col).schema.fields[0].dataType)
+    dtype = df.select(col).schema.fields[0].dataType
+    numeric = is_numeric(dtype)
     number = col if numeric else col.try_cast("double")
     fraction = _percent(stat)
     if fraction is not None:
-        return F.percentile_approx(col, fraction) if numeric else F.lit(None)
+        # Spark takes a decimal column's percentiles as doubles (1.5, not 1.50).
+        source = col.cast("double") if isinstance(dtype, DecimalType) else col
+        return F.percentile_approx(source, fraction) if numeric else F.lit(None)
     return {"count": F.count(col), "mean": F.avg(number), "stddev": F.stddev_samp(number), "min": F.min(col),
             "max": F.max(col), "count_distinct": F.count_distinct(col),
             "approx_count_distinct": F.approx_count_distinct(col)}[stat]

@@ -351,3 +351,10 @@ def test_session_window_gap_columns(spark: SparkSession) -> None:
     assert df.groupBy(F.session_window("ts", F.lit("5 minutes"))).count().collect()[0]["count"] == 2
     with pytest.raises(PySparkNotImplementedError, match="gap computed per row"):
         F.session_window("ts", F.when(F.col("user") == "u1", "10 minutes").otherwise("1 minute"))
+
+
+def test_summary_percentiles_of_a_decimal_are_doubles(spark: SparkSession) -> None:
+    values = [(1, decimal.Decimal("1.50")), (2, decimal.Decimal("2.00")), (3, decimal.Decimal("3.10"))]
+    df = spark.createDataFrame(values, "i int, d decimal(5,2)")
+    rows = {r.summary: (r.i, r.d) for r in df.summary().collect()}
+    assert rows["25%"] == ("1", "1.5") and rows["50%"] == ("2", "2.0") and rows["max"] == ("3", "3.10")  # PySpark's
