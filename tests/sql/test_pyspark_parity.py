@@ -358,3 +358,9 @@ def test_summary_percentiles_of_a_decimal_are_doubles(spark: SparkSession) -> No
     df = spark.createDataFrame(values, "i int, d decimal(5,2)")
     rows = {r.summary: (r.i, r.d) for r in df.summary().collect()}
     assert rows["25%"] == ("1", "1.5") and rows["50%"] == ("2", "2.0") and rows["max"] == ("3", "3.10")  # PySpark's
+
+
+def test_multiline_json_reads_the_first_value_of_a_json_lines_file(spark: SparkSession, tmp_path: Path) -> None:
+    path = tmp_path / "people.json"
+    path.write_text('{"name":"Michael"}\n{"name":"Andy", "age":30}\n')
+    assert spark.read.option("multiLine", True).json(str(path)).collect() == [Row(name="Michael")]  # PySpark's

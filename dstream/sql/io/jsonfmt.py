@@ -147,10 +147,18 @@ class JsonFormat(FileFormat):
             pieces = [text] if text.strip() else []
         else:
             pieces = [ln for ln in text.splitlines() if ln.strip()]
+        multi_line = option_bool(options, "multiLine")
         for piece in pieces:
             try:
                 yield piece, json.loads(piece)
             except ValueError:
+                if multi_line:
+                    # Spark's parser reads a multiLine file's first JSON value and ignores what follows.
+                    try:
+                        yield piece, json.JSONDecoder().raw_decode(piece.lstrip())[0]
+                        continue
+                    except ValueError:
+                        pass
                 yield piece, _MalformedError(piece)
 
     def _fast_table(self, data: bytes, schema: pa.Schema | None) -> pa.Table | None:
