@@ -52,7 +52,11 @@ def _missing(name: str, dt: DataType) -> Column:
 def _filled(name: str, dt: DataType, value: Any) -> Column:
     from . import functions as F  # noqa: N812, PLC0415
 
-    return F.when(_missing(name, dt), F.lit(value).cast(dt)).otherwise(F.col(f"`{name}`")).alias(name)
+    # Spark's form (coalesce, nanvl for NaN): the filled column is not nullable.
+    col = F.col(f"`{name}`")
+    if isinstance(dt, FloatType | DoubleType):
+        col = F.nanvl(col, F.lit(None).cast(dt))
+    return F.coalesce(col, F.lit(value).cast(dt)).alias(name)
 
 
 def _check_names(df: DataFrame, names: Any) -> None:

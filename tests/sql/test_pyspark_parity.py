@@ -364,3 +364,12 @@ def test_multiline_json_reads_the_first_value_of_a_json_lines_file(spark: SparkS
     path = tmp_path / "people.json"
     path.write_text('{"name":"Michael"}\n{"name":"Andy", "age":30}\n')
     assert spark.read.option("multiLine", True).json(str(path)).collect() == [Row(name="Michael")]  # PySpark's
+
+
+def test_nanvl_keeps_numbers_when_the_replacement_is_null_and_fill_is_not_nullable(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(math.nan, None), (None, 2), (1.0, None)], "a double, b int")
+    got = df.select(F.nanvl("a", F.lit(None).cast("double")).alias("n")).collect()
+    assert [r.n for r in got] == [None, None, 1.0]  # nanvl(1.0, null) was null
+    filled = df.na.fill({"b": 0, "a": 9.0})
+    assert [tuple(r) for r in filled.collect()] == [(9.0, 0), (9.0, 2), (1.0, 0)]
+    assert [f.nullable for f in filled.schema.fields] == [False, False]  # Spark's coalesce: not nullable

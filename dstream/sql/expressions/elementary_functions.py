@@ -100,6 +100,14 @@ def _nanvl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(a), b, a)
 
 
+def _run_nanvl(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    # Spark's NaNvl: null when the first is null, the first when it is a number (whatever the
+    # second is), the second only in place of a NaN.
+    (a, a_valid), (b, b_valid) = _values(args[0]), _values(args[1])
+    nan = np.isnan(a) & a_valid
+    return pa.array(np.where(nan, b, a), pa.float64(), mask=~np.where(nan, b_valid, a_valid))
+
+
 _UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "SIN": np.sin, "COS": np.cos, "TAN": np.tan, "COT": _cot, "SEC": _sec, "CSC": _csc,
     "ASIN": np.arcsin, "ACOS": np.arccos, "ATAN": np.arctan,
@@ -114,7 +122,7 @@ for _name, _fn in _UNARY.items():
 register(FunctionSpec("ATAN2", 2, 2, _doubles, _double, _elementwise(_atan2)))
 register(FunctionSpec("HYPOT", 2, 2, _doubles, _double, _elementwise(np.hypot)))
 # Both arguments null-tolerant in Spark too (nanvl(NaN, null) is null, nanvl(null, 1) is null).
-register(FunctionSpec("nanvl", 2, 2, _doubles, _double, _elementwise(_nanvl)))
+register(FunctionSpec("nanvl", 2, 2, _doubles, _double, _run_nanvl))
 
 
 def _run_log1p(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
