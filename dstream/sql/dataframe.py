@@ -106,7 +106,8 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
 
     def _execution(self) -> QueryExecution:
         if self.isStreaming:
-            raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();")
+            raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();",
+                                    "_LEGACY_ERROR_TEMP_3102")
         return QueryExecution(self._session, self._plan)
 
     def _resolve(self, col: Any) -> Expression:

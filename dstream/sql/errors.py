@@ -100,8 +100,8 @@ class PySparkException(Exception):
         super().__init__(self._render())
 
     def _render(self) -> str:
-        if self._error_class is None:
-            return self._message
+        if self._error_class is None or self._error_class.startswith("_LEGACY_ERROR_"):
+            return self._message  # Spark's legacy conditions print their text alone
         text = f"[{self._error_class}] {self._message}"
         state = sqlstate_of(self._error_class)
         return f"{text} SQLSTATE: {state}" if state else text

@@ -37,8 +37,11 @@ __all__ = ["check_streaming_query"]
 
 
 def _fail(reason: str) -> None:
-    raise AnalysisException(reason, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION" if "output mode" in reason
-                            else None)
+    # Spark's UnsupportedOperationChecker: its output-mode errors have a condition, the
+    # others are its legacy condition 3102, the text ending in ";".
+    if "output mode" in reason and not reason.startswith(("Sorting", "Limits")):
+        raise AnalysisException(reason, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION")
+    raise AnalysisException(reason if reason.endswith(";") else reason + ";", "_LEGACY_ERROR_TEMP_3102")
 
 
 def _aggregates(plan: LogicalPlan) -> list[Aggregate]:

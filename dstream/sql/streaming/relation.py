@@ -184,7 +184,8 @@ class _StreamingRelationExec(PhysicalPlan):
     def execute(self, qctx: QueryContext) -> Any:
         from ..errors import AnalysisException
 
-        raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();")
+        raise AnalysisException("Queries with streaming sources must be executed with writeStream.start();",
+                                "_LEGACY_ERROR_TEMP_3102")
 
     def describe(self) -> str:
         return self.node.describe()
