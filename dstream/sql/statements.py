@@ -12,7 +12,8 @@ What this module owns
 * the statements ``CREATE [OR REPLACE] [GLOBAL] TEMP[ORARY] VIEW v AS query``,
   ``DROP VIEW [IF EXISTS] v``, ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [USING fmt] AS
   query``, ``DROP TABLE [IF EXISTS] t``, ``INSERT INTO|OVERWRITE [TABLE] t query`` and ``SHOW
-  TABLES``; anything else is a query for the parser.
+  TABLES``; anything else is a query for the parser;
+* :mod:`.statements_ddl` runs ``INSERT ... VALUES`` and ``CREATE TABLE t (cols)``.
 
 Invariants
 ----------
@@ -135,6 +136,7 @@ def _bind(text: str, args: Any) -> str:
 
 
 def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
+    from . import statements_ddl as ddl  # noqa: PLC0415 - loaded with the parser
     from .parser import run_query  # noqa: PLC0415 - the parser loads with the first query
     from .parser.lexer import tokenize  # noqa: PLC0415
 
@@ -156,6 +158,9 @@ def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
             index += 2
         return index + 1
 
+    def read_name(index: int) -> tuple[str, int]:
+        return name_at(index), past_name(index)
+
     head = words[0] if words else ""
     if head == "CREATE":
         i = 1
@@ -174,16 +179,14 @@ def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
                 (df.createOrReplaceTempView if replace else df.createTempView)(name)
             return _empty(session)
         if words[i] == "TABLE":
-            return _create_table(session, tokens, i + 1, replace, query_after, name_at, past_name)
+            return _create_table(session, tokens, i + 1, replace, query_after, name_at, past_name, text)
     if head == "DROP" and len(words) > 2 and words[1] in ("VIEW", "TABLE"):
         if_exists = words[2:4] == ["IF", "EXISTS"]
         name = name_at(4 if if_exists else 2)
         return _drop(session, words[1], name, if_exists)
     if head == "INSERT" and len(words) > 2 and words[1] in ("INTO", "OVERWRITE"):
-        i = 3 if words[2] == "TABLE" else 2
-        name = name_at(i)
-        query_after(past_name(i)).write.insertInto(name, overwrite=words[1] == "OVERWRITE")
-        return _empty(session)
+        return ddl.insert(session, tokens, 3 if words[2] == "TABLE" else 2, words[1] == "OVERWRITE", text,
+                          read_name, functions)
     if words[:2] == ["SHOW", "TABLES"]:
         rows = [(t.database or "", t.name, t.isTemporary) for t in session.catalog.listTables()]
         return session.createDataFrame(rows, "namespace string, tableName string, isTemporary boolean")
@@ -191,21 +194,22 @@ def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
 
 
 def _create_table(session: SparkSession, tokens: list[Any], i: int, replace: bool, query_after: Any, name_at: Any,
-                  past_name: Any) -> DataFrame:
+                  past_name: Any, text: str) -> DataFrame:
+    from .statements_ddl import create_table_columns, table_clauses  # noqa: PLC0415 - loaded with the parser
+
     if_not_exists = tokens[i].is_word("IF") and tokens[i + 1].is_word("NOT") and tokens[i + 2].is_word("EXISTS")
     i += 3 if if_not_exists else 0
     name = name_at(i)
     j = past_name(i)
-    fmt = "parquet"
-    if tokens[j].is_word("USING"):
-        fmt = tokens[j + 1].value.lower()
-        j += 2
+    mode = "overwrite" if replace else ("ignore" if if_not_exists else "error")
+    if tokens[j].is_op("("):
+        return create_table_columns(session, tokens, j, text, name, mode)
+    fmt, partition_by, j = table_clauses(tokens, j)
     if not tokens[j].is_word("AS"):
         raise AnalysisException(
-            "CREATE TABLE needs AS query here (CREATE TABLE t [USING fmt] AS SELECT ...): tables are made from a "
-            "query's rows, as saveAsTable makes them.", "UNSUPPORTED_FEATURE", {"feature": "CREATE TABLE"})
-    mode = "overwrite" if replace else ("ignore" if if_not_exists else "error")
-    query_after(j + 1).write.format(fmt).mode(mode).saveAsTable(name)
+            "CREATE TABLE needs a column list or AS query here (CREATE TABLE t (id INT, ...) [USING fmt] or "
+            "CREATE TABLE t [USING fmt] AS SELECT ...).", "UNSUPPORTED_FEATURE", {"feature": "CREATE TABLE"})
+    query_after(j + 1).write.format(fmt).mode(mode).partitionBy(*partition_by).saveAsTable(name)
     return _empty(session)
 
 
