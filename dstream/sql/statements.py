@@ -13,7 +13,8 @@ What this module owns
   ``DROP VIEW [IF EXISTS] v``, ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [USING fmt] AS
   query``, ``DROP TABLE [IF EXISTS] t``, ``INSERT INTO|OVERWRITE [TABLE] t query`` and ``SHOW
   TABLES``; anything else is a query for the parser;
-* :mod:`.statements_ddl` runs ``INSERT ... VALUES`` and ``CREATE TABLE t (cols)``.
+* :mod:`.statements_ddl` runs ``INSERT ... VALUES``, ``CREATE TABLE t (cols)``, ``DESCRIBE``,
+  ``SHOW COLUMNS``, ``CACHE``/``UNCACHE TABLE``, ``CLEAR CACHE``, ``SET`` and ``EXPLAIN``.
 
 Invariants
 ----------
@@ -138,7 +139,7 @@ def _bind(text: str, args: Any) -> str:
 def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
     from . import statements_ddl as ddl  # noqa: PLC0415 - loaded with the parser
     from .parser import run_query  # noqa: PLC0415 - the parser loads with the first query
-    from .parser.lexer import tokenize  # noqa: PLC0415
+    from .parser.lexer import syntax_error, tokenize  # noqa: PLC0415
 
     tokens = tokenize(text)
     words = [t.value.upper() if t.kind == "WORD" else t.value for t in tokens[:8]]
@@ -190,6 +191,24 @@ def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
     if words[:2] == ["SHOW", "TABLES"]:
         rows = [(t.database or "", t.name, t.isTemporary) for t in session.catalog.listTables()]
         return session.createDataFrame(rows, "namespace string, tableName string, isTemporary boolean")
+    if head in ("DESCRIBE", "DESC") and len(words) > 1 and words[1] not in ("FUNCTION", "DATABASE", "SCHEMA",
+                                                                            "CATALOG", "QUERY", "SELECT", "WITH"):
+        i = 2 if words[1] == "TABLE" else 1
+        name, j = read_name(i)
+        if tokens[j].kind != "EOF":
+            raise syntax_error(tokens[j], ": DESCRIBE of a partition or a column is not supported here")
+        return ddl.describe(session, name)
+    if words[:2] == ["SHOW", "COLUMNS"] and len(words) > 3 and words[2] in ("IN", "FROM"):
+        name, j = read_name(3)
+        if tokens[j].is_word("IN", "FROM"):  # SHOW COLUMNS IN t IN db
+            name = f"{read_name(j + 1)[0]}.{name}"
+        return ddl.show_columns(session, name)
+    if words[:2] in (["CACHE", "TABLE"], ["CACHE", "LAZY"], ["UNCACHE", "TABLE"], ["CLEAR", "CACHE"]):
+        return ddl.cache_statement(session, words, tokens, read_name, query_after)
+    if head == "SET" and not (len(words) > 1 and words[1] in ("TIME", "VAR", "VARIABLE", "CATALOG")):
+        return ddl.set_statement(session, text, tokens)
+    if head == "EXPLAIN":
+        return ddl.explain(session, words, query_after)
     return run_query(session, text, functions)
 
 

@@ -7,11 +7,15 @@ The statements :mod:`dstream.sql.statements` hands over, each from its token lis
 * ``INSERT INTO|OVERWRITE [TABLE] t [(col, ...)] VALUES (...), ...`` (or a query), rows by
   position (or by the listed names, other columns NULL), cast to the table's types;
 * ``CREATE TABLE [IF NOT EXISTS] t (col type [NOT NULL] [COMMENT '...'], ...) [USING fmt]
-  [PARTITIONED BY (col, ...)]``: an empty managed table.
+  [PARTITIONED BY (col, ...)]``: an empty managed table;
+* ``DESCRIBE [TABLE] t`` and ``SHOW COLUMNS {IN|FROM} t [{IN|FROM} db]``;
+* ``CACHE [LAZY] TABLE t [AS query]``, ``UNCACHE TABLE [IF EXISTS] t``, ``CLEAR CACHE``;
+* ``SET``, ``SET key``, ``SET key=value`` (the session conf) and ``EXPLAIN [mode] query``.
 
 Invariants
 ----------
-* Each returns what Spark's command returns: no columns.
+* Each returns what Spark's command returns: no columns, or the rows Spark prints
+  (``col_name/data_type/comment``, ``col_name``, ``key/value``, ``plan``).
 * Bad input is an ``AnalysisException`` or ``ParseException`` naming the statement.
 """
 
@@ -27,10 +31,13 @@ if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["create_table_columns", "insert", "table_clauses"]
+__all__ = ["cache_statement", "create_table_columns", "describe", "explain", "insert", "set_statement",
+           "show_columns"]
 
 #: A name reader: the dotted name starting at a token index, and the index past it.
 NameReader = Callable[[int], tuple[str, int]]
+#: Runs the SQL text from a token index as a query.
+QueryRunner = Callable[[int], "DataFrame"]
 
 
 def _empty(session: SparkSession) -> DataFrame:
@@ -135,3 +142,77 @@ def table_clauses(tokens: list[Token], j: int) -> tuple[str, list[str], int]:
             partition_by, j = _names_in_parentheses(tokens, j + 2)
         else:
             return fmt, partition_by, j
+
+
+def describe(session: SparkSession, name: str) -> DataFrame:
+    """``DESCRIBE [TABLE] t``: a row per column, then the partition columns under Spark's headers."""
+    from .tables import partition_columns  # noqa: PLC0415 - the tables load with the first one
+
+    schema = session.table(name).schema
+    rows: list[tuple[str, str, str | None]] = [
+        (f.name, f.dataType.simpleString(), (f.metadata or {}).get("comment")) for f in schema.fields]
+    partitions = partition_columns(session, name)
+    if partitions:
+        by_name = {r[0]: r for r in rows}
+        rows += [("# Partition Information", "", ""), ("# col_name", "data_type", "comment")]
+        rows += [by_name[c] for c in partitions if c in by_name]
+    return session.createDataFrame(rows, "col_name string, data_type string, comment string")
+
+
+def show_columns(session: SparkSession, name: str) -> DataFrame:
+    """``SHOW COLUMNS IN t``: a ``col_name`` row per column."""
+    return session.createDataFrame([(c,) for c in session.table(name).columns], "col_name string")
+
+
+def cache_statement(session: SparkSession, words: list[str], tokens: list[Token], read_name: NameReader,
+                    query_after: QueryRunner) -> DataFrame:
+    """``CACHE [LAZY] TABLE t [AS query]``, ``UNCACHE TABLE [IF EXISTS] t`` and ``CLEAR CACHE``."""
+    catalog = session.catalog
+    if words[0] == "CLEAR":
+        catalog.clearCache()
+        return _empty(session)
+    if words[0] == "CACHE":
+        i = 3 if words[1] == "LAZY" else 2
+        name, j = read_name(i)
+        if tokens[j].is_word("AS") or tokens[j].is_word("SELECT", "WITH"):
+            query_after(j + 1 if tokens[j].is_word("AS") else j).createOrReplaceTempView(name)
+        catalog.cacheTable(name)
+        return _empty(session)
+    if_exists = words[2:4] == ["IF", "EXISTS"]
+    name, _ = read_name(4 if if_exists else 2)
+    try:
+        session.table(name)
+    except AnalysisException:
+        if if_exists:
+            return _empty(session)
+        raise
+    catalog.uncacheTable(name)
+    return _empty(session)
+
+
+def set_statement(session: SparkSession, text: str, tokens: list[Token]) -> DataFrame:
+    """``SET`` (every set key), ``SET key`` (its value, ``<undefined>`` unset) or ``SET key=value``."""
+    body = text[tokens[1].pos:].strip().rstrip(";").strip() if len(tokens) > 2 else ""
+    if not body:
+        rows: list[tuple[str, Any]] = sorted(session.conf.getAll().items())
+    elif "=" in body:
+        key, _, value = body.partition("=")
+        key, value = key.strip(), value.strip()
+        if not key:
+            raise syntax_error(tokens[1], ": SET needs a key before '='")
+        session.conf.set(key, value)
+        rows = [(key, value)]
+    else:
+        rows = [(body, session.conf.get(body, "<undefined>"))]
+    return session.createDataFrame([(k, str(v)) for k, v in rows], "key string, value string")
+
+
+def explain(session: SparkSession, words: list[str], query_after: QueryRunner) -> DataFrame:
+    """``EXPLAIN [EXTENDED|FORMATTED|CODEGEN|COST] query``: one ``plan`` row with the text."""
+    from .query import QueryExecution  # noqa: PLC0415 - the planner loads with the first query
+
+    mode = words[1].lower() if len(words) > 1 and words[1] in ("EXTENDED", "FORMATTED", "CODEGEN", "COST") \
+        else "simple"
+    df = query_after(1 if mode == "simple" else 2)
+    text = QueryExecution(session, df._plan).explain_text(mode)  # noqa: SLF001 - the plan explain() reads
+    return session.createDataFrame([(text,)], "plan string")

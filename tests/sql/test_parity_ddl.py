@@ -1,5 +1,6 @@
-"""SQL statements real PySpark 4.0.1 programs run and dstreams rejected: INSERT ... VALUES and
-CREATE TABLE with a column list. Expected values are PySpark 4.0.1's."""
+"""SQL statements real PySpark 4.0.1 programs run and dstreams rejected: INSERT ... VALUES,
+CREATE TABLE with a column list, DESCRIBE, SHOW COLUMNS, CACHE/UNCACHE/CLEAR CACHE, SET and
+EXPLAIN. Expected values are PySpark 4.0.1's."""
 
 from __future__ import annotations
 
@@ -74,3 +75,50 @@ def test_create_table_partitioned_by(spark: SparkSession, warehouse: Path) -> No
     assert (warehouse / name / "d=x").is_dir()
     with pytest.raises(AnalysisException, match="nope"):
         spark.sql(f"CREATE TABLE {_name()} (id INT) PARTITIONED BY (nope)")
+
+
+def test_describe_and_show_columns(spark: SparkSession, warehouse: Path) -> None:
+    name = _name()
+    spark.sql(f"CREATE TABLE {name} (id INT COMMENT 'the id', m MAP<STRING,INT>, d STRING) PARTITIONED BY (d)")
+    expected = [Row(col_name="id", data_type="int", comment="the id"),
+                Row(col_name="m", data_type="map<string,int>", comment=None),
+                Row(col_name="d", data_type="string", comment=None),
+                Row(col_name="# Partition Information", data_type="", comment=""),
+                Row(col_name="# col_name", data_type="data_type", comment="comment"),
+                Row(col_name="d", data_type="string", comment=None)]
+    assert spark.sql(f"DESCRIBE {name}").collect() == expected
+    assert spark.sql(f"DESCRIBE TABLE {name}").collect() == expected
+    assert spark.sql(f"SHOW COLUMNS IN {name}").collect() == [Row(col_name="id"), Row(col_name="m"),
+                                                             Row(col_name="d")]
+    assert spark.sql(f"SHOW COLUMNS FROM {name} IN default").count() == 3
+    spark.range(1).createOrReplaceTempView("ddl_v")
+    assert spark.sql("DESC ddl_v").collect() == [Row(col_name="id", data_type="bigint", comment=None)]
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.sql("DESCRIBE no_such_table")
+
+
+def test_cache_uncache_and_clear_cache(spark: SparkSession) -> None:
+    spark.range(3).createOrReplaceTempView("ddl_c")
+    assert spark.sql("CACHE TABLE ddl_c").collect() == []
+    assert spark.catalog.isCached("ddl_c")
+    spark.sql("UNCACHE TABLE ddl_c")
+    assert not spark.catalog.isCached("ddl_c")
+    spark.sql("CACHE LAZY TABLE ddl_c2 AS SELECT 1 AS x")
+    assert spark.catalog.isCached("ddl_c2") and spark.table("ddl_c2").collect() == [Row(x=1)]
+    spark.sql("CLEAR CACHE")
+    assert not spark.catalog.isCached("ddl_c2")
+    spark.sql("UNCACHE TABLE IF EXISTS no_such_view")
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.sql("UNCACHE TABLE no_such_view")
+
+
+def test_set_and_explain(spark: SparkSession) -> None:
+    assert spark.sql("SET spark.sql.shuffle.partitions=4").collect() == [
+        Row(key="spark.sql.shuffle.partitions", value="4")]
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "4"
+    assert spark.sql("SET ddl.test.key").collect() == [Row(key="ddl.test.key", value="<undefined>")]
+    spark.sql("SET ddl.test.key = hello world ")
+    assert spark.sql("SET ddl.test.key").collect() == [Row(key="ddl.test.key", value="hello world")]
+    plan = spark.sql("EXPLAIN SELECT 1")
+    assert plan.columns == ["plan"] and plan.first().plan.startswith("== Physical Plan ==\n")
+    assert "== Analyzed Logical Plan ==" in spark.sql("EXPLAIN EXTENDED SELECT 1").first().plan
