@@ -373,3 +373,13 @@ def test_nanvl_keeps_numbers_when_the_replacement_is_null_and_fill_is_not_nullab
     filled = df.na.fill({"b": 0, "a": 9.0})
     assert [tuple(r) for r in filled.collect()] == [(9.0, 0), (9.0, 2), (1.0, 0)]
     assert [f.nullable for f in filled.schema.fields] == [False, False]  # Spark's coalesce: not nullable
+
+
+def test_integer_literals_in_decimal_arithmetic_are_as_wide_as_their_digits(spark: SparkSession) -> None:
+    # Spark's DecimalType.fromLiteral: 10.0 / 3 is decimal(8,6) = 3.333333 (we gave decimal(14,12)).
+    r = spark.sql("SELECT 10.0 / 3 AS a, 1.5 + 1 AS b, CAST(1 AS DECIMAL(10,2)) / 3 AS c, 2.50 * 2L AS d")
+    assert r.schema.simpleString() == "struct<a:decimal(8,6),b:decimal(3,1),c:decimal(14,6),d:decimal(5,2)>"
+    assert r.first() == Row(a=decimal.Decimal("3.333333"), b=decimal.Decimal("2.5"), c=decimal.Decimal("0.333333"),
+                            d=decimal.Decimal("5.00"))
+    df = spark.createDataFrame([(decimal.Decimal("1.50"),)], "x decimal(5,2)")
+    assert df.select(F.col("x") + 1).schema.simpleString() == "struct<(x + 1):decimal(6,2)>"

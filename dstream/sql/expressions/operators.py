@@ -46,7 +46,7 @@ from ..types import (
     ShortType,
     StringType,
 )
-from .base import EvalContext, Expression
+from .base import EvalContext, Expression, Literal
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import adjust_precision_scale, decimal_of, is_integral, is_numeric, wider_numeric
@@ -139,7 +139,7 @@ class BinaryArithmetic(Expression):
         if is_numeric(lt) and is_numeric(rt):
             wide = wider_numeric(lt, rt)
             if isinstance(wide, DecimalType):
-                left, right = cast_to(left, decimal_of(lt)), cast_to(right, decimal_of(rt))
+                left, right = cast_to(left, _decimal_operand(left, lt)), cast_to(right, _decimal_operand(right, rt))
             else:
                 left, right = cast_to(left, wide), cast_to(right, wide)
         if left is self.left and right is self.right:
@@ -404,3 +404,16 @@ class TryEval(Expression):
 
     def _options(self) -> Any:
         return (self.name,)
+
+
+def _decimal_operand(expr: Expression, dt: DataType) -> DataType:
+    """The decimal an operand of decimal arithmetic becomes: an integer literal only as wide
+    as its digits (Spark's ``DecimalType.fromLiteral``: ``10.0 / 3`` is ``decimal(8,6)``)."""
+    from .cast import Cast  # noqa: PLC0415 - cast imports this module's neighbours
+
+    if isinstance(expr, Cast) and is_integral(dt) and isinstance(expr.child, Literal):
+        expr = expr.child  # a typed literal such as 2L: still a literal
+    if isinstance(expr, Literal) and is_integral(dt) and isinstance(expr.value, int) \
+            and not isinstance(expr.value, bool):
+        return DecimalType(max(len(str(abs(expr.value))), 1), 0)
+    return decimal_of(dt)
