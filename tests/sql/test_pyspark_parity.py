@@ -383,3 +383,13 @@ def test_integer_literals_in_decimal_arithmetic_are_as_wide_as_their_digits(spar
                             d=decimal.Decimal("5.00"))
     df = spark.createDataFrame([(decimal.Decimal("1.50"),)], "x decimal(5,2)")
     assert df.select(F.col("x") + 1).schema.simpleString() == "struct<(x + 1):decimal(6,2)>"
+
+
+def test_ansi_coercion_of_strings_and_floats_in_arithmetic(spark: SparkSession) -> None:
+    # '1' + 2 was a double 3.0 and float + int a float; Spark 4 (ANSI) gives bigint 3 and double.
+    r = spark.sql("SELECT '1' + 2 AS a, '5' * 2 AS b, CAST(0.1 AS FLOAT) * 3 AS c")
+    assert r.schema.simpleString() == "struct<a:bigint,b:bigint,c:double>"
+    assert r.first() == Row(a=3, b=10, c=0.30000000447034836)
+    with pytest.raises(AnalysisException) as caught:
+        spark.sql("SELECT '1' + '2'").collect()
+    assert caught.value.getCondition() == "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE"

@@ -123,6 +123,8 @@ def wider_numeric(a: DataType, b: DataType) -> DataType:
         if isinstance(a, (FloatType, DoubleType)) or isinstance(b, (FloatType, DoubleType)):
             return DoubleType()
         return wider_decimal(decimal_of(a), decimal_of(b))
+    if {type(a), type(b)} in ({FloatType, IntegerType}, {FloatType, LongType}):
+        return DoubleType()  # ANSI: an int or bigint does not fit a float exactly
     return a if _rank(a) >= _rank(b) else b
 
 

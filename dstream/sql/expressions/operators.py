@@ -67,6 +67,12 @@ __all__ = [
 ]
 
 
+def _string_operand(other: DataType) -> DataType:
+    """What a string meeting a number in arithmetic is read as (Spark 4's ANSI coercion):
+    a bigint beside an integral number ('1' + 2 is 3, '1.5' + 2 an invalid cast), else a double."""
+    return LongType() if is_integral(other) else DoubleType()
+
+
 def _numeric_or_double(expr: Expression) -> Expression:
     dt = expr.data_type()
     if isinstance(dt, (StringType, NullType)):
@@ -128,6 +134,12 @@ class BinaryArithmetic(Expression):
             left = cast_to(left, rt)
         elif isinstance(rt, NullType) and is_numeric(lt):
             right = cast_to(right, lt)
+        elif isinstance(lt, StringType) and isinstance(rt, StringType):
+            pass  # Spark 4 (ANSI) refuses two strings: BINARY_OP_WRONG_TYPE below
+        elif isinstance(lt, StringType) and is_numeric(rt):
+            left = cast_to(left, _string_operand(rt))
+        elif isinstance(rt, StringType) and is_numeric(lt):
+            right = cast_to(right, _string_operand(lt))
         else:
             left, right = _numeric_or_double(left), _numeric_or_double(right)
         node = self._coerce_numbers(left, right)
