@@ -142,6 +142,8 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
         print(self.schema.treeString(level) if level is not None else self.schema.treeString())
 
     def __getitem__(self, item: Any) -> Any:
+        if item == "*":  # every column of this DataFrame (after a join, only its side's)
+            return Column(UnresolvedStar(columns=self._plan.output()))
         if isinstance(item, str):
             return Column(self._resolve(item))
         if isinstance(item, int):

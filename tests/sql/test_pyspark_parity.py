@@ -393,3 +393,12 @@ def test_ansi_coercion_of_strings_and_floats_in_arithmetic(spark: SparkSession) 
     with pytest.raises(AnalysisException) as caught:
         spark.sql("SELECT '1' + '2'").collect()
     assert caught.value.getCondition() == "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE"
+
+
+def test_df_star_is_every_column_of_that_dataframe(spark: SparkSession) -> None:
+    # df["*"] raised INVALID_USAGE_OF_STAR_OR_REGEX.
+    a = spark.createDataFrame([(1, "a")], ["k", "s"])
+    b = spark.createDataFrame([(1, 2.0)], ["k", "v"])
+    assert a.select(a["*"]).columns == ["k", "s"]
+    assert a.join(b, a.k == b.k).select(b["*"], a.s).columns == ["k", "v", "s"]
+    assert a.join(b, a.k == b.k).select(b["*"]).first() == Row(k=1, v=2.0)

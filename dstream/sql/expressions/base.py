@@ -294,11 +294,14 @@ class UnresolvedAttribute(LeafExpression):
 class UnresolvedStar(LeafExpression):
     """``*`` or ``t.*``: every column (of one alias), expanded by the analyzer."""
 
-    def __init__(self, qualifier: str | None = None, plan_id: int | None = None, pattern: str | None = None) -> None:
+    def __init__(self, qualifier: str | None = None, plan_id: int | None = None, pattern: str | None = None,
+                 columns: Sequence[AttributeReference] | None = None) -> None:
         self.qualifier = qualifier
         self.plan_id = plan_id
         #: ``colRegex``: only the columns whose whole name matches this regular expression.
         self.pattern = pattern
+        #: ``df["*"]``: the columns of that DataFrame (by id), wherever the star is used.
+        self.columns = None if columns is None else tuple(columns)
 
     @property
     def resolved(self) -> bool:

@@ -189,6 +189,9 @@ def resolve_star(star: UnresolvedStar, output: Sequence[AttributeReference], cas
     As in Spark, a qualifier naming a table alias wins; otherwise it is resolved as a
     (possibly qualified or nested) column, which must be a struct: its fields become columns.
     """
+    if star.columns is not None:
+        ids = {a.expr_id for a in star.columns}
+        return [a for a in output if a.expr_id in ids]
     if star.pattern is not None:
         import re  # noqa: PLC0415 - only colRegex needs it
 
