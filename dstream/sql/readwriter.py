@@ -130,7 +130,7 @@ class DataFrameReader(OptionsBuilder):
         file_schema = (fmt.infer_schema(files, options_now) if self._schema is None
                        else fmt.with_partition_columns(self._schema, files, options_now))
         if self._schema is None and not files and self._format != "text":
-            title = {"csv": "CSV", "json": "JSON", "parquet": "Parquet"}.get(self._format, self._format)
+            title = fmt.title
             raise AnalysisException(
                 f"Unable to infer schema for {title}. It must be specified manually (no data file under "
                 f"{', '.join(paths)}; give a schema with .schema(...)).", "UNABLE_TO_INFER_SCHEMA", {"format": title})

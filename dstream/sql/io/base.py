@@ -104,6 +104,8 @@ class FileFormat:
     name: str = ""
     #: The extension of written part files.
     extension: str = ""
+    #: The name Spark's messages give the format (``Unable to infer schema for CSV``).
+    title: str = ""
     #: Whether byte-range splits are allowed (line-oriented formats without multiLine).
     splittable: bool = True
 

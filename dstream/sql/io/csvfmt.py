@@ -298,6 +298,7 @@ class CsvFormat(FileFormat):
     """Comma-separated values (``spark.read.csv``)."""
 
     name = "csv"
+    title = "CSV"
     extension = "csv"
 
     def splittable_with(self, options: Mapping[str, Any]) -> bool:

@@ -133,6 +133,7 @@ class JsonFormat(FileFormat):
     """JSON Lines (``spark.read.json``)."""
 
     name = "json"
+    title = "JSON"
     extension = "json"
 
     def splittable_with(self, options: Mapping[str, Any]) -> bool:

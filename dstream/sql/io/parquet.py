@@ -128,6 +128,7 @@ class ParquetFormat(FileFormat):
     """Apache Parquet (``spark.read.parquet``)."""
 
     name = "parquet"
+    title = "Parquet"
     extension = "parquet"
 
     def _infer_data_schema(self, files: Sequence[str], options: Mapping[str, Any]) -> pa.Schema:

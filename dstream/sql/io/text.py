@@ -50,6 +50,7 @@ class TextFormat(FileFormat):
     """Plain text (``spark.read.text``): a ``value`` column."""
 
     name = "text"
+    title = "Text"
     extension = "txt"
 
     def splittable_with(self, options: Mapping[str, Any]) -> bool:

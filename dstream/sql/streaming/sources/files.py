@@ -59,7 +59,6 @@ _LOG = logging.getLogger(__name__)
 
 FORMATS = ("text", "csv", "json", "parquet")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
-_FORMAT_TITLES = {"text": "Text", "csv": "CSV", "json": "JSON", "parquet": "Parquet"}
 SCHEMA_REQUIRED = (
     "Schema must be specified when creating a streaming source DataFrame. If some files already exist in the "
     "directory, then depending on the file format you may be able to create a static DataFrame on that directory "
@@ -203,7 +202,7 @@ class FileStreamSourceProvider(SourceProvider):
             raise AnalysisException(SCHEMA_REQUIRED)
         inferred = get_format(self.format_name).infer_schema(files, _reader_options(session, options, path))
         if not inferred.fields:
-            title = _FORMAT_TITLES[self.format_name]
+            title = get_format(self.format_name).title
             raise AnalysisException(f"Unable to infer schema for {title}. It must be specified manually.",
                                     "UNABLE_TO_INFER_SCHEMA", {"format": title})
         return inferred
