@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .column import Column
-from .errors import AnalysisException, PySparkTypeError, PySparkValueError
+from .errors import PySparkTypeError, PySparkValueError
 from .types import BooleanType, DataType, DoubleType, FloatType, NumericType, StringType
 
 if TYPE_CHECKING:
@@ -60,13 +60,10 @@ def _filled(name: str, dt: DataType, value: Any) -> Column:
 
 
 def _check_names(df: DataFrame, names: Any) -> None:
-    have = {c.lower() for c in df.columns}
+    # Each name taken literally (backquoted), resolved as any column reference is: an
+    # unknown one raises the analyzer's UNRESOLVED_COLUMN, with its suggestions.
     for name in names:
-        if name.lower() not in have:
-            raise AnalysisException(
-                f"A column or function parameter with name `{name}` cannot be resolved. Did you mean one of the "
-                f"following? [{', '.join(f'`{c}`' for c in df.columns)}].", "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-                {"objectName": f"`{name}`", "proposal": ", ".join(f"`{c}`" for c in df.columns)})
+        df._resolve("`" + name.replace("`", "``") + "`")
 
 
 class DataFrameNaFunctions:
