@@ -195,10 +195,15 @@ def query_ui(sc: SparkContext) -> Any:
 def forward_query_event(sc: SparkContext, event: Any) -> None:
     """Post a query listener event on the SparkContext's bus (no-op without a bus)."""
     bus = listener_bus(sc)
-    if bus is None:
+    if bus is None or not bus.listeners:
         return
+    # Wrapped on the delivery thread, not the query's: the progress' JSON round trip is
+    # most of a small micro-batch's listener cost. A posted progress is not changed after.
+    bus.post_deferred(_wrapped_query_event, event)
+
+
+def _wrapped_query_event(event: Any) -> tuple[Any, ...]:
     from dstream.ui.query_events import wrap_query_event
 
     wrapped = wrap_query_event(event)
-    if wrapped is not None:
-        bus.post(wrapped)
+    return () if wrapped is None else (wrapped,)
