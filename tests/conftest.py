@@ -60,6 +60,7 @@ import re
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,6 +104,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 TESTS_CONF_DIR = str(Path(__file__).resolve().parent / "conf")
 os.environ["SPARK_CONF_DIR"] = TESTS_CONF_DIR
 os.environ.pop("SPARK_HOME", None)
+#: The machine's zone, pinned: naive Python datetimes are wall times in it (as in PySpark),
+#: so the expected values of the tests hold on any contributor's machine. Workers inherit it;
+#: a test that needs another zone sets TZ (and calls time.tzset) itself.
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 #: Deadline of a test that does not set its own ``@pytest.mark.timeout``.
 DEFAULT_TIMEOUT_S = 300

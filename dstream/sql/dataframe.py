@@ -56,6 +56,7 @@ from .plan.logical import (
 )
 from .query import QueryExecution
 from .row import Row
+from .timezones import python_time_zone
 from .types import BooleanType, StructType
 
 if TYPE_CHECKING:
@@ -446,7 +447,7 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
         from .arrow_convert import arrow_to_rows
 
         names = self.columns
-        tz = self._session.conf.time_zone()
+        tz = python_time_zone()
 
         def to_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[Row]:
             for batch in batches:
@@ -516,7 +517,8 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
             return to_pandas(self.toArrow(), self._session.conf.time_zone())
         from .pandas_rows import rows_to_pandas
 
-        return rows_to_pandas(self.collect(), self.schema)
+        # PySpark shifts the collected datetimes to the session zone's wall times.
+        return rows_to_pandas(self._execution().collect(self._session.conf.time_zone()), self.schema)
 
     def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
         """Print the first ``n`` rows as a table."""
@@ -529,9 +531,9 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
             raise PySparkTypeError(f"Argument `n` should be an int, got {type(n).__name__}.", "NOT_INT",
                                    {"arg_name": "n", "arg_type": type(n).__name__})
         width = 20 if truncate is True else (0 if truncate is False else int(truncate))
-        rows = self.limit(max(n, 0) + 1).collect()
-        return show_string([tuple(r) for r in rows], self.schema, n, width, vertical,
-                           self._session.conf.time_zone())
+        zone = self._session.conf.time_zone()
+        rows = self.limit(max(n, 0) + 1)._execution().collect(zone)
+        return show_string([tuple(r) for r in rows], self.schema, n, width, vertical, zone)
 
     def explain(self, extended: Any = None, mode: str | None = None) -> None:
         """Print the physical plan (PySpark's default, ``mode="simple"``).

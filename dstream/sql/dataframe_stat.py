@@ -245,7 +245,7 @@ class StatMethods:
         pairs = df.groupBy(col1, col2).count()
         types = [f.dataType for f in pairs.schema.fields[:2]]
         zone = df.sparkSession.conf.time_zone()
-        counts = pairs.collect()
+        counts = pairs._execution().collect(zone)  # wall times of the session zone, as printed
 
         def text(v: Any, i: int) -> str:  # Scala's toString of the value, as Spark's crosstab shows it
             return "null" if v is None else format_value(v, types[i], zone)

@@ -33,7 +33,8 @@ from .timezones import arrow_zone
 from .type_infer import infer_schema
 from .types import DataType, LongType, StructField, StructType, TimestampNTZType, _parse_datatype_string
 
-__all__ = ["attributes_of", "local_relation", "range_relation", "rdd_relation", "schema_argument", "single_column_rows"]
+__all__ = ["attributes_of", "is_pandas_frame", "local_relation",
+           "range_relation", "rdd_relation", "schema_argument", "single_column_rows"]
 
 
 def attributes_of(schema: StructType) -> list[AttributeReference]:
@@ -82,14 +83,15 @@ def _from_arrow(table: pa.Table, schema: StructType | list[str] | None) -> tuple
     return table, found
 
 
-def _is_pandas(data: Any) -> bool:
+def is_pandas_frame(data: Any) -> bool:
+    """Whether ``data`` is a pandas ``DataFrame`` (checked without importing pandas)."""
     return type(data).__module__.startswith("pandas") and type(data).__name__ == "DataFrame"
 
 
 def _pandas_table(frame: Any, schema: Any, time_zone: str) -> pa.Table:
     """A pandas frame as Arrow, read as PySpark reads it: a naive ``datetime64`` column holds
-    wall times in the session zone (a ``TimestampType``, the inverse of ``toPandas``),
-    unless ``schema`` makes it ``TimestampNTZType``."""
+    wall times in ``time_zone`` (a ``TimestampType``; the caller picks the zone as PySpark
+    does), unless ``schema`` makes it ``TimestampNTZType``."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     fields = schema.fields if isinstance(schema, StructType) else []
     for i, field in enumerate(table.schema):
@@ -108,7 +110,7 @@ def local_relation(data: Any, schema: Any, time_zone: str, verify: bool = True) 
     wanted = schema_argument(schema)
     if isinstance(data, pa.RecordBatch):
         data = pa.Table.from_batches([data])
-    if _is_pandas(data):
+    if is_pandas_frame(data):
         data = _pandas_table(data, wanted, time_zone)
     if isinstance(data, pa.Table):
         table, final = _from_arrow(data, wanted)

@@ -31,6 +31,7 @@ from .expressions.base import EvalContext
 from .plan.logical import LogicalPlan
 from .plan.optimizer import optimize
 from .row import Row
+from .timezones import python_time_zone
 
 if TYPE_CHECKING:
     from rdd import RDD
@@ -84,9 +85,13 @@ class QueryExecution:
         qctx = self.context()
         return to_arrow_table(self.physical(qctx), qctx)
 
-    def collect(self) -> list[Row]:
-        """Every row, as PySpark's ``collect()`` returns them."""
-        return arrow_to_rows(self.to_arrow(), self.session.conf.time_zone())
+    def collect(self, time_zone: str | None = None) -> list[Row]:
+        """Every row, as PySpark's ``collect()`` returns them.
+
+        Naive datetimes are wall times in ``time_zone``; by default the machine's zone, as
+        PySpark's ``collect()`` gives them (``show()`` and ``toPandas()`` pass the session's).
+        """
+        return arrow_to_rows(self.to_arrow(), time_zone or python_time_zone())
 
     def local_iterator(self) -> Iterator[Row]:
         """The rows partition by partition (one job per partition)."""
@@ -94,7 +99,7 @@ class QueryExecution:
         physical = self.physical(qctx)
         rdd = physical.execute(qctx)
         names = [a.name for a in physical.output]
-        tz = self.session.conf.time_zone()
+        tz = python_time_zone()
         for index in range(rdd.getNumPartitions()):
             batches = rdd.context.runJob(rdd, lambda it: list(it), [index])
             if batches:

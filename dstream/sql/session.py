@@ -30,8 +30,9 @@ from .catalog import Catalog
 from .conf import RuntimeConfig
 from .dataframe import DataFrame
 from .errors import AnalysisException
-from .local_data import local_relation, range_relation, rdd_relation
+from .local_data import is_pandas_frame, local_relation, range_relation, rdd_relation
 from .readwriter import DataFrameReader
+from .timezones import python_time_zone
 
 if TYPE_CHECKING:
     from .plan.logical import LogicalPlan
@@ -245,10 +246,26 @@ class SparkSession:
 
         plan: LogicalPlan
         if isinstance(data, RDD):
-            plan = rdd_relation(data, schema, self.conf.time_zone())
+            plan = rdd_relation(data, schema, python_time_zone())
         else:
-            plan = local_relation(data, schema, self.conf.time_zone(), verifySchema)
+            plan = local_relation(data, schema, self._input_time_zone(data, schema), verifySchema)
         return DataFrame(plan, self)
+
+    def _input_time_zone(self, data: Any, schema: Any) -> str:
+        """The zone naive datetimes of ``data`` are wall times in, as PySpark reads them.
+
+        Python datetimes: the machine's zone (``python_time_zone``). A pandas frame: the session
+        zone when Arrow conversion is on or the schema gives the types (PySpark converts those
+        columns from the session zone); without either, PySpark turns the frame into Python
+        datetimes, so the machine's zone again.
+        """
+        if not is_pandas_frame(data):
+            return python_time_zone()
+        from .types import StructType  # noqa: PLC0415 - only for pandas input
+
+        arrow = self.conf.get_boolean("spark.sql.execution.arrow.pyspark.enabled", False)
+        typed = isinstance(schema, StructType | str)
+        return self.conf.time_zone() if arrow or typed else python_time_zone()
 
     def range(self, start: int, end: int | None = None, step: int = 1,
               numPartitions: int | None = None) -> DataFrame:  # noqa: N803

@@ -27,7 +27,8 @@ import zoneinfo
 
 from dstream.sql.errors import PySparkValueError
 
-__all__ = ["session_time_zone_default", "zone_of", "arrow_zone", "is_utc", "wall_time", "instant_us", "naive_us"]
+__all__ = ["python_time_zone", "session_time_zone_default", "zone_of", "arrow_zone", "is_utc", "wall_time",
+           "instant_us", "naive_us"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _MICROSECOND = datetime.timedelta(microseconds=1)
@@ -102,6 +103,18 @@ def arrow_zone(zone_id: str) -> str:
         sign = "-" if minutes < 0 else "+"
         return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
     return zone_id
+
+
+def python_time_zone() -> str:
+    """The zone a naive Python ``datetime`` is a wall time in, both ways, as PySpark reads it.
+
+    PySpark converts between Python datetimes and Spark's instants with Python's own local
+    time (``datetime.timestamp()``, ``datetime.fromtimestamp()``): the machine's zone, not
+    ``spark.sql.session.timeZone``. So do ``createDataFrame`` rows, ``collect()``, ``.rdd``
+    and Python UDFs here; the session zone governs SQL (casts, ``hour()``, ``show()``,
+    ``toPandas()``). The two differ only when the session zone is set to another zone.
+    """
+    return session_time_zone_default()
 
 
 def session_time_zone_default() -> str:

@@ -39,22 +39,24 @@ def test_arrow_round_trip_keeps_values_and_types(spark: SparkSession) -> None:
 
 
 def test_pandas_round_trip_gives_session_wall_times(spark: SparkSession) -> None:
+    # As PySpark 4.0.1 (the machine in UTC, the session in Los Angeles): the rows' naive times
+    # are the machine's wall times; toPandas gives the session's.
     df = spark.createDataFrame(ROWS)
     frame = df.toPandas()
     assert list(frame.columns) == ["k", "v", "t"]
-    # Naive wall times in the session zone, as PySpark's toPandas gives them.
-    assert frame["t"][0] == pd.Timestamp("2026-03-08 01:30:00")
-    assert frame["t"][2] == pd.Timestamp("2026-03-08 03:30:00")
+    assert frame["t"][0] == pd.Timestamp("2026-03-07 17:30:00")
+    assert frame["t"][2] == pd.Timestamp("2026-03-07 19:30:00")
     back = spark.createDataFrame(pd.DataFrame({"x": [1, 2], "y": ["p", "q"]}))
     assert back.dtypes == [("x", "bigint"), ("y", "string")]
     assert [tuple(r) for r in back.collect()] == [(1, "p"), (2, "q")]
-    # createDataFrame of a frame is toPandas' inverse: naive times are wall times of the session
-    # zone, a TimestampType (unless the schema says TIMESTAMP_NTZ), as in PySpark.
+    # Without Arrow and without a schema, PySpark reads a frame's naive times as the machine's
+    # wall times, not the session's: the round trip moves them by the zones' difference.
     again = spark.createDataFrame(frame)  # (v is a double now: pandas made the nullable longs floats)
-    assert again.schema["t"] == df.schema["t"] and [r.t for r in again.collect()] == [r.t for r in df.collect()]
-    assert again.selectExpr("cast(t as long) AS s").first().s == 1772962200  # 2026-03-08T09:30:00Z
-    ntz = spark.createDataFrame(frame, "k string, v long, t timestamp_ntz")
-    assert ntz.first().t == dt.datetime(2026, 3, 8, 1, 30)
+    assert again.schema["t"] == df.schema["t"]
+    assert [r.t for r in again.collect()] == [dt.datetime(2026, 3, 7, 17, 30), None, dt.datetime(2026, 3, 7, 19, 30)]
+    assert again.selectExpr("cast(t as long) AS s").first().s == 1772904600  # 2026-03-07T17:30:00Z
+    ntz = spark.createDataFrame(frame, "k string, v double, t timestamp_ntz")
+    assert ntz.first().t == dt.datetime(2026, 3, 7, 17, 30)
 
 
 def test_rdd_and_local_iterator_yield_rows(spark: SparkSession) -> None:

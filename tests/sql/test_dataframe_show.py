@@ -3,7 +3,8 @@
 The expected text is written out literally (Spark's layout: right-aligned cells truncated
 to 20 characters by default, left-aligned and full with ``truncate=False``; a blank line
 after the table, none after "only showing top n rows"). The session time zone is
-Asia/Tokyo: a naive datetime is wall time there, an aware one (03:04:05.12 UTC) shows as
+Asia/Tokyo and the machine's (the suite's TZ) UTC: a naive datetime is the machine's wall
+time, as in PySpark, so 12:00 shows as 21:00; an aware one (03:04:05.12 UTC) shows as
 12:04:05.12.
 """
 
@@ -47,7 +48,7 @@ TRUNCATED = """\
 +----+--------------------+------------+-----+--------------------+----------+------------+------------+-----------+
 |   i|                   s|           d|    b|                   t|       day|           a|          st|          m|
 +----+--------------------+------------+-----+--------------------+----------+------------+------------+-----------+
-|   1|                   a|1.23456789E7| true| 2024-01-15 12:00:00|2024-01-15|[1, 2, NULL]|      {1, p}|   {k -> 1}|
+|   1|                   a|1.23456789E7| true| 2024-01-15 21:00:00|2024-01-15|[1, 2, NULL]|      {1, p}|   {k -> 1}|
 |NULL|                    |      1.0E-4|false|2024-01-15 12:04:...|1999-12-31|          []|{NULL, NULL}|{k -> NULL}|
 |  -7|the quick brown f...|        -0.0| NULL|                NULL|      NULL|        NULL|        NULL|       NULL|
 |NULL|                NULL|        NULL| NULL|                NULL|      NULL|        NULL|        NULL|       NULL|
@@ -59,7 +60,7 @@ FULL = """\
 +----+-------------------------+------------+-----+----------------------+----------+------------+------------+-----------+
 |i   |s                        |d           |b    |t                     |day       |a           |st          |m          |
 +----+-------------------------+------------+-----+----------------------+----------+------------+------------+-----------+
-|1   |a                        |1.23456789E7|true |2024-01-15 12:00:00   |2024-01-15|[1, 2, NULL]|{1, p}      |{k -> 1}   |
+|1   |a                        |1.23456789E7|true |2024-01-15 21:00:00   |2024-01-15|[1, 2, NULL]|{1, p}      |{k -> 1}   |
 |NULL|                         |1.0E-4      |false|2024-01-15 12:04:05.12|1999-12-31|[]          |{NULL, NULL}|{k -> NULL}|
 |-7  |the quick brown fox jumps|-0.0        |NULL |NULL                  |NULL      |NULL        |NULL        |NULL       |
 |NULL|NULL                     |NULL        |NULL |NULL                  |NULL      |NULL        |NULL        |NULL       |
@@ -84,7 +85,7 @@ def test_show_two_rows_prints_the_footer_and_no_blank_line(df: DataFrame, capsys
         "+----+---+------------+--------------------+\n"
         "|   i|  s|           d|                   t|\n"
         "+----+---+------------+--------------------+\n"
-        "|   1|  a|1.23456789E7| 2024-01-15 12:00:00|\n"
+        "|   1|  a|1.23456789E7| 2024-01-15 21:00:00|\n"
         "|NULL|   |      1.0E-4|2024-01-15 12:04:...|\n"
         "+----+---+------------+--------------------+\n"
         "only showing top 2 rows\n"

@@ -110,14 +110,16 @@ def test_pandas_functions_see_wall_times_of_the_session_time_zone(spark: SparkSe
     previous = spark.conf.get(zone)
     spark.conf.set(zone, "America/Los_Angeles")
     try:
-        df = spark.createDataFrame([(1, dt.datetime(2024, 1, 1, 9, 30))], "k long, t timestamp")
+        # 17:30 UTC is 09:30 in Los Angeles; collect() gives it back as the machine's (UTC) wall time.
+        df = spark.createDataFrame([(1, dt.datetime(2024, 1, 1, 17, 30, tzinfo=dt.timezone.utc))],
+                                   "k long, t timestamp")
 
         def hours(pdf: pd.DataFrame) -> pd.DataFrame:
             assert pdf.t.dt.tz is None
             return pdf.assign(hour=pdf.t.dt.hour)
 
         schema = "k long, t timestamp, hour int"
-        expected = [(1, dt.datetime(2024, 1, 1, 9, 30), 9)]
+        expected = [(1, dt.datetime(2024, 1, 1, 17, 30), 9)]
         assert [tuple(r) for r in df.groupBy("k").applyInPandas(hours, schema).collect()] == expected
         assert [tuple(r) for r in df.mapInPandas(lambda it: map(hours, it), schema).collect()] == expected
         cogrouped = df.groupBy("k").cogroup(df.groupBy("k"))

@@ -270,13 +270,16 @@ def test_udf_gets_none_for_null_and_returns_string_by_default(spark: SparkSessio
 # ------------------------------------------------------------------ timestamps
 
 
-def test_timestamps_collect_as_naive_datetimes_in_the_session_zone(spark: SparkSession) -> None:
+def test_timestamps_collect_as_naive_datetimes_in_the_machine_zone(spark: SparkSession) -> None:
+    # As PySpark: collect() gives the machine's wall times (the suite pins TZ=UTC), whatever
+    # the session zone (New York here) that parsed the string.
     df = spark.createDataFrame([(dt.datetime(2024, 1, 15, 17, 0, tzinfo=dt.timezone.utc),)], "t timestamp")
     parsed = strings(spark, "2024-07-01 08:30:00").select(F.col("s").cast("timestamp"))
-    assert one(df) == dt.datetime(2024, 1, 15, 12, 0) and one(parsed) == dt.datetime(2024, 7, 1, 8, 30)
+    assert one(df) == dt.datetime(2024, 1, 15, 17, 0) and one(parsed) == dt.datetime(2024, 7, 1, 12, 30)
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     try:
         assert one(df) == dt.datetime(2024, 1, 15, 17, 0)
+        assert one(parsed) == dt.datetime(2024, 7, 1, 8, 30)  # now parsed as 08:30 UTC
     finally:
         spark.conf.set("spark.sql.session.timeZone", "America/New_York")
 

@@ -198,15 +198,18 @@ def test_windows_before_1970_floor_towards_the_past(spark: SparkSession) -> None
         assert got == model_windows(events, window * MINUTE, slide * MINUTE, start * MINUTE), (window, slide, start)
 
 
-def test_day_windows_align_to_utc_and_collect_in_session_zone(sc: SparkContext) -> None:
+def test_day_windows_align_to_utc_whatever_the_session_zone(sc: SparkContext) -> None:
     spark = _session(sc, "America/New_York")
     try:
-        # Wall times in New York (EST, UTC-5): 18:30 and 19:30 lie on either side of UTC midnight.
-        events: list[Event] = [(dt.datetime(2024, 1, 15, 18, 30), "a", 1), (dt.datetime(2024, 1, 15, 19, 30), "a", 2)]
+        # 23:30 and 00:30 UTC (the machine's wall times: the suite pins TZ=UTC) lie on either side
+        # of UTC midnight, where day windows start; New York shows those starts at 19:00.
+        events: list[Event] = [(dt.datetime(2024, 1, 15, 23, 30), "a", 1), (dt.datetime(2024, 1, 16, 0, 30), "a", 2)]
         df = _frame(spark, events).groupBy(F.window("ts", "1 day")).agg(F.sum("v"))
         got = sorted((r[0].start, r[0].end, r[1]) for r in df.collect())
-        assert got == [(dt.datetime(2024, 1, 14, 19, 0), dt.datetime(2024, 1, 15, 19, 0), 1),
-                       (dt.datetime(2024, 1, 15, 19, 0), dt.datetime(2024, 1, 16, 19, 0), 2)]
+        assert got == [(dt.datetime(2024, 1, 15), dt.datetime(2024, 1, 16), 1),
+                       (dt.datetime(2024, 1, 16), dt.datetime(2024, 1, 17), 2)]
+        shown = sorted(r[0] for r in df.selectExpr("CAST(window.start AS STRING)").collect())
+        assert shown == ["2024-01-14 19:00:00", "2024-01-15 19:00:00"]
     finally:
         spark.stop()
 

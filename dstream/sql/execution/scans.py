@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..expressions.base import AttributeReference
+from ..timezones import python_time_zone
 from . import input_file
 from .arrays import arange
 from .context import QueryContext
@@ -161,7 +162,7 @@ class RDDScanExec(PhysicalPlan):
     def execute(self, qctx: QueryContext) -> Any:
         from ..arrow_convert import rows_to_arrow  # noqa: PLC0415 - the conversions load with the first RDD scan
 
-        schema, tz, names = self.schema, qctx.eval_ctx.time_zone, key_names(self.output)
+        schema, tz, names = self.schema, python_time_zone(), key_names(self.output)
 
         def convert(rows: Iterator[Any]) -> Iterator[pa.RecordBatch]:
             records = list(rows)

@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import PythonException
+from ..timezones import python_time_zone
 from ..types import (
     ArrayType,
     BinaryType,
@@ -159,7 +160,8 @@ class PythonUDF(Expression):
 
         arrays = [c.eval(batch, ctx) for c in self.children]
         table = pa.table({f"_{i}": a for i, a in enumerate(arrays)}) if arrays else None
-        rows = arrow_to_rows(table, ctx.time_zone) if table is not None else [()] * batch.num_rows
+        zone = python_time_zone()
+        rows = arrow_to_rows(table, zone) if table is not None else [()] * batch.num_rows
         out = []
         for row in rows:
             try:
@@ -169,7 +171,7 @@ class PythonUDF(Expression):
             out.append(convert_result(value, self.return_type))
         arrow_type = to_arrow_type(self.return_type)
         if isinstance(self.return_type, (TimestampType,)):
-            out = [_to_utc(v, ctx.time_zone) for v in out]
+            out = [_to_utc(v, zone) for v in out]
         return pa.array(out, arrow_type)
 
     def semantic_key(self) -> Any:
@@ -184,7 +186,7 @@ class NondeterministicPythonUDF(PythonUDF):
 
 
 def _to_utc(value: _dt.datetime | None, time_zone: str) -> _dt.datetime | None:
-    """A naive result means wall time in the session zone (as PySpark reads it)."""
+    """A naive result means wall time in the machine's zone (as PySpark reads it, see ``python_time_zone``)."""
     if value is None or value.tzinfo is not None:
         return value
     from zoneinfo import ZoneInfo  # noqa: PLC0415 - only timestamp results need it

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AnalysisException, PySparkTypeError, PySparkValueError
 from ..local_data import attributes_of, schema_argument
 from ..readwriter import OptionsBuilder
+from ..timezones import python_time_zone
 from ..types import StructType
 from . import temporary_checkpoints
 from .checks import check_streaming_query
@@ -170,7 +171,7 @@ class DataStreamWriter(OptionsBuilder):
 
         check_foreach_writer(f)
         self._format = "foreach"
-        self._sink = ForeachSink(f, self._df.sparkSession.conf.time_zone())
+        self._sink = ForeachSink(f, python_time_zone())
         return self
 
     def foreachBatch(self, func: Callable[[Any, int], Any]) -> DataStreamWriter:  # noqa: N802 - PySpark's name

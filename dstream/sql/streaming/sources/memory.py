@@ -26,6 +26,7 @@ from ...arrow_convert import RowEncoder
 from ...expressions.base import AttributeReference, column_key
 from ...local_data import attributes_of, local_relation, single_column_rows
 from ...plan.logical import LocalRelation, LogicalPlan
+from ...timezones import python_time_zone
 from ...types import StructType
 from .base import Offset, Source
 
@@ -78,7 +79,7 @@ class MemoryStream(Source):
     def addData(self, *data: Any) -> int:  # noqa: N802 - Spark's name
         """Append one batch of rows (a list, or the rows as arguments); its offset."""
         rows: Iterable[Any] = data[0] if len(data) == 1 and isinstance(data[0], list | tuple) else data
-        zone = self._session.conf.time_zone()
+        zone = python_time_zone()
         encoder = self._encoder
         if encoder is None or encoder.time_zone != zone:
             encoder = self._encoder = RowEncoder(self._schema, zone)

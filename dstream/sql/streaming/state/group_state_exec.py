@@ -51,6 +51,7 @@ from ...execution.planner import plan_physical, register_planner
 from ...local_data import rows_to_batches
 from ...plan.logical import LogicalPlan
 from ...row import Row
+from ...timezones import python_time_zone
 from ..group_state import NO_TIMESTAMP, GroupState, GroupStateTimeout, batch_state
 from ..groups_with_state import FlatMapGroupsWithState, watermarked_input
 from ..incremental import MicroBatchPlanner, register_stateful
@@ -304,7 +305,7 @@ class BatchGroupsWithStateExec(PhysicalPlan):
         self.children = (child,)
 
     def execute(self, qctx: QueryContext) -> Any:
-        fn = GroupsFunction(self.node, qctx.eval_ctx.time_zone)
+        fn = GroupsFunction(self.node, python_time_zone())
 
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             output: list[Any] = []
@@ -345,7 +346,7 @@ def _plan_streaming(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPl
             return True
         return timeout == GroupStateTimeout.EventTimeTimeout and new_watermark_ms > info.watermark_for_eviction_ms
     op = info.operator(operator_id, "flatMapGroupsWithState", needs_batch, partitions)
-    operator = _Operator(GroupsFunction(plan, qctx.eval_ctx.time_zone), plan, planner, operator_id, op.accumulator)
+    operator = _Operator(GroupsFunction(plan, python_time_zone()), plan, planner, operator_id, op.accumulator)
     return FlatMapGroupsWithStateExec(operator, plan, _exchange(plan, child, partitions))
 
 
