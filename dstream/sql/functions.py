@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .column import Column, column_of, expr_of, lit_expr, to_expr
-from .errors import PySparkNotImplementedError, PySparkTypeError
+from .errors import PySparkTypeError
 from .expressions.base import Expression, Literal
 from .expressions.collection_functions import (
     ArrayContains,
@@ -497,16 +497,16 @@ def session_window(timeColumn: ColumnOrName, gapDuration: str | Column) -> Colum
     ----------
     timeColumn : Column or str
         The event time.
-    gapDuration : str
-        The inactivity gap closing a session (a literal Column of one is accepted too).
+    gapDuration : str or Column
+        The inactivity gap closing a session: one duration (``"10 minutes"``), or a string
+        Column giving each row its own (``F.when(col("user") == "a", "5 seconds").otherwise(
+        "1 minute")``); rows whose gap is null, unreadable or not positive are left out.
     """
     if isinstance(gapDuration, Column):
-        if not (isinstance(gapDuration.expr, Literal) and isinstance(gapDuration.expr.value, str)):
-            raise PySparkNotImplementedError(
-                "session_window with a gap computed per row (a Column such as F.when(...)) is not supported by "
-                "dstreams yet: pass one duration string, e.g. session_window('ts', '10 minutes'), or group the "
-                "rows whose gaps differ separately.", "NOT_IMPLEMENTED", {"feature": "dynamic session gap"})
-        gapDuration = gapDuration.expr.value  # noqa: N806 - PySpark's name
+        if isinstance(gapDuration.expr, Literal) and isinstance(gapDuration.expr.value, str):
+            gapDuration = gapDuration.expr.value  # noqa: N806 - PySpark's name
+        else:
+            return Column(SessionWindow(expr_of(timeColumn), 0, gapDuration.expr))
     return Column(SessionWindow(expr_of(timeColumn), duration_us(gapDuration)))
 
 

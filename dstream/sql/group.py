@@ -175,7 +175,8 @@ class GroupedData:
         df = self._df
         resolver = resolver_for(df._plan, df._case_sensitive)
         resolved = [resolver.resolve(e) for e in aggregates]
-        child, keys = rewrite_window_grouping(df._plan, self._keys)
+        child, rewritten = rewrite_window_grouping(df._plan, self._keys, resolved)
+        keys, resolved = rewritten[:len(self._keys)], rewritten[len(self._keys):]
         # The result names a key by its alias (groupBy(expr.alias("x"))); the grouping is on
         # the expression itself, so aggregates may refer to it as written.
         keys_named = [ensure_named(k) for k in keys]

@@ -22,7 +22,6 @@ from dstream.sql.errors import (
     AnalysisException,
     IllegalArgumentException,
     PySparkIndexError,
-    PySparkNotImplementedError,
 )
 
 
@@ -343,14 +342,15 @@ def test_an_empty_output_keeps_its_schema_and_an_empty_input_needs_one(spark: Sp
 
 
 def test_session_window_gap_columns(spark: SparkSession) -> None:
-    # A Column gap raised "'Column' object is not callable": a literal one works, a per-row one is refused clearly.
+    # A Column gap raised "'Column' object is not callable": a literal one works, and so does one per row.
     import datetime as dt
 
     df = spark.createDataFrame([(dt.datetime(2024, 1, 1, 0, 0), "u1"), (dt.datetime(2024, 1, 1, 0, 3), "u1")],
                                "ts timestamp, user string")
     assert df.groupBy(F.session_window("ts", F.lit("5 minutes"))).count().collect()[0]["count"] == 2
-    with pytest.raises(PySparkNotImplementedError, match="gap computed per row"):
-        F.session_window("ts", F.when(F.col("user") == "u1", "10 minutes").otherwise("1 minute"))
+    per_user = df.groupBy(F.session_window("ts", F.when(F.col("user") == "u1", "10 minutes").otherwise("1 minute")))
+    session, count = per_user.count().first()
+    assert (session.end, count) == (dt.datetime(2024, 1, 1, 0, 13), 2)
 
 
 def test_summary_percentiles_of_a_decimal_are_doubles(spark: SparkSession) -> None:

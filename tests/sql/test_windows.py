@@ -3,7 +3,8 @@
 The models follow Spark's definitions directly: a row at time ``t`` is in the window
 starting at ``s`` for ``s = last - i * slide`` (``last = t - (t - startTime) mod slide``,
 ``i < ceil(window / slide)``) whenever ``s <= t < s + window``; a key's rows ordered by
-time form one session while each is less than ``gap`` after the previous one, the
+time form one session while each is at most ``gap`` after the previous one (windows
+that touch merge: PySpark 4.0.1 makes rows exactly one gap apart one session), the
 session being ``[first, last + gap)``. Rows without a time are in no window.
 """
 
@@ -86,7 +87,7 @@ def model_sessions(events: list[Event], gap: int) -> dict[tuple[Any, ...], int]:
         first = prev = times[0]
         count = 0
         for t in times:
-            if t - prev >= gap:
+            if t - prev > gap:
                 out[(_naive(first), _naive(prev + gap), k)] = count
                 first, count = t, 0
             prev, count = t, count + 1

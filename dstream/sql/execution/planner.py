@@ -203,7 +203,7 @@ def _session_window(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, SessionWindowAssign)
     # Every row of a key must meet in one partition before its sessions can be merged.
     child = _clustered(plan.child, plan.partition_keys, qctx)
-    return SessionWindowExec(plan.time_expr, plan.gap_us, plan.partition_keys, plan.output_attr, child)
+    return SessionWindowExec(plan.window, plan.partition_keys, plan.output_attr, child)
 
 
 def _expand(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:

@@ -31,12 +31,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import IllegalArgumentException
-from ..types import DataType, StructField, StructType, TimestampNTZType, TimestampType
+from ..errors import AnalysisException, IllegalArgumentException
+from ..types import DataType, NullType, StringType, StructField, StructType, TimestampNTZType, TimestampType
 from .base import EvalContext, Expression
 from .cast import cast_to
 
-__all__ = ["SessionWindow", "TimeWindow", "duration_us", "window_type"]
+__all__ = ["SessionWindow", "TimeWindow", "duration_us", "gap_micros", "window_type"]
 
 _UNITS = {
     "microsecond": 1, "millisecond": 1000, "second": 1_000_000, "minute": 60_000_000,
@@ -47,6 +47,16 @@ _PART = re.compile(r"\s*(-?\d+)\s*([a-z]+?)s?\b", re.IGNORECASE)
 
 def duration_us(text: str) -> int:
     """``"10 minutes"`` -> microseconds; months and years are refused (their length varies)."""
+    total = _read_duration(text)
+    if total is None:
+        raise IllegalArgumentException(
+            f"The provided interval ({text}) did not correspond to a valid interval string.",
+            "INVALID_INTERVAL_FORMAT", {"input": text})
+    return total
+
+
+def _read_duration(text: str) -> int | None:
+    """The microseconds of an interval string, ``None`` when it is not one (months raise)."""
     body = text.strip()
     if body.lower().startswith("interval"):
         body = body[len("interval"):]
@@ -66,9 +76,7 @@ def duration_us(text: str) -> int:
         total += int(m.group(1)) * _UNITS[unit]
         pos, found = m.end(), True
     if not found or body[pos:].strip():
-        raise IllegalArgumentException(
-            f"The provided interval ({text}) did not correspond to a valid interval string.",
-            "INVALID_INTERVAL_FORMAT", {"input": text})
+        return None
     return total
 
 
@@ -193,16 +201,27 @@ def _first_containing(start: pa.Array, micros: pa.Array, window_us: int, slide_u
 
 
 class SessionWindow(Expression):
-    """``session_window(timeColumn, gapDuration)``: ``[ts, ts + gap)`` before sessions are merged."""
+    """``session_window(timeColumn, gapDuration)``: ``[ts, ts + gap)`` before sessions are merged.
 
-    def __init__(self, child: Expression, gap_us: int) -> None:
-        self.children = (child,)
+    The gap is one duration (``gap_us``) or, as Spark allows, a string expression over the
+    row (``F.when(...)``: ``gap`` is then the second child), read per row as an interval:
+    rows whose gap is null, not an interval or not positive belong to no session (a null
+    struct here; Spark's rewrite filters such rows out, as rows without a time).
+    """
+
+    def __init__(self, child: Expression, gap_us: int, gap: Expression | None = None) -> None:
+        self.children = (child,) if gap is None else (child, gap)
         self.gap_us = gap_us
-        if gap_us <= 0:
+        if gap is None and gap_us <= 0:
             raise IllegalArgumentException("The session gap must be greater than 0.", "INVALID_PARAMETER_VALUE", {})
 
+    @property
+    def gap(self) -> Expression | None:
+        """The per-row gap expression (``None``: every row's gap is ``gap_us``)."""
+        return self.children[1] if len(self.children) > 1 else None
+
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return SessionWindow(children[0], self.gap_us)
+        return SessionWindow(children[0], self.gap_us, children[1] if len(children) > 1 else None)
 
     def data_type(self) -> DataType:
         return window_type(self.children[0].data_type())
@@ -211,18 +230,58 @@ class SessionWindow(Expression):
         return "session_window"
 
     def __repr__(self) -> str:
-        return f"session_window({self.children[0]!r}, {self.gap_us})"
+        gap = self.gap_us if self.gap is None else repr(self.gap)
+        return f"session_window({self.children[0]!r}, {gap})"
+
+    def check_input_types(self) -> None:
+        gap = self.gap
+        if gap is not None and not isinstance(gap.data_type(), StringType | NullType):
+            # Spark wants a CalendarIntervalType; strings are how PySpark programs give one.
+            shown = repr(gap.data_type()).removesuffix("()").replace(", ", ",")
+            raise AnalysisException(
+                f"Gap duration expression used in session window must be CalendarIntervalType, but got {shown}. "
+                "Give the gap as a duration string per row, e.g. F.when(cond, '5 seconds').otherwise('1 minute').",
+                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", {"sqlExpr": "session_window"})
 
     def coerce(self) -> Expression:
         dt = self.children[0].data_type()
         if isinstance(dt, (TimestampType, TimestampNTZType)):
             return self
-        return SessionWindow(cast_to(self.children[0], TimestampType()), self.gap_us)
+        return SessionWindow(cast_to(self.children[0], TimestampType()), self.gap_us, self.gap)
+
+    def ends(self, micros: pa.Array, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        """Each row's ``ts + gap`` in microseconds; null where the row has no valid gap."""
+        gap = self.gap
+        if gap is None:
+            return pc.add(micros, self.gap_us)
+        gaps = gap_micros(gap.eval(batch, ctx), len(micros))
+        return pc.add(micros, gaps)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         values = self.children[0].eval(batch, ctx)
         micros = values.cast(pa.int64())
-        return _struct(micros, pc.add(micros, self.gap_us), values.type, values.is_valid())
+        ends = self.ends(micros, batch, ctx)
+        valid = pc.and_(values.is_valid(), ends.is_valid()) if self.gap is not None else values.is_valid()
+        return _struct(micros, pc.fill_null(ends, 0), values.type, valid)
 
     def _options(self) -> Any:
         return (self.gap_us,)
+
+
+def gap_micros(texts: pa.Array | pa.Scalar, rows: int) -> pa.Array:
+    """Per-row gap strings as positive microseconds; null where absent, not a duration or not positive.
+
+    Each distinct string is read once (a query has a handful of gaps). Months and years are
+    refused, as for a fixed gap: their length depends on the date.
+    """
+    if isinstance(texts, pa.Scalar):
+        texts = pa.repeat(texts, rows)
+    if pa.types.is_null(texts.type):
+        return pa.nulls(rows, pa.int64())
+    encoded = pc.dictionary_encode(texts.cast(pa.string()))
+    gaps: list[int | None] = []
+    for text in encoded.dictionary.to_pylist():
+        # Spark casts an unreadable interval string to null: such a row has no session.
+        gap = _read_duration(text)
+        gaps.append(gap if gap is not None and gap > 0 else None)
+    return pa.array(gaps, pa.int64()).take(encoded.indices)

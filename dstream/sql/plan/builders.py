@@ -34,6 +34,7 @@ from ..types import DataType
 from .analysis import Resolver, ensure_named, quote, resolve_star, unique_outputs
 from .logical import Aggregate, Generate, Join, LogicalPlan, Project, Sort, SubqueryAlias, Union
 from .window_plan import aggregate_then_window, extract_windows, refuse_bare_window_functions
+from .windowing import rewrite_window_projection
 
 __all__ = [
     "JOIN_ALIASES",
@@ -108,6 +109,7 @@ def build_select(plan: LogicalPlan, exprs: Sequence[Expression], case_sensitive:
         plan, resolved = _plan_generator(plan, resolved, generators[0])
     if any(_aggregates_rows(e) for e in resolved):
         return build_aggregate(plan, [], resolved)  # its windows are computed over its one group
+    plan, resolved = rewrite_window_projection(plan, resolved)
     plan, resolved = extract_windows(plan, resolved)
     return Project(unique_outputs(resolved), plan)
 

@@ -12,8 +12,8 @@ aggregated per session, and the state operator
 1. drops sessions whose end is behind the watermark for late rows (counted in
    ``numRowsDroppedByWatermark``);
 2. merges, per key, the batch's sessions with the sessions the state holds for it:
-   sessions that overlap (one starts before the other ends) become one, spanning
-   both, with their aggregation buffers merged;
+   sessions that overlap or touch (one starts at or before the other's end) become
+   one, spanning both, with their aggregation buffers merged;
 3. stores each touched key's sessions (key -> list of ``(start, end, buffers)``);
 4. emits by output mode: **complete** every session; **update** the sessions this
    batch changed; **append** the sessions whose end the eviction watermark has
@@ -22,8 +22,9 @@ aggregated per session, and the state operator
 Invariants
 ----------
 * Sessions of one key in the state never overlap.
-* A row belongs to ``[t, t + gap)`` before merging; merged sessions span from the
-  earliest start to the latest end of what they merged.
+* A row belongs to ``[t, t + gap)`` before merging (its own gap when the gap is given
+  per row); merged sessions span from the earliest start to the latest end of what
+  they merged.
 """
 
 from __future__ import annotations
@@ -170,7 +171,7 @@ class _SessionOperator:
         groups: list[tuple[tuple[Any, ...], int, int, bool]] = []
         assignment: list[int] = []
         for k, (start, end), _, fresh in rows:
-            if groups and groups[-1][0] == k and start < groups[-1][2]:
+            if groups and groups[-1][0] == k and start <= groups[-1][2]:  # touching sessions merge, as Spark's
                 g = groups[-1]
                 groups[-1] = (k, g[1], max(g[2], end), g[3] or fresh)
             else:
@@ -196,8 +197,7 @@ def plan_session_aggregate(plan: Aggregate, qctx: QueryContext, planner: MicroBa
     partitions = info.state_partitions if assign.partition_keys else 1
     kind = "hash" if assign.partition_keys else "single"
     exchange = ShuffleExchangeExec(kind, list(assign.partition_keys), partitions, source)
-    sessions = SessionWindowExec(assign.time_expr, assign.gap_us, assign.partition_keys, assign.output_attr,
-                                 exchange)
+    sessions = SessionWindowExec(assign.window, assign.partition_keys, assign.output_attr, exchange)
     spec = AggregateSpec(plan.grouping, collect_aggregates(plan.aggregates), arrow_schema(sessions.output))
     session_index = next(i for i, g in enumerate(plan.grouping)
                          if isinstance(g, AttributeReference) and g.expr_id == assign.output_attr.expr_id)
