@@ -36,12 +36,16 @@ from .watermark import event_time_columns
 __all__ = ["check_streaming_query"]
 
 
-def _fail(reason: str) -> None:
-    # Spark's UnsupportedOperationChecker: its output-mode errors have a condition, the
-    # others are its legacy condition 3102, the text ending in ";".
-    if "output mode" in reason and not reason.startswith(("Sorting", "Limits")):
-        raise AnalysisException(reason, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION")
-    raise AnalysisException(reason if reason.endswith(";") else reason + ";", "_LEGACY_ERROR_TEMP_3102")
+#: The condition of Spark's refusals that are about the output mode itself.
+_OUTPUT_MODE = "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"
+
+
+def _fail(reason: str, condition: str = "_LEGACY_ERROR_TEMP_3102") -> None:
+    # Spark's UnsupportedOperationChecker: its output-mode errors have a condition of their
+    # own; the others are its legacy condition 3102, the text ending in ";".
+    if condition == _OUTPUT_MODE:
+        raise AnalysisException(reason, condition)
+    raise AnalysisException(reason if reason.endswith(";") else reason + ";", condition)
 
 
 def _aggregates(plan: LogicalPlan) -> list[Aggregate]:
@@ -66,13 +70,13 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
                       "approx_count_distinct() instead.")
     if output_mode == "complete" and not aggs:
         _fail("Complete output mode not supported when there are no streaming aggregations on streaming "
-              "DataFrames/Datasets")
+              "DataFrames/Datasets", _OUTPUT_MODE)
     if output_mode == "append":
         for agg in aggs:
             if not _has_watermarked_key(agg):
                 _fail("Append output mode not supported when there are streaming aggregations on streaming "
                       "DataFrames/DataSets without watermark; add withWatermark on the event-time column and "
-                      "group by it (or a window over it), or use update/complete output mode.")
+                      "group by it (or a window over it), or use update/complete output mode.", _OUTPUT_MODE)
     for node in plan.walk():
         if isinstance(node, Sort) and reads_stream(node.child):
             below_agg = any(isinstance(n, Aggregate) for n in node.child.walk())
@@ -101,7 +105,7 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
             if any(isinstance(n, Aggregate | Deduplicate) or (isinstance(n, Join) and reads_stream(n.left)
                                                                and reads_stream(n.right)) for n in above):
                 _fail(f"Multiple streaming aggregations are not supported with {output_mode} output mode: a "
-                      "stateful operator after an aggregation needs append mode and a watermark.")
+                      "stateful operator after an aggregation needs append mode and a watermark.", _OUTPUT_MODE)
     check_groups_with_state(plan, output_mode)
 
 
@@ -111,7 +115,7 @@ def _check_join(join: Join, output_mode: str) -> None:
     if left and right:
         if output_mode != "append":
             _fail(f"Join between two streaming DataFrames/Datasets is not supported in {output_mode.capitalize()} "
-                  "output mode, only in Append output mode")
+                  "output mode, only in Append output mode", _OUTPUT_MODE)
         _check_stream_stream_join(join)
         return
     if not (left or right):
