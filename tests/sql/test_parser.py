@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dstream.sql.errors import ParseException
+from dstream.sql.errors import AnalysisException, ParseException
 from dstream.sql.parser import parse_expression_ast, parse_query
 from dstream.sql.parser.lexer import tokenize
 from dstream.sql.parser.nodes import (
@@ -263,7 +263,7 @@ def test_names_aliases_and_comments(text: str, tree: object) -> None:
     ("a FROM t", "'FROM'"),
     ("(a", "end of input"),
     ("a b c", "'c'"),
-    ("CASE END", "'END'"),
+    ("CASE WHEN a THEN 1", "end of input"),
     ("a IN 1", "'1'"),
     ("a NOT b", "'NOT'"),
     ("f(a,)", "')'"),
@@ -281,10 +281,20 @@ def test_syntax_errors_name_the_token_as_spark(text: str, near: str) -> None:
     assert info.value.getMessageParameters()["error"] == near
 
 
-def test_syntax_error_text_for_a_misplaced_keyword() -> None:
-    with pytest.raises(ParseException) as info:
+def test_a_trailing_comma_before_from_is_spark_s_error() -> None:
+    # Spark reads `FROM t` as a column FROM named t, then reports the slip.
+    with pytest.raises(AnalysisException) as info:
         parse_query("SELECT a, FROM t")
-    assert str(info.value) == "[PARSE_SYNTAX_ERROR] Syntax error at or near 'FROM'. SQLSTATE: 42601"
+    assert str(info.value) == ("[TRAILING_COMMA_IN_SELECT] Trailing comma detected in SELECT clause. Remove the "
+                               "trailing comma before the FROM clause. SQLSTATE: 42601")
+
+
+def test_a_keyword_that_ends_the_text_is_an_alias() -> None:
+    # PySpark: SELECT a FROM -> column a named FROM; SELECT a FROM t WHERE -> t aliased WHERE.
+    assert parse_query("SELECT a FROM") == Select((Alias(Name(("a",)), ("FROM",)),))
+    q = parse_query("SELECT a FROM t WHERE")
+    assert isinstance(q, Select) and q.relation == Table(("t",), "WHERE") and q.where is None
+    assert p("CASE END") == Alias(Name(("CASE",)), ("END",))
 
 
 def test_extra_input_hint() -> None:
@@ -371,8 +381,6 @@ def test_table_alias_is_no_clause_keyword() -> None:
 
 @pytest.mark.parametrize("text, near", [
     ("SELECT", "end of input"),
-    ("SELECT a FROM", "end of input"),
-    ("SELECT a FROM t WHERE", "end of input"),
     ("SELECT a FROM t GROUP a", "'a'"),
     ("SELECT a FROM t ORDER BY a NULLS", "end of input"),
     ("SELECT a FROM t LIMIT x", "'x'"),

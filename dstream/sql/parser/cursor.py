@@ -21,9 +21,11 @@ import re
 from dstream.sql.errors import ParseException
 from dstream.sql.parser.lexer import Token, syntax_error, tokenize
 
-__all__ = ["TokenCursor", "EXPRESSION_RESERVED", "ALIAS_RESERVED"]
+__all__ = ["TokenCursor", "EXPRESSION_RESERVED", "ALIAS_RESERVED", "STRICT_NON_RESERVED", "ENDS_OPERAND"]
 
-#: Words that cannot be a bare column name inside an expression (backquote them).
+#: Words that end an expression: after an operand, a clause or an operator starts with them.
+#: Any word can still be a column name where an operand starts (Spark's default keeps no
+#: keyword reserved, spark.sql.ansi.enforceReservedKeywords=false): ``SELECT order FROM t``.
 EXPRESSION_RESERVED = frozenset({
     "AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE", "ILIKE", "RLIKE", "REGEXP", "CASE", "WHEN", "THEN",
     "ELSE", "END", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "SELECT", "AS", "ON", "JOIN",
@@ -36,6 +38,16 @@ ALIAS_RESERVED = EXPRESSION_RESERVED | frozenset({
     "NULLS", "LATERAL", "WINDOW", "OFFSET", "EXCEPT", "INTERSECT", "MINUS", "SORT", "CLUSTER", "DISTRIBUTE",
     "QUALIFY", "OVER", "FILTER", "TABLESAMPLE", "PIVOT", "UNPIVOT",
 })
+
+#: Keywords Spark never takes as a table alias (``FROM t left`` would read as a join); they
+#: still name columns and tables (Spark's strictNonReserved).
+STRICT_NON_RESERVED = frozenset({
+    "ANTI", "CROSS", "EXCEPT", "FULL", "INNER", "INTERSECT", "JOIN", "LATERAL", "LEFT", "MINUS", "NATURAL",
+    "ON", "RIGHT", "SEMI", "UNION", "USING",
+})
+
+#: Tokens after which a keyword stands alone: ``SELECT 1 order`` names the column ``order``.
+ENDS_OPERAND = frozenset({",", ")", ";"})
 
 _TYPE_NAMES = {
     "int": "int", "integer": "int", "bigint": "bigint", "long": "bigint", "smallint": "smallint",
@@ -114,12 +126,34 @@ class TokenCursor:
             raise syntax_error(self.tok, f": extra input {self.tok.describe()}")
 
     def identifier(self) -> str:
-        """An identifier: a word that is no reserved keyword, or a backquoted name."""
+        """An identifier: any word (keywords too, as Spark's default allows) or a backquoted name."""
         token = self.tok
-        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in EXPRESSION_RESERVED):
+        if token.kind in ("QUOTED", "WORD"):
             self.advance()
             return token.value
         raise syntax_error(token)
+
+    def stands_alone(self, k: int = 1) -> bool:
+        """Whether the token ``k`` places ahead ends what came before (end of text, ``,``, ``)``, ``;``)."""
+        token = self.peek(k)
+        return token.kind == "EOF" or (token.kind == "OP" and token.value in ENDS_OPERAND)
+
+    def bare_alias(self, reserved: frozenset[str], before_from: bool = False) -> str | None:
+        """An alias without AS here, consumed: a name, or a keyword of ``reserved`` that stands alone.
+
+        ``SELECT a FROM t`` starts a clause at FROM, but ``SELECT 1 from`` names the column
+        ``from``: a keyword is an alias only when nothing follows it, or (``before_from``, in a
+        select list) FROM does (``SELECT case END FROM t`` names the column ``END``), as
+        Spark's parser decides.
+        """
+        token = self.tok
+        keyword_alias = self.stands_alone() or (before_from and self.peek().is_word("FROM")
+                                                and not token.is_word("FROM"))
+        if token.kind == "QUOTED" or (token.kind == "WORD" and (token.value.upper() not in reserved
+                                                                or keyword_alias)):
+            self.advance()
+            return token.value
+        return None
 
     def multipart_identifier(self) -> tuple[str, ...]:
         """``a.b.c`` as its parts."""

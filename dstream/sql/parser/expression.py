@@ -96,7 +96,8 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
     def named_expression(self) -> Expr:
         """``expr [[AS] alias]`` or ``expr AS (a, b)``."""
         expr = self.expression()
-        if self.accept_word("AS"):
+        if self.tok.is_word("AS") and not self.stands_alone():
+            self.advance()
             if self.accept_op("("):
                 names = [self.identifier()]
                 while self.accept_op(","):
@@ -104,27 +105,28 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
                 self.expect_op(")")
                 return Alias(expr, tuple(names))
             return Alias(expr, (self.identifier(),))
-        token = self.tok
-        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in ALIAS_RESERVED):
-            self.advance()
-            return Alias(expr, (token.value,))
-        return expr
+        alias = self.bare_alias(ALIAS_RESERVED, before_from=True)
+        return expr if alias is None else Alias(expr, (alias,))
 
     # -- boolean level ---------------------------------------------------------------
     def expression(self) -> Expr:
         """A full expression (OR is the loosest operator)."""
         left = self._and()
-        while self.accept_word("OR"):
+        while self.tok.is_word("OR") and not self.stands_alone():  # `SELECT 1 or`: an alias
+            self.advance()
             left = Binary("OR", left, self._and())
         return left
 
     def _and(self) -> Expr:
         left = self._not()
-        while self.accept_word("AND"):
+        while self.tok.is_word("AND") and not self.stands_alone():  # `SELECT 1 and`: an alias
+            self.advance()
             left = Binary("AND", left, self._not())
         return left
 
     def _not(self) -> Expr:
+        if self.tok.is_word("NOT") and self._keyword_is_column():
+            return self._predicated()  # `not > 0`, `SELECT not, 1`: a column named not, as in Spark
         if self.tok.is_word("NOT") or self.tok.is_op("!"):
             self.advance()
             return Unary("NOT", self._not())
@@ -133,6 +135,8 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
     def _predicated(self) -> Expr:
         value = self.value_expression()
         token = self.tok
+        if token.kind == "WORD" and self.stands_alone():  # `SELECT 1 is`: an alias named is
+            return value
         if token.is_word("IS"):
             self.advance()
             negated = self.accept_word("NOT")
@@ -177,6 +181,12 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
         if negated:
             raise syntax_error(self.tok)
         return value
+
+    def _keyword_is_column(self) -> bool:
+        """Whether the keyword here is a column name: nothing, or a binary operator, follows it."""
+        nxt = self.peek()
+        return self.stands_alone() or nxt.is_op(".") or (nxt.kind == "OP" and nxt.value in _BINARY
+                                                         and nxt.value not in "+-")
 
     # -- value level -----------------------------------------------------------------
     def value_expression(self, min_power: int = 1) -> Expr:
@@ -269,8 +279,14 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
         if word == "NULL":
             self.advance()
             return Literal(None, "void")
-        if word == "CASE":
-            return self._case()
+        if word == "CASE" and not self._keyword_is_column():
+            if self.peek().is_word("WHEN"):
+                return self._case()
+            start, tokens = self.i, list(self.tokens)
+            try:  # CASE x WHEN ...; else `case` names a column (`SELECT case + 1`), as Spark decides
+                return self._case()
+            except ParseException:
+                self.i, self.tokens = start, tokens
         if word == "EXISTS" and nxt.is_op("(") and self.peek(2).is_word("SELECT", "WITH"):  # else exists(array, f)
             self.advance()
             self.expect_op("(")
@@ -292,7 +308,9 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
                 return self._binary_literal(text, nxt)
             type_name = {"TIMESTAMP_LTZ": "timestamp"}.get(word, word.lower())
             return Literal(text, type_name)
-        if word == "INTERVAL":
+        signed_value = nxt.is_op("-", "+") and self.peek(2).kind in ("NUMBER", "STRING")
+        if word == "INTERVAL" and (nxt.kind in ("NUMBER", "STRING") or (  # else a column: `interval + 1`
+                signed_value and intervals.is_unit(self.peek(3).value))):
             self.advance()
             return self._interval()
         if word == "EXTRACT" and nxt.is_op("("):
@@ -330,7 +348,7 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
             self.advance()
             self.advance()
             return Lambda((token.value,), self.expression())
-        if word in _NILADIC:
+        if word in _NILADIC and not nxt.is_op("."):  # current_date.x: a table named current_date
             self.advance()
             return Call(word.lower())
         return Name((self.identifier(),))

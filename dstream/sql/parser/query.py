@@ -33,9 +33,9 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import Any
 
-from dstream.sql.errors import ParseException
+from dstream.sql.errors import AnalysisException, ParseException
 from dstream.sql.parser.columns import AGGREGATES
-from dstream.sql.parser.cursor import ALIAS_RESERVED
+from dstream.sql.parser.cursor import ALIAS_RESERVED, STRICT_NON_RESERVED
 from dstream.sql.parser.expression import ExpressionParser
 from dstream.sql.parser.lexer import syntax_error
 from dstream.sql.parser.nodes import (
@@ -150,11 +150,17 @@ class QueryParser(ExpressionParser):
                 raise syntax_error(self.tok, ": a parenthesised UNION operand must be a plain SELECT")
             return inner
         self.expect_word("SELECT")
-        distinct = self.accept_word("DISTINCT")
-        if not distinct:
-            self.accept_word("ALL")
+        # SELECT all, x / SELECT distinct.f: a column named so, not the quantifier (as Spark reads them)
+        quantifier = self.tok.is_word("DISTINCT", "ALL") and not (self.stands_alone() or self.peek().is_op("."))
+        distinct = quantifier and self.tok.is_word("DISTINCT")
+        if quantifier:
+            self.advance()
         items = [self.named_expression()]
         while self.accept_op(","):
+            if self.tok.is_word("FROM") and self.peek().kind in ("WORD", "QUOTED") and not self.peek().is_word(
+                    "FROM", "AS"):  # `SELECT a, FROM t`: Spark reads a column FROM named t, then names the slip
+                raise AnalysisException("Trailing comma detected in SELECT clause. Remove the trailing comma "
+                                        "before the FROM clause.", "TRAILING_COMMA_IN_SELECT", {})
             items.append(self.named_expression())
         relation = None
         if self.accept_word("FROM"):
@@ -278,13 +284,15 @@ class QueryParser(ExpressionParser):
         return -int(token.value) if negative else int(token.value)
 
     def _alias(self) -> str | None:
-        if self.accept_word("AS"):
-            return self.identifier()
-        token = self.tok
-        if token.kind == "QUOTED" or (token.kind == "WORD" and token.value.upper() not in ALIAS_RESERVED):
+        """A table alias, ``[AS] name``: any word but a join keyword (``FROM t left`` is no alias)."""
+        if self.tok.is_word("AS") and not self.stands_alone():
             self.advance()
-            return token.value
-        return None
+            if self.tok.kind == "WORD" and self.tok.value.upper() in STRICT_NON_RESERVED:
+                raise syntax_error(self.tok)
+            return self.identifier()
+        if self.tok.kind == "WORD" and self.tok.value.upper() in STRICT_NON_RESERVED:
+            return None
+        return self.bare_alias(ALIAS_RESERVED)
 
     def _primary_relation(self) -> Relation:
         if self.tok.is_op("("):
