@@ -268,3 +268,45 @@ def test_tablesample_of_a_subquery_samples_about_the_fraction(spark: SparkSessio
 def test_tablesample_out_of_range_is_a_parse_error(spark: SparkSession) -> None:
     with pytest.raises(ParseException, match="Sampling fraction"):
         spark.sql("SELECT * FROM emp TABLESAMPLE (150 PERCENT)")
+
+
+# -- IN (subquery) / EXISTS among the select items ---------------------------------------
+
+@pytest.fixture(scope="module")
+def in_views(spark: SparkSession) -> SparkSession:
+    spark.createDataFrame([(1, 10), (2, 20), (None, 30)], "k int, v int").createOrReplaceTempView("sq_a")
+    spark.createDataFrame([(1, "x"), (3, None)], "k int, s string").createOrReplaceTempView("sq_b")
+    spark.createDataFrame([(1,), (None,)], "k int").createOrReplaceTempView("sq_bn")
+    spark.createDataFrame([], "k int").createOrReplaceTempView("sq_be")
+    return spark
+
+
+def sorted_result(spark: SparkSession, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    columns, found = result(spark, query)
+    return columns, sorted(found, key=str)
+
+
+def test_exists_as_a_select_item(in_views: SparkSession) -> None:
+    assert result(in_views, "SELECT EXISTS(SELECT 1 FROM sq_b WHERE k = 1) AS e") == (["e"], [(True,)])
+    assert result(in_views, "SELECT EXISTS(SELECT 1 FROM sq_b WHERE k = 1)") == (["exists()"], [(True,)])
+    query = ("SELECT k, EXISTS(SELECT 1 FROM sq_b WHERE sq_b.k = sq_a.k) AS e, "
+             "NOT EXISTS(SELECT 1 FROM sq_b WHERE sq_b.k = sq_a.k) AS ne FROM sq_a")
+    assert sorted_result(in_views, query) == (["k", "e", "ne"], [(1, True, False), (2, False, True),
+                                                                 (None, False, True)])
+    query = "SELECT k, EXISTS(SELECT 1 FROM sq_b WHERE sq_b.k = sq_a.k) FROM sq_a"
+    assert sorted_result(in_views, query) == (["k", "exists(k)"], [(1, True), (2, False), (None, False)])
+
+
+def test_in_subquery_as_a_select_item_has_spark_s_two_values(in_views: SparkSession) -> None:
+    # Spark's existence join: IN is true only on a match; NOT IN is false when a null compares.
+    assert sorted_result(in_views, "SELECT k IN (SELECT k FROM sq_b) FROM sq_a") == (
+        ["(k IN (listquery()))"], [(False,), (False,), (True,)])
+    template = "SELECT k, k IN (SELECT k FROM {0}) AS i, k NOT IN (SELECT k FROM {0}) AS n FROM sq_a"
+    assert sorted_result(in_views, template.format("sq_b")) == (
+        ["k", "i", "n"], [(1, True, False), (2, False, True), (None, False, False)])
+    assert sorted_result(in_views, template.format("sq_bn")) == (
+        ["k", "i", "n"], [(1, True, False), (2, False, False), (None, False, False)])
+    assert sorted_result(in_views, template.format("sq_be")) == (
+        ["k", "i", "n"], [(1, False, True), (2, False, True), (None, False, True)])
+    query = "SELECT k, CASE WHEN k IN (SELECT k FROM sq_b) THEN 'in' ELSE 'out' END AS c FROM sq_a"
+    assert sorted_result(in_views, query) == (["k", "c"], [(1, "in"), (2, "out"), (None, "out")])

@@ -432,6 +432,8 @@ class _QueryBuilder:
             df, where = self.subqueries.filter(df, node.where, node.relation)
             if where is not None:
                 df = df.where(self.column(where))
+        if not aggregated:  # IN / EXISTS among the items: existence joins, after WHERE kept fewer rows
+            df = self.subqueries.join_predicates(df, list(node.items), node.relation)
         helpers = df.columns[joined:]  # the subqueries' join columns: never in the result
         if aggregated:
             df = self.aggregate(df, node)

@@ -158,9 +158,23 @@ class SubqueryRewriter:
             df = self._existence(df, predicate, outer)
         return df, conjoin(rest)
 
-    def _existence(self, df: Any, node: InSubquery | Exists, outer: set[str]) -> Any:
-        """``df`` left-joined so that ``node`` (IN or EXISTS nested in a condition) has a boolean column,
-        which :meth:`scalar` then answers for it (Spark's existence join)."""
+    def join_predicates(self, df: Any, exprs: list[Expr], relation: Relation | None) -> Any:
+        """``df`` left-joined so that each IN or EXISTS of ``exprs`` (a SELECT's items) has its column.
+
+        There Spark's existence join gives two values, not three: IN is true only on a match;
+        NOT IN only when no subquery value compares true or null, so a null operand or a null
+        in a non-empty subquery makes both false. Columns get Spark's names, ``exists()``,
+        ``exists(k)`` (correlated on outer ``k``) and ``(k IN (listquery()))``.
+        """
+        outer = aliases(relation)
+        for node in _predicates(exprs):
+            if id(node) not in self._scalars:
+                df = self._existence(df, node, outer, select_item=True)
+        return df
+
+    def _existence(self, df: Any, node: InSubquery | Exists, outer: set[str], select_item: bool = False) -> Any:
+        """``df`` left-joined so that ``node`` (IN or EXISTS nested in a condition, or a select
+        item) has a boolean column, which :meth:`scalar` then answers for it (Spark's existence join)."""
         fns = self.fns
         tag = next(_names)
         marker = f"__sq{tag}_m"
@@ -172,7 +186,8 @@ class SubqueryRewriter:
                 df = df.join(found, self._condition(keys, key_columns), "left")
             else:
                 df = df.join(frame.limit(1).select(fns.lit(True).alias(marker)), fns.lit(True), "left")
-            self._scalars[id(node)] = (node, fns.col(marker).isNotNull())
+            outer_names = ", ".join(o.parts[-1] if isinstance(o, Name) else "outer" for _, o in keys)
+            self._scalars[id(node)] = (node, fns.col(marker).isNotNull().alias(f"exists({outer_names})"))
             return df
         if keys:
             raise _unsupported("A correlated IN subquery under OR or NOT (write it as EXISTS with the equalities)")
@@ -185,7 +200,11 @@ class SubqueryRewriter:
         # subquery holding a null -> null; else false. NOT IN is the NOT of it, in the condition.
         result = (fns.when(fns.col(marker).isNotNull(), True).when(rows == 0, False)
                   .when(operand.isNull() | (nulls > 0), fns.lit(None).cast("boolean")).otherwise(False))
-        self._scalars[id(node)] = (node, (~result) if node.negated else result)
+        result = (~result) if node.negated else result
+        if select_item:
+            name = f"({operand.expr.sql()} IN (listquery()))"
+            result = fns.coalesce(result, fns.lit(False)).alias(f"(NOT {name})" if node.negated else name)
+        self._scalars[id(node)] = (node, result)
         return df
 
     def _split(self, query: Any, outer: set[str]) -> tuple[Any, list[tuple[Expr, Expr]]]:
