@@ -393,8 +393,12 @@ class _QueryBuilder:
         return df.alias(node.alias) if node.alias else df
 
     def join(self, node: Join, left: Any, right: Any) -> Any:
-        if node.using:
-            return left.join(right, list(node.using), node.how)
+        using = list(node.using)
+        if node.natural:  # the columns both sides have, in the left side's order (as Spark)
+            theirs = {c.lower() for c in right.columns}
+            using = [c for c in left.columns if c.lower() in theirs]
+        if using:
+            return left.join(right, using, node.how)
         if node.condition is None:
             return left.crossJoin(right)
         return left.join(right, self.column(node.condition), "inner" if node.how == "cross" else node.how)

@@ -267,6 +267,7 @@ class Join:
     how: str
     condition: Expr | None = None
     using: tuple[str, ...] = ()
+    natural: bool = False  # NATURAL JOIN: USING the columns both sides have
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ The grammar of the queries ``spark.sql`` runs::
                [GROUP BY ALL | GROUP BY e, ... [WITH ROLLUP | WITH CUBE] | GROUP BY ROLLUP(e, ...) | CUBE(e, ...)
                 | GROUP BY GROUPING SETS ((e, ...), e, (), ...)]
                [HAVING e]
-    relation:= primary (join_type JOIN primary [ON e | USING (c, ...)])*
+    relation:= primary ([NATURAL] join_type JOIN primary [ON e | USING (c, ...)])*
     from    := relation, ... [LATERAL VIEW ...] [PIVOT (agg, ... FOR col IN (value [AS v], ...))]
     primary := name [sample] [[AS] alias] | (query) [sample] [AS] alias | (relation)
     sample  := TABLESAMPLE (n PERCENT | n ROWS) [REPEATABLE (seed)]
@@ -465,11 +465,16 @@ class QueryParser(ExpressionParser):
     def _relation(self) -> Relation:
         relation = self._primary_relation()
         while True:
+            natural = self.accept_word("NATURAL")
             how = self._join_type()
             if how is None:
+                if natural:
+                    raise syntax_error(self.tok)
                 return relation
             right = self._primary_relation()
-            if self.accept_word("ON"):
+            if natural:
+                relation = Join(relation, right, how, natural=True)
+            elif self.accept_word("ON"):
                 relation = Join(relation, right, how, condition=self.expression())
             elif self.accept_word("USING"):
                 self.expect_op("(")

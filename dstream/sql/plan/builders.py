@@ -32,7 +32,7 @@ from ..expressions.predicates import And, EqualNullSafe, EqualTo
 from ..expressions.window_functions import WindowExpression
 from ..types import DataType
 from .analysis import Resolver, ensure_named, quote, resolve_star, unique_outputs
-from .logical import Aggregate, Generate, Join, LogicalPlan, Project, Sort, SubqueryAlias, Union
+from .logical import Aggregate, Filter, Generate, Join, LogicalPlan, Project, Sort, SubqueryAlias, Union
 from .window_plan import aggregate_then_window, extract_windows, refuse_bare_window_functions
 from .windowing import rewrite_window_projection
 
@@ -86,7 +86,9 @@ def expand(exprs: Sequence[Expression], plan: LogicalPlan, case_sensitive: bool)
     out: list[Expression] = []
     for expr in exprs:
         if isinstance(expr, UnresolvedStar):
-            out.extend(resolve_star(expr, plan.output(), case_sensitive, extract_field))
+            # y.* after a USING join: that side's columns in its order, its hidden key too (as Spark)
+            pool = _join_sides(plan) if expr.qualifier is not None and _hidden_keys(plan) else plan.output()
+            out.extend(resolve_star(expr, pool, case_sensitive, extract_field))
         else:
             out.append(expr)
     return out
@@ -94,10 +96,14 @@ def expand(exprs: Sequence[Expression], plan: LogicalPlan, case_sensitive: bool)
 
 def build_select(plan: LogicalPlan, exprs: Sequence[Expression], case_sensitive: bool) -> LogicalPlan:
     """The plan of ``df.select(*exprs)``."""
-    resolver = resolver_for(plan, case_sensitive)
+    hidden = _hidden_keys(plan)
+    resolver = resolver_for(plan, case_sensitive, hidden)
     # A generator is named by its output fields (explode of a map: key, value), not by its text.
     resolved: list[Expression] = [e if isinstance(e, Generator) else ensure_named(e)
                                   for e in (resolver.resolve(x) for x in expand(exprs, plan, case_sensitive))]
+    used = set().union(*(e.references() for e in resolved)) & {a.expr_id for a in hidden}
+    if used:
+        plan = _expose(plan, used)
     generators = [e for e in resolved if _contains_generator(e)]
     if len(generators) > 1:
         names = ", ".join(quote(g.sql()) for g in generators)
@@ -112,6 +118,34 @@ def build_select(plan: LogicalPlan, exprs: Sequence[Expression], case_sensitive:
     plan, resolved = rewrite_window_projection(plan, resolved)
     plan, resolved = extract_windows(plan, resolved)
     return Project(unique_outputs(resolved), plan)
+
+
+def _hidden_keys(plan: LogicalPlan) -> list[AttributeReference]:
+    """The USING keys a select over ``plan`` may still name by qualifier (under a WHERE too), as in Spark."""
+    if isinstance(plan, Filter):
+        return _hidden_keys(plan.child)
+    return plan.hidden() if isinstance(plan, Join) else []
+
+
+def _join_sides(plan: LogicalPlan) -> list[AttributeReference]:
+    """Every column of both sides of the USING join under ``plan``, keys from the output where shown."""
+    join = plan
+    while isinstance(join, Filter):
+        join = join.child
+    assert isinstance(join, Join)
+    shown = {a.expr_id: a for a in join.output()}
+    hidden = {a.expr_id: a for a in join.hidden()}
+    return [shown.get(a.expr_id) or hidden.get(a.expr_id) or a
+            for a in join.left.output() + join.right.output() if a.expr_id in shown or a.expr_id in hidden]
+
+
+def _expose(plan: LogicalPlan, ids: set[int]) -> LogicalPlan:
+    """``plan`` with the hidden USING keys ``ids`` added to its join's output, for a select to read."""
+    if isinstance(plan, Filter):
+        return plan.with_children([_expose(plan.child, ids)])
+    assert isinstance(plan, Join)
+    return Join(plan.left, plan.right, plan.how, plan.condition, plan.using, plan.using_output,
+                [a for a in plan.hidden() if a.expr_id in ids])
 
 
 def _plan_generator(plan: LogicalPlan, resolved: list[Expression],

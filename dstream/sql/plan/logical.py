@@ -314,17 +314,21 @@ class Join(LogicalPlan):
     ``how`` is one of :data:`JOIN_TYPES`. ``condition`` is the resolved join condition
     (``None`` for a cross join). ``using`` holds the pairs of key attributes of a join
     on column names (``on="k"``): those keys appear once in the output, taken from the
-    side that has them (coalesced for a full outer join).
+    side that has them (coalesced for a full outer join). The sides' own keys left out
+    stay reachable by qualifier (:meth:`hidden`, Spark's hidden output); ``exposed`` are
+    the ones a projection above reads, appended to the output.
     """
 
     def __init__(self, left: LogicalPlan, right: LogicalPlan, how: str, condition: Expression | None,
                  using: Sequence[tuple[AttributeReference, AttributeReference]] = (),
-                 using_output: Sequence[AttributeReference] = ()) -> None:
+                 using_output: Sequence[AttributeReference] = (),
+                 exposed: Sequence[AttributeReference] = ()) -> None:
         self.children = (left, right)
         self.how = how
         self.condition = condition
         self.using = list(using)
         self.using_output = list(using_output)
+        self.exposed = list(exposed)
 
     @property
     def left(self) -> LogicalPlan:
@@ -334,29 +338,43 @@ class Join(LogicalPlan):
     def right(self) -> LogicalPlan:
         return self.children[1]
 
-    def output(self) -> list[AttributeReference]:
+    def _sides(self) -> tuple[list[AttributeReference], list[AttributeReference]]:
+        """Both sides' columns, nullable where the join type adds null rows."""
         left, right = self.left.output(), self.right.output()
-        if self.how in ("left_semi", "left_anti"):
-            return left
         if self.how in ("right_outer", "full_outer"):
             left = [a.with_nullability(True) for a in left]
         if self.how in ("left_outer", "full_outer"):
             right = [a.with_nullability(True) for a in right]
+        return left, right
+
+    def hidden(self) -> list[AttributeReference]:
+        """A USING join's side keys its output leaves out (``y.k`` after ``x.join(y, "k")``)."""
+        if not self.using or self.how in ("left_semi", "left_anti"):
+            return []
+        keys = {a.expr_id for pair in self.using for a in pair} - {a.expr_id for a in self.using_output}
+        left, right = self._sides()
+        return [a for a in left + right if a.expr_id in keys]
+
+    def output(self) -> list[AttributeReference]:
+        if self.how in ("left_semi", "left_anti"):
+            return self.left.output()
+        left, right = self._sides()
         if not self.using:
             return left + right
         used = {a.expr_id for pair in self.using for a in pair}
+        exposed = {a.expr_id for a in self.exposed}
         return (list(self.using_output) + [a for a in left if a.expr_id not in used]
-                + [a for a in right if a.expr_id not in used])
+                + [a for a in right if a.expr_id not in used] + [a for a in self.hidden() if a.expr_id in exposed])
 
     def expressions(self) -> list[Expression]:
         return [] if self.condition is None else [self.condition]
 
     def with_children(self, children: Sequence[LogicalPlan]) -> LogicalPlan:
-        return Join(children[0], children[1], self.how, self.condition, self.using, self.using_output)
+        return Join(children[0], children[1], self.how, self.condition, self.using, self.using_output, self.exposed)
 
     def map_expressions(self, fn: Callable[[Expression], Expression]) -> LogicalPlan:
         cond = None if self.condition is None else fn(self.condition)
-        return Join(self.left, self.right, self.how, cond, self.using, self.using_output)
+        return Join(self.left, self.right, self.how, cond, self.using, self.using_output, self.exposed)
 
     def describe(self) -> str:
         text = f"Join {self.how.replace('_', '')}" if self.how != "inner" else "Join Inner"
