@@ -18,7 +18,6 @@ Invariants
 
 from __future__ import annotations
 
-import datetime as _dt
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from .column import Column, column_of, expr_of, lit_expr, to_expr
 from .errors import PySparkTypeError
 from .expressions.base import Expression, Literal
+from .expressions.cast import TypedLiteral
 from .expressions.collection_functions import (
     ArrayContains,
     CreateArray,
@@ -91,7 +91,7 @@ from .functions_udf import UserDefinedFunction, udf  # noqa: F401 - re-exported 
 from .functions_window import *  # noqa: F403 - the window functions are part of this module's surface
 from .functions_window import __all__ as _window_all
 from .parser.columns import unresolved_routine
-from .types import DataType, _parse_datatype_string
+from .types import DataType, StringType, _parse_datatype_string
 
 __all__ = sorted([
     "abs", "array", "array_contains", "asc", "broadcast", "call_function", "coalesce", "col", "column", "desc",
@@ -137,9 +137,15 @@ def lit(col: Any) -> Column:
     return col if isinstance(col, Column) else Column(lit_expr(col))
 
 
-def _interval_literal(value: _dt.timedelta, type_name: str) -> Column:
-    """An SQL ``INTERVAL`` literal of the parser: ``value`` typed ``type_name`` (``interval hour``)."""
-    return Column(Literal(value, _parse_datatype_string(type_name)))
+def _typed_literal(value: Any, type_name: str, display: str | None = None) -> Column:
+    """A typed literal of the SQL parser: ``value`` typed ``type_name`` (``1L``, ``INTERVAL '1' HOUR``).
+
+    With ``display`` (``DATE '2024-01-02'``), ``value`` is the literal's text, cast to the type.
+    """
+    dtype = _parse_datatype_string(type_name)
+    if display is not None:
+        return Column(TypedLiteral(Literal(value, StringType()), dtype, display=display))
+    return Column(Literal(value, dtype))
 
 
 def expr(str: str) -> Column:  # noqa: A002 - PySpark's name

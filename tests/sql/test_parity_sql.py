@@ -6,12 +6,14 @@ and the result column names against PySpark 4.0.1's output.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from dstream.sql import SparkSession
+from dstream.sql import functions as F
 from dstream.sql.errors import AnalysisException, ParseException
 
 
@@ -310,3 +312,23 @@ def test_in_subquery_as_a_select_item_has_spark_s_two_values(in_views: SparkSess
         ["k", "i", "n"], [(1, False, True), (2, False, True), (None, False, True)])
     query = "SELECT k, CASE WHEN k IN (SELECT k FROM sq_b) THEN 'in' ELSE 'out' END AS c FROM sq_a"
     assert sorted_result(in_views, query) == (["k", "c"], [(1, "in"), (2, "out"), (None, "out")])
+
+
+# -- names of typed literals ---------------------------------------------------------------
+
+def test_typed_literals_are_named_as_spark_names_them(spark: SparkSession) -> None:
+    df = spark.sql("SELECT DATE '2024-01-01', TIMESTAMP '2024-01-01 00:00:00', X'0A', 1.5D, INTERVAL 1 DAY")
+    assert df.columns == ["DATE '2024-01-01'", "TIMESTAMP '2024-01-01 00:00:00'", "X'0A'", "1.5", "INTERVAL '1' DAY"]
+    assert tuple(df.collect()[0])[:3] == (datetime.date(2024, 1, 1), datetime.datetime(2024, 1, 1), b"\n")
+    df = spark.sql("SELECT TIMESTAMP_NTZ '2024-01-01 00:00:00', TIMESTAMP_LTZ '2024-01-01 00:00:00', X'0a1B', "
+                   "1L, 2S, 3Y, 1.5F, day(date'2024-01-02')")
+    assert df.columns == ["TIMESTAMP_NTZ '2024-01-01 00:00:00'", "TIMESTAMP '2024-01-01 00:00:00'", "X'0A1B'",
+                          "1", "2", "3", "1.5", "day(DATE '2024-01-02')"]
+    assert [f.dataType.simpleString() for f in df.schema.fields][3:7] == ["bigint", "smallint", "tinyint", "float"]
+    assert tuple(df.collect()[0])[3:] == (1, 2, 3, 1.5, 2)
+
+
+def test_python_date_time_and_bytes_literals_are_named_as_spark_names_them(spark: SparkSession) -> None:
+    df = spark.range(1).select(F.lit(datetime.date(2024, 1, 2)), F.lit(datetime.datetime(2024, 1, 2, 3, 4, 5)),
+                               F.lit(b"\n"))
+    assert df.columns == ["DATE '2024-01-02'", "TIMESTAMP '2024-01-02 03:04:05'", "X'0A'"]

@@ -336,7 +336,13 @@ class Literal(LeafExpression):
 
         if self.value is None:
             return "NULL"
-        return format_value(self.value, self.dtype, "UTC")
+        # Spark's Literal.sql for these types names the type: DATE '2024-01-02', X'0A'.
+        kind = self.dtype.typeName()
+        if kind == "binary":
+            return "X'" + bytes(self.value).hex().upper() + "'"
+        text = format_value(self.value, self.dtype, "UTC")
+        prefix = {"date": "DATE", "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP_NTZ"}.get(kind)
+        return f"{prefix} '{text}'" if prefix else text
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         return literal_array(self.value, self.dtype, batch.num_rows)

@@ -146,6 +146,33 @@ class Cast(Expression):
         return (self.keyword, self.to_type.simpleString())
 
 
+class TypedLiteral(Cast):
+    """A typed literal of SQL text, ``DATE '2024-1-2'``: the cast of its text (so the session's
+    rules and time zone apply), named as Spark names the literal (``DATE '2024-01-02'``).
+
+    Parameters
+    ----------
+    child : Expression
+        The literal's text, as a string literal.
+    to_type : DataType
+        ``date``, ``timestamp`` or ``timestamp_ntz``.
+    implicit : bool
+        Unused (a typed literal is never inserted by coercion); kept for ``Cast``'s signature.
+    display : str
+        The name: the type keyword and the normalised text.
+    """
+
+    def __init__(self, child: Expression, to_type: DataType, implicit: bool = False, display: str = "") -> None:
+        super().__init__(child, to_type, implicit)
+        self.display = display
+
+    def with_children(self, children: Sequence[Expression]) -> Expression:
+        return TypedLiteral(children[0], self.to_type, self.implicit, self.display)
+
+    def sql(self) -> str:
+        return self.display
+
+
 def _cast_interval(values: pa.Array, src: DayTimeIntervalType, dst: DataType) -> pa.Array:
     """A day-time interval as a narrower or wider one (whole units of the end field) or as Spark's text."""
     from ..formatting import FIELD_MICROS, format_day_time_interval  # noqa: PLC0415 - leaf module, no cycle

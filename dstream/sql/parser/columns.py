@@ -31,6 +31,7 @@ from typing import Any
 from dstream.sql.errors import AnalysisException
 from dstream.sql.parser.agg_filter import filtered_aggregate
 from dstream.sql.parser.like_any import QUANTIFIED_LIKES, quantified_like
+from dstream.sql.parser.literals import typed_literal_name
 from dstream.sql.parser.nodes import (
     Alias,
     Between,
@@ -200,14 +201,12 @@ class _Builder:
         typed = getattr(fns, "_sql_literal", None)
         if typed is not None:  # the functions module may build literals of any type directly
             return typed(node.value, node.type_name)
-        if node.type_name.startswith("interval"):
-            # Typed with its own fields (INTERVAL '01' HOUR), not cast from lit(timedelta)'s DAY TO SECOND.
-            return fns._interval_literal(node.value, node.type_name)
         if node.type_name in ("date", "timestamp", "timestamp_ntz"):
-            return fns.lit(node.value).cast(node.type_name)
-        if node.type_name in ("smallint", "tinyint", "float") or (
-                node.type_name == "bigint" and -(1 << 31) <= node.value < (1 << 31)):
-            return fns.lit(node.value).cast(node.type_name)
+            # The text cast as the session casts it, named as Spark names the literal.
+            return fns._typed_literal(node.value, node.type_name, typed_literal_name(node.value, node.type_name))
+        if node.type_name.startswith("interval") or node.type_name in ("smallint", "tinyint", "float", "bigint"):
+            # Typed with its own type (INTERVAL '01' HOUR, 1L): named by its value, as in Spark.
+            return fns._typed_literal(node.value, node.type_name)
         return fns.lit(node.value)
 
     def build(self, node: Expr) -> Any:

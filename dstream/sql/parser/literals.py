@@ -15,13 +15,17 @@ Invariants
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from dstream.sql.errors import ParseException
 from dstream.sql.parser.lexer import Token, syntax_error
 from dstream.sql.parser.nodes import Literal
 
-__all__ = ["number_literal"]
+__all__ = ["number_literal", "typed_literal_name"]
+
+_DATE = re.compile(r"\s*([+-]?\d{4,})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[T ].*)?\s*")
+_TIMESTAMP = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?\s*")
 
 _INT_RANGES = {"tinyint": 7, "smallint": 15, "int": 31, "bigint": 63}
 
@@ -100,3 +104,21 @@ def number_literal(text: str, negative: bool = False) -> Literal:
     if "E" in upper:
         return Literal(float(sign + body), "double")
     return _decimal_literal(Decimal(sign + body), sign + body)
+
+
+def typed_literal_name(text: str, type_name: str) -> str:
+    """Spark's name of ``DATE 'text'``, ``TIMESTAMP 'text'`` or ``TIMESTAMP_NTZ 'text'``.
+
+    Spark names a typed literal by its value, so the text is normalised (``DATE '2024-1-2'``
+    is ``DATE '2024-01-02'``, a timestamp gets its seconds); text in another form (with a
+    zone) keeps its spelling.
+    """
+    keyword = "DATE" if type_name == "date" else "TIMESTAMP_NTZ" if type_name == "timestamp_ntz" else "TIMESTAMP"
+    if type_name == "date" and (m := _DATE.fullmatch(text)):
+        return f"{keyword} '{int(m[1]):04d}-{int(m[2] or 1):02d}-{int(m[3] or 1):02d}'"
+    if type_name != "date" and (m := _TIMESTAMP.fullmatch(text)):
+        y, mo, d, h, mi, sec, frac = m.groups()
+        shown = f"{int(y):04d}-{int(mo):02d}-{int(d):02d} {int(h or 0):02d}:{int(mi or 0):02d}:{int(sec or 0):02d}"
+        fraction = (frac or "")[:6].rstrip("0")
+        return f"{keyword} '{shown}{'.' + fraction if fraction else ''}'"
+    return f"{keyword} '{text}'"
