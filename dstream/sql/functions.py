@@ -203,7 +203,17 @@ def nvl(col1: ColumnOrName, col2: ColumnOrName) -> Column:
     return Column(Nvl([expr_of(col1), expr_of(col2)]))
 
 
-ifnull = nvl
+def ifnull(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """:func:`nvl` by its other name (the column is named ``ifnull(...)``, as in Spark).
+
+    Parameters
+    ----------
+    col1, col2 : Column or str
+        The columns.
+    """
+    node = Nvl([expr_of(col1), expr_of(col2)])
+    node.name = "ifnull"
+    return Column(node)
 
 
 def nullif(col1: ColumnOrName, col2: ColumnOrName) -> Column:

@@ -124,7 +124,9 @@ def cardinality(col: ColumnOrName) -> Column:
     """
     from .expressions.collection_functions import Size  # noqa: PLC0415 - size's expression
 
-    return Column(Size(expr_of(col)))
+    node = Size(expr_of(col))
+    node.name = "cardinality"  # Spark names the column by the name called
+    return Column(node)
 
 
 def arrays_zip(*cols: ColumnOrName) -> Column:

@@ -21,6 +21,7 @@ from typing import Any
 from .column import Column, expr_of, lit_expr, to_expr
 from .errors import PySparkValueError
 from .expressions.base import Literal
+from .expressions.scalar_functions import ScalarFunction
 from .functions_scalar import _call
 
 __all__ = [
@@ -91,7 +92,11 @@ def _extract(function_name: str, field: Column | str, source: ColumnOrName) -> C
     if name.upper() in SECOND_FIELDS:
         # Spark's SECOND field keeps the fraction (decimal(8,6)), unlike second(ts).
         return _call(function_name, lit_expr(name), expr_of(source))
-    return getattr(functions_datetime, function)(source)
+    result = getattr(functions_datetime, function)(source)
+    if isinstance(result.expr, ScalarFunction):  # named as called: extract(year FROM ts), date_part(year, ts)
+        between = ", " if function_name == "date_part" else " FROM "
+        return Column(result.expr.shown_as(f"{function_name}({name}{between}{{0}})"))
+    return result
 
 
 def date_part(field: Column | str, source: ColumnOrName) -> Column:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from .column import Column, expr_of, lit_expr
+from .expressions.scalar_functions import ScalarFunction
 from .functions_scalar import _call, _col_or_lit
 
 __all__ = ["create_map", "map_concat", "map_contains_key", "map_entries", "map_from_arrays", "map_from_entries",
@@ -95,4 +96,6 @@ def str_to_map(text: ColumnOrName, pairDelim: str | None = None, keyValueDelim: 
         args.append(lit_expr("," if pairDelim is None else pairDelim))
     if keyValueDelim is not None:
         args.append(lit_expr(keyValueDelim))
-    return _call("str_to_map", *args)
+    # Spark names the call with the delimiters it fills in: str_to_map(a:1, ,, :).
+    shown = ["str_to_map({0}, ,, :)", "str_to_map({0}, {1}, :)", None][len(args) - 1]
+    return Column(ScalarFunction("str_to_map", args, shown))

@@ -15,6 +15,7 @@ from typing import Any
 
 from .column import Column, expr_of
 from .expressions.operators import Pmod, UnaryMinus
+from .expressions.scalar_functions import ScalarFunction
 from .functions_scalar import _call, _col_or_lit
 
 __all__ = [
@@ -306,7 +307,15 @@ def rint(col: ColumnOrName) -> Column:
     return _call("rint", expr_of(col))
 
 
-sign = signum
+def sign(col: ColumnOrName) -> Column:
+    """:func:`signum` by its other name (the column is named ``sign(...)``, as in Spark).
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    """
+    return Column(ScalarFunction("SIGNUM", [expr_of(col)], "sign"))
 toDegrees = degrees  # noqa: N816 - PySpark's deprecated alias
 toRadians = radians  # noqa: N816 - PySpark's deprecated alias
 

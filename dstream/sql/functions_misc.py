@@ -27,6 +27,7 @@ from .column import Column, expr_of, lit_expr, to_expr
 from .expressions.array_sort import ArraySortWith
 from .expressions.collection_functions import TryElementAt
 from .expressions.partition_functions import Uuid
+from .expressions.scalar_functions import ScalarFunction
 from .functions_higher_order import _lambda
 from .functions_scalar import _call, _col_or_lit
 
@@ -92,7 +93,9 @@ def conv(col: ColumnOrName, fromBase: int, toBase: int) -> Column:  # noqa: N803
 def to_unix_timestamp(timestamp: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
     """Seconds since the epoch of a timestamp, or of a string parsed with ``format`` (a Column)."""
     args = [expr_of(timestamp)] + ([] if format is None else [expr_of(format)])
-    return _call("to_unix_timestamp", *args)
+    # Spark names the call with the default format it fills in.
+    shown = "to_unix_timestamp({0}, yyyy-MM-dd HH:mm:ss)" if format is None else None
+    return Column(ScalarFunction("to_unix_timestamp", args, shown))
 
 
 def window_time(windowColumn: ColumnOrName) -> Column:  # noqa: N803 - PySpark's name

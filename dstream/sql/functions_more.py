@@ -15,6 +15,7 @@ registry's (``expressions.text_extra_functions``, ``expressions.value_functions`
 from __future__ import annotations
 
 from .column import Column, expr_of, lit_expr
+from .expressions.scalar_functions import ScalarFunction
 from .functions_scalar import _call
 
 __all__ = [
@@ -59,8 +60,8 @@ def chr(col: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
 
 
 def char(col: ColumnOrName) -> Column:
-    """:func:`chr` by its other name."""
-    return _call("char", expr_of(col))
+    """:func:`chr` by its other name (the column is named ``char(...)``, as in Spark)."""
+    return Column(ScalarFunction("chr", [expr_of(col)], "char"))
 
 
 def sha(col: ColumnOrName) -> Column:
@@ -211,8 +212,8 @@ def zeroifnull(col: ColumnOrName) -> Column:
 
 
 def current_database() -> Column:
-    """The current database: ``default``."""
-    return _call("current_database")
+    """The current database: ``default`` (named ``current_schema()``, as Spark names it)."""
+    return Column(ScalarFunction("current_database", [], "current_schema"))
 
 
 def current_schema() -> Column:

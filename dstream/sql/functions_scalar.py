@@ -467,7 +467,18 @@ def ceil(col: ColumnOrName, scale: Column | int | None = None) -> Column:
     return _call("CEIL", expr_of(col), to_expr(scale))
 
 
-ceiling = ceil
+def ceiling(col: ColumnOrName, scale: Column | int | None = None) -> Column:
+    """:func:`ceil` by its other name (the column is named ``ceiling(...)``, as in Spark).
+
+    Parameters
+    ----------
+    col : Column or str
+        The numbers.
+    scale : Column or int, optional
+        A constant number of decimals.
+    """
+    args = [expr_of(col)] + ([] if scale is None else [to_expr(scale)])
+    return Column(ScalarFunction("CEIL", args, "ceiling"))
 
 
 def round(col: ColumnOrName, scale: int = 0) -> Column:  # noqa: A001 - PySpark's name

@@ -49,7 +49,7 @@ def test_generated_names_of_each_node_kind() -> None:
         a <= 1, "(a <= 1)", a > 1, "(a > 1)", a >= 1, "(a >= 1)", a.eqNullSafe(b), "(a <=> b)",
         (a > 1) & (b < 2), "((a > 1) AND (b < 2))", (a > 1) | (b < 2), "((a > 1) OR (b < 2))",
         ~(a > 1), "(NOT (a > 1))", a.isNull(), "(a IS NULL)", a.isNotNull(), "(a IS NOT NULL)",
-        a.isin(1, 2), "(a IN (1, 2))", s.like("x%"), "s LIKE x%", s.rlike("^x"), "s RLIKE ^x",
+        a.isin(1, 2), "(a IN (1, 2))", s.like("x%"), "s LIKE x%", s.rlike("^x"), "RLIKE(s, ^x)",
         s.startswith("x"), "startswith(s, x)", s.endswith("x"), "endswith(s, x)", s.contains("x"), "contains(s, x)",
         F.when(a > 1, "x").otherwise("y"), "CASE WHEN (a > 1) THEN x ELSE y END",
         F.when(a > 1, "x"), "CASE WHEN (a > 1) THEN x END", F.coalesce(a, b), "coalesce(a, b)",

@@ -111,7 +111,7 @@ def test_math_names_and_special_values(spark: SparkSession) -> None:
     row = df.select(F.sin("d"), F.rint("d"), F.nanvl("n", "d"), F.pmod("a", "b"), F.negate("a"), F.factorial("b"),
                     F.factorial(F.lit(21)), F.e(), F.pi(), F.sign(F.lit(-2.5))).first()
     assert list(row.asDict()) == ["SIN(d)", "rint(d)", "nanvl(n, d)", "pmod(a, b)", "negative(a)", "factorial(b)",
-                                  "factorial(21)", "E()", "PI()", "SIGNUM(-2.5)"]
+                                  "factorial(21)", "E()", "PI()", "sign(-2.5)"]
     assert list(row) == [math.sin(2.0), 2.0, 2.0, 2, 7, 6, None, math.e, math.pi, -1.0]
     sql = spark.sql("SELECT atan2(0, -1) AS a, cot(0) AS c, acosh(0.5) AS h, degrees(pi()) AS d").first()
     assert (sql.a, sql.c, math.isnan(sql.h), sql.d) == (math.pi, math.inf, True, 180.0)

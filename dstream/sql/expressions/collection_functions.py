@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from ..errors import ArrayIndexOutOfBoundsException
 from ..types import ArrayType, BooleanType, DataType, IntegerType, MapType, StringType, StructField, StructType
-from .base import Alias, AttributeReference, EvalContext, Expression, UnresolvedAttribute
+from .base import Alias, AttributeReference, EvalContext, Expression, UnresolvedAttribute, with_new_children
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import find_common_type
@@ -149,17 +149,19 @@ class CreateArray(Expression):
 class Size(Expression):
     """``size(a)``: elements of an array or entries of a map."""
 
+    name = "size"  # an instance may show SQL's other name, cardinality
+
     def __init__(self, child: Expression) -> None:
         self.children = (child,)
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return Size(children[0])
+        return with_new_children(self, children)
 
     def data_type(self) -> DataType:
         return IntegerType()
 
     def sql(self) -> str:
-        return f"size({self.children[0].sql()})"
+        return f"{self.name}({self.children[0].sql()})"
 
     def check_input_types(self) -> None:
         dt = self.children[0].data_type()

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..types import BooleanType, DataType, NullType
-from .base import EvalContext, Expression
+from .base import EvalContext, Expression, with_new_children
 from .cast import cast_to
 from .checks import eval_where, mismatch, quoted_type
 from .coercion import find_common_type
@@ -171,7 +171,7 @@ class Coalesce(Expression):
         self.children = tuple(children)
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return type(self)(children)
+        return with_new_children(self, children)  # keeps an instance's name (SQL's ifnull)
 
     def data_type(self) -> DataType:
         common = find_common_type([c.data_type() for c in self.children])
@@ -187,7 +187,7 @@ class Coalesce(Expression):
     def coerce(self) -> Expression:
         common = _common(self, self.children)
         children = [cast_to(c, common) for c in self.children]
-        return self if all(n is o for n, o in zip(children, self.children)) else type(self)(children)
+        return self if all(n is o for n, o in zip(children, self.children)) else self.with_children(children)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only

@@ -66,7 +66,7 @@ class LambdaVariable(LeafExpression):
         return self._nullable
 
     def sql(self) -> str:
-        return self.name
+        return "namedlambdavariable()"  # Spark names every lambda variable so in generated names
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         return batch.column(column_key(self.expr_id))
@@ -361,6 +361,13 @@ class ArrayAggregate(HigherOrderFunction):
     def data_type(self) -> DataType:
         functions = self.functions
         return functions[1].data_type() if len(functions) > 1 else self.inputs[1].data_type()
+
+    def sql(self) -> str:
+        text = super().sql()
+        if len(self.functions) > 1:
+            return text
+        # Spark fills in the identity finish, and names the call with it.
+        return text[:-1] + ", lambdafunction(namedlambdavariable(), namedlambdavariable()))"
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         rows = batch.num_rows

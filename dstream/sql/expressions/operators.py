@@ -81,10 +81,14 @@ def _numeric_or_double(expr: Expression) -> Expression:
 
 
 class BinaryArithmetic(Expression):
-    """A binary arithmetic operator; subclasses set :attr:`symbol` and :attr:`kernel`."""
+    """A binary arithmetic operator; subclasses set :attr:`symbol` and :attr:`kernel`.
+
+    An instance's :attr:`shown` names it as a function instead (SQL's ``mod(a, b)``).
+    """
 
     symbol = "?"
     kernel = ""
+    shown: str | None = None
 
     def __init__(self, left: Expression, right: Expression) -> None:
         self.children = (left, right)
@@ -98,9 +102,14 @@ class BinaryArithmetic(Expression):
         return self.children[1]
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return type(self)(children[0], children[1])
+        node = type(self)(children[0], children[1])
+        if self.shown is not None:
+            node.shown = self.shown
+        return node
 
     def sql(self) -> str:
+        if self.shown is not None:
+            return f"{self.shown}({self.left.sql()}, {self.right.sql()})"
         return f"({self.left.sql()} {self.symbol} {self.right.sql()})"
 
     def check_input_types(self) -> None:

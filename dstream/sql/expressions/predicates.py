@@ -57,6 +57,7 @@ __all__ = [
     "Not",
     "Or",
     "RLike",
+    "SqlBetween",
     "StartsWith",
     "fold",
 ]
@@ -212,6 +213,16 @@ class And(_Connective):
 
     def _combine(self, left: pa.Array, right: pa.Array) -> pa.Array:
         return pc.and_kleene(left, right)
+
+
+class SqlBetween(And):
+    """SQL's ``v BETWEEN lo AND hi``: ``(v >= lo) AND (v <= hi)``, named ``between(v, lo, hi)`` as in Spark."""
+
+    def sql(self) -> str:
+        low, high = self.left, self.right
+        if len(low.children) == 2 and len(high.children) == 2:
+            return f"between({low.children[0].sql()}, {low.children[1].sql()}, {high.children[1].sql()})"
+        return super().sql()
 
 
 class Or(_Connective):
@@ -435,7 +446,7 @@ class RLike(_StringPredicate):
         return self if (left is self.left and right is self.right) else RLike(left, right, self.keyword)
 
     def sql(self) -> str:
-        return f"{self.left.sql()} {self.keyword} {self.right.sql()}"
+        return f"{self.keyword}({self.left.sql()}, {self.right.sql()})"  # Spark's RLIKE(s, a)
 
     def _options(self) -> Any:
         return (self.keyword,)

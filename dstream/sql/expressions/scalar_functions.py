@@ -75,10 +75,15 @@ class ScalarFunction(Expression):
         The registered name (``"lower"``, ``"regexp_extract"``...).
     children : sequence of Expression
         The arguments (literals for patterns, formats, positions).
+    shown : str, optional
+        The generated name when it is not the function's own: the name an SQL call used
+        (``ceiling``, Spark's alias names) or a template of the arguments' names
+        (``"({0} << {1})"``).
     """
 
-    def __init__(self, name: str, children: Sequence[Expression]) -> None:
+    def __init__(self, name: str, children: Sequence[Expression], shown: str | None = None) -> None:
         self.name = name
+        self.shown = shown
         self.children = tuple(children)
         spec = self.spec
         n = len(self.children)
@@ -96,7 +101,11 @@ class ScalarFunction(Expression):
         return lookup(self.name)
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return ScalarFunction(self.name, children)
+        return ScalarFunction(self.name, children, self.shown)
+
+    def shown_as(self, shown: str) -> ScalarFunction:
+        """This call named ``shown`` (a name, or a template of the arguments' names)."""
+        return ScalarFunction(self.name, self.children, shown)
 
     @property
     def foldable(self) -> bool:
@@ -117,6 +126,8 @@ class ScalarFunction(Expression):
 
     def sql(self) -> str:
         args = [c.sql() for c in self.children]
+        if self.shown is not None:
+            return self.shown.format(*args) if "{" in self.shown else f"{self.shown}({', '.join(args)})"
         if self.spec.display is not None:
             return self.spec.display(args)
         return f"{self.spec.name}({', '.join(args)})"
@@ -143,7 +154,7 @@ class ScalarFunction(Expression):
             children.append(child)
         if all(n is o for n, o in zip(children, self.children)):
             return self
-        return ScalarFunction(self.name, children)
+        return ScalarFunction(self.name, children, self.shown)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         spec = self.spec

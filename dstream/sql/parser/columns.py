@@ -29,6 +29,8 @@ from types import ModuleType
 from typing import Any
 
 from dstream.sql.errors import AnalysisException
+from dstream.sql.expressions.conditional import If
+from dstream.sql.expressions.predicates import SqlBetween
 from dstream.sql.parser.agg_filter import filtered_aggregate
 from dstream.sql.parser.like_any import QUANTIFIED_LIKES, quantified_like
 from dstream.sql.parser.literals import typed_literal_name
@@ -58,6 +60,7 @@ from dstream.sql.parser.nodes import (
     Subscript,
     Unary,
 )
+from dstream.sql.parser.spark_names import OPERATOR_NAMES, SHOWN_AS_CALLED, named_as_called
 
 __all__ = ["to_column", "to_sort", "quote_name", "unresolved_routine", "AGGREGATES"]
 
@@ -232,7 +235,7 @@ class _Builder:
                 return -operand
             if node.op == "~":
                 return self.function("bitwise_not")(operand)
-            return operand
+            return self.function("positive")(operand)  # named (+ x), as in Spark
         if isinstance(node, Binary):
             return self.binary(node)
         if isinstance(node, Call):
@@ -249,6 +252,7 @@ class _Builder:
             return ~result if node.negated else result
         if isinstance(node, Between):
             result = self.build(node.operand).between(self.build(node.low), self.build(node.high))
+            result = type(result)(SqlBetween(*result.expr.children))  # named between(v, lo, hi), as in Spark
             return ~result if node.negated else result
         if isinstance(node, Like):
             return self.like(node)
@@ -301,7 +305,7 @@ class _Builder:
         if op == "DIV":
             return self.call(Call("div", (node.left, node.right)))
         shift = {"<<": "shiftleft", ">>": "shiftright", ">>>": "shiftrightunsigned"}[op]
-        return self.call(Call(shift, (node.left, node.right)))
+        return self.call(Call(shift, (node.left, node.right), operator=True))
 
     def case(self, node: Case) -> Any:
         fns = self.fns
@@ -373,9 +377,12 @@ class _Builder:
         if name in _CAST_FUNCTIONS and len(args) == 1:
             return self.build(args[0]).cast(_CAST_FUNCTIONS[name])
         if name in ("if", "iff") and len(args) == 3:
-            return fns.when(self.build(args[0]), self.build(args[1])).otherwise(self.build(args[2]))
+            parts = [self.build(a) for a in args]
+            if name == "if":  # Spark's If, named (IF(c, a, b)); iff is CASE WHEN
+                return type(parts[0])(If(*[p.expr for p in parts]))
+            return fns.when(parts[0], parts[1]).otherwise(parts[2])
         if name == "mod" and len(args) == 2:
-            return self.build(args[0]) % self.build(args[1])
+            return named_as_called(self.build(args[0]) % self.build(args[1]), "mod")
         if name == "extract" and not hasattr(fns, "extract") and isinstance(args[0], Literal):
             field = str(args[0].value).upper()
             if field not in _EXTRACT_FIELDS:
@@ -399,6 +406,8 @@ class _Builder:
         target = name if getattr(self.fns, name, None) is func else _ALIASES.get(name, name)
         values = [self.argument(target, i, a) for i, a in enumerate(args)]
         _check_arity(name, func, len(values))
+        if name in SHOWN_AS_CALLED or name in OPERATOR_NAMES and node.operator:
+            return named_as_called(func(*values), OPERATOR_NAMES[name] if node.operator else name)
         return func(*values)
 
     def within_group(self, node: Call) -> Any:

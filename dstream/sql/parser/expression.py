@@ -205,7 +205,7 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
 
     def _unary(self) -> Expr:
         token = self.tok
-        if token.is_op("-", "+") and self.peek().kind == "NUMBER":
+        if token.is_op("-") and self.peek().kind == "NUMBER":  # +1 stays (+ 1), as Spark names it
             self.advance()
             literal = number_literal(self.advance().value, negative=token.value == "-")
             return self._postfix(literal)
@@ -342,6 +342,18 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
                 return Call("locate", (needle, haystack))  # Spark names this form locate(...)
             args = [needle] + self._more_arguments()
             return Call("position", tuple(args))
+        if word in ("SUBSTRING", "SUBSTR") and nxt.is_op("(") and not self.peek(2).is_op(")"):
+            start = self.i
+            self.advance()
+            self.advance()
+            args = [self.expression()]
+            if self.accept_word("FROM"):  # SUBSTRING(s FROM p [FOR n]): named substring(s, p, n) as in Spark
+                args.append(self.expression())
+                if self.accept_word("FOR"):
+                    args.append(self.expression())
+                self.expect_op(")")
+                return Call("substring", tuple(args))
+            self.i = start
         if nxt.is_op("("):
             return self._call()
         if nxt.is_op("->"):

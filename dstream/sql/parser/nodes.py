@@ -83,6 +83,7 @@ class Call:
     ignore_nulls: bool = False
     within_group: tuple[SortItem, ...] = ()  # f(...) WITHIN GROUP (ORDER BY ...)
     filter: Expr | None = None  # f(...) FILTER (WHERE cond): the rows the aggregate reads
+    operator: bool = False  # written as an operator (a << b), which Spark names as written
 
 
 @dataclass(frozen=True)
