@@ -11,8 +11,9 @@ What this module owns
   each value as a SQL literal (never spliced as text);
 * the statements ``CREATE [OR REPLACE] [GLOBAL] TEMP[ORARY] VIEW v AS query``,
   ``DROP VIEW [IF EXISTS] v``, ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [USING fmt] AS
-  query``, ``DROP TABLE [IF EXISTS] t``, ``INSERT INTO|OVERWRITE [TABLE] t query`` and ``SHOW
-  TABLES``; anything else is a query for the parser;
+  query``, ``DROP TABLE [IF EXISTS] t`` and ``INSERT INTO|OVERWRITE [TABLE] t query``; anything
+  else is a query for the parser;
+* :mod:`.statements_show` runs ``SHOW FUNCTIONS``, ``SHOW DATABASES`` and ``SHOW TABLES``;
 * :mod:`.statements_ddl` runs ``INSERT ... VALUES``, ``CREATE TABLE t (cols)``, ``DESCRIBE``,
   ``SHOW COLUMNS``, ``CACHE``/``UNCACHE TABLE``, ``CLEAR CACHE``, ``SET`` and ``EXPLAIN``.
 
@@ -188,16 +189,20 @@ def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
     if head == "INSERT" and len(words) > 2 and words[1] in ("INTO", "OVERWRITE"):
         return ddl.insert(session, tokens, 3 if words[2] == "TABLE" else 2, words[1] == "OVERWRITE", text,
                           read_name, functions)
-    if words[:2] == ["SHOW", "TABLES"]:
-        rows = [(t.database or "", t.name, t.isTemporary) for t in session.catalog.listTables()]
-        return session.createDataFrame(rows, "namespace string, tableName string, isTemporary boolean")
+    if head == "SHOW":
+        from .statements_show import show_statement  # noqa: PLC0415 - loaded with the first SHOW
+
+        shown = show_statement(session, tokens)
+        if shown is not None:
+            return shown
     if head in ("DESCRIBE", "DESC") and len(words) > 1 and words[1] not in ("FUNCTION", "DATABASE", "SCHEMA",
                                                                             "CATALOG", "QUERY", "SELECT", "WITH"):
         i = 2 if words[1] == "TABLE" else 1
-        name, j = read_name(i)
+        extended = words[i] in ("EXTENDED", "FORMATTED") and tokens[i + 1].kind in ("WORD", "QUOTED")
+        name, j = read_name(i + 1 if extended else i)
         if tokens[j].kind != "EOF":
             raise syntax_error(tokens[j], ": DESCRIBE of a partition or a column is not supported here")
-        return ddl.describe(session, name)
+        return ddl.describe(session, name, extended)
     if words[:2] == ["SHOW", "COLUMNS"] and len(words) > 3 and words[2] in ("IN", "FROM"):
         name, j = read_name(3)
         if tokens[j].is_word("IN", "FROM"):  # SHOW COLUMNS IN t IN db

@@ -144,11 +144,17 @@ def table_clauses(tokens: list[Token], j: int) -> tuple[str, list[str], int]:
             return fmt, partition_by, j
 
 
-def describe(session: SparkSession, name: str) -> DataFrame:
-    """``DESCRIBE [TABLE] t``: a row per column, then the partition columns under Spark's headers."""
+def describe(session: SparkSession, name: str, extended: bool = False) -> DataFrame:
+    """``DESCRIBE [TABLE] [EXTENDED | FORMATTED] t``: a row per column, then the partition columns
+    under Spark's headers. A temporary view's EXTENDED description is its columns, as in Spark; a
+    table's detailed section (owner, location, times...) is not produced."""
     from .tables import partition_columns  # noqa: PLC0415 - the tables load with the first one
 
     schema = session.table(name).schema
+    if extended and not any(t.isTemporary and t.name.lower() == name.lower() for t in session.catalog.listTables()):
+        raise AnalysisException(
+            f"DESCRIBE EXTENDED of the table `{name}` (Spark's detailed table information section) is not supported; "
+            "use DESCRIBE for its columns.", "UNSUPPORTED_FEATURE", {"feature": "DESCRIBE EXTENDED of a table"})
     rows: list[tuple[str, str, str | None]] = [
         (f.name, f.dataType.simpleString(), (f.metadata or {}).get("comment")) for f in schema.fields]
     partitions = partition_columns(session, name)
