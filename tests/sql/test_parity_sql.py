@@ -314,6 +314,16 @@ def test_in_subquery_as_a_select_item_has_spark_s_two_values(in_views: SparkSess
     assert sorted_result(in_views, query) == (["k", "c"], [(1, "in"), (2, "out"), (None, "out")])
 
 
+def test_in_subquery_in_group_by_having_and_aggregate_filters(in_views: SparkSession) -> None:
+    assert sorted_result(in_views, "SELECT count(*) AS c FROM sq_a GROUP BY k IN (SELECT k FROM sq_b)") == (
+        ["c"], [(1,), (2,)])
+    assert sorted_result(in_views, "SELECT k IN (SELECT k FROM sq_b) AS i, count(*) AS c FROM sq_a GROUP BY 1") == (
+        ["i", "c"], [(False, 2), (True, 1)])
+    assert result(in_views, "SELECT sum(v) FILTER (WHERE k IN (SELECT k FROM sq_b)) AS s FROM sq_a") == (
+        ["s"], [(10,)])
+    assert result(in_views, "SELECT k FROM sq_a GROUP BY k HAVING k IN (SELECT k FROM sq_b)") == (["k"], [(1,)])
+
+
 # -- names of typed literals ---------------------------------------------------------------
 
 def test_typed_literals_are_named_as_spark_names_them(spark: SparkSession) -> None:

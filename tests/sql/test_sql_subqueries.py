@@ -101,8 +101,8 @@ def test_what_cannot_be_rewritten_is_refused_by_name(spark: SparkSession) -> Non
         spark.sql("SELECT * FROM sq_e WHERE k IN (SELECT k, w FROM sq_e)").collect()
     with pytest.raises(AnalysisException, match="correlated IN subquery under OR"):
         spark.sql("SELECT * FROM sq_e t WHERE k IN (SELECT u.k FROM sq_e u WHERE u.w = t.w) OR k = 2").collect()
-    with pytest.raises(AnalysisException, match="outside a WHERE condition"):
-        spark.sql("SELECT k FROM sq_e GROUP BY k HAVING k IN (SELECT k FROM sq_e)").collect()
+    with pytest.raises(AnalysisException, match="outside WHERE, HAVING, GROUP BY and the select list"):
+        spark.sql("SELECT k FROM sq_e ORDER BY k IN (SELECT k FROM sq_e)").collect()
     with pytest.raises(AnalysisException, match="correlated NOT IN"):
         spark.sql("SELECT * FROM sq_e t WHERE k NOT IN (SELECT u.k FROM sq_e u WHERE u.w = t.w)").collect()
     with pytest.raises(AnalysisException, match="CORRELATED_SCALAR_SUBQUERY_NOT_AGGREGATED"):

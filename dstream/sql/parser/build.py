@@ -436,8 +436,8 @@ class _QueryBuilder:
             df, where = self.subqueries.filter(df, node.where, node.relation)
             if where is not None:
                 df = df.where(self.column(where))
-        if not aggregated:  # IN / EXISTS among the items: existence joins, after WHERE kept fewer rows
-            df = self.subqueries.join_predicates(df, list(node.items), node.relation)
+        # IN / EXISTS among the items (and the GROUP BY keys): existence joins, after WHERE kept fewer rows
+        df = self.subqueries.join_predicates(df, list(node.items) + list(node.group_by), node.relation)
         helpers = df.columns[joined:]  # the subqueries' join columns: never in the result
         if aggregated:
             df = self.aggregate(df, node)
@@ -546,8 +546,10 @@ class _QueryBuilder:
 
         having = None if having is None else _rewrite(having, key_name)
         sorts = [SortItem(_rewrite(s.operand, key_name), s.ascending, s.nulls_first) for s in sorts]
-        if having is not None:
-            result = result.where(self.column(having))
+        if having is not None:  # its IN / EXISTS subqueries filter the groups as WHERE's filter rows
+            result, having = self.subqueries.filter(result, having, None)
+            if having is not None:
+                result = result.where(self.column(having))
         outputs = [fns.col(f"__i{i}") for i in range(len(items))]
         if node.distinct:
             result = result.select(*outputs).distinct()

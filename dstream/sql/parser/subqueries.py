@@ -342,7 +342,8 @@ class SubqueryRewriter:
         if known is not None:
             return known[1]
         if not isinstance(node, Subquery):
-            raise _unsupported("IN (subquery) or EXISTS outside a WHERE condition")
+            raise _unsupported("IN (subquery) or EXISTS outside WHERE, HAVING, GROUP BY and the select list "
+                               "(in ORDER BY, a join condition or a window)")
         column = self._run_scalar(node)
         self._scalars[id(node)] = (node, column)  # the node is kept beside its Column, so its id stays its own
         return column
