@@ -342,3 +342,16 @@ def test_python_date_time_and_bytes_literals_are_named_as_spark_names_them(spark
     df = spark.range(1).select(F.lit(datetime.date(2024, 1, 2)), F.lit(datetime.datetime(2024, 1, 2, 3, 4, 5)),
                                F.lit(b"\n"))
     assert df.columns == ["DATE '2024-01-02'", "TIMESTAMP '2024-01-02 03:04:05'", "X'0A'"]
+
+
+# -- SELECT without FROM ---------------------------------------------------------------------
+
+def test_select_without_from_reads_one_row_of_no_columns(spark: SparkSession) -> None:
+    # PySpark: SELECT id has no id to read (no hidden range column); SELECT * gives [Row()].
+    with pytest.raises(AnalysisException) as info:
+        spark.sql("SELECT id")
+    assert str(info.value) == ("[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function parameter "
+                               "with name `id` cannot be resolved.  SQLSTATE: 42703")
+    assert result(spark, "SELECT *") == ([], [()])
+    assert result(spark, "SELECT 1 AS x, *") == (["x"], [(1,)])
+    assert result(spark, "SELECT count(*)") == (["count(1)"], [(1,)])

@@ -422,7 +422,8 @@ class _QueryBuilder:
 
     def select(self, node: Select) -> Any:
         fns = self.fns
-        df = self.session.range(1) if node.relation is None else self.relation(node.relation)
+        # No FROM: one row of no columns (Spark's OneRowRelation), so no name resolves against it.
+        df = self.session.range(1).select() if node.relation is None else self.relation(node.relation)
         if self.lateral_tables:
             node = self.unqualified(node)
         node = _named_windows(node)

@@ -174,6 +174,10 @@ class Resolver:
         name = ".".join(quote(p) for p in parts)
         target = parts[-1].lower()
         names = [_display(a) for a in self.output]
+        if not names:  # nothing to suggest (SELECT a with no FROM): Spark's message ends there
+            raise AnalysisException(
+                f"A column, variable, or function parameter with name {name} cannot be resolved. ",
+                "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION", {"objectName": name})
         ranked = sorted(names, key=lambda n: (edit_distance(n.lower().strip("`"), target), n))[:5]
         suggestion = "[" + ", ".join(ranked) + "]"
         raise AnalysisException(
