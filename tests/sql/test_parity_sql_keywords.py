@@ -87,3 +87,30 @@ def test_trailing_comma_before_from(spark: SparkSession) -> None:
     with pytest.raises(AnalysisException) as info:
         spark.sql("SELECT year, FROM kw_t")
     assert info.value.getCondition() == "TRAILING_COMMA_IN_SELECT"
+
+
+@pytest.mark.parametrize("query, columns, expected", [
+    ("WITH order AS (SELECT * FROM kw_v) SELECT order FROM order", ["order"], [(1,), (1,)]),
+    ("SELECT order, sum(left) OVER (PARTITION BY order ORDER BY left) AS s FROM kw_v", ["order", "s"],
+     [(1, 2), (1, 5)]),
+    ("SELECT user, rank() OVER (ORDER BY end DESC) AS r FROM kw_v", ["user", "r"], [("x", 2), ("y", 1)]),
+    ("SELECT x.order FROM (SELECT named_struct('order', 1, 'end', 2) AS x)", ["order"], [(1,)]),
+    ("SELECT order, e FROM kw_v LATERAL VIEW explode(array(1, 2)) end AS e WHERE left = 2", ["order", "e"],
+     [(1, 1), (1, 2)]),
+    ("SELECT max(end) AS max, min(end) min FROM kw_v", ["max", "min"], [(6, 5)]),
+    ("SELECT cast(order AS string) AS string, order::double AS double FROM kw_v WHERE user IN ('x')",
+     ["string", "double"], [("1", 1.0)]),
+    ("SELECT CASE order WHEN 1 THEN 'a' END AS case FROM kw_v", ["case"], [("a",), ("a",)]),
+    ("SELECT left(user, 1) AS left, right(user, 1) AS right FROM kw_v", ["left", "right"], [("x", "x"), ("y", "y")]),
+    ("SELECT first(order) AS first, last(end) AS last FROM kw_v", ["first", "last"], [(1, 6)]),
+    ("SELECT 1 AS x FROM kw_v WHERE order IS NOT NULL AND NOT left = 3", ["x"], [(1,)]),
+    ("SELECT * FROM (VALUES (1, 2)) AS v(order, end)", ["order", "end"], [(1, 2)]),
+    ("SELECT date, timestamp FROM (SELECT 1 AS date, 2 AS timestamp) ORDER BY date", ["date", "timestamp"], [(1, 2)]),
+])
+def test_keywords_in_ctes_windows_fields_lateral_views_and_values(spark: SparkSession, query: str,
+                                                                  columns: list[str],
+                                                                  expected: list[tuple[Any, ...]]) -> None:
+    spark.createDataFrame([(1, 2, "x", 5), (1, 3, "y", 6)], ["order", "left", "user", "end"]) \
+        .createOrReplaceTempView("kw_v")
+    df = spark.sql(query)
+    assert (df.columns, sorted((tuple(r) for r in df.collect()), key=str)) == (columns, expected)

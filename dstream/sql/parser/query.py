@@ -295,6 +295,19 @@ class QueryParser(ExpressionParser):
         return self.bare_alias(ALIAS_RESERVED)
 
     def _primary_relation(self) -> Relation:
+        if self.tok.is_op("(") and self.peek().is_word("VALUES"):
+            # (VALUES ...) [AS] v(a, b): the alias and column names may follow the parenthesis
+            self.advance()
+            inline = self._inline_table()
+            self.expect_op(")")
+            alias = self._alias()
+            if alias is None:
+                return inline
+            names = inline.columns
+            if self.accept_op("("):
+                names = self._identifiers()
+                self.expect_op(")")
+            return replace(inline, alias=alias, columns=names)
         if self.tok.is_op("("):
             if self.peek().is_word("SELECT", "WITH") or self.peek().is_op("("):
                 if self.peek().is_op("(") and not self._query_in_parentheses():
