@@ -314,6 +314,21 @@ def test_in_subquery_as_a_select_item_has_spark_s_two_values(in_views: SparkSess
     assert sorted_result(in_views, query) == (["k", "c"], [(1, "in"), (2, "out"), (None, "out")])
 
 
+def test_not_over_an_in_subquery_is_not_in_and_in_has_no_null(in_views: SparkSession) -> None:
+    # Spark pushes NOT down to the IN (null-aware NOT IN), and its IN is never null.
+    assert sorted_result(in_views, "SELECT k, NOT (k IN (SELECT k FROM sq_bn)) AS n FROM sq_a") == (
+        ["k", "n"], [(1, False), (2, False), (None, False)])
+    assert sorted_result(in_views, "SELECT k, NOT (k IN (SELECT k FROM sq_b)) AS n FROM sq_a") == (
+        ["k", "n"], [(1, False), (2, True), (None, False)])
+    assert sorted_result(in_views, "SELECT k, (k IN (SELECT k FROM sq_bn)) OR v > 25 AS o FROM sq_a") == (
+        ["k", "o"], [(1, True), (2, False), (None, True)])
+    assert result(in_views, "SELECT k FROM sq_a WHERE NOT (k IN (SELECT k FROM sq_bn) OR v > 100)") == (["k"], [])
+    assert result(in_views, "SELECT k FROM sq_a WHERE NOT (k IN (SELECT k FROM sq_b) OR v > 100)") == (["k"], [(2,)])
+    assert result(in_views, "SELECT k FROM sq_a WHERE (k IN (SELECT k FROM sq_bn)) IS NULL") == (["k"], [])
+    assert sorted_result(in_views, "SELECT k, (k IN (SELECT k FROM sq_bn)) IS NULL AS isn FROM sq_a") == (
+        ["k", "isn"], [(1, False), (2, False), (None, False)])
+
+
 def test_in_subquery_in_group_by_having_and_aggregate_filters(in_views: SparkSession) -> None:
     assert sorted_result(in_views, "SELECT count(*) AS c FROM sq_a GROUP BY k IN (SELECT k FROM sq_b)") == (
         ["c"], [(1,), (2,)])

@@ -60,7 +60,7 @@ from dstream.sql.parser.nodes import (
 )
 from dstream.sql.parser.query import parse_query
 from dstream.sql.parser.reshape import pivot, table_sample
-from dstream.sql.parser.subqueries import SubqueryRewriter
+from dstream.sql.parser.subqueries import SubqueryRewriter, not_inward
 
 __all__ = ["parse_expression", "run_query", "to_column", "build_query"]
 
@@ -426,7 +426,7 @@ class _QueryBuilder:
         df = self.session.range(1).select() if node.relation is None else self.relation(node.relation)
         if self.lateral_tables:
             node = self.unqualified(node)
-        node = _named_windows(node)
+        node = _rewrite_select(_named_windows(node), not_inward)  # NOT (k IN (SELECT ...)) is NOT IN, as in Spark
         aggregated = bool(node.group_by) or node.having is not None or any(
             _contains_aggregate(e) for e in list(node.items) + [item.operand for item in node.order_by])
         # Correlated scalar subqueries become left joins first: WHERE and the items read their column.

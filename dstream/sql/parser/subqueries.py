@@ -11,10 +11,12 @@ What this module owns
 * A correlated subquery (its WHERE compares its own columns with the outer query's, as
   ``u.k = t.k``) is decorrelated as Spark does: those equalities become the join's keys.
   Only equalities joined by AND, in a subquery without aggregation, DISTINCT or LIMIT.
-* An IN or EXISTS under OR or NOT (``a IN (SELECT ...) OR b = 2``) gets an existence join:
-  a left join with the subquery's distinct values (or correlation keys) and a marker, so
-  the predicate is a boolean column with Spark's three values (an IN's null when the
-  operand is null or the subquery holds a null and nothing matched).
+* An IN or EXISTS under OR or NOT (``a IN (SELECT ...) OR b = 2``), or among a SELECT's
+  items, GROUP BY keys and aggregate FILTERs, gets an existence join: a left join with the
+  subquery's distinct values (or correlation keys) and a marker, so the predicate is a
+  boolean column with the two values of Spark's existence join (IN true only on a match;
+  NOT IN false where a null compares). A NOT above an IN subquery is first pushed down to
+  it (:func:`not_inward`), as Spark's optimizer does.
 * A scalar subquery ``(SELECT max(v) FROM u)`` runs when the query is built (Spark runs it
   before the main query too) and becomes a literal of its column's type: no row gives
   null, more than one is ``SCALAR_SUBQUERY_TOO_MANY_ROWS``.
@@ -58,7 +60,7 @@ from dstream.sql.parser.nodes import (
     Unary,
 )
 
-__all__ = ["SubqueryRewriter"]
+__all__ = ["SubqueryRewriter", "not_inward"]
 
 _names = itertools.count()
 _LOOSE_REFERENCES = "An IN or EXISTS subquery whose outer references are not AND-ed equalities of its WHERE,"
@@ -169,10 +171,10 @@ class SubqueryRewriter:
         outer = aliases(relation)
         for node in _predicates(exprs):
             if id(node) not in self._scalars:
-                df = self._existence(df, node, outer, select_item=True)
+                df = self._existence(df, node, outer)
         return df
 
-    def _existence(self, df: Any, node: InSubquery | Exists, outer: set[str], select_item: bool = False) -> Any:
+    def _existence(self, df: Any, node: InSubquery | Exists, outer: set[str]) -> Any:
         """``df`` left-joined so that ``node`` (IN or EXISTS nested in a condition, or a select
         item) has a boolean column, which :meth:`scalar` then answers for it (Spark's existence join)."""
         fns = self.fns
@@ -196,14 +198,15 @@ class SubqueryRewriter:
         stats, rows, nulls = self._value_stats(frame, value)
         operand = self.builder.column(node.operand)
         df = df.join(found, operand == value, "left").crossJoin(stats)
-        # Spark's three values: found -> true; an empty subquery -> false; a null operand, or a
-        # subquery holding a null -> null; else false. NOT IN is the NOT of it, in the condition.
+        # The three-valued IN: found -> true; an empty subquery -> false; a null operand, or a
+        # subquery holding a null -> null; else false.
         result = (fns.when(fns.col(marker).isNotNull(), True).when(rows == 0, False)
                   .when(operand.isNull() | (nulls > 0), fns.lit(None).cast("boolean")).otherwise(False))
+        # Spark's existence join gives two values: IN true only on a match; NOT IN (null-aware)
+        # false wherever the three-valued answer is null.
         result = (~result) if node.negated else result
-        if select_item:
-            name = f"({operand.expr.sql()} IN (listquery()))"
-            result = fns.coalesce(result, fns.lit(False)).alias(f"(NOT {name})" if node.negated else name)
+        name = f"({operand.expr.sql()} IN (listquery()))"
+        result = fns.coalesce(result, fns.lit(False)).alias(f"(NOT {name})" if node.negated else name)
         self._scalars[id(node)] = (node, result)
         return df
 
@@ -376,6 +379,33 @@ def _subquery_columns(count: int) -> AnalysisException:
     return AnalysisException(
         f"The subquery of IN must return one column, this one returns {count}.",
         "INVALID_SUBQUERY_EXPRESSION.SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN", {"number": str(count)})
+
+
+def not_inward(node: Expr) -> Expr | None:
+    """For ``build._rewrite``: a NOT above an IN subquery pushed down to it, as Spark's optimizer does.
+
+    ``NOT (k IN (SELECT ...))`` is ``k NOT IN (...)`` (null-aware), and a NOT over AND/OR
+    goes inward by De Morgan's laws (valid in three-valued logic), so that, with IN's two
+    values, ``NOT (k IN (...) OR c)`` answers as Spark does. Other NOTs keep their form (and
+    their column names).
+    """
+    if not (isinstance(node, Unary) and node.op == "NOT"):
+        return None
+    inner = node.operand
+    if not any(isinstance(p, InSubquery) for p in _predicates([inner])):
+        return None
+    if isinstance(inner, InSubquery):
+        return replace(inner, negated=not inner.negated)
+    if isinstance(inner, Unary) and inner.op == "NOT":
+        return inner.operand
+    if isinstance(inner, Binary) and inner.op in ("AND", "OR"):
+        return Binary("OR" if inner.op == "AND" else "AND", _negated(inner.left), _negated(inner.right))
+    return None
+
+
+def _negated(node: Expr) -> Expr:
+    pushed = Unary("NOT", node)
+    return not_inward(pushed) or pushed
 
 
 def _predicates(exprs: list[Expr]) -> list[InSubquery | Exists]:
