@@ -49,8 +49,7 @@ def matches_pattern(name: str, pattern: str | None) -> bool:
     """Whether ``name`` matches Spark's SHOW pattern (``*`` any text, ``|`` alternatives, any case)."""
     if pattern is None:
         return True
-    return any(re.fullmatch(".*".join(re.escape(part) for part in alternative.strip().split("*")), name,
-                            re.IGNORECASE)
+    return any(re.fullmatch(".*".join(re.escape(part) for part in alternative.split("*")), name, re.IGNORECASE)
                for alternative in pattern.split("|"))
 
 

@@ -45,6 +45,15 @@ def test_show_functions(spark: SparkSession) -> None:
     assert not {"col", "lit", "create_map", "count_distinct", "udf"} & set(names)  # PySpark-only names
 
 
+def test_show_functions_lists_registered_udfs_as_user_functions(spark: SparkSession) -> None:
+    spark.udf.register("myUdf", lambda x: x, "int")
+    assert answer(spark, "SHOW USER FUNCTIONS")[1] == [("myudf",)]
+    assert answer(spark, "SHOW FUNCTIONS LIKE 'my*'")[1] == [("myudf",)]
+    assert answer(spark, "SHOW FUNCTIONS LIKE 'MYUDF'")[1] == [("myudf",)]
+    assert answer(spark, "SHOW SYSTEM FUNCTIONS LIKE 'my*'")[1] == []
+    assert answer(spark, "SHOW FUNCTIONS LIKE ' year | month '")[1] == []  # no trimming of the alternatives
+
+
 def test_show_databases_namespaces_schemas(spark: SparkSession) -> None:
     for query in ("SHOW DATABASES", "SHOW NAMESPACES", "SHOW SCHEMAS", "SHOW DATABASES LIKE 'def*'"):
         assert answer(spark, query) == ("struct<namespace:string>", [("default",)])
