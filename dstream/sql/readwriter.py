@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
+from rdd import RDD
+
 from .errors import AnalysisException, IllegalArgumentException, PySparkValueError
 from .io import abort_output, commit_output, get_format, list_input_files, prepare_output, write_task
 from .io.writer import check_writable, file_extension
@@ -142,13 +144,30 @@ class DataFrameReader(OptionsBuilder):
         """Read text files: one ``value`` string row per line."""
         return self.format("text").load(paths, wholetext=wholetext, lineSep=lineSep, **options)
 
-    def csv(self, path: str | list[str], schema: StructType | str | None = None, **options: Any) -> DataFrame:
-        """Read CSV files (``header``, ``inferSchema``, ``sep``, ``mode``, ``nullValue``... as options)."""
+    def csv(self, path: str | list[str] | RDD[Any], schema: StructType | str | None = None,
+            **options: Any) -> DataFrame:
+        """Read CSV files (``header``, ``inferSchema``, ``sep``, ``mode``, ``nullValue``... as options),
+        or an RDD of strings, each one line."""
+        if isinstance(path, RDD):
+            return self._read_rdd("csv", path, schema, options)
         return self.format("csv").load(path, schema=schema, **options)
 
-    def json(self, path: str | list[str], schema: StructType | str | None = None, **options: Any) -> DataFrame:
-        """Read JSON Lines files (``multiLine=True`` for one JSON document per file)."""
+    def json(self, path: str | list[str] | RDD[Any], schema: StructType | str | None = None,
+             **options: Any) -> DataFrame:
+        """Read JSON Lines files (``multiLine=True`` for one JSON document per file), or an RDD of
+        strings, each one JSON record."""
+        if isinstance(path, RDD):
+            return self._read_rdd("json", path, schema, options)
         return self.format("json").load(path, schema=schema, **options)
+
+    def _read_rdd(self, fmt: str, rdd: RDD[Any], schema: StructType | str | None, options: Any) -> DataFrame:
+        from .readwriter_rdd import read_string_rdd  # noqa: PLC0415 - loaded with its first use
+
+        self.format(fmt)
+        if schema is not None:
+            self.schema(schema)
+        self.options(**options)
+        return read_string_rdd(self._session, fmt, rdd, self._schema, dict(self._options))
 
     def parquet(self, *paths: str, **options: Any) -> DataFrame:
         """Read Parquet files."""

@@ -329,19 +329,44 @@ class CsvFormat(FileFormat):
             return pa.schema([pa.field(n, pa.string()) for n in names])
         types: list[pa.DataType] = [pa.null()] * len(names)
         for path in files:
-            data = read_line_range(FileSplit(path))
-            tokens = _tokens(data, len(names), opts.header, opts)
-            for i, column in enumerate(tokens.columns):
-                types[i] = merge_types(types[i], infer_column(column, opts.parse))
+            found = self.infer_types(read_line_range(FileSplit(path)), len(names), opts.header, options)
+            types = [merge_types(t, u) for t, u in zip(types, found)]
+        return self.inferred_schema(names, types)
+
+    def infer_types(self, data: bytes, width: int, skip_header: bool, options: Mapping[str, Any]) -> list[pa.DataType]:
+        """The type each of the ``width`` columns of ``data``'s records infers (``null`` when all are
+        null); merge results with :func:`~dstream.sql.io.strconv.merge_types`."""
+        opts = CsvOptions.of(options)
+        tokens = _tokens(data, width, skip_header, opts)
+        types: list[pa.DataType] = [pa.null()] * width
+        for i, column in enumerate(tokens.columns):
+            types[i] = infer_column(column, opts.parse)
+        return types
+
+    @staticmethod
+    def inferred_schema(names: Sequence[str], types: Sequence[pa.DataType]) -> pa.Schema:
+        """The schema inference ends with: columns no value typed are strings."""
         return pa.schema([pa.field(n, pa.string() if pa.types.is_null(t) else t) for n, t in zip(names, types)])
+
+    @staticmethod
+    def header_names(line: str, options: Mapping[str, Any]) -> list[str]:
+        """The column names a first record gives: its fields with ``header``, else ``_c0``, ``_c1``..."""
+        opts = CsvOptions.of(options)
+        head = _python_tokens(line.encode(opts.encoding, errors="replace"), None, False, opts).columns
+        fields = [c[0].as_py() if len(c) else None for c in head]
+        return _safe_header(fields) if opts.header else [f"_c{i}" for i in range(len(fields))]
 
     def _read_data(self, split: FileSplit, schema: pa.Schema, columns: Sequence[str], options: Mapping[str, Any],
                    filters: Sequence[Filter] | None) -> Iterator[pa.RecordBatch]:
+        header = CsvOptions.of(options).header and split.start == 0
+        yield from self.read_bytes(read_line_range(split), schema, options, header)
+
+    def read_bytes(self, data: bytes, schema: pa.Schema, options: Mapping[str, Any],
+                   skip_header: bool) -> Iterator[pa.RecordBatch]:
+        """The records of ``data`` as batches of ``schema`` (the first one skipped if ``skip_header``)."""
         opts = CsvOptions.of(options)
         corrupt = opts.corrupt_column if opts.corrupt_column in schema.names else None
         data_fields = [f for f in schema if f.name != corrupt]
-        data = read_line_range(split)
-        skip_header = opts.header and split.start == 0
         tokens = _tokens(data, len(data_fields), skip_header, opts)
         batch = self._convert(tokens, data_fields, schema, corrupt, opts)
         if batch is None:

@@ -24,7 +24,7 @@ import datetime
 import decimal
 import io
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -35,7 +35,7 @@ from dstream.sql.io.csvfmt import malformed_error
 from dstream.sql.io.files import FileSplit, option, option_bool, read_line_range
 from dstream.sql.io.strconv import ParseOptions, _value_parser
 
-__all__ = ["JsonFormat", "infer_json_type", "inferred_json_type", "merge_json_types"]
+__all__ = ["JsonFormat", "infer_json_type", "inferred_json_type", "merge_json_types", "records_of_texts"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -129,6 +129,18 @@ def _plain(t: pa.DataType) -> bool:
     return any(check(t) for check in _PLAIN)
 
 
+def records_of_texts(texts: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    """``(text, parsed value or malformed marker)`` per string, each string one record (blank ones
+    skipped): the records of ``spark.read.json(rdd)``, where a string may span several lines."""
+    for text in texts:
+        if not text.strip():
+            continue
+        try:
+            yield text, json.loads(text)
+        except ValueError:
+            yield text, _MalformedError(text)
+
+
 class JsonFormat(FileFormat):
     """JSON Lines (``spark.read.json``)."""
 
@@ -172,11 +184,9 @@ class JsonFormat(FileFormat):
 
     # --------------------------------------------------------------- inference
     def _infer_data_schema(self, files: Sequence[str], options: Mapping[str, Any]) -> pa.Schema:
-        primitives = option_bool(options, "primitivesAsString")
-        corrupt_name = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
         merged: pa.DataType = pa.struct([])
         corrupt = False
-        simple = not primitives and not option_bool(options, "multiLine") and (
+        simple = not option_bool(options, "primitivesAsString") and not option_bool(options, "multiLine") and (
             (option(options, "encoding") or "utf-8").lower().replace("-", "") == "utf8")
         for path in files:
             data = read_line_range(FileSplit(path))
@@ -184,13 +194,31 @@ class JsonFormat(FileFormat):
             if table is not None and _plain(pa.struct(list(table.schema))):
                 merged = merge_json_types(merged, _sorted_struct(list(table.schema)))
                 continue
-            for _, value in self._records(data, options):
-                rows = value if isinstance(value, list) else [value]
-                for row in rows:
-                    if isinstance(row, dict):
-                        merged = merge_json_types(merged, infer_json_type(row, primitives))
-                    else:
-                        corrupt = True
+            found, bad = self.infer_records(self._records(data, options), options)
+            merged, corrupt = merge_json_types(merged, found), corrupt or bad
+        return self.inferred_schema(merged, corrupt, options)
+
+    def infer_records(self, records: Iterable[tuple[str, Any]], options: Mapping[str, Any]) -> tuple[pa.DataType, bool]:
+        """The struct type ``records`` (from :meth:`_records` or :func:`records_of_texts`) infer, and
+        whether one of them is no JSON object (a corrupt record); merge results with :func:`merge_json_types`."""
+        primitives = option_bool(options, "primitivesAsString")
+        mode = (option(options, "mode") or "PERMISSIVE").upper()
+        merged: pa.DataType = pa.struct([])
+        corrupt = False
+        for _, value in records:
+            for row in value if isinstance(value, list) else [value]:
+                if isinstance(row, dict):
+                    merged = merge_json_types(merged, infer_json_type(row, primitives))
+                elif mode == "FAILFAST":
+                    # Spark's inference fails naming the corrupt-record column, not the record.
+                    raise malformed_error(option(options, "columnNameOfCorruptRecord") or "_corrupt_record")
+                elif mode != "DROPMALFORMED":  # DROPMALFORMED infers from the good records only
+                    corrupt = True
+        return merged, corrupt
+
+    def inferred_schema(self, merged: pa.DataType, corrupt: bool, options: Mapping[str, Any]) -> pa.Schema:
+        """The schema inference ends with: nulls as strings, and the corrupt-record column if a record was."""
+        corrupt_name = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
         fields = list(_canonical(merged))
         if corrupt and corrupt_name not in [f.name for f in fields]:
             fields = sorted(fields + [pa.field(corrupt_name, pa.string())], key=lambda f: f.name)
@@ -199,10 +227,12 @@ class JsonFormat(FileFormat):
     # --------------------------------------------------------------- reads
     def _read_data(self, split: FileSplit, schema: pa.Schema, columns: Sequence[str], options: Mapping[str, Any],
                    filters: Sequence[Filter] | None) -> Iterator[pa.RecordBatch]:
+        yield from self.read_bytes(read_line_range(split), schema, options)
+
+    def read_bytes(self, data: bytes, schema: pa.Schema, options: Mapping[str, Any]) -> Iterator[pa.RecordBatch]:
+        """The rows of ``data`` (JSON Lines, or one document with ``multiLine``) as batches of ``schema``."""
         corrupt = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
-        corrupt = corrupt if corrupt in schema.names else ""
         data_fields = [f for f in schema if f.name != corrupt]
-        data = read_line_range(split)
         if (not option_bool(options, "multiLine") and not option_bool(options, "primitivesAsString")
                 and all(_plain(f.type) for f in data_fields) and data_fields
                 and (option(options, "encoding") or "utf-8").lower().replace("-", "") == "utf8"):
@@ -210,20 +240,30 @@ class JsonFormat(FileFormat):
             if table is not None:
                 yield from self._conform(table, schema).to_batches()
                 return
+        yield from self.read_records(self._records(data, options), schema, options)
+
+    def read_records(self, records: Iterable[tuple[str, Any]], schema: pa.Schema,
+                     options: Mapping[str, Any]) -> Iterator[pa.RecordBatch]:
+        """``(text, parsed value)`` records as batches of ``schema``, under the ``mode`` option."""
+        corrupt = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
+        corrupt = corrupt if corrupt in schema.names else ""
+        data_fields = [f for f in schema if f.name != corrupt]
         mode = (option(options, "mode") or "PERMISSIVE").upper()
         parse = ParseOptions(time_zone=time_zone_option(options), timestamp_format=option(options, "timestampFormat"),
                              date_format=option(options, "dateFormat"))
         rows: list[dict[str, Any]] = []
-        for text, value in self._records(data, options):
-            records = value if isinstance(value, list) else [value]
+        for text, value in records:
+            objects = value if isinstance(value, list) else [value]
             try:
-                converted = [_convert_row(r, data_fields, parse) for r in records]
+                converted = [_convert_row(r, data_fields, parse) for r in objects]
             except _MalformedError:
                 if mode == "FAILFAST":
                     raise malformed_error(text) from None
-                if mode == "PERMISSIVE":
+                if mode == "PERMISSIVE" and isinstance(value, list):
+                    rows.append({corrupt: text} if corrupt else {})  # a bad array is one bad record
+                elif mode == "PERMISSIVE":
                     # Spark's partial results: the fields that convert keep their values.
-                    for r in records:
+                    for r in objects:
                         partial = _partial_row(r, data_fields, parse)
                         rows.append({**partial, corrupt: text} if corrupt else partial)
                 continue
