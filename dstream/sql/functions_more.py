@@ -3,7 +3,8 @@ and the session: ``position``, ``char``, ``chr``, ``sha``, ``luhn_check``, ``mas
 ``url_encode``, ``url_decode``, ``try_url_decode``, ``parse_url``, ``typeof``, ``positive``,
 ``nullifzero``, ``zeroifnull``, ``current_database``, ``current_schema``, ``current_catalog``,
 ``current_user``, ``user``, ``session_user``, ``version``, ``input_file_name``,
-``input_file_block_start``, ``input_file_block_length``, ``to_number`` and ``try_to_number``.
+``input_file_block_start``, ``input_file_block_length``, ``to_number``, ``try_to_number``, ``to_char``
+and ``to_varchar``.
 
 What this module owns
 ---------------------
@@ -16,12 +17,14 @@ from __future__ import annotations
 
 from .column import Column, expr_of, lit_expr
 from .expressions.scalar_functions import ScalarFunction
+from .expressions.to_char import ToCharacter
 from .functions_scalar import _call
 
 __all__ = [
     "char", "chr", "current_catalog", "current_database", "current_schema", "current_user",
     "input_file_block_length", "input_file_block_start", "input_file_name", "luhn_check", "mask", "nullifzero",
-    "parse_url", "position", "positive", "session_user", "sha", "to_number", "try_to_number", "try_url_decode",
+    "parse_url", "position", "positive", "session_user", "sha", "to_char", "to_number", "to_varchar", "try_to_number",
+    "try_url_decode",
     "typeof", "url_decode", "url_encode", "user", "version", "zeroifnull",
 ]
 
@@ -294,3 +297,30 @@ def to_number(col: ColumnOrName, format: Column | str) -> Column:  # noqa: A002 
 def try_to_number(col: ColumnOrName, format: Column | str) -> Column:  # noqa: A002 - PySpark's name
     """:func:`to_number`, null where the format does not match the text."""
     return _call("try_to_number", expr_of(col), lit_expr(format) if isinstance(format, str) else expr_of(format))
+
+
+def to_char(col: ColumnOrName, format: Column | str) -> Column:  # noqa: A002 - PySpark's name
+    """The value as text: a number by a number format (``'99,999.9'``, ``'$999.99'``, ``'S999'``,
+    ``'999PR'``...), a date or timestamp by a datetime pattern (as :func:`date_format`), binary
+    by ``'base64'``, ``'hex'`` or ``'utf-8'``.
+
+    Parameters
+    ----------
+    col : Column or str
+        The values.
+    format : Column or str
+        The format, a literal (``lit('99.99')``).
+
+    Examples
+    --------
+    >>> spark.range(1).select(to_char(lit(12454.8), lit("99,999.9")).alias("r")).first().r
+    '12,454.8'
+    """
+    fmt = lit_expr(format) if isinstance(format, str) else expr_of(format)
+    return Column(ToCharacter([expr_of(col), fmt]))
+
+
+def to_varchar(col: ColumnOrName, format: Column | str) -> Column:  # noqa: A002 - PySpark's name
+    """:func:`to_char` under its other name."""
+    fmt = lit_expr(format) if isinstance(format, str) else expr_of(format)
+    return Column(ToCharacter([expr_of(col), fmt], "to_varchar"))

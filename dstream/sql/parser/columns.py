@@ -85,6 +85,7 @@ _ALIASES = {
     "sign": "signum", "nvl": "coalesce", "ifnull": "coalesce", "first_value": "first", "last_value": "last",
     "array_agg": "collect_list", "date_diff": "datediff", "dateadd": "date_add", "position": "locate",
     "regexp": "rlike", "countdistinct": "count_distinct", "approx_percentile": "percentile_approx",
+    "random": "rand",
 }
 
 # Argument positions PySpark takes as Python values (e.g. ``substring(col, pos: int, len: int)``);
