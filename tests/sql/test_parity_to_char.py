@@ -140,6 +140,11 @@ def test_to_char_of_dates_is_date_format_and_of_binary_an_encoding(spark: SparkS
     assert row == Row(a="2024-03-05", b="05/03/2024 10:11", c="Mar 5", d="41424344", e="QUJDRA==", f="ABCD", g="4142")
     named = spark.range(1).select(F.to_char(F.lit(datetime.date(2024, 3, 5)), F.lit("yyyy")))
     assert named.columns[0].startswith("date_format(")
+    # to_varchar names the binary cases after itself (the format only for utf-8); to_char after the encoding.
+    shown = spark.createDataFrame([(b"AB",)], "b binary").selectExpr(
+        "to_varchar(b, 'base64')", "to_varchar(b, 'utf-8')", "to_varchar(b, 'hex')", "to_char(b, 'HEX')")
+    assert shown.columns == ["to_varchar(b)", "to_varchar(b, utf-8)", "to_varchar(b)", "hex(b)"]
+    assert shown.first() == ("QUI=", "AB", "4142", "4142")
 
 
 @pytest.mark.parametrize(("sql", "condition", "text"), [

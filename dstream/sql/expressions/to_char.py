@@ -9,7 +9,8 @@ builder picks the expression):
   ``to_char`` of :mod:`.number_format` (``to_char(12454.8, '99,999.9')`` is ``'12,454.8'``);
 * a date or timestamp: ``date_format(value, format)``, named so;
 * binary: ``base64(value)``, ``hex(value)`` or ``decode(value, 'utf-8')`` for the format
-  ``base64``, ``hex`` or ``utf-8`` (any case).
+  ``base64``, ``hex`` or ``utf-8`` (any case); named so by ``to_char``, and ``to_varchar(value)``
+  (``to_varchar(value, utf-8)``) by ``to_varchar``.
 
 Invariants
 ----------
@@ -38,6 +39,7 @@ from .checks import mismatch, quoted_type
 from .coercion import is_numeric
 from .predicates import fold
 from .scalar_functions import ScalarFunction
+from .sql_named import SqlNamed
 
 __all__ = ["ToCharacter"]
 
@@ -84,8 +86,14 @@ class ToCharacter(Expression):
                 f"'base64', 'hex', 'utf-8', but got '{text}'.", "INVALID_PARAMETER_VALUE.BINARY_FORMAT",
                 {"parameter": "`format`", "functionName": f"`{self.name}`", "invalidFormat": f"'{text}'"})
         if kind == "utf-8":
-            return ScalarFunction("decode", [value, fmt]).coerce()
-        return ScalarFunction(kind, [value]).coerce()
+            result = ScalarFunction("decode", [value, fmt]).coerce()
+        else:
+            result = ScalarFunction(kind, [value]).coerce()
+        if self.name == "to_varchar":
+            # Spark names this case after the alias called, keeping the format only for utf-8.
+            shown = [value.sql()] + ([fmt.sql()] if kind == "utf-8" else [])
+            return SqlNamed(result, f"to_varchar({', '.join(shown)})")
+        return result
 
     def _options(self) -> str:
         return self.name
