@@ -54,6 +54,8 @@ from .functions_arrays_more import *  # noqa: F403 - the element-wise array func
 from .functions_arrays_more import __all__ as _arrays_more_all
 from .functions_bitwise import *  # noqa: F403 - the bit functions are part of this module's surface
 from .functions_bitwise import __all__ as _bitwise_all
+from .functions_checks import *  # noqa: F403 - the checking and tolerant functions are part of this module's surface
+from .functions_checks import __all__ as _checks_all
 from .functions_csv import *  # noqa: F403 - the CSV text functions are part of this module's surface
 from .functions_csv import __all__ as _csv_all
 from .functions_datetime import *  # noqa: F403 - the datetime functions are part of this module's surface
@@ -100,7 +102,8 @@ __all__ = sorted([
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window", "pandas_udf",
     "PandasUDFType",
-    *_agg_all, *_agg_more_all, *_aliases_all, *_arrays_all, *_arrays_more_all, *_bitwise_all, *_csv_all, *_datetime_all,
+    *_agg_all, *_agg_more_all, *_aliases_all, *_arrays_all, *_arrays_more_all, *_bitwise_all, *_checks_all, *_csv_all,
+    *_datetime_all,
     *_datetime_more_all, *_epoch_all, *_generators_all,
     *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_more_all, *_partition_all, *_regex_all,
     *_scalar_all, *_stats_all, *_text_all, *_window_all,

@@ -99,7 +99,8 @@ def test_url_decode_errors_and_parse_url_parts(spark: SparkSession) -> None:
         "user:pw@Spark.apache.org:8080", "user:pw", None]
     keyed = spark.sql("SELECT parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'query') AS a, "
                       "parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'nope') AS b, "
-                      "parse_url('not a url', 'HOST') AS c, parse_url('http://spark.apache.org', 'PATH') AS d").first()
+                      "try_parse_url('not a url', 'HOST') AS c, parse_url('http://spark.apache.org', 'PATH') AS d"
+                      ).first()
     assert tuple(keyed) == ("1", None, None, "")
 
 

@@ -1,4 +1,5 @@
-"""``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz`` and ``try_make_timestamp``:
+"""``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz`` and their ``try_`` forms
+(null where a field is out of range):
 a timestamp from its fields; ``make_dt_interval``: a day-time interval from its fields.
 
 What this module owns
@@ -102,6 +103,10 @@ register(FunctionSpec("try_make_timestamp", 6, 7, _types, lambda ts: TimestampTy
                       _runner("try_make_timestamp", False, False), null_intolerant=False))
 register(FunctionSpec("make_timestamp_ntz", 6, 6, _types, lambda ts: TimestampNTZType(),
                       _runner("make_timestamp_ntz", True, None), null_intolerant=False))
+register(FunctionSpec("try_make_timestamp_ltz", 6, 7, _types, lambda ts: TimestampType(),
+                      _runner("try_make_timestamp_ltz", False, False), null_intolerant=False))
+register(FunctionSpec("try_make_timestamp_ntz", 6, 6, _types, lambda ts: TimestampNTZType(),
+                      _runner("try_make_timestamp_ntz", True, False), null_intolerant=False))
 
 
 def _interval_types(types: list[DataType]) -> list[DataType | None]:

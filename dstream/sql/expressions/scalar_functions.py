@@ -30,6 +30,7 @@ from . import (
     array_set_functions,
     bit_functions,
     calendar_functions,
+    checked_functions,
     datetime_functions,
     elementary_functions,
     epoch_functions,
@@ -59,7 +60,8 @@ __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
 _REGISTERED_MODULES = (array_edit_functions, array_functions, array_set_functions, bit_functions,
-                       calendar_functions, datetime_functions, elementary_functions, epoch_functions, extra_functions,
+                       calendar_functions, checked_functions, datetime_functions, elementary_functions,
+                       epoch_functions, extra_functions,
                        hash_functions,
                        java_format, json_functions, make_timestamp, map_functions, math_functions, misc_functions,
                        number_format, regex_functions, string_functions, text_extra_functions, text_functions,

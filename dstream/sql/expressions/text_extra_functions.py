@@ -22,7 +22,10 @@ Invariants
   ``CANNOT_DECODE_URL`` and ``try_url_decode`` return null.
 * ``parse_url(url, part[, key])`` takes ``HOST``, ``PATH``, ``QUERY``, ``REF``, ``PROTOCOL``,
   ``FILE``, ``AUTHORITY`` or ``USERINFO`` (``QUERY`` with a key: that parameter's value);
-  a part the URL lacks, an unknown part or a URL that does not parse gives null.
+  a part the URL lacks or an unknown part gives null. URLs are read as ``java.net.URI``
+  reads them: a relative one (``abc``) has a path, an opaque one (``mailto:a@b``) only a
+  protocol and a fragment; one it refuses (a space, ``|``, a bad ``%`` escape, a bad scheme)
+  is ``INVALID_URL`` under ANSI (null otherwise, and always from ``try_parse_url``).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import SparkRuntimeException
+from ..errors import IllegalArgumentException, SparkRuntimeException
 from ..types import BooleanType, DataType, IntegerType, LongType, StringType
 from .base import EvalContext
 from .function_registry import FunctionSpec, null_safe, per_row, register
@@ -156,22 +159,38 @@ register(FunctionSpec("try_url_decode", 1, 1, _strings, lambda ts: StringType(),
 
 
 def _host(netloc: str) -> str | None:
-    # As java.net.URI's getHost: no user info, no port, case kept, an IPv6 address in brackets.
+    # As java.net.URI's getHost: no user info, no port, case kept, an IPv6 address in brackets;
+    # a port that is not a number makes the authority a registry name, without a host.
     hostport = netloc.rpartition("@")[2]
     if hostport.startswith("["):
-        return hostport[:hostport.index("]") + 1] if "]" in hostport else None
-    return hostport.split(":", 1)[0] or None
+        host, _, port = hostport.partition("]")
+        return host + "]" if port[1:].isdigit() or port in ("", ":") else None
+    host, _, port = hostport.partition(":")
+    return host if host and (port.isdigit() or not port) else None
+
+
+# What java.net.URI refuses: a character no URI component allows, a bad %-escape, a second '#'.
+_URI_ILLEGAL = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f]|%(?![0-9A-Fa-f]{2})|#.*#')
+_SCHEME_HEAD = re.compile(r"[^/?#]*?:")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+
+
+def _valid_uri(url: str) -> bool:
+    """Whether ``java.net.URI`` parses ``url`` (an absolute URI, or a relative one such as ``abc``)."""
+    if _URI_ILLEGAL.search(url):
+        return False
+    head = _SCHEME_HEAD.match(url)
+    return head is None or _SCHEME.fullmatch(head.group(0)[:-1]) is not None
 
 
 def _parse_url(url: Any, part: Any, key: Any = None) -> str | None:
     if url is None or part is None:
         return None
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return None
-    if not parts.scheme and not url.startswith("/"):
-        return None  # neither an absolute URL nor a path
+    parts = urllib.parse.urlsplit(url)
+    scheme = url[:len(parts.scheme)] if parts.scheme else None  # as written (urlsplit lower-cases it)
+    if scheme is not None and not url[len(scheme) + 1:].startswith("/"):
+        # An opaque URI (mailto:a@b): a scheme and a fragment, no path, query or authority.
+        return {"PROTOCOL": scheme, "REF": parts.fragment or None}.get(part)
     query = parts.query or None
     if part == "QUERY" and key is not None:
         if query is None:
@@ -184,7 +203,7 @@ def _parse_url(url: Any, part: Any, key: Any = None) -> str | None:
         "PATH": parts.path,
         "QUERY": query,
         "REF": parts.fragment or None,
-        "PROTOCOL": parts.scheme or None,
+        "PROTOCOL": scheme,
         "FILE": parts.path + ("?" + query if query else ""),
         "AUTHORITY": netloc,
         "USERINFO": netloc.rpartition("@")[0] or None if netloc and "@" in netloc else None,
@@ -192,5 +211,26 @@ def _parse_url(url: Any, part: Any, key: Any = None) -> str | None:
     return values.get(part)
 
 
-register(FunctionSpec("parse_url", 2, 3, _strings, lambda ts: StringType(), per_row(_parse_url),
+def _url_runner(strict: bool) -> Any:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        length = next(len(a) for a in args if isinstance(a, pa.Array))
+        columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * length for a in args]
+        out: list[str | None] = []
+        for row in zip(*columns):
+            url = row[0]
+            if url is not None and row[1] is not None and not _valid_uri(url):
+                if strict and ctx.ansi:
+                    raise IllegalArgumentException(
+                        f"The url is invalid: {url}. Use `try_parse_url` to tolerate invalid URL and return NULL "
+                        "instead.", "INVALID_URL", {"url": url, "ansiConfig": '"spark.sql.ansi.enabled"'})
+                out.append(None)
+                continue
+            out.append(_parse_url(*row))
+        return pa.array(out, pa.string())
+    return run
+
+
+register(FunctionSpec("parse_url", 2, 3, _strings, lambda ts: StringType(), _url_runner(True),
+                      null_intolerant=False))
+register(FunctionSpec("try_parse_url", 2, 3, _strings, lambda ts: StringType(), _url_runner(False),
                       null_intolerant=False))
