@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import fnmatch
 import threading
+import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -236,6 +237,22 @@ class Catalog:
                           None, "dstreams" if n not in temporary else "python", n in temporary)
                  for n in sorted(names)]
         return [f for f in found if pattern is None or fnmatch.fnmatchcase(f.name, pattern.lower())]
+
+    def getFunction(self, functionName: str) -> Function:  # noqa: N802,N803 - PySpark's names
+        """The built-in function or registered UDF of that name (any case), as PySpark's ``Function``:
+        both are temporary, outside any catalog; ``UNRESOLVED_ROUTINE`` for an unknown name."""
+        from .parser.columns import unresolved_routine  # noqa: PLC0415 - the parser loads with SQL
+
+        found = next((f for f in self.listFunctions() if f.name == functionName.lower()), None)
+        if found is None:
+            raise unresolved_routine(functionName)
+        return found._replace(catalog=None, namespace=None, isTemporary=True,
+                              description="N/A." if found.isTemporary else found.description)
+
+    def registerFunction(self, name: str, f: Any, returnType: Any = None) -> Any:  # noqa: N802,N803
+        """``spark.udf.register`` under its deprecated name."""
+        warnings.warn("Deprecated in 2.3.0. Use spark.udf.register instead.", FutureWarning, stacklevel=2)
+        return self._session.udf.register(name, f, returnType)
 
     def functionExists(self, functionName: str, dbName: str | None = None) -> bool:  # noqa: N802,N803
         """Whether a built-in function or a registered UDF has that name."""

@@ -43,6 +43,7 @@ from .expressions.predicates import (
     GreaterThanOrEqual,
     ILike,
     In,
+    IsNaN,
     IsNotNull,
     IsNull,
     LessThan,
@@ -286,6 +287,10 @@ class Column:
     def isNotNull(self) -> Column:  # noqa: N802 - PySpark's name
         """True where the value is not null."""
         return Column(IsNotNull(self.expr))
+
+    def isNaN(self) -> Column:  # noqa: N802 - PySpark's name
+        """True where the value is NaN (``isnan``; false for null)."""
+        return Column(IsNaN(self.expr))
 
     def isin(self, *cols: Any) -> Column:
         """True where the value equals one of ``cols`` (a list or several arguments)."""

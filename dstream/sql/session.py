@@ -162,6 +162,13 @@ class SparkSession:
     # -- session --------------------------------------------------------------------
 
     @property
+    def tvf(self) -> Any:
+        """The table-valued functions (``spark.tvf.explode(array(...))``, ``spark.tvf.range(3)``...)."""
+        from .tvf import TableValuedFunction  # noqa: PLC0415 - loads with its first use
+
+        return TableValuedFunction(self)
+
+    @property
     def udf(self) -> Any:
         """The session's registered Python functions (``spark.udf.register(name, f, returnType)``)."""
         if self._udf_registration is None:
