@@ -1,6 +1,7 @@
 """Functions of ``dstream.sql.functions`` that fail on purpose, tolerate bad input or call by
 name: ``raise_error``, ``assert_true``, ``to_binary``, ``try_to_binary``, ``try_parse_url``,
-``try_make_timestamp_ltz``, ``try_make_timestamp_ntz`` and ``call_udf``.
+``try_make_timestamp_ltz``, ``try_make_timestamp_ntz``, ``call_udf`` and the UTF-8 checks
+``is_valid_utf8``, ``make_valid_utf8``, ``validate_utf8`` and ``try_validate_utf8``.
 
 What this module owns
 ---------------------
@@ -16,8 +17,9 @@ from .expressions.base import Expression, Literal
 from .expressions.checked_functions import default_assert_message
 from .functions_scalar import _call
 
-__all__ = ["assert_true", "call_udf", "raise_error", "to_binary", "try_make_timestamp_ltz",
-           "try_make_timestamp_ntz", "try_parse_url", "try_to_binary"]
+__all__ = ["assert_true", "call_udf", "is_valid_utf8", "make_valid_utf8", "raise_error", "to_binary",
+           "try_make_timestamp_ltz", "try_make_timestamp_ntz", "try_parse_url", "try_to_binary", "try_validate_utf8",
+           "validate_utf8"]
 
 ColumnOrName = Column | str
 
@@ -121,3 +123,23 @@ def call_udf(udfName: str, *cols: ColumnOrName) -> Column:  # noqa: N803 - PySpa
     if registered is None:
         raise unresolved_routine(udfName)
     return registered(*[c if isinstance(c, Column) else Column(expr_of(c)) for c in cols])
+
+
+def is_valid_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """Whether the value (binary: its bytes) is valid UTF-8."""
+    return _call("is_valid_utf8", expr_of(str))
+
+
+def make_valid_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """The value as a string, each invalid UTF-8 sequence of its bytes replaced by U+FFFD."""
+    return _call("make_valid_utf8", expr_of(str))
+
+
+def validate_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """The value as a string; invalid UTF-8 bytes are an error (``INVALID_UTF8_STRING``)."""
+    return _call("validate_utf8", expr_of(str))
+
+
+def try_validate_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """:func:`validate_utf8`, null for invalid UTF-8 bytes."""
+    return _call("try_validate_utf8", expr_of(str))

@@ -162,3 +162,25 @@ def test_docstring_examples(spark: SparkSession) -> None:
     result = doctest.testmod(functions_checks, extraglobs={"spark": spark},
                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 2 and result.failed == 0, result
+
+
+def test_utf8_checks(spark: SparkSession) -> None:
+    assert _shown(spark, "SELECT is_valid_utf8('abc'), make_valid_utf8('abc'), validate_utf8('abc'), "
+                         "try_validate_utf8('abc'), is_valid_utf8(NULL), is_valid_utf8(12)") == (
+        ["is_valid_utf8(abc)", "make_valid_utf8(abc)", "validate_utf8(abc)", "try_validate_utf8(abc)",
+         "is_valid_utf8(NULL)", "is_valid_utf8(12)"], [(True, "abc", "abc", "abc", None, True)],
+        "struct<is_valid_utf8(abc):boolean,make_valid_utf8(abc):string,validate_utf8(abc):string,"
+        "try_validate_utf8(abc):string,is_valid_utf8(NULL):boolean,is_valid_utf8(12):boolean>")
+    assert _shown(spark, "SELECT is_valid_utf8(X'61FF62'), make_valid_utf8(X'61FF62'), try_validate_utf8(X'61FF62'), "
+                         "is_valid_utf8(X'6162'), make_valid_utf8(X'61E282'), make_valid_utf8(X'C0AF'), "
+                         "make_valid_utf8(X'EDA080'), make_valid_utf8(X'F4908080')")[1] == [
+        (False, "a\ufffdb", None, True, "a\ufffd", "\ufffd" * 2, "\ufffd" * 3, "\ufffd" * 4)]
+    with pytest.raises(IllegalArgumentException) as info:
+        spark.sql("SELECT validate_utf8(X'61FF62')").collect()
+    assert info.value.getCondition() == "INVALID_UTF8_STRING"
+    assert str(info.value).startswith("[INVALID_UTF8_STRING] Invalid UTF8 byte sequence found in string: "
+                                      "\\x61\\xFF\\x62. SQLSTATE: 22029")
+    df = spark.createDataFrame([("abc", bytearray(b"a\xffb"))], "s string, b binary")
+    got = df.select(F.is_valid_utf8("s"), F.make_valid_utf8("b"), F.validate_utf8("s"), F.try_validate_utf8("b"))
+    assert got.columns == ["is_valid_utf8(s)", "make_valid_utf8(b)", "validate_utf8(s)", "try_validate_utf8(b)"]
+    assert tuple(got.first()) == (True, "a\ufffdb", "abc", None)

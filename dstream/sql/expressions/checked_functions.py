@@ -1,5 +1,6 @@
 """Functions that fail a query on purpose or on bad input: ``raise_error``, ``assert_true``,
-``to_binary`` and ``try_to_binary``.
+``to_binary``, ``try_to_binary`` and the UTF-8 checks ``is_valid_utf8``, ``make_valid_utf8``,
+``validate_utf8``, ``try_validate_utf8``.
 
 What this module owns
 ---------------------
@@ -15,6 +16,10 @@ Their registry specs, as Spark 4 defines them:
   an odd count of digits gets a leading 0), ``utf-8``/``utf8``, or ``base64``. Malformed input
   is ``CONVERSION_INVALID_INPUT``; another ``fmt`` is ``DATATYPE_MISMATCH.INVALID_ARG_VALUE``.
   ``try_to_binary`` gives null for both.
+* The UTF-8 checks read binary as its bytes (other types as strings, which Arrow keeps valid):
+  ``is_valid_utf8`` says whether they are UTF-8, ``make_valid_utf8`` replaces each invalid
+  sequence with U+FFFD, ``validate_utf8`` fails with ``INVALID_UTF8_STRING`` naming the bytes,
+  ``try_validate_utf8`` gives null instead.
 """
 
 from __future__ import annotations
@@ -131,3 +136,44 @@ def _binary_types(types: list[DataType]) -> list[DataType | None]:
 for _name, _strict in (("to_binary", True), ("try_to_binary", False)):
     register(FunctionSpec(_name, 1, 2, _binary_types, lambda ts: BinaryType(),
                           _binary_runner(_strict), scalar_positions=(1,), result_from_values=_check_format(_name)))
+
+
+def _utf8_input(types: list[DataType]) -> list[DataType | None]:
+    return [None if isinstance(types[0], BinaryType) else StringType()]
+
+
+def _texts(values: pa.Array) -> list[tuple[str | None, bool]]:
+    """Each value as ``(text, was valid UTF-8)``: bytes decoded with U+FFFD for invalid sequences."""
+    out: list[tuple[str | None, bool]] = []
+    for value in values.to_pylist():
+        if value is None or isinstance(value, str):
+            out.append((value, True))
+            continue
+        try:
+            out.append((bytes(value).decode("utf-8"), True))
+        except UnicodeDecodeError:
+            out.append((bytes(value).decode("utf-8", "replace"), False))
+    return out
+
+
+def _run_is_valid(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    return pa.array([None if t is None else ok for t, ok in _texts(args[0])], pa.bool_())
+
+
+def _utf8_runner(on_invalid: str) -> Any:
+    def run(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+        out = []
+        for (text, ok), raw in zip(_texts(args[0]), args[0].to_pylist()):
+            if not ok and on_invalid == "raise":
+                shown = "".join(f"\\x{b:02X}" for b in bytes(raw))
+                raise IllegalArgumentException(f"Invalid UTF8 byte sequence found in string: {shown}.",
+                                               "INVALID_UTF8_STRING", {"str": shown})
+            out.append(None if not ok and on_invalid == "null" else text)
+        return pa.array(out, pa.string())
+    return run
+
+
+register(FunctionSpec("is_valid_utf8", 1, 1, _utf8_input, lambda ts: BooleanType(), _run_is_valid))
+register(FunctionSpec("make_valid_utf8", 1, 1, _utf8_input, lambda ts: StringType(), _utf8_runner("replace")))
+register(FunctionSpec("validate_utf8", 1, 1, _utf8_input, lambda ts: StringType(), _utf8_runner("raise")))
+register(FunctionSpec("try_validate_utf8", 1, 1, _utf8_input, lambda ts: StringType(), _utf8_runner("null")))
