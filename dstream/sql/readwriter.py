@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DataFrameReader", "DataFrameWriter", "OptionsBuilder"]
 
-_FORMATS = ("text", "csv", "json", "parquet")
+_FORMATS = ("text", "csv", "json", "parquet", "orc")
 
 
 def _option_text(value: Any) -> str:
@@ -172,6 +172,12 @@ class DataFrameReader(OptionsBuilder):
     def parquet(self, *paths: str, **options: Any) -> DataFrame:
         """Read Parquet files."""
         return self.format("parquet").load(list(paths), **options)
+
+    def orc(self, path: str | list[str], mergeSchema: bool | None = None,  # noqa: N803 - PySpark's names
+            pathGlobFilter: str | None = None, recursiveFileLookup: bool | None = None) -> DataFrame:
+        """Read ORC files (the first file's schema, every file's with ``mergeSchema``)."""
+        return self.format("orc").load(path, mergeSchema=mergeSchema, pathGlobFilter=pathGlobFilter,
+                                       recursiveFileLookup=recursiveFileLookup)
 
     def table(self, tableName: str) -> DataFrame:  # noqa: N803 - PySpark's name
         """The DataFrame of a temporary view."""
@@ -322,3 +328,12 @@ class DataFrameWriter(OptionsBuilder):
         if partitionBy is not None:
             self.partitionBy(partitionBy)
         self.format("parquet").options(compression=compression)._write(path)
+
+    def orc(self, path: str, mode: str | None = None, partitionBy: Any = None,  # noqa: N803 - PySpark's name
+            compression: str | None = None) -> None:
+        """Write ORC files (``zstd`` unless ``compression`` says ``none``, ``snappy``, ``zlib`` or ``lz4``)."""
+        if mode is not None:
+            self.mode(mode)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
+        self.format("orc").options(compression=compression)._write(path)

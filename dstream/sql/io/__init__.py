@@ -1,4 +1,4 @@
-"""File sources and sinks of ``dstream.sql``: text, CSV, JSON and Parquet.
+"""File sources and sinks of ``dstream.sql``: text, CSV, JSON, Parquet and ORC.
 
 What this package owns
 ----------------------
@@ -19,9 +19,11 @@ from dstream.sql.io.csvfmt import CsvFormat
 from dstream.sql.io.files import FileSplit, list_input_files
 from dstream.sql.io.formats import get_format
 from dstream.sql.io.jsonfmt import JsonFormat
+from dstream.sql.io.orc import OrcFormat
 from dstream.sql.io.parquet import ParquetFormat
 from dstream.sql.io.text import TextFormat
 from dstream.sql.io.writer import abort_output, commit_output, prepare_output, write_files, write_task
 
 __all__ = ["get_format", "FileFormat", "FileSplit", "Filter", "list_input_files", "prepare_output", "write_task",
-           "write_files", "commit_output", "abort_output", "CsvFormat", "JsonFormat", "ParquetFormat", "TextFormat"]
+           "write_files", "commit_output", "abort_output", "CsvFormat", "JsonFormat", "OrcFormat", "ParquetFormat",
+           "TextFormat"]

@@ -11,16 +11,18 @@ from dstream.sql.errors import AnalysisException
 from dstream.sql.io.base import FileFormat
 from dstream.sql.io.csvfmt import CsvFormat
 from dstream.sql.io.jsonfmt import JsonFormat
+from dstream.sql.io.orc import OrcFormat
 from dstream.sql.io.parquet import ParquetFormat
 from dstream.sql.io.text import TextFormat
 
 __all__ = ["get_format"]
 
-_FORMATS: dict[str, FileFormat] = {f.name: f for f in (TextFormat(), CsvFormat(), JsonFormat(), ParquetFormat())}
+_FORMATS: dict[str, FileFormat] = {f.name: f for f in (TextFormat(), CsvFormat(), JsonFormat(), ParquetFormat(),
+                                                        OrcFormat())}
 
 
 def get_format(name: str) -> FileFormat:
-    """The format of ``name`` (``"text"``, ``"csv"``, ``"json"``, ``"parquet"``; case-insensitive).
+    """The format of ``name`` (``"text"``, ``"csv"``, ``"json"``, ``"parquet"``, ``"orc"``; case-insensitive).
 
     Raises
     ------
@@ -29,6 +31,6 @@ def get_format(name: str) -> FileFormat:
     """
     fmt = _FORMATS.get(name.lower())
     if fmt is None:
-        raise AnalysisException(f"Failed to find the data source: {name}. Use one of text, csv, json, parquet.",
+        raise AnalysisException(f"Failed to find the data source: {name}. Use one of text, csv, json, parquet, orc.",
                                 "DATA_SOURCE_NOT_FOUND", {"provider": name})
     return fmt

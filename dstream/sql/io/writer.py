@@ -209,6 +209,9 @@ _TEXT_CODECS = {"none": "", "uncompressed": "", "gzip": ".gz", "bzip2": ".bz2", 
 def file_extension(fmt: FileFormat | str, options: Mapping[str, Any]) -> str:
     """A part file's ending: the format's, then the text codec's (``csv.gz``)."""
     fmt = _format(fmt)
+    own = getattr(fmt, "part_extension", None)  # a binary format that names its own codec (ORC)
+    if own is not None:
+        return str(own(options))
     return fmt.extension + ("" if fmt.name == "parquet" else _TEXT_CODECS[_text_codec(options)])
 
 
@@ -233,6 +236,10 @@ def _compressed(content: bytes, codec: str) -> bytes:
 
 def _write_file(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any], target: str) -> None:
     os.makedirs(os.path.dirname(target), exist_ok=True)
+    write_table = getattr(fmt, "write_table", None)  # a format with its own file writer (ORC)
+    if write_table is not None:
+        write_table(table, target, options)
+        return
     content = _file_bytes(table, fmt, options)
     if content is None:
         compression = (option(options, "compression") or "snappy").lower()
