@@ -1,7 +1,9 @@
 """More aggregate functions of ``dstream.sql.functions``: ``bool_and``, ``every``,
 ``bool_or``, ``some``, ``count_if``, ``product``, ``any_value``, ``first_value`` and
 ``last_value``, ``grouping``/``grouping_id`` for ``cube`` and ``rollup``, ``try_sum``,
-``try_avg``, ``bit_and``, ``bit_or``, ``bit_xor`` and the ``regr_*`` functions.
+``try_avg``, ``bit_and``, ``bit_or``, ``bit_xor``, the ``regr_*`` functions and the bitmap
+functions (``bitmap_construct_agg``, ``bitmap_or_agg``, ``bitmap_count``, ``bitmap_bucket_number``,
+``bitmap_bit_position``).
 
 What this module owns
 ---------------------
@@ -24,12 +26,16 @@ from typing import Any
 from .column import Column, expr_of
 from .expressions.aggregate_base import AggregateFunction
 from .expressions.base import Literal
+from .expressions.bitmap_functions import BitmapConstructAgg, BitmapOrAgg
 from .expressions.grouping import Grouping, GroupingID
 from .expressions.logical_aggregates import AnyValue, BoolAnd, BoolOr, CountIf, FirstValue, LastValue, Product
 from .expressions.numeric_aggregates import BitAggregate, ListAgg, Regression, TryAvg, TrySum
+from .functions_scalar import _call
 from .types import BinaryType, NullType, StringType
 
-__all__ = ["any_value", "bit_and", "bit_or", "bit_xor", "bool_and", "bool_or", "count_if", "every", "first_value",
+__all__ = ["any_value", "bit_and", "bit_or", "bit_xor", "bitmap_bit_position", "bitmap_bucket_number",
+           "bitmap_construct_agg", "bitmap_count", "bitmap_or_agg", "bool_and", "bool_or", "count_if", "every",
+           "first_value",
            "grouping", "grouping_id", "last_value", "listagg", "listagg_distinct", "product", "regr_avgx", "regr_avgy",
            "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "some",
            "string_agg", "string_agg_distinct", "try_avg", "try_sum"]
@@ -135,6 +141,38 @@ def bit_or(col: ColumnOrName) -> Column:
 def bit_xor(col: ColumnOrName) -> Column:
     """The bitwise XOR of the non-null values of an integral column (null over none)."""
     return Column(BitAggregate(expr_of(col), "bit_xor"))
+
+
+def bitmap_bucket_number(col: ColumnOrName) -> Column:
+    """The bucket of a bigint among bitmaps of 32768 values (``(v - 1) / 32768 + 1`` for ``v > 0``)."""
+    return _call("bitmap_bucket_number", expr_of(col))
+
+
+def bitmap_bit_position(col: ColumnOrName) -> Column:
+    """The bit of a bigint in its bucket's bitmap (``(v - 1) % 32768`` for ``v > 0``)."""
+    return _call("bitmap_bit_position", expr_of(col))
+
+
+def bitmap_count(col: ColumnOrName) -> Column:
+    """The number of bits set in a bitmap (a binary)."""
+    return _call("bitmap_count", expr_of(col))
+
+
+def bitmap_construct_agg(col: ColumnOrName) -> Column:
+    """The 4096-byte bitmap with the bit of each of a group's non-null positions set.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(1,), (2,), (9,)], "v long")
+    >>> df.agg(bitmap_construct_agg(bitmap_bit_position("v")).alias("b")).select(bitmap_count("b")).first()[0]
+    3
+    """
+    return Column(BitmapConstructAgg(expr_of(col)))
+
+
+def bitmap_or_agg(col: ColumnOrName) -> Column:
+    """The bitwise OR of a group's bitmaps (4096 bytes)."""
+    return Column(BitmapOrAgg(expr_of(col)))
 
 
 def _regression(name: str, y: ColumnOrName, x: ColumnOrName) -> Column:

@@ -29,6 +29,7 @@ from . import (
     array_functions,
     array_set_functions,
     bit_functions,
+    bitmap_functions,
     calendar_functions,
     checked_functions,
     datetime_functions,
@@ -59,7 +60,7 @@ from .predicates import fold
 __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
-_REGISTERED_MODULES = (array_edit_functions, array_functions, array_set_functions, bit_functions,
+_REGISTERED_MODULES = (array_edit_functions, array_functions, array_set_functions, bit_functions, bitmap_functions,
                        calendar_functions, checked_functions, datetime_functions, elementary_functions,
                        epoch_functions, extra_functions,
                        hash_functions,

@@ -73,7 +73,7 @@ AGGREGATES = frozenset({
     "some", "any", "count_if", "max_by", "min_by", "corr", "covar_pop", "covar_samp", "skewness", "kurtosis",
     "product", "bit_and", "bit_or", "bit_xor", "try_sum", "try_avg", "string_agg", "listagg", "grouping",
     "grouping_id", "regr_count", "regr_avgx", "regr_avgy", "regr_slope", "regr_intercept", "regr_r2",
-    "regr_sxx", "regr_sxy", "regr_syy", "histogram_numeric",
+    "regr_sxx", "regr_sxy", "regr_syy", "histogram_numeric", "bitmap_construct_agg", "bitmap_or_agg",
 })
 
 # SQL names PySpark spells differently; tried when ``F`` has no function of the SQL name.
