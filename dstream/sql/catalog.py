@@ -151,15 +151,15 @@ class Catalog:
     def listTables(self, dbName: str | None = None, pattern: str | None = None) -> list[Table]:  # noqa: N802,N803
         """The managed tables (of ``default``) and the temporary views (of ``global_temp`` for that
         database), as PySpark's ``Table`` records, optionally filtered by a ``*`` pattern."""
-        from .tables import table_names  # noqa: PLC0415 - the tables load with the first lookup
+        from .tables import table_kinds  # noqa: PLC0415 - the tables load with the first lookup
 
         if dbName is not None and dbName.lower() == GLOBAL_TEMP_DATABASE:
             found = [Table(n, None, [GLOBAL_TEMP_DATABASE], None, "TEMPORARY", True) for n in self._global_views()]
         else:
             if dbName is not None and dbName.lower() not in ("default", "spark_catalog.default"):
                 raise _no_database(dbName)
-            found = [Table(n, "spark_catalog", ["default"], None, "MANAGED", False)
-                     for n in table_names(self._session)]
+            found = [Table(n, "spark_catalog", ["default"], None, kind, False)
+                     for n, kind in table_kinds(self._session)]
             found += [Table(n, None, [], None, "TEMPORARY", True) for n in self._views]
         if pattern is not None:
             found = [t for t in found if fnmatch.fnmatchcase(t.name, pattern.lower())]
@@ -174,6 +174,55 @@ class Catalog:
                 return table
         raise AnalysisException(f"The table or view `{tableName}` cannot be found.", "TABLE_OR_VIEW_NOT_FOUND",
                                 {"relationName": f"`{tableName}`"})
+
+    def createTable(self, tableName: str, path: str | None = None, source: str | None = None,  # noqa: N802,N803
+                    schema: Any = None, description: str | None = None, **options: Any) -> DataFrame:
+        """A table: managed (an empty one of ``schema``, in ``source`` format) without ``path``, external
+        (the files under ``path``, read with ``options``) with it; its DataFrame.
+
+        Parameters
+        ----------
+        tableName : str
+            The new table's name (``TABLE_OR_VIEW_ALREADY_EXISTS`` if taken).
+        path : str, optional
+            The files of an external table (a drop keeps them).
+        source : str, optional
+            The format (``spark.sql.sources.default``, Parquet, by default).
+        schema : StructType, optional
+            The columns (inferred from the files of an external table without it).
+        description : str, optional
+            Accepted; not kept.
+        options
+            Reader options (``header="true"``...).
+        """
+        from .errors import PySparkTypeError  # noqa: PLC0415 - errors is a leaf module
+        from .tables import create_external_table  # noqa: PLC0415 - the tables load with the first use
+        from .types import StructType  # noqa: PLC0415 - light import
+
+        if schema is not None and not isinstance(schema, StructType):
+            raise PySparkTypeError(f"Argument `schema` should be a struct type, got {type(schema).__name__}.",
+                                   "NOT_STRUCT", {"arg_name": "schema", "arg_type": type(schema).__name__})
+        fmt = (source or self._session.conf.get("spark.sql.sources.default", "parquet") or "parquet").lower()
+        texts = {k: ("true" if v is True else "false" if v is False else str(v)) for k, v in options.items()}
+        if path is not None:
+            create_external_table(self._session, tableName, path, fmt, schema, texts)
+        elif schema is None:
+            from .io import get_format  # noqa: PLC0415 - the formats load with the first use
+
+            raise AnalysisException(
+                f"Unable to infer schema for {get_format(fmt).title}. It must be specified manually: give "
+                "createTable a schema (a StructType) or the path of existing files.",
+                "UNABLE_TO_INFER_SCHEMA", {"format": fmt})
+        else:
+            self._session.createDataFrame([], schema).write.format(fmt).options(**texts).saveAsTable(tableName)
+        return self._session.table(tableName)
+
+    def createExternalTable(self, tableName: str, path: str | None = None, source: str | None = None,  # noqa: N802,N803
+                            schema: Any = None, **options: Any) -> DataFrame:
+        """:meth:`createTable` under its deprecated name."""
+        warnings.warn("createExternalTable is deprecated since Spark 2.2, please use createTable instead.",
+                      FutureWarning, stacklevel=2)
+        return self.createTable(tableName, path, source, schema, **options)
 
     def listColumns(self, tableName: str, dbName: str | None = None) -> list[Column]:  # noqa: N802,N803
         """The columns of a view or table, as PySpark's ``Column`` records."""

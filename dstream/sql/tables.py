@@ -17,6 +17,8 @@ Invariants
   (``LOCATION_ALREADY_EXISTS``) unless the mode is ``overwrite``.
 * ``insertInto`` adds (or, with ``overwrite``, replaces) rows matched by position, cast to
   the table's types; the table must exist.
+* An external table (``spark.catalog.createTable(name, path=...)``) reads files it does not
+  own, with the reader options it was created with; dropping it forgets it and keeps them.
 * Nothing is kept between applications but the files (no metastore), as Spark without Hive.
 """
 
@@ -34,8 +36,8 @@ if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["ManagedTable", "drop_table", "insert_into", "lookup_table", "partition_columns", "save_as_table",
-           "table_names", "warehouse_dir"]
+__all__ = ["ManagedTable", "create_external_table", "drop_table", "insert_into", "lookup_table", "partition_columns",
+           "save_as_table", "table_kinds", "table_names", "warehouse_dir"]
 
 #: Spark's default warehouse directory, relative to the working directory.
 DEFAULT_WAREHOUSE = "spark-warehouse"
@@ -54,9 +56,11 @@ class ManagedTable:
     format: str
     partition_by: list[str] = field(default_factory=list)
     schema: Any = None
+    external: bool = False  # files it does not own (created over a path): a drop keeps them
+    options: dict[str, str] = field(default_factory=dict)  # the reader options of an external table
 
     def read(self, session: SparkSession) -> DataFrame:
-        reader = session.read.format(self.format)
+        reader = session.read.format(self.format).options(**self.options)
         return (reader if self.schema is None else reader.schema(self.schema)).load(self.path)
 
 
@@ -105,6 +109,30 @@ def table_names(session: SparkSession) -> list[str]:
     return sorted(_tables(session))
 
 
+def table_kinds(session: SparkSession) -> list[tuple[str, str]]:
+    """``(name, "MANAGED" or "EXTERNAL")`` of every table, by name."""
+    return [(n, "EXTERNAL" if t.external else "MANAGED") for n, t in sorted(_tables(session).items())]
+
+
+def create_external_table(session: SparkSession, name: str, path: str, fmt: str, schema: Any,
+                          options: dict[str, str]) -> None:
+    """Register the files under ``path`` as the external table ``name`` (``schema``: inferred if ``None``)."""
+    plain = _plain_name(name)
+    tables = _tables(session)
+    if plain.lower() in tables:
+        raise _already_exists(plain)
+    reader = session.read.format(fmt).options(**options)
+    df = (reader if schema is None else reader.schema(schema)).load(path)  # fails now for a bad path or schema
+    tables[plain.lower()] = ManagedTable(plain, path, fmt, [], df.schema, external=True, options=dict(options))
+
+
+def _already_exists(plain: str) -> AnalysisException:
+    return AnalysisException(
+        f"Cannot create table or view `default`.`{plain}` because it already "
+        "exists. Choose a different name, drop the existing object, or use mode('overwrite') or "
+        "mode('append').", "TABLE_OR_VIEW_ALREADY_EXISTS", {"relationName": f"`default`.`{plain}`"})
+
+
 def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: list[str],
                   options: dict[str, str]) -> None:
     """``df.write.saveAsTable(name)`` (see the module doc for the modes)."""
@@ -114,10 +142,7 @@ def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: l
     existing = tables.get(plain.lower())
     if existing is not None:
         if mode in ("error", "errorifexists"):
-            raise AnalysisException(
-                f"Cannot create table or view `default`.`{plain}` because it already "
-                "exists. Choose a different name, drop the existing object, or use mode('overwrite') or "
-                "mode('append').", "TABLE_OR_VIEW_ALREADY_EXISTS", {"relationName": f"`default`.`{plain}`"})
+            raise _already_exists(plain)
         if mode == "ignore":
             return
         if mode == "append":
@@ -179,7 +204,8 @@ def drop_table(session: SparkSession, name: str) -> bool:
     table = _tables(session).pop(plain.lower(), None)
     if table is None:
         return False
-    shutil.rmtree(table.path, ignore_errors=True)
+    if not table.external:
+        shutil.rmtree(table.path, ignore_errors=True)
     return True
 
 

@@ -1,18 +1,21 @@
 """Methods PySpark 4.0.1 has and dstreams lacked: ``Column.isNaN``, ``Catalog.getFunction``,
-``Catalog.registerFunction`` and ``spark.tvf``.
+``Catalog.registerFunction``, ``Catalog.createTable``/``createExternalTable`` and ``spark.tvf``.
 
 The expected values are what PySpark 4.0.1 returned for the same calls.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from dstream.sql import Row, SparkSession
 from dstream.sql import functions as F
-from dstream.sql.errors import AnalysisException, PySparkValueError
+from dstream.sql.errors import AnalysisException, PySparkTypeError, PySparkValueError
+from dstream.sql.types import IntegerType, StringType, StructField, StructType
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +64,42 @@ def test_table_valued_functions(spark: SparkSession) -> None:
         Row(col0=1, col1=2), Row(col0=3, col1=4)]
     with pytest.raises(PySparkValueError, match="At least one field must be specified"):
         tvf.json_tuple(F.lit('{"a": 1}'))
+
+
+def test_catalog_create_table_managed_and_external(spark: SparkSession, tmp_path: Path) -> None:
+    # Was: AttributeError ('Catalog' object has no attribute 'createTable').
+    spark.conf.set("spark.sql.warehouse.dir", str(tmp_path / "warehouse"))
+    schema = StructType([StructField("a", IntegerType()), StructField("b", StringType())])
+    managed = spark.catalog.createTable("ct_t1", schema=schema)
+    assert (managed.columns, managed.collect(), managed.schema.simpleString()) == (
+        ["a", "b"], [], "struct<a:int,b:string>")
+    spark.sql("INSERT INTO ct_t1 VALUES (1, 'x')")
+    assert spark.table("ct_t1").collect() == [Row(a=1, b="x")]
+    assert os.listdir(tmp_path / "warehouse") == ["ct_t1"]
+    spark.catalog.createTable("ct_t1j", source="json", schema=schema)
+    assert spark.catalog.getTable("ct_t1j").tableType == "MANAGED"
+    ext = tmp_path / "ext"
+    ext.mkdir()
+    (ext / "a.csv").write_text("x,y\n1,a\n2,b\n")
+    external = spark.catalog.createTable("ct_t2", path=str(ext), source="csv", header="true", inferSchema="true")
+    assert (external.columns, external.collect()) == (["x", "y"], [Row(x=1, y="a"), Row(x=2, y="b")])
+    assert spark.catalog.getTable("ct_t2").tableType == "EXTERNAL"
+    assert spark.sql("SELECT * FROM ct_t2 ORDER BY x").collect() == [Row(x=1, y="a"), Row(x=2, y="b")]
+    spark.sql("DROP TABLE ct_t2")
+    assert os.listdir(ext) == ["a.csv"]  # an external table's files stay
+    with pytest.warns(FutureWarning, match="createExternalTable is deprecated"):
+        legacy = spark.catalog.createExternalTable("ct_t5", path=str(ext), source="csv", header="true")
+    assert legacy.collect() == [Row(x="1", y="a"), Row(x="2", y="b")]
+    with pytest.raises(AnalysisException) as exists:
+        spark.catalog.createTable("ct_t1", schema=schema)
+    assert exists.value.getCondition() == "TABLE_OR_VIEW_ALREADY_EXISTS"
+    with pytest.raises(AnalysisException) as no_schema:
+        spark.catalog.createTable("ct_t3")
+    assert no_schema.value.getCondition() == "UNABLE_TO_INFER_SCHEMA"
+    assert "Unable to infer schema for Parquet. It must be specified manually" in str(no_schema.value)
+    with pytest.raises(PySparkTypeError, match="Argument `schema` should be a struct type, got str"):
+        spark.catalog.createTable("ct_t4", schema="a int")
+    kinds = sorted((t.name, t.tableType) for t in spark.catalog.listTables() if t.name.startswith("ct_"))
+    assert kinds == [("ct_t1", "MANAGED"), ("ct_t1j", "MANAGED"), ("ct_t5", "EXTERNAL")]
+    for name in ("ct_t1", "ct_t1j", "ct_t5"):
+        spark.sql(f"DROP TABLE {name}")
