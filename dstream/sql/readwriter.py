@@ -35,6 +35,7 @@ from .io.writer import check_writable, file_extension
 from .local_data import attributes_of, schema_argument
 from .plan.logical import FileRelation
 from .types import StructType
+from .writer_buckets import BucketSpec, bucket_columns
 
 if TYPE_CHECKING:
     from .dataframe import DataFrame
@@ -193,6 +194,7 @@ class DataFrameWriter(OptionsBuilder):
         self._mode = "errorifexists"
         self._options: dict[str, str] = {}
         self._partition_by: list[str] = []
+        self._buckets = BucketSpec()
 
     def mode(self, saveMode: str | None) -> DataFrameWriter:  # noqa: N803 - PySpark's name
         """``error``/``errorifexists`` (default), ``overwrite``, ``append`` or ``ignore``."""
@@ -216,6 +218,21 @@ class DataFrameWriter(OptionsBuilder):
         if len(cols) == 1 and isinstance(cols[0], list | tuple):
             cols = tuple(cols[0])
         self._partition_by = list(cols)
+        return self
+
+    def bucketBy(self, numBuckets: int, col: str | list[str], *cols: str) -> DataFrameWriter:  # noqa: N802,N803
+        """Write ``numBuckets`` buckets hashed by these columns (``saveAsTable`` only, as in Spark)."""
+        self._buckets.num_buckets = self._buckets.check_count(numBuckets)
+        self._buckets.columns = tuple(bucket_columns(col, cols))
+        return self
+
+    def sortBy(self, col: str | list[str], *cols: str) -> DataFrameWriter:  # noqa: N802 - PySpark's name
+        """Sort each bucket by these columns (with :meth:`bucketBy`)."""
+        self._buckets.sort_columns = tuple(bucket_columns(col, cols))
+        return self
+
+    def clusterBy(self, *cols: str) -> DataFrameWriter:  # noqa: N802 - PySpark's name
+        """Accepted for compatibility: clustering is a layout hint of Spark's table formats; the rows are the same."""
         return self
 
     def _settings(self, format: str | None, mode: str | None, partitionBy: Any,  # noqa: A002, N803
@@ -243,6 +260,7 @@ class DataFrameWriter(OptionsBuilder):
         self._write(path)
 
     def _write(self, path: str) -> None:
+        self._buckets.refuse("save")
         df = self._df
         schema = df.schema
         for name in self._partition_by:
@@ -294,13 +312,15 @@ class DataFrameWriter(OptionsBuilder):
         from .tables import save_as_table  # noqa: PLC0415 - the tables load with the first one
 
         self._settings(format, mode, partitionBy, options)
-        save_as_table(self._df, name, self._format, self._mode, list(self._partition_by), dict(self._options))
+        rows = self._buckets.layout(self._df, name, list(self._partition_by))
+        save_as_table(rows, name, self._format, self._mode, list(self._partition_by), dict(self._options))
 
     def insertInto(self, tableName: str, overwrite: bool | None = None) -> None:  # noqa: N802, N803
         """Add the rows to the managed table ``tableName`` (columns by position, cast to the
         table's types); with ``overwrite``, replace its rows."""
         from .tables import insert_into  # noqa: PLC0415 - the tables load with the first one
 
+        self._buckets.refuse("insertInto")
         insert_into(self._df, tableName, bool(overwrite) or self._mode == "overwrite")
 
     def text(self, path: str, compression: str | None = None, lineSep: str | None = None) -> None:  # noqa: N803

@@ -103,3 +103,42 @@ def test_catalog_create_table_managed_and_external(spark: SparkSession, tmp_path
     assert kinds == [("ct_t1", "MANAGED"), ("ct_t1j", "MANAGED"), ("ct_t5", "EXTERNAL")]
     for name in ("ct_t1", "ct_t1j", "ct_t5"):
         spark.sql(f"DROP TABLE {name}")
+
+
+def test_writer_bucket_by_and_sort_by(spark: SparkSession, tmp_path: Path) -> None:
+    # Was: AttributeError ('DataFrameWriter' object has no attribute 'bucketBy').
+    spark.conf.set("spark.sql.warehouse.dir", str(tmp_path / "warehouse"))
+    df = spark.createDataFrame([(i, str(i)) for i in range(6)], "id int, s string")
+    df.write.bucketBy(2, "id").sortBy("s").saveAsTable("bk_t1")
+    assert sorted(spark.table("bk_t1").collect()) == [Row(id=i, s=str(i)) for i in range(6)]
+    assert len([f for f in os.listdir(tmp_path / "warehouse" / "bk_t1") if f.endswith(".parquet")]) == 2
+    df.write.bucketBy(3, ["id", "s"]).saveAsTable("bk_t2")
+    assert spark.table("bk_t2").count() == 6
+    df.write.clusterBy("id").saveAsTable("bk_t7")
+    assert spark.table("bk_t7").count() == 6
+    refused = [
+        (lambda: df.write.bucketBy(2, "id").parquet(str(tmp_path / "o")), "_LEGACY_ERROR_TEMP_1312",
+         "'save' does not support bucketBy right now."),
+        (lambda: df.write.bucketBy(2, "id").sortBy("s").parquet(str(tmp_path / "o")), "_LEGACY_ERROR_TEMP_1313",
+         "'save' does not support bucketBy and sortBy right now."),
+        (lambda: df.write.bucketBy(2, "id").insertInto("bk_t1"), "_LEGACY_ERROR_TEMP_1312",
+         "'insertInto' does not support bucketBy right now."),
+        (lambda: df.write.sortBy("id").saveAsTable("bk_t0"), "SORT_BY_WITHOUT_BUCKETING",
+         "[SORT_BY_WITHOUT_BUCKETING] sortBy must be used together with bucketBy. SQLSTATE: 42601"),
+        (lambda: df.write.bucketBy(0, "id").saveAsTable("bk_t3"), "_LEGACY_ERROR_TEMP_1083",
+         "Number of buckets should be greater than 0 but less than or equal to bucketing.maxBuckets (`100000`). "
+         "Got `0`."),
+        (lambda: df.write.bucketBy(2, "nope").saveAsTable("bk_t4"), "COLUMN_NOT_DEFINED_IN_TABLE",
+         "[COLUMN_NOT_DEFINED_IN_TABLE] bucket column `nope` is not defined in table `spark_catalog`.`default`."
+         "`bk_t4`, defined table columns are: `id`, `s`. SQLSTATE: 42703"),
+        (lambda: df.write.partitionBy("id").bucketBy(2, "id").saveAsTable("bk_t5"), "_LEGACY_ERROR_TEMP_1166",
+         "Bucketing column 'id' should not be part of partition columns 'id'."),
+    ]
+    for call, condition, message in refused:
+        with pytest.raises(AnalysisException) as info:
+            call()
+        assert (info.value.getCondition(), str(info.value)) == (condition, message)
+    with pytest.raises(PySparkTypeError, match="Argument `numBuckets` should be an int, got str"):
+        df.write.bucketBy("2", "id")  # type: ignore[arg-type]
+    for name in ("bk_t1", "bk_t2", "bk_t7"):
+        spark.sql(f"DROP TABLE {name}")
