@@ -206,3 +206,26 @@ def test_max_by_and_min_by_of_constants(spark: SparkSession) -> None:
     out = spark.range(3).agg(F.max_by(F.lit(1), F.lit(2)), F.min_by(F.lit("x"), F.lit(2)))
     assert out.schema.simpleString() == "struct<max_by(1, 2):int,min_by(x, 2):string>"
     assert _rows(out) == [(1, "x")]
+
+
+# ------------------------------------------------------------------------------------------ rand / randn
+
+
+def test_rand_and_randn_are_sparks_xorshift_numbers(spark: SparkSession) -> None:
+    # Were Python's generator: same distribution, other numbers. PySpark 4.0.1's values:
+    one = spark.range(0, 5, 1, 1).select(F.rand(42).alias("r"), F.randn(42).alias("n")).collect()
+    assert [(r.r, r.n) for r in one] == [
+        (0.619189370225301, 2.384479054241165), (0.5096018842446481, 0.1920934041293524),
+        (0.8325259388871524, 0.7337336533286575), (0.26322809041172357, -0.5224480195716871),
+        (0.6702867696264135, 2.060084179317831)]
+    # Each partition draws from seed + its index.
+    two = spark.range(0, 6, 1, 2).select(F.rand(7).alias("r"), F.randn(-3).alias("n")).collect()
+    assert [(r.r, r.n) for r in two] == [
+        (0.28188121484885875, 1.5348754337490433), (0.45998819035056326, -0.3559077005386685),
+        (0.7690971666031955, -0.8533337163217665), (0.4836508543933039, 0.3491727383734497),
+        (0.734216416644485, -2.4095937675604877), (0.25330679322428096, 1.1770426493881299)]
+    # SQL without FROM is one row in partition 0, as Spark's one-row relation.
+    assert list(spark.sql("SELECT random(0) r, rand(1) a, randn(0) b").first()) == [
+        0.7604953758285915, 0.6363787615254752, 1.6034991609278433]
+    assert spark.sql("SELECT spark_partition_id() p").first().p == 0
+    assert spark.sql("SELECT 1").rdd.getNumPartitions() == 1

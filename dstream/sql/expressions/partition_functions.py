@@ -19,21 +19,21 @@ Invariants
   evaluates, from 0) in the lower 33. Ids are unique and increase within a partition,
   and a rerun task gives the same ids to the same rows.
 * ``rand(seed)``/``randn(seed)`` draw from one generator per task seeded with
-  ``seed + partition`` (Spark's rule), so the same seed, partitioning and row order give
-  the same values. The generator is Python's, not Spark's XORShift: the values are not
-  Spark's numbers, only their distribution (uniform in [0, 1), standard normal).
+  ``seed + partition`` (Spark's rule), Spark's ``XORShiftRandom``
+  (:mod:`dstream.sql.kernels.xorshift`): the same seed, partitioning and row order give
+  Spark's very numbers.
 * State is per task and per expression node: it lives as long as the task's context.
 """
 
 from __future__ import annotations
 
-import random
 import uuid
 import weakref
 from typing import Any
 
 import pyarrow as pa
 
+from ..kernels.xorshift import XORShiftRandom
 from ..types import DataType, DoubleType, IntegerType, LongType, StringType
 from .base import EvalContext, LeafExpression
 
@@ -135,15 +135,15 @@ class Rand(_PartitionLeaf):
     def sql(self) -> str:
         return f"{self.name}({self.seed})"
 
-    def _generator(self, ctx: EvalContext) -> random.Random:
+    def _generator(self, ctx: EvalContext) -> XORShiftRandom:
         table = _state_table(ctx)
         generator = table.get(id(self))
         if generator is None:
-            generator = table[id(self)] = random.Random(self.seed + _partition())
+            generator = table[id(self)] = XORShiftRandom(self.seed + _partition())
         return generator
 
-    def _draw(self, generator: random.Random) -> float:
-        return generator.random()
+    def _draw(self, generator: XORShiftRandom) -> float:
+        return generator.next_double()
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         generator = self._generator(ctx)
@@ -156,5 +156,5 @@ class Randn(Rand):
 
     name = "randn"
 
-    def _draw(self, generator: random.Random) -> float:
-        return generator.gauss(0.0, 1.0)
+    def _draw(self, generator: XORShiftRandom) -> float:
+        return generator.next_gaussian()

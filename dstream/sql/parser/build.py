@@ -422,8 +422,9 @@ class _QueryBuilder:
 
     def select(self, node: Select) -> Any:
         fns = self.fns
-        # No FROM: one row of no columns (Spark's OneRowRelation), so no name resolves against it.
-        df = self.session.range(1).select() if node.relation is None else self.relation(node.relation)
+        # No FROM: Spark's OneRowRelation, one row of no columns (so no name resolves against it)
+        # in a single partition (rand(1) and spark_partition_id() see partition 0).
+        df = self.session.range(0, 1, 1, 1).select() if node.relation is None else self.relation(node.relation)
         if self.lateral_tables:
             node = self.unqualified(node)
         node = _rewrite_select(_named_windows(node), not_inward)  # NOT (k IN (SELECT ...)) is NOT IN, as in Spark
