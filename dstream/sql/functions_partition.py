@@ -1,22 +1,27 @@
 """Functions of ``dstream.sql.functions`` whose value depends on where a row is evaluated:
-``spark_partition_id``, ``monotonically_increasing_id``, ``rand`` and ``randn``.
+``spark_partition_id``, ``monotonically_increasing_id``, ``rand``, ``randn``, ``uniform`` and
+``randstr``.
 
 What this module owns
 ---------------------
 The public builders, with PySpark's names and parameters; the expressions are
 ``expressions.partition_functions``'s. A seed left out is drawn once, when the column is
-made, and shows in its name (``rand(4217...)``), as Spark does.
+made, and shows in its name (``rand(4217...)``), as Spark does (``uniform`` and ``randstr``
+hide a drawn seed: ``uniform(1, 2)``).
 """
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from .column import Column
+from .column import Column, to_expr
 from .errors import PySparkTypeError
+from .expressions.base import Expression, Literal
 from .expressions.partition_functions import MonotonicallyIncreasingId, Rand, Randn, SparkPartitionId
+from .expressions.random_functions import RandomString, Uniform
 
-__all__ = ["monotonically_increasing_id", "rand", "randn", "spark_partition_id"]
+__all__ = ["monotonically_increasing_id", "rand", "randn", "randstr", "spark_partition_id", "uniform"]
 
 
 def spark_partition_id() -> Column:
@@ -89,3 +94,58 @@ def randn(seed: int | None = None) -> Column:
     ['randn(7)']
     """
     return Column(Randn(_seed(seed)))
+
+
+def _argument(value: Any) -> Expression:
+    """A bound or length: a Column's expression, a Python number as a literal (as PySpark's ``lit``)."""
+    return value.expr if isinstance(value, Column) else to_expr(value)
+
+
+def _seed_argument(seed: Any) -> tuple[int, bool]:
+    """The seed of ``uniform``/``randstr`` (a literal Column or an int) and whether it was given."""
+    if seed is None:
+        return _seed(None), False
+    if isinstance(seed, Column):
+        if not isinstance(seed.expr, Literal) or not isinstance(seed.expr.value, int):
+            raise PySparkTypeError(f"Argument `seed` should be an int literal, got {seed.expr.sql()}.",
+                                   "NOT_INT", {"arg_name": "seed", "arg_type": type(seed.expr).__name__})
+        return int(seed.expr.value), True
+    return _seed(seed), True
+
+
+def uniform(min: Any, max: Any, seed: Any = None) -> Column:  # noqa: A002 - PySpark's names
+    """A random number between ``min`` and ``max`` per row, of their type (Spark 4's ``uniform``).
+
+    Parameters
+    ----------
+    min, max : Column or number
+        Constant bounds (``lit(10)`` or ``10``).
+    seed : Column or int, optional
+        The seed (a literal); drawn once, and not shown in the name, without it.
+
+    Examples
+    --------
+    >>> spark.range(0, 2, 1, 1).select(uniform(0, 100, 42).alias("u")).collect()
+    [Row(u=61), Row(u=50)]
+    """
+    value, shown = _seed_argument(seed)
+    return Column(Uniform([_argument(min), _argument(max)], value, shown))
+
+
+def randstr(length: Any, seed: Any = None) -> Column:
+    """A random string of ``length`` characters from ``0-9a-zA-Z`` per row (Spark 4's ``randstr``).
+
+    Parameters
+    ----------
+    length : Column or int
+        The constant length.
+    seed : Column or int, optional
+        The seed (a literal); drawn once, and not shown in the name, without it.
+
+    Examples
+    --------
+    >>> spark.range(0, 1, 1, 1).select(randstr(5, 0).alias("s")).first().s
+    'ceV0P'
+    """
+    value, shown = _seed_argument(seed)
+    return Column(RandomString([_argument(length)], value, shown))

@@ -7,13 +7,14 @@ Each test pins a case a differential run against PySpark 4.0.1 found; the expect
 from __future__ import annotations
 
 import datetime
+import decimal
 from typing import Any
 
 import pytest
 
 from dstream.sql import DataFrame, SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
-from dstream.sql.errors import AnalysisException, IllegalArgumentException
+from dstream.sql.errors import AnalysisException, IllegalArgumentException, SparkRuntimeException
 from dstream.sql.kernels import strings
 
 # ------------------------------------------------------------------------------------------ split
@@ -229,3 +230,46 @@ def test_rand_and_randn_are_sparks_xorshift_numbers(spark: SparkSession) -> None
         0.7604953758285915, 0.6363787615254752, 1.6034991609278433]
     assert spark.sql("SELECT spark_partition_id() p").first().p == 0
     assert spark.sql("SELECT 1").rdd.getNumPartitions() == 1
+
+
+def test_uniform_and_randstr(spark: SparkSession) -> None:
+    # Were UNRESOLVED_ROUTINE; PySpark 4.0.1's values, types and names:
+    df = spark.sql("SELECT uniform(10, 20, 0), uniform(5.5, 10.0, 123), uniform(CAST(1 AS BIGINT), 100, 7), "
+                   "uniform(0, 1.5D, 3), uniform(20, 10, 0), uniform(NULL, 1, 0)")
+    assert df.columns == ["uniform(10, 20, 0)", "uniform(5.5, 10.0, 123)", "uniform(CAST(1 AS BIGINT), 100, 7)",
+                          "uniform(0, 1.5, 3)", "uniform(20, 10, 0)", "uniform(NULL, 1, 0)"]
+    assert [f.dataType.simpleString() for f in df.schema.fields] == [
+        "int", "decimal(3,1)", "bigint", "double", "int", "double"]
+    assert list(df.first()) == [17, decimal.Decimal("6.2"), 28, 0.3860721525894343, 12, None]
+    rows = spark.range(0, 4, 1, 1).selectExpr("uniform(0, 100, 42) u", "uniform(0.0, 1.0, 42) d").collect()
+    assert [(r.u, str(r.d)) for r in rows] == [(61, "0.6"), (50, "0.5"), (83, "0.8"), (26, "0.3")]
+    text = spark.sql("SELECT randstr(5, 0), randstr(10, 42), randstr(0, 1)")
+    assert text.columns == ["randstr(5, 0)", "randstr(10, 42)", "randstr(0, 1)"]
+    assert list(text.first()) == ["ceV0P", "pll6YOIJNn", ""]
+    assert [r.s for r in spark.range(0, 3, 1, 1).selectExpr("randstr(8, 42) s").collect()] == [
+        "pll6YOIJ", "NnI2NS5b", "EWFXkbQp"]
+    assert len(spark.sql("SELECT randstr(3)").first()[0]) == 3
+    assert spark.sql("SELECT uniform(1, 2)").columns == ["uniform(1, 2)"]
+    py = spark.range(0, 2, 1, 1).select(F.uniform(F.lit(1), F.lit(10), F.lit(5)), F.randstr(F.lit(4), F.lit(5)))
+    assert py.columns == ["uniform(1, 10, 5)", "randstr(4, 5)"]
+    assert [tuple(r) for r in py.collect()] == [(1, "R0Tm"), (1, "gfhb")]
+    assert tuple(spark.range(0, 1, 1, 1).select(F.uniform(1, 10, 5), F.randstr(4, 5)).first()) == (1, "R0Tm")
+
+
+@pytest.mark.parametrize(("sql", "condition", "text"), [
+    ("SELECT uniform('a', 2, 0)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+     'The first parameter requires the "NUMERIC" type, however "a" has the type "STRING"'),
+    ("SELECT uniform(id, 2, 0) FROM range(1)", "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+     'the input `min` should be a foldable integer or floating-point expression; however, got "id"'),
+])
+def test_uniform_errors(spark: SparkSession, sql: str, condition: str, text: str) -> None:
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(sql).collect()
+    assert info.value.getCondition() == condition and text in str(info.value)
+
+
+def test_randstr_negative_length(spark: SparkSession) -> None:
+    with pytest.raises(SparkRuntimeException) as info:
+        spark.sql("SELECT randstr(-1, 0)").collect()
+    assert info.value.getCondition() == "INVALID_PARAMETER_VALUE.LENGTH"
+    assert "Expects `length` greater than or equal to 0, but got -1." in str(info.value)

@@ -1,5 +1,6 @@
 """Expressions whose value depends on where a row is evaluated: ``spark_partition_id()``,
-``monotonically_increasing_id()``, ``rand(seed)``, ``randn(seed)`` and ``uuid()``.
+``monotonically_increasing_id()``, ``rand(seed)``, ``randn(seed)``, ``uuid()``, and the draws
+of ``uniform`` and ``randstr``.
 
 What this module owns
 ---------------------
@@ -37,7 +38,7 @@ from ..kernels.xorshift import XORShiftRandom
 from ..types import DataType, DoubleType, IntegerType, LongType, StringType
 from .base import EvalContext, LeafExpression
 
-__all__ = ["MonotonicallyIncreasingId", "Rand", "Randn", "SparkPartitionId", "Uuid"]
+__all__ = ["MonotonicallyIncreasingId", "Rand", "RandStr", "Randn", "SparkPartitionId", "UniformDraw", "Uuid"]
 
 # task context -> {id(expression node): its state in that task}
 _task_state: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
@@ -158,3 +159,71 @@ class Randn(Rand):
 
     def _draw(self, generator: XORShiftRandom) -> float:
         return generator.next_gaussian()
+
+
+class _Drawn(_PartitionLeaf):
+    """A leaf drawing from Spark's generator of ``seed + partition``, one task-long sequence per node."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def _rng(self, ctx: EvalContext) -> XORShiftRandom:
+        table = _state_table(ctx)
+        generator = table.get(id(self))
+        if generator is None:
+            generator = table[id(self)] = XORShiftRandom(self.seed + _partition())
+        return generator
+
+
+class UniformDraw(_Drawn):
+    """``low + (high - low) * rand(seed)`` as doubles: the value ``uniform`` casts to its type."""
+
+    def __init__(self, low: float, high: float, seed: int, text: str) -> None:
+        super().__init__(seed)
+        self.low, self.high, self.text = low, high, text
+
+    def data_type(self) -> DataType:
+        return DoubleType()
+
+    def sql(self) -> str:
+        return self.text
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        rng, low, span = self._rng(ctx), self.low, self.high - self.low
+        return pa.array([low + span * rng.next_double() for _ in range(batch.num_rows)], pa.float64())
+
+
+class RandStr(_Drawn):
+    """``randstr(length, seed)``: ``length`` characters of ``0-9a-zA-Z``, each from one 32-bit draw."""
+
+    def __init__(self, length: int, seed: int, text: str) -> None:
+        super().__init__(seed)
+        self.length, self.text = length, text
+
+    def data_type(self) -> DataType:
+        return StringType()
+
+    def sql(self) -> str:
+        return self.text
+
+    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
+        from ..errors import SparkRuntimeException  # noqa: PLC0415 - errors is a leaf module
+
+        if self.length < 0:
+            raise SparkRuntimeException(
+                f"The value of parameter(s) `length` in `randstr` is invalid: Expects `length` greater than or equal "
+                f"to 0, but got {self.length}.", "INVALID_PARAMETER_VALUE.LENGTH",
+                {"parameter": "`length`", "functionName": "`randstr`", "length": str(self.length)})
+        rng = self._rng(ctx)
+        return pa.array([_random_text(rng, self.length) for _ in range(batch.num_rows)], pa.string())
+
+
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _random_text(rng: XORShiftRandom, length: int) -> str:
+    chars = []
+    for _ in range(length):
+        draw = rng.next_int()
+        chars.append(_ALPHABET[abs(draw) % 62])  # Java's abs(draw % 62): the same for a truncated remainder
+    return "".join(chars)

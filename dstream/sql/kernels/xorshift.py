@@ -80,6 +80,11 @@ class XORShiftRandom:
         self._state = x
         return x & ((1 << bits) - 1)
 
+    def next_int(self) -> int:
+        """A signed 32-bit int (``java.util.Random.nextInt()``)."""
+        value = self._next(32)
+        return value - (1 << 32) if value >= 1 << 31 else value
+
     def next_double(self) -> float:
         """A uniform double in [0, 1) (``java.util.Random.nextDouble``)."""
         return ((self._next(26) << 27) + self._next(27)) * 2.0 ** -53
