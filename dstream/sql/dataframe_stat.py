@@ -34,11 +34,26 @@ if TYPE_CHECKING:
 __all__ = ["DataFrameStatFunctions", "StatMethods"]
 
 
+def _orderable(dt: Any) -> bool:
+    """Whether Spark can sort by a column of type ``dt`` (no map, at any depth)."""
+    from .types import ArrayType, MapType, StructType  # noqa: PLC0415 - light import
+
+    if isinstance(dt, MapType):
+        return False
+    if isinstance(dt, ArrayType):
+        return _orderable(dt.elementType)
+    if isinstance(dt, StructType):
+        return all(_orderable(f.dataType) for f in dt.fields)
+    return True
+
+
 def _keep_strata(column: str, fractions: dict[Any, float], seed: int, index: int,
                  rows: Iterator[Row]) -> Iterator[Row]:
-    rng = random.Random(f"{seed}:{index}")
+    from .kernels.xorshift import XORShiftRandom  # noqa: PLC0415 - loaded in the task
+
+    rng = XORShiftRandom(seed + index)  # Spark's rand(seed): one draw per row, in order
     for row in rows:
-        if rng.random() < fractions.get(row[column], 0.0):
+        if rng.next_double() < fractions.get(row[column], 0.0):
             yield row
 
 
@@ -156,7 +171,11 @@ class StatMethods:
         seed = random.randrange(1 << 31) if seed is None else int(seed)
         bounds = [0.0, *itertools.accumulate(w / total for w in weights)]
         bounds[-1] = 1.0
-        return [df._new(Sample(upper, False, seed, df._plan, lower)) for lower, upper in zip(bounds, bounds[1:])]
+        # As Spark: each partition sorted by its orderable columns first, so the rows meet their
+        # draws in the same order whatever order they came in (the splits stay disjoint and stable).
+        keys = [f.name for f in df.schema.fields if _orderable(f.dataType)]
+        source = df.sortWithinPartitions(*[df[k] for k in keys]) if keys else df
+        return [df._new(Sample(upper, False, seed, source._plan, lower)) for lower, upper in zip(bounds, bounds[1:])]
 
     def sampleBy(self, col: Any, fractions: dict[Any, float], seed: int | None = None) -> DataFrame:  # noqa: N802
         """A stratified sample: each row kept with the fraction of its value of ``col``.

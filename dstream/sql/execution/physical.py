@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from ..arrow_convert import to_arrow_type
 from ..expressions.base import AttributeReference, EvalContext, Expression, column_key
+from ..kernels.xorshift import XORShiftRandom
 from ..plan.logical import named_output
 from .arrays import arange, constant
 from .context import QueryContext
@@ -319,13 +320,15 @@ class SampleExec(PhysicalPlan):
 
         def run(index: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             rng = random.Random(seed * 1000003 + index)
+            # Spark's BernoulliCellSampler: XORShiftRandom(seed + partition), one draw per row in order.
+            cells = XORShiftRandom(seed + index)
             for batch in batches:
                 if replace:
                     counts = [_poisson(rng, fraction) for _ in range(batch.num_rows)]
                     indices = [i for i, c in enumerate(counts) for _ in range(c)]
                     out = batch.take(pa.array(indices, pa.int64()))
                 else:
-                    draws = pc.random(batch.num_rows, initializer=rng.getrandbits(63))
+                    draws = pa.array(cells.doubles(batch.num_rows), pa.float64())
                     keep = pc.less(draws, fraction)
                     out = batch.filter(pc.and_(pc.greater_equal(draws, lower), keep) if lower else keep)
                 if out.num_rows:

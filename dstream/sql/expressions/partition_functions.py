@@ -148,6 +148,8 @@ class Rand(_PartitionLeaf):
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         generator = self._generator(ctx)
+        if type(self) is Rand:
+            return pa.array(generator.doubles(batch.num_rows), pa.float64())
         draw = self._draw
         return pa.array([draw(generator) for _ in range(batch.num_rows)], pa.float64())
 
