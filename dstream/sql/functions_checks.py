@@ -115,11 +115,9 @@ def call_udf(udfName: str, *cols: ColumnOrName) -> Column:  # noqa: N803 - PySpa
         The arguments (a ``str`` is a column name).
     """
     from .parser.columns import unresolved_routine  # noqa: PLC0415 - the parser imports the functions
-    from .session import SparkSession  # noqa: PLC0415 - the session imports the functions
+    from .udf_registration import active_registered_udf  # noqa: PLC0415 - with the first call
 
-    session = SparkSession.getActiveSession()
-    registry = None if session is None else getattr(session, "_udf_registration", None)
-    registered = None if registry is None else registry.lookup(udfName)
+    registered = active_registered_udf(udfName)
     if registered is None:
         raise unresolved_routine(udfName)
     return registered(*[c if isinstance(c, Column) else Column(expr_of(c)) for c in cols])

@@ -28,7 +28,7 @@ from .errors import PySparkTypeError
 if TYPE_CHECKING:
     from .session import SparkSession
 
-__all__ = ["UDFRegistration", "active_sql_functions", "sql_functions"]
+__all__ = ["UDFRegistration", "active_registered_udf", "active_sql_functions", "sql_functions"]
 
 
 class UDFRegistration:
@@ -119,6 +119,14 @@ def sql_functions(session: SparkSession | None, functions: ModuleType) -> Module
     if registry is None or not registry.names():
         return functions
     return _WithUDFs(functions, registry)
+
+
+def active_registered_udf(name: str) -> Any | None:
+    """The UDF the active session registered as ``name`` (any case), or ``None``."""
+    session_module = sys.modules.get("dstream.sql.session")  # looked up, not imported: see below
+    session = None if session_module is None else session_module.SparkSession.getActiveSession()
+    registry = None if session is None else getattr(session, "_udf_registration", None)
+    return None if registry is None else registry.lookup(name)
 
 
 def active_sql_functions(functions: ModuleType) -> ModuleType:

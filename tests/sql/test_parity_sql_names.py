@@ -8,6 +8,7 @@ function they call (``ceil`` is ``CEIL(x)``); it fills in default arguments
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -82,3 +83,11 @@ def test_renamed_calls_compute_the_same_values(df: DataFrame) -> None:
     row = df.selectExpr("ceiling(1.2)", "pow(2, 3)", "mod(5, 2)", "if(id > 0, 'a', 'b')", "id between 0 and 2",
                         "1 << 2", "+id", "cardinality(arr)", "ifnull(NULL, 1)", "extract(year FROM dt)").first()
     assert tuple(row) == (2, 8.0, 1, "a", True, 4, 1, 2, 1, 2024)
+
+
+def test_sql_rand_without_a_seed_is_named_without_it(spark: SparkSession) -> None:
+    # PySpark 4.0.1: ['rand()', 'randn()', 'rand()', 'rand(5)']; F.rand() shows the seed it drew.
+    got = spark.sql("SELECT rand(), randn(), random(), random(5)").columns
+    assert got == ["rand()", "randn()", "rand()", "rand(5)"]
+    assert spark.sql("SELECT rand() < 2 AS x").first().x is True
+    assert re.fullmatch(r"rand\(-?\d+\)", spark.range(1).select(F.rand()).columns[0])

@@ -127,14 +127,16 @@ class Rand(_PartitionLeaf):
 
     name = "rand"
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, hide_seed: bool = False) -> None:
         self.seed = seed
+        # SQL's rand() draws its seed at analysis and, as Spark's, is named without it.
+        self.hide_seed = hide_seed
 
     def data_type(self) -> DataType:
         return DoubleType()
 
     def sql(self) -> str:
-        return f"{self.name}({self.seed})"
+        return f"{self.name}()" if self.hide_seed else f"{self.name}({self.seed})"
 
     def _generator(self, ctx: EvalContext) -> XORShiftRandom:
         table = _state_table(ctx)

@@ -404,6 +404,9 @@ class _Builder:
             # SQL's two-argument form runs to the end; Spark names it with the length it fills in.
             args = (*args, Literal(2**31 - 1, "int"))
         func = self.function(name)
+        if name in ("rand", "randn", "random") and not args:
+            seeded = func()
+            return type(seeded)(type(seeded.expr)(seeded.expr.seed, hide_seed=True))
         target = name if getattr(self.fns, name, None) is func else _ALIASES.get(name, name)
         values = [self.argument(target, i, a) for i, a in enumerate(args)]
         _check_arity(name, func, len(values))
