@@ -158,7 +158,9 @@ class DAGScheduler:
     def _map_stage(self, dep: ShuffleDependency) -> Stage:
         stage: Stage | None = dep.stage
         if stage is None:
-            stage = Stage(next(self._stage_ids), dep.parent, self._parent_stages(dep.parent), dep)
+            # Parents first, as Spark's getOrCreateParentStages: a stage's id is above its parents'.
+            parents = self._parent_stages(dep.parent)
+            stage = Stage(next(self._stage_ids), dep.parent, parents, dep)
             dep.stage = stage
             self.tracker.register_shuffle(dep.shuffle_id, dep.num_maps)
         self._stage_by_id[stage.id] = stage
@@ -172,7 +174,9 @@ class DAGScheduler:
     # -- job lifecycle ---------------------------------------------------------
     def submit_job(self, job_id: int, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
                    properties: dict[str, str] | None = None) -> list[Action]:
-        final = Stage(next(self._stage_ids), node, self._parent_stages(node), None)
+        # Parents first, so the map stages of a job are numbered before its result stage (Spark's order).
+        parents = self._parent_stages(node)
+        final = Stage(next(self._stage_ids), node, parents, None)
         self._stage_by_id[final.id] = final
         job = _Job(job_id, final, func, partitions, properties or {})
         self._job = job

@@ -43,3 +43,24 @@ def test_stat_counter_as_dict_reports_sample_statistics_by_default() -> None:
 def test_version_is_the_spark_release_followed(sc: SparkContext) -> None:
     # sc.version said dstreams' own "0.1.0", so version gates in PySpark programs took old paths.
     assert sc.version == "4.0.1"
+
+
+def test_a_jobs_map_stages_are_numbered_before_its_result_stage(sc: SparkContext) -> None:
+    # PySpark 4.0.1 (status_api_demo.py): the reduceByKey map stage is stage 0 and runs first,
+    # the result stage is 1; here the result stage took the first id. The next job's stages follow.
+    from rdd.status.bus import SparkListener
+
+    completed: list[int] = []
+
+    class Stages(SparkListener):
+        def onStageCompleted(self, event: object) -> None:  # noqa: N802 - Spark's name
+            completed.append(event.stageInfo.stageId)  # type: ignore[attr-defined]
+
+    sc._listener_bus.add_listener(Stages())
+    pairs = sc.parallelize(range(10), 2).map(lambda x: (x % 3, 1)).reduceByKey(lambda a, b: a + b)
+    assert sorted(pairs.collect()) == [(0, 4), (1, 3), (2, 3)]
+    assert sc.parallelize(range(4), 2).groupBy(lambda x: x % 2).mapValues(sorted).sortByKey().collect() == \
+        [(0, [0, 2]), (1, [1, 3])]
+    assert sc._listener_bus.wait_until_empty(30)
+    # sortByKey samples its keys in a job of its own before the sort's shuffle.
+    assert completed[:2] == [0, 1] and completed == sorted(completed)
