@@ -40,6 +40,9 @@ __all__ = [
     "PySparkValueError",
     "PySparkTypeError",
     "PySparkNotImplementedError",
+    "PySparkImportError",
+    "PySparkAttributeError",
+    "PySparkRuntimeError",
 ]
 
 # The SQLSTATE of each condition this package raises (Spark's error-conditions.json).
@@ -207,3 +210,15 @@ class PySparkIndexError(PySparkException, IndexError):
 
 class PySparkNotImplementedError(PySparkException, NotImplementedError):
     """A PySpark feature ``dstream.sql`` does not offer (yet)."""
+
+
+class PySparkAttributeError(PySparkException, AttributeError):
+    """A missing attribute of a user's object (a UDTF class without ``eval``...)."""
+
+
+class PySparkImportError(PySparkException, ImportError):
+    """A package PySpark needs (pandas, PyArrow...) is missing or too old."""
+
+
+class PySparkRuntimeError(PySparkException, RuntimeError):
+    """A failure of the Python side at run time (``pyspark.errors.PySparkRuntimeError``)."""
