@@ -370,3 +370,12 @@ def test_select_without_from_reads_one_row_of_no_columns(spark: SparkSession) ->
     assert result(spark, "SELECT *") == ([], [()])
     assert result(spark, "SELECT 1 AS x, *") == (["x"], [(1,)])
     assert result(spark, "SELECT count(*)") == (["count(1)"], [(1,)])
+
+
+# -- SELECT * ... ORDER BY <ordinal> ---------------------------------------------------
+
+def test_select_star_order_by_ordinal_sorts_by_output_position(spark: SparkSession) -> None:
+    # PySpark sorts by the first output column; here ordinal 1 was refused as "not in select list".
+    assert result(spark, "SELECT * FROM range(3) ORDER BY 1 DESC") == (["id"], [(2,), (1,), (0,)])
+    assert result(spark, "SELECT * FROM emp ORDER BY 2 DESC, 1 LIMIT 2") == (["id", "dept", "s"],
+                                                                             [(2, "ops", "  ab "), (3, "ops", "  ab ")])

@@ -443,7 +443,9 @@ class _QueryBuilder:
         helpers = df.columns[joined:]  # the subqueries' join columns: never in the result
         if aggregated:
             df = self.aggregate(df, node)
-        elif node.order_by and not node.distinct and not any(_contains_window(i) for i in node.items):
+        elif node.order_by and not node.distinct and not any(_contains_window(i) for i in node.items) and not (
+                any(isinstance(_strip(i), Star) for i in node.items)
+                and any(_ordinal(s.operand) is not None for s in node.order_by)):  # * ORDER BY 1: by output position
             # Sort first, then project: ORDER BY may use input columns the select drops (not with
             # window functions, whose columns only the select computes: ORDER BY may name them).
             aliases = {_alias_of(i): _strip(i) for i in node.items if _alias_of(i)}
