@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .na import DataFrameNaFunctions
     from .row import Row
+    from .udtf import TableArg
 
 __all__ = ["RowMethods"]
 
@@ -118,6 +119,16 @@ class RowMethods:
     def intersectAll(self, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
         """The rows in both DataFrames, duplicates kept (``INTERSECT ALL``)."""
         return self._multiset(other, "intersectAll", _common)
+
+    def asTable(self) -> TableArg:  # noqa: N802 - PySpark's name
+        """This DataFrame as a table argument of a Python UDTF (``MyUDTF(df.asTable())``).
+
+        ``partitionBy``, ``orderBy`` and ``withSinglePartition`` on the result say which
+        rows one instance of the UDTF class sees, and in what order.
+        """
+        from .udtf import TableArg  # noqa: PLC0415 - loads with the first table argument
+
+        return TableArg(self)  # type: ignore[arg-type]
 
     def _set_operation(self, other: DataFrame, name: str, how: str) -> DataFrame:
         df: DataFrame = self  # type: ignore[assignment]

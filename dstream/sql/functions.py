@@ -94,13 +94,14 @@ from .functions_window import *  # noqa: F403 - the window functions are part of
 from .functions_window import __all__ as _window_all
 from .parser.columns import unresolved_routine
 from .types import DataType, StringType, _parse_datatype_string
+from .udtf import udtf  # noqa: F401 - re-exported (listed in __all__)
 
 __all__ = sorted([
     "abs", "array", "array_contains", "asc", "broadcast", "call_function", "coalesce", "col", "column", "desc",
     "element_at",
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
-    "try_divide", "try_multiply", "try_subtract", "udf", "UserDefinedFunction", "when", "window", "pandas_udf",
+    "try_divide", "try_multiply", "try_subtract", "udf", "udtf", "UserDefinedFunction", "when", "window", "pandas_udf",
     "PandasUDFType",
     *_agg_all, *_agg_more_all, *_aliases_all, *_arrays_all, *_arrays_more_all, *_bitwise_all, *_checks_all, *_csv_all,
     *_datetime_all,

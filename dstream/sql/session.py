@@ -153,6 +153,7 @@ class SparkSession:
         self.conf = RuntimeConfig(inherited + list(options))
         self.catalog = Catalog(self)
         self._udf_registration: Any = None
+        self._udtf_registration: Any = None
         self._cached: list[DataFrame] = []
         self._stopped = False
         with _lock:
@@ -176,6 +177,15 @@ class SparkSession:
 
             self._udf_registration = UDFRegistration(self)
         return self._udf_registration
+
+    @property
+    def udtf(self) -> Any:
+        """The session's registered Python table functions (``spark.udtf.register(name, f)``)."""
+        if self._udtf_registration is None:
+            from .udtf import UDTFRegistration  # noqa: PLC0415 - loads with the first registration
+
+            self._udtf_registration = UDTFRegistration(self)
+        return self._udtf_registration
 
     @property
     def sparkContext(self) -> SparkContext:  # noqa: N802 - PySpark's name

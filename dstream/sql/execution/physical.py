@@ -382,6 +382,9 @@ class GenerateExec(PhysicalPlan):
         names = keep + key_names(self.generator_output)
         out_types = [to_arrow_type(a.dtype) for a in self.generator_output]
 
+        per_partition = getattr(gen, "run_partition", None)
+        if per_partition is not None:  # a Python UDTF: one instance over the partition, terminate at its end
+            return self.child.execute(qctx).mapPartitions(functools.partial(per_partition, ctx, keep, names))
         run = functools.partial(_generate_batch, gen, ctx, outer, keep, names, out_types)
         return map_batches(self.child.execute(qctx), run)
 

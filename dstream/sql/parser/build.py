@@ -41,6 +41,7 @@ from dstream.sql.parser.nodes import (
     InlineTable,
     Join,
     Lambda,
+    LateralFunction,
     LateralView,
     Literal,
     Name,
@@ -61,6 +62,7 @@ from dstream.sql.parser.nodes import (
 from dstream.sql.parser.query import parse_query
 from dstream.sql.parser.reshape import pivot, table_sample
 from dstream.sql.parser.subqueries import SubqueryRewriter, not_inward
+from dstream.sql.parser.table_functions import lateral_function, table_function
 
 __all__ = ["parse_expression", "run_query", "to_column", "build_query"]
 
@@ -322,6 +324,8 @@ class _QueryBuilder:
             return df.alias(node.alias) if node.alias else df
         if isinstance(node, LateralView):
             return self.lateral_view(node)
+        if isinstance(node, LateralFunction):
+            return lateral_function(self, node)
         if isinstance(node, InlineTable):
             return self.inline_table(node)
         if isinstance(node, TableFunction):
@@ -346,31 +350,8 @@ class _QueryBuilder:
         return df.select("*", generated)
 
     def table_function(self, node: TableFunction) -> Any:
-        """``range(...)`` (``spark.range``'s rows) or a generator's rows (``explode``, ``inline``, ``stack``...)."""
-        if node.name == "range":
-            values = []
-            for arg in node.args:
-                if not (isinstance(arg, Literal) and isinstance(arg.value, int) and not isinstance(arg.value, bool)):
-                    raise AnalysisException(
-                        "range(...) in FROM takes integer literals: range(end), range(start, end[, step[, "
-                        "numPartitions]]).", "TABLE_VALUED_FUNCTION_REQUIRED_METADATA_INVALID", {"name": "range"})
-                values.append(arg.value)
-            if not 1 <= len(values) <= 4:
-                raise AnalysisException(f"range takes 1 to 4 arguments, got {len(values)}.",
-                                        "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", {"functionName": "`range`"})
-            df = self.session.range(*values)
-        elif node.name in _GENERATORS:
-            generated = self.column(Call(node.name, node.args))
-            if node.columns:
-                generated = generated.alias(*node.columns)
-            df = self.session.range(1).select(generated)
-        else:
-            raise AnalysisException(
-                f"Could not resolve the table-valued function {node.name}: here range and the generators "
-                f"({', '.join(sorted(_GENERATORS))}) are.", "UNRESOLVABLE_TABLE_VALUED_FUNCTION", {"name": node.name})
-        if node.columns and node.name == "range":
-            df = df.toDF(*node.columns)
-        return df.alias(node.alias) if node.alias else df
+        """``range(...)``, a generator's rows (``explode``, ``inline``, ``stack``...) or a registered UDTF's."""
+        return table_function(self, node, _GENERATORS)
 
     def inline_table(self, node: InlineTable) -> Any:
         """The rows of ``VALUES``, each a one-row select, unioned (the columns' types widened as UNION does)."""
@@ -410,6 +391,12 @@ class _QueryBuilder:
             if isinstance(sub, Name) and len(sub.parts) == 2 and sub.parts[0].lower() in self.lateral_tables:
                 return Name(sub.parts[1:])
             return None
+
+        def expand(item: Expr) -> tuple[Expr, ...]:  # f.* of a lateral function: its columns
+            names = self.lateral_tables.get(item.qualifier[0].lower(), ()) if isinstance(item, Star) and len(
+                item.qualifier) == 1 else ()
+            return tuple(Name((n,)) for n in names) or (item,)
+        node = replace(node, items=tuple(e for i in node.items for e in expand(i)))
         return _rewrite_select(node, strip)
 
     def ordinal_item(self, items: tuple[Expr, ...], n: int, clause: str) -> Expr:

@@ -25,6 +25,7 @@ __all__ = [
     "Expr", "Literal", "Name", "Star", "Unary", "Binary", "Call", "Case", "Cast", "In", "Between",
     "Like", "IsNull", "IsBool", "DistinctFrom", "Subscript", "Field", "Alias", "Lambda", "Over", "SortItem",
     "Table", "SubqueryRef", "Join", "Select", "SetOp", "Relation", "Query", "TableSample", "Pivot",
+    "TableArgument", "LateralFunction",
 ]
 
 
@@ -285,9 +286,29 @@ class TableFunction:
     """``name(args) [AS] alias[(col, ...)]`` in FROM: ``range(10)``, or a generator (``explode(...)``)."""
 
     name: str
-    args: tuple[Expr, ...]
+    args: tuple[Expr | TableArgument, ...]
     alias: str | None = None
     columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableArgument:
+    """``TABLE(t)`` / ``TABLE(query)`` passed to a table function, with ``PARTITION BY (e, ...)`` or
+    ``WITH SINGLE PARTITION`` and ``ORDER BY`` items: the rows it gives the function, one at a time."""
+
+    relation: Relation
+    partition_by: tuple[Expr, ...] = ()
+    single: bool = False
+    order_by: tuple[SortItem, ...] = ()
+
+
+@dataclass(frozen=True)
+class LateralFunction:
+    """``relation, LATERAL f(args) [AS] alias[(col, ...)]``: each row of ``relation`` followed by
+    the rows the table function ``f`` makes from it (its arguments may name its columns)."""
+
+    relation: Relation
+    function: TableFunction
 
 
 @dataclass(frozen=True)
@@ -324,7 +345,8 @@ class Pivot:
     values: tuple[Expr, ...]
 
 
-Relation = Table | SubqueryRef | Join | LateralView | InlineTable | TableFunction | TableSample | Pivot
+Relation = (Table | SubqueryRef | Join | LateralView | InlineTable | TableFunction | TableSample | Pivot
+            | LateralFunction)
 
 
 @dataclass(frozen=True)

@@ -58,10 +58,10 @@ from dstream.sql.parser.nodes import (
     Subquery,
     SubqueryRef,
     Table,
-    TableFunction,
     TableSample,
     With,
 )
+from dstream.sql.parser.table_args import lateral_function_call, table_function_call
 
 __all__ = ["parse_query"]
 
@@ -166,7 +166,10 @@ class QueryParser(ExpressionParser):
         if self.accept_word("FROM"):
             relation = self._relation()
             while self.accept_op(","):
-                relation = Join(relation, self._relation(), "cross")
+                if self.tok.is_word("LATERAL") and not self.peek().is_word("VIEW"):
+                    relation = lateral_function_call(self, relation)
+                else:
+                    relation = Join(relation, self._relation(), "cross")
             while self.tok.is_word("LATERAL"):
                 relation = self._lateral_view(relation)
             if self.tok.is_word("PIVOT"):  # after the whole FROM clause, as in Spark's grammar
@@ -322,19 +325,7 @@ class QueryParser(ExpressionParser):
             return self._inline_table()
         parts = self.multipart_identifier()
         if len(parts) == 1 and self.tok.is_op("("):  # a table-valued function: range(10), explode(...)
-            self.advance()
-            args: list[Expr] = []
-            if not self.tok.is_op(")"):
-                args.append(self.expression())
-                while self.accept_op(","):
-                    args.append(self.expression())
-            self.expect_op(")")
-            alias = self._alias()
-            columns: tuple[str, ...] = ()
-            if alias is not None and self.accept_op("("):
-                columns = self._identifiers()
-                self.expect_op(")")
-            return TableFunction(parts[0].lower(), tuple(args), alias, columns)
+            return table_function_call(self, parts[0])
         sample = self._sample_clause()
         return self._sampled(Table(parts, self._alias()), sample)
 
@@ -484,6 +475,10 @@ class QueryParser(ExpressionParser):
                 if natural:
                     raise syntax_error(self.tok)
                 return relation
+            if how in ("inner", "cross") and not natural and self.tok.is_word("LATERAL") and \
+                    not self.peek().is_word("VIEW"):  # t JOIN LATERAL f(t.a): a lateral call
+                relation = lateral_function_call(self, relation)
+                continue
             right = self._primary_relation()
             if natural:
                 relation = Join(relation, right, how, natural=True)

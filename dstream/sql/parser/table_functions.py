@@ -1,0 +1,102 @@
+"""Table functions of SQL's FROM that are not built in: registered Python UDTFs, and lateral calls.
+
+What this module owns
+---------------------
+:func:`udtf_relation` (``FROM my_udtf(args)``, ``TABLE(...)`` arguments with their
+``PARTITION BY``/``WITH SINGLE PARTITION``/``ORDER BY``) and :func:`lateral_function`
+(``FROM t, LATERAL f(t.col)``, for a UDTF or a generator such as ``explode``).
+
+Invariants
+----------
+* A lateral call keeps every column of its left side, then adds the function's; its
+  alias qualifies the function's columns (``f.col``), as a LATERAL VIEW's table does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dstream.sql.errors import AnalysisException
+from dstream.sql.parser.columns import to_sort
+from dstream.sql.parser.nodes import Call, Expr, LateralFunction, Literal, TableArgument, TableFunction
+
+__all__ = ["lateral_function", "scalar_arguments", "table_function", "udtf_relation"]
+
+
+def scalar_arguments(node: TableFunction) -> tuple[Expr, ...]:
+    """The arguments of a built-in table function (``range``, ``explode``...), which take no ``TABLE(...)``."""
+    scalars = tuple(a for a in node.args if not isinstance(a, TableArgument))
+    if len(scalars) != len(node.args):
+        raise AnalysisException(
+            f"The table function {node.name} takes no TABLE(...) argument: only Python UDTFs registered with "
+            "spark.udtf.register do. Pass it columns or values.", "UNSUPPORTED_FEATURE",
+            {"feature": f"TABLE argument of {node.name}"})
+    return scalars
+
+
+def _table_argument(builder: Any, arg: TableArgument) -> Any:
+    from dstream.sql.udtf import TableArg  # noqa: PLC0415 - the UDTF module loads with its first use
+
+    df = builder.relation(arg.relation)
+    return TableArg(df, [builder.column(e) for e in arg.partition_by], [to_sort(i, builder.fns) for i in arg.order_by],
+                    arg.single)
+
+
+def udtf_relation(builder: Any, node: TableFunction, left: Any = None) -> Any:
+    """The DataFrame of the call ``node`` when it names a registered UDTF (``left``: a lateral call), else None."""
+    from dstream.sql.udtf import registered_udtf, udtf_frame  # noqa: PLC0415 - loads with its first use
+
+    function = registered_udtf(builder.session, node.name)
+    if function is None:
+        return None
+    args = [_table_argument(builder, a) if isinstance(a, TableArgument) else builder.column(a) for a in node.args]
+    return udtf_frame(builder.session, function, args, left, node.columns)
+
+
+def lateral_function(builder: Any, node: LateralFunction) -> Any:
+    """``relation, LATERAL f(args) [alias[(cols)]]``: each row of the relation with the rows ``f`` makes of it."""
+    left = builder.relation(node.relation)
+    call = node.function
+    df = udtf_relation(builder, call, left)
+    if df is None:  # a generator: explode(t.a)...
+        generated = builder.column(Call(call.name, scalar_arguments(call)))
+        if call.columns:
+            generated = generated.alias(*call.columns)
+        df = left.select("*", generated)
+    if call.alias:
+        builder.lateral_tables[call.alias.lower()] = tuple(df.columns[len(left.columns):])
+    return df
+
+
+def table_function(builder: Any, node: TableFunction, generators: frozenset[str]) -> Any:
+    """``range(...)`` (``spark.range``'s rows), a generator's rows (``explode``, ``inline``, ``stack``...; their
+    names ``generators``) or a registered UDTF's."""
+    udtf = udtf_relation(builder, node)
+    if udtf is not None:
+        return udtf.alias(node.alias) if node.alias else udtf
+    args = scalar_arguments(node)
+    if node.name == "range":
+        values = []
+        for arg in args:
+            if not (isinstance(arg, Literal) and isinstance(arg.value, int) and not isinstance(arg.value, bool)):
+                raise AnalysisException(
+                    "range(...) in FROM takes integer literals: range(end), range(start, end[, step[, "
+                    "numPartitions]]).", "TABLE_VALUED_FUNCTION_REQUIRED_METADATA_INVALID", {"name": "range"})
+            values.append(arg.value)
+        if not 1 <= len(values) <= 4:
+            raise AnalysisException(f"range takes 1 to 4 arguments, got {len(values)}.",
+                                    "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", {"functionName": "`range`"})
+        df = builder.session.range(*values)
+    elif node.name in generators:
+        generated = builder.column(Call(node.name, args))
+        if node.columns:
+            generated = generated.alias(*node.columns)
+        df = builder.session.range(1).select(generated)
+    else:
+        raise AnalysisException(
+            f"Could not resolve the table-valued function {node.name}: here range and the generators "
+            f"({', '.join(sorted(generators))}) are.", "UNRESOLVABLE_TABLE_VALUED_FUNCTION", {"name": node.name})
+    if node.columns and node.name == "range":
+        df = df.toDF(*node.columns)
+    return df.alias(node.alias) if node.alias else df
+

@@ -1,0 +1,278 @@
+"""``udtf``: Python classes as table functions (PySpark's user-defined table functions).
+
+What this module owns
+---------------------
+:class:`UserDefinedTableFunction` and :func:`udtf` (``udtf(cls, returnType=...)`` and
+``@udtf(returnType=...)``), :class:`UDTFRegistration` (``spark.udtf.register``),
+:class:`TableArg` (``df.asTable()``, a table argument with its partitioning), and
+:func:`udtf_frame`, the DataFrame of a call: a ``Generate`` of a
+:class:`~dstream.sql.expressions.udtf.PythonUDTF` over one row (constant arguments),
+over a table argument's rows, or, for a lateral call, over the rows on its left.
+
+Invariants
+----------
+* The return type is a ``StructType`` (or its DDL string); anything else is PySpark's
+  ``UDTF_RETURN_TYPE_MISMATCH`` when the UDTF is called or registered (as in PySpark, not
+  when it is made). A class without ``eval`` is ``INVALID_UDTF_NO_EVAL`` at once.
+* A call runs in the tasks: one instance per partition of its input (per ``PARTITION BY``
+  group for a partitioned table argument, one in all ``WITH SINGLE PARTITION``).
+* The ``analyze`` static method (a return type computed from the arguments) is not
+  supported: such a class is refused with ``NOT_IMPLEMENTED`` naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .column import Column, expr_of
+from .errors import PySparkAttributeError, PySparkNotImplementedError, PySparkTypeError
+from .expressions.base import Expression
+from .expressions.udtf import PythonUDTF
+from .types import DataType, StructType, _parse_datatype_string
+
+if TYPE_CHECKING:
+    from .dataframe import DataFrame
+    from .session import SparkSession
+
+__all__ = ["TableArg", "UDTFRegistration", "UserDefinedTableFunction", "udtf", "udtf_frame"]
+
+ColumnOrName = Column | str
+
+# PySpark's PythonEvalType values of table functions.
+SQL_TABLE_UDF = 300
+SQL_ARROW_TABLE_UDF = 301
+
+
+class TableArg:
+    """A table passed to a UDTF: its rows each become one ``Row`` argument of ``eval``.
+
+    Made by ``df.asTable()``; ``partitionBy``/``orderBy``/``withSinglePartition`` say how
+    the rows are grouped among instances of the UDTF class and ordered within each.
+    """
+
+    def __init__(self, df: DataFrame, partition_by: Sequence[Column] = (), order_by: Sequence[Column] = (),
+                 single: bool = False) -> None:
+        self._df = df
+        self._partition_by = list(partition_by)
+        self._order_by = list(order_by)
+        self._single = single
+
+    def partitionBy(self, *cols: ColumnOrName) -> TableArg:  # noqa: N802 - PySpark's name
+        """The rows with equal values of ``cols`` go to one instance of the UDTF class."""
+        if self._single:
+            raise PySparkNotImplementedError(
+                "A table argument cannot be both partitioned and in a single partition; use one of partitionBy or "
+                "withSinglePartition.", "PARTITION_BY_AND_SINGLE_PARTITION", {})
+        return TableArg(self._df, [_column(c) for c in cols], self._order_by, False)
+
+    def orderBy(self, *cols: ColumnOrName) -> TableArg:  # noqa: N802 - PySpark's name
+        """The order of the rows within each partition."""
+        return TableArg(self._df, self._partition_by, [_column(c) for c in cols], self._single)
+
+    def withSinglePartition(self) -> TableArg:  # noqa: N802 - PySpark's name
+        """All the rows go to one instance of the UDTF class."""
+        return TableArg(self._df, [], self._order_by, True)
+
+    def prepared(self) -> tuple[DataFrame, list[Column]]:
+        """The table's rows laid out as the call needs them, and the partition key columns."""
+        df = self._df
+        if self._single:
+            df = df.repartition(1)
+        elif self._partition_by:
+            df = df.repartition(*self._partition_by)
+        if self._partition_by or self._order_by:
+            df = df.sortWithinPartitions(*self._partition_by, *self._order_by)
+        return df, list(self._partition_by)
+
+
+def _column(c: ColumnOrName) -> Column:
+    from .functions import col  # noqa: PLC0415 - functions import this module
+
+    return c if isinstance(c, Column) else col(c)
+
+
+def _validate(cls: Any, return_type: Any) -> None:
+    """PySpark's checks of a UDTF class (``_validate_udtf_handler``)."""
+    if not isinstance(cls, type):
+        raise PySparkTypeError(
+            f"The UDTF is invalid. The function handler must be a class, but got '{type(cls).__name__}'. Please "
+            "provide a class as the function handler.", "INVALID_UDTF_HANDLER_TYPE", {"type": type(cls).__name__})
+    if not hasattr(cls, "eval"):
+        raise PySparkAttributeError(
+            f"The UDTF '{cls.__name__}' is invalid. It does not implement the required 'eval' method. Please "
+            f"implement the 'eval' method in '{cls.__name__}' and try again.", "INVALID_UDTF_NO_EVAL",
+            {"name": cls.__name__})
+    has_analyze = hasattr(cls, "analyze")
+    if return_type is None and not has_analyze:
+        raise PySparkAttributeError(
+            f"The UDTF '{cls.__name__}' is invalid. It does not specify its return type or implement the required "
+            f"'analyze' static method. Please specify the return type or implement the 'analyze' static method in "
+            f"'{cls.__name__}' and try again.", "INVALID_UDTF_RETURN_TYPE", {"name": cls.__name__})
+    if return_type is not None and has_analyze:
+        raise PySparkAttributeError(
+            f"The UDTF '{cls.__name__}' is invalid. It has both its return type and an 'analyze' attribute. Please "
+            f"make it have one of either the return type or the 'analyze' static method in '{cls.__name__}' and try "
+            "again.", "INVALID_UDTF_BOTH_RETURN_TYPE_AND_ANALYZE", {"name": cls.__name__})
+    if has_analyze:
+        raise PySparkNotImplementedError(
+            f"The UDTF '{cls.__name__}' computes its return type with an 'analyze' static method, which dstreams "
+            "does not support; give udtf(...) a returnType instead.", "NOT_IMPLEMENTED",
+            {"feature": "Python UDTF 'analyze' method"})
+
+
+class UserDefinedTableFunction:
+    """A Python class callable as a table function (what :func:`udtf` returns).
+
+    Parameters
+    ----------
+    func : type
+        The class: ``eval(self, *args)`` yields rows; optional ``__init__(self)``,
+        ``terminate(self)`` (yields rows after the last input row) and ``cleanup(self)``.
+    returnType : StructType or str
+        The columns the rows fill (a DDL string such as ``"num: int, squared: int"``).
+    name : str, optional
+        The name in plans and errors (default: the class's).
+    evalType : int
+        PySpark's evaluation type (300 pickled rows, 301 Arrow); both run the same way here.
+    deterministic : bool
+        Whether the same input gives the same output.
+    """
+
+    def __init__(self, func: type, returnType: StructType | str | None,  # noqa: N803 - PySpark's names
+                 name: str | None = None, evalType: int = SQL_TABLE_UDF,  # noqa: N803 - PySpark's names
+                 deterministic: bool = False) -> None:
+        _validate(func, returnType)
+        self.func = func
+        self._returnType = returnType
+        self._name = name or func.__name__
+        self.evalType = evalType
+        self.deterministic = deterministic
+
+    @property
+    def returnType(self) -> StructType:  # noqa: N802 - PySpark's name
+        """The columns of the rows, as a ``StructType``."""
+        parsed: DataType = (_parse_datatype_string(self._returnType) if isinstance(self._returnType, str)
+                            else self._returnType)  # type: ignore[assignment]
+        if not isinstance(parsed, StructType):
+            raise PySparkTypeError(
+                f"Mismatch in return type for the UDTF '{self._name}'. Expected a 'StructType', but got '{parsed}'. "
+                "Please ensure the return type is a correctly formatted StructType.", "UDTF_RETURN_TYPE_MISMATCH",
+                {"name": self._name, "return_type": str(parsed)})
+        return parsed
+
+    def __call__(self, *args: ColumnOrName | TableArg) -> DataFrame:
+        """The rows of the function for these arguments: a DataFrame."""
+        from .session import SparkSession  # noqa: PLC0415 - the session module imports the functions
+
+        return udtf_frame(SparkSession.builder.getOrCreate(), self, list(args))
+
+    def asDeterministic(self) -> UserDefinedTableFunction:  # noqa: N802 - PySpark's name
+        """This UDTF marked deterministic."""
+        self.deterministic = True
+        return self
+
+
+def udtf(cls: type | None = None, *, returnType: StructType | str | None = None,  # noqa: N803 - PySpark's names
+         useArrow: bool | None = None) -> Any:  # noqa: N803 - PySpark's name
+    """A user-defined table function: ``udtf(Cls, returnType="a: int")`` or ``@udtf(returnType="a: int")``.
+
+    Parameters
+    ----------
+    cls : type, optional
+        The class (absent when used as ``@udtf(...)``).
+    returnType : StructType or str
+        The columns of its rows.
+    useArrow : bool, optional
+        Accepted for compatibility: rows go to ``eval`` as Python values either way.
+
+    Examples
+    --------
+    >>> from dstream.sql.functions import lit, udtf
+    >>> @udtf(returnType="num: int, squared: int")
+    ... class SquareNumbers:
+    ...     def eval(self, start: int, end: int):
+    ...         for num in range(start, end + 1):
+    ...             yield (num, num * num)
+    >>> SquareNumbers(lit(1), lit(2)).collect()
+    [Row(num=1, squared=1), Row(num=2, squared=4)]
+    """
+    eval_type = SQL_ARROW_TABLE_UDF if useArrow else SQL_TABLE_UDF
+    if cls is None:
+        return lambda c: UserDefinedTableFunction(c, returnType, evalType=eval_type)
+    return UserDefinedTableFunction(cls, returnType, evalType=eval_type)
+
+
+class UDTFRegistration:
+    """The session's registered table functions (``spark.udtf``)."""
+
+    def __init__(self, session: SparkSession) -> None:
+        self._session = session
+        self._functions: dict[str, UserDefinedTableFunction] = {}
+
+    def register(self, name: str, f: UserDefinedTableFunction) -> UserDefinedTableFunction:
+        """Register the UDTF ``f`` as the SQL table function ``name`` (any case); return it under that name.
+
+        Parameters
+        ----------
+        name : str
+            The name SQL calls it by: ``SELECT * FROM name(...)``, ``LATERAL name(col)``.
+        f : UserDefinedTableFunction
+            A UDTF made by :func:`udtf`.
+        """
+        if not isinstance(f, UserDefinedTableFunction):
+            raise PySparkTypeError(f"Cannot register the UDTF '{name}': expected a 'UserDefinedTableFunction'. "
+                                   "Please make sure the UDTF is correctly defined as a class, and then either "
+                                   "wrap it in the `udtf()` function or annotate it with `@udtf(...)`.",
+                                   "CANNOT_REGISTER_UDTF", {"name": name})
+        registered = UserDefinedTableFunction(f.func, f.returnType, name, f.evalType, f.deterministic)
+        self._functions[name.lower()] = registered
+        return registered
+
+    def lookup(self, name: str) -> UserDefinedTableFunction | None:
+        """The UDTF registered as ``name`` (any case), or ``None``."""
+        return self._functions.get(name.lower())
+
+
+def registered_udtf(session: SparkSession, name: str) -> UserDefinedTableFunction | None:
+    """The UDTF ``session`` has registered as ``name``, if any (without creating the registry)."""
+    registry = getattr(session, "_udtf_registration", None)
+    return None if registry is None else registry.lookup(name)
+
+
+def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: Sequence[Any],
+               left: DataFrame | None = None, aliases: Sequence[str] = ()) -> DataFrame:
+    """The DataFrame of a call of ``function`` on ``args`` (Columns, names or one :class:`TableArg`).
+
+    With ``left``, a lateral call: each row of ``left`` followed by the rows the function
+    makes from it (the arguments may name ``left``'s columns). ``aliases`` rename the
+    function's columns.
+    """
+    tables = [a for a in args if isinstance(a, TableArg)]
+    if len(tables) > 1 or (tables and left is not None):
+        raise PySparkNotImplementedError(
+            f"The UDTF {function._name} takes at most one TABLE argument here, and none in a lateral call; pass "
+            "one table.", "NOT_IMPLEMENTED", {"feature": "several TABLE arguments of a Python UDTF"})
+    layout: list[tuple[str, ...] | None] = []
+    children: list[Expression] = []
+    keys: list[Column] = []
+    if tables:
+        base, keys = tables[0].prepared()
+    elif left is not None:
+        base = left
+    else:
+        base = session.range(0, 1, 1, 1).select()  # one row of no columns: one instance, one eval
+    for arg in args:
+        if isinstance(arg, TableArg):
+            names = tuple(base.columns)
+            layout.append(names)
+            children.extend(expr_of(_column(f"`{n.replace('`', '``')}`")) for n in names)
+        else:
+            layout.append(None)
+            children.append(expr_of(arg))
+    children.extend(expr_of(k) for k in keys)
+    generator = Column(PythonUDTF(function.func, function.returnType, children, function._name, tuple(layout),
+                                  len(keys)))
+    if aliases:
+        generator = generator.alias(*aliases)
+    return base.select("*", generator) if left is not None else base.select(generator)

@@ -1,0 +1,228 @@
+"""Python UDTFs (``udtf``, ``spark.udtf.register``, SQL calls, lateral calls, TABLE arguments).
+
+Expected values are what PySpark 4.0.1 printed for the same code (Spark's own
+``examples/src/main/python/sql/udtf.py`` and further calls run on both engines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from dstream.sql import Row, SparkSession
+from dstream.sql.errors import PySparkAttributeError, PySparkNotImplementedError, PySparkTypeError, PythonException
+from dstream.sql.functions import lit, udtf
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    session = SparkSession.builder.master("local[2]").appName("udtf-tests").getOrCreate()
+    session.createDataFrame([("abc", 2), ("abc", 4), ("def", 6), ("def", 8)], "a string, b int") \
+        .createOrReplaceTempView("values_table")
+    session.udtf.register("split_words", WordSplitter)
+    session.udtf.register("count_udtf", CountUDTF)
+    session.udtf.register("pair", Pair)
+    session.udtf.register("filter_udtf", FilterUDTF)
+    session.udtf.register("max_udtf", MaxUDTF)
+    yield session
+    session.stop()
+
+
+def rows(spark: SparkSession, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    df = spark.sql(query)
+    return df.columns, [tuple(r) for r in df.collect()]
+
+
+class SquareNumbers:
+    def eval(self, start: int, end: int) -> Iterator[tuple[int, int]]:
+        for num in range(start, end + 1):
+            yield (num, num * num)
+
+
+@udtf(returnType="word: string")
+class WordSplitter:
+    def eval(self, text: str) -> Iterator[tuple[str]]:
+        for word in text.split(" "):
+            yield (word.strip(),)
+
+
+@udtf(returnType="cnt: int")
+class CountUDTF:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def eval(self, x: Any) -> None:
+        self.count += 1
+
+    def terminate(self) -> Iterator[tuple[int]]:
+        yield self.count,
+
+
+@udtf(returnType="x: int, y: int")
+class Pair:
+    def eval(self, a: int) -> Iterator[tuple[int, int | None]]:
+        yield a, a * 10
+        yield a + 1, None
+
+
+@udtf(returnType="id: int")
+class FilterUDTF:
+    def eval(self, row: Row) -> Iterator[tuple[int]]:
+        if row["id"] > 5:
+            yield row["id"],
+
+
+@udtf(returnType="a: string, b: int")
+class MaxUDTF:
+    def __init__(self) -> None:
+        self.key = ""
+        self.max = 0
+
+    def eval(self, row: Row) -> None:
+        self.key = row["a"]
+        self.max = max(self.max, row["b"])
+
+    def terminate(self) -> Iterator[tuple[str, int]]:
+        yield self.key, self.max
+
+
+# -- the DataFrame API -----------------------------------------------------------------
+
+def test_udtf_called_on_columns_is_a_dataframe(spark: SparkSession) -> None:
+    square_num = udtf(SquareNumbers, returnType="num: int, squared: int")
+    df = square_num(lit(1), lit(3))
+    assert df.columns == ["num", "squared"]
+    assert df.collect() == [Row(num=1, squared=1), Row(num=2, squared=4), Row(num=3, squared=9)]
+
+
+def test_udtf_decorator_and_show(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    @udtf(returnType="num: int, squared: int")
+    class Squares(SquareNumbers):
+        pass
+
+    Squares(lit(1), lit(3)).show()
+    assert capsys.readouterr().out == (
+        "+---+-------+\n|num|squared|\n+---+-------+\n|  1|      1|\n|  2|      4|\n|  3|      9|\n+---+-------+\n\n")
+
+
+def test_rows_convert_as_pyspark_does(spark: SparkSession) -> None:
+    @udtf(returnType="a: string, b: int")
+    class Conv:
+        def eval(self, x: int) -> Iterator[Any]:
+            yield 1, "2"
+            yield "s", 2.5
+            yield Row(b=3, a="r")  # by position, not by name
+            yield {"a": "d", "b": 4}
+            yield None
+
+    assert Conv(lit(1)).collect() == [Row(a="1", b=None), Row(a="s", b=None), Row(a="3", b=None), Row(a="d", b=4),
+                                      Row(a=None, b=None)]
+
+
+def test_table_argument_from_a_dataframe(spark: SparkSession) -> None:
+    assert CountUDTF(spark.range(0, 2, 1, 2).asTable()).collect() == [Row(cnt=1), Row(cnt=1)]
+    table = spark.range(0, 7, 1, 2).selectExpr("id % 3 AS k").asTable().partitionBy("k")
+    assert [r.cnt for r in CountUDTF(table).orderBy("cnt").collect()] == [2, 2, 3]
+
+
+# -- SQL -------------------------------------------------------------------------------
+
+def test_registered_udtf_in_from(spark: SparkSession) -> None:
+    assert rows(spark, "SELECT * FROM split_words('hello world')") == (["word"], [("hello",), ("world",)])
+    assert rows(spark, "SELECT * FROM pair(5) AS p(u, v)") == (["u", "v"], [(5, 50), (6, None)])
+
+
+def test_lateral_udtf_keeps_the_left_columns(spark: SparkSession) -> None:
+    assert rows(spark, "SELECT * FROM VALUES ('Hello World'), ('Apache Spark') t(text), LATERAL split_words(text)") \
+        == (["text", "word"], [("Hello World", "Hello"), ("Hello World", "World"), ("Apache Spark", "Apache"),
+                               ("Apache Spark", "Spark")])
+    expected = [(0, 0, 0), (0, 1, None), (1, 1, 10), (1, 2, None)]
+    assert rows(spark, "SELECT * FROM range(0, 2, 1, 1) t, LATERAL pair(t.id) AS p(u, v)") == (["id", "u", "v"],
+                                                                                                 expected)
+    assert rows(spark, "SELECT t.id, p.* FROM range(0, 2, 1, 1) t, LATERAL pair(t.id) p") == (["id", "x", "y"],
+                                                                                                expected)
+    assert rows(spark, "SELECT p.x FROM range(0, 2, 1, 1) t, LATERAL pair(t.id) p") == (["x"], [(0,), (1,), (1,),
+                                                                                                 (2,)])
+    assert rows(spark, "SELECT * FROM range(0, 2, 1, 1) t JOIN LATERAL pair(t.id)") == (["id", "x", "y"], expected)
+
+
+def test_lateral_generator(spark: SparkSession) -> None:
+    assert rows(spark, "SELECT * FROM range(0, 2, 1, 1) t, LATERAL explode(array(t.id, 7))") == (
+        ["id", "col"], [(0, 0), (0, 7), (1, 1), (1, 7)])
+
+
+def test_terminate_runs_once_per_partition_after_its_last_row(spark: SparkSession) -> None:
+    assert rows(spark, "SELECT * FROM range(0, 10, 1, 1), LATERAL count_udtf(id)") == (["id", "cnt"], [(9, 10)])
+    assert rows(spark, "SELECT * FROM range(0, 10, 1, 2), LATERAL count_udtf(id)") == (["id", "cnt"],
+                                                                                          [(4, 5), (9, 5)])
+
+
+def test_table_arguments(spark: SparkSession) -> None:
+    assert rows(spark, "SELECT * FROM filter_udtf(TABLE(SELECT * FROM range(10)))") == (["id"], [(6,), (7,), (8,),
+                                                                                                  (9,)])
+    assert rows(spark, "SELECT * FROM max_udtf(TABLE(values_table) PARTITION BY a ORDER BY b) ORDER BY 1") == (
+        ["a", "b"], [("abc", 4), ("def", 8)])
+    assert rows(spark, "SELECT * FROM max_udtf(TABLE(values_table) PARTITION BY LENGTH(a) ORDER BY b) ORDER BY 1") \
+        == (["a", "b"], [("def", 8)])
+    assert rows(spark, "SELECT * FROM max_udtf(TABLE(values_table) WITH SINGLE PARTITION ORDER BY b) ORDER BY 1") \
+        == (["a", "b"], [("def", 8)])
+    assert rows(spark, "SELECT * FROM count_udtf(TABLE(SELECT id % 3 AS k FROM range(0, 7, 1, 2)) PARTITION BY k) "
+                       "ORDER BY 1") == (["cnt"], [(2,), (2,), (3,)])
+
+
+# -- errors ----------------------------------------------------------------------------
+
+def test_invalid_classes_are_refused_as_pyspark_does(spark: SparkSession) -> None:
+    class NoEval:
+        pass
+
+    with pytest.raises(PySparkAttributeError, match=r"^\[INVALID_UDTF_NO_EVAL\] The UDTF 'NoEval' is invalid"):
+        udtf(NoEval, returnType="a: int")
+    with pytest.raises(PySparkAttributeError, match=r"^\[INVALID_UDTF_RETURN_TYPE\] The UDTF 'SquareNumbers'"):
+        udtf(SquareNumbers)
+    not_a_struct = udtf(SquareNumbers, returnType="int")  # checked when called, as in PySpark
+    with pytest.raises(PySparkTypeError, match=r"^\[UDTF_RETURN_TYPE_MISMATCH\] Mismatch in return type for the "
+                                               r"UDTF 'SquareNumbers'. Expected a 'StructType', but got "
+                                               r"'IntegerType\(\)'"):
+        not_a_struct(lit(1), lit(2))
+    with pytest.raises(PySparkTypeError, match=r"^\[CANNOT_REGISTER_UDTF\] Cannot register the UDTF 'p2'"):
+        spark.udtf.register("p2", SquareNumbers)  # type: ignore[arg-type]
+
+    class Analyzed:
+        @staticmethod
+        def analyze(x: Any) -> Any:
+            return None
+
+        def eval(self, x: int) -> Iterator[tuple[int]]:
+            yield x,
+
+    with pytest.raises(PySparkNotImplementedError, match="'analyze' static method"):
+        udtf(Analyzed)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("raise ValueError('boom')",
+     "[UDTF_EXEC_ERROR] User defined table function encountered an error in the 'eval' method: boom"),
+    ("yield 1", "[UDTF_INVALID_OUTPUT_ROW_TYPE] The type of an individual output row in the 'eval' method of the "
+                "UDTF is invalid. Each row should be a tuple, list, or dict, but got 'int'."),
+    ("yield 1, 2, 3", "[UDTF_RETURN_SCHEMA_MISMATCH] The number of columns in the result does not match the "
+                      "specified schema. Expected column count: 2, Actual column count: 3."),
+])
+def test_failures_in_eval_are_python_exceptions(spark: SparkSession, body: str, message: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(f"class Bad:\n    def eval(self, x):\n        {body}\n", namespace)  # noqa: S102 - a class per case
+    bad = udtf(namespace["Bad"], returnType="a: string, b: int")
+    with pytest.raises(PythonException) as failure:
+        bad(lit(1)).collect()
+    assert "An exception was thrown from the Python worker" in str(failure.value)
+    assert message in str(failure.value)
+
+
+def test_arguments_not_matching_eval_fail(spark: SparkSession) -> None:
+    with pytest.raises(PythonException, match=r"\[UDTF_EVAL_METHOD_ARGUMENTS_DO_NOT_MATCH_SIGNATURE\] Failed to "
+                                              r"evaluate the user-defined table function 'Pair' because the function "
+                                              r"arguments did not match the expected signature of the 'eval' method "
+                                              r"\(too many positional arguments\)"):
+        Pair(lit(1), lit(2)).collect()
