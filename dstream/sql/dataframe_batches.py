@@ -45,7 +45,9 @@ _BROADCAST_HINTS = frozenset({"broadcast", "broadcastjoin", "mapjoin"})
 def conform_output(batch: Any, target: pa.Schema, keys: list[str]) -> pa.RecordBatch:
     """A batch ``func`` yielded, as the output's columns: by name, cast, renamed to the keys."""
     if isinstance(batch, pa.Table):
-        batch = batch.combine_chunks().to_batches()[0] if batch.num_rows else target.empty_table().to_batches()
+        # An empty table has no batches at all: its columns by name are still checked below.
+        batch = batch.combine_chunks().to_batches()[0] if batch.num_rows else pa.RecordBatch.from_arrays(
+            [pa.array([], t) for t in batch.schema.types], schema=batch.schema)
     if not isinstance(batch, pa.RecordBatch):
         raise PythonException(
             f"the function of mapInArrow/mapInPandas yielded a {type(batch).__name__}, not a pyarrow.RecordBatch "

@@ -101,3 +101,16 @@ def test_hints(spark: SparkSession) -> None:
     assert getattr(hinted, "_hint_broadcast", False) and not getattr(small, "_hint_broadcast", False)
     assert spark.range(10).join(hinted, "id").count() == 5
     assert small.hint("coalesce", 3).count() == 5  # not one dstreams uses: ignored, as Spark ignores it
+
+
+def _only_id_one(frames: Iterator[Any]) -> Iterator[Any]:
+    for pdf in frames:
+        yield pdf[pdf.id == 1]
+
+
+def test_map_in_pandas_may_yield_an_empty_frame(spark: SparkSession) -> None:
+    # Spark's examples/sql/arrow.py map example: the partition holding id 2 yields an empty frame,
+    # which PySpark 4.0.1 takes as no rows (here it was refused as "yielded a list").
+    df = spark.createDataFrame([(1, 21), (2, 30)], ("id", "age")).repartition(2, "id")
+    assert [tuple(r) for r in df.mapInPandas(_only_id_one, schema=df.schema).collect()] == [(1, 21)]
+    assert df.mapInPandas(_only_id_one, schema=df.schema).columns == ["id", "age"]
