@@ -48,6 +48,7 @@ __all__ = [
 # The SQLSTATE of each condition this package raises (Spark's error-conditions.json).
 _SQLSTATES: dict[str, str] = {
     "UNRESOLVED_COLUMN": "42703",
+    "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON": "38000",
     "AMBIGUOUS_REFERENCE": "42704",
     "DATATYPE_MISMATCH": "42K09",
     "MISSING_AGGREGATION": "42803",

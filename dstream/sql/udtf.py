@@ -16,8 +16,10 @@ Invariants
   when it is made). A class without ``eval`` is ``INVALID_UDTF_NO_EVAL`` at once.
 * A call runs in the tasks: one instance per partition of its input (per ``PARTITION BY``
   group for a partitioned table argument, one in all ``WITH SINGLE PARTITION``).
-* The ``analyze`` static method (a return type computed from the arguments) is not
-  supported: such a class is refused with ``NOT_IMPLEMENTED`` naming it.
+* A class with the ``analyze`` static method (and no return type) is analyzed when a call
+  is defined (see :mod:`.udtf_analyze`): its result gives the columns, the table
+  argument's partitioning, ordering and selected fields, and, if ``__init__`` takes an
+  argument, that argument.
 """
 
 from __future__ import annotations
@@ -30,12 +32,22 @@ from .errors import PySparkAttributeError, PySparkNotImplementedError, PySparkTy
 from .expressions.base import Expression
 from .expressions.udtf import PythonUDTF
 from .types import DataType, StructType, _parse_datatype_string
+from .udtf_analyze import (
+    AnalyzeArgument,
+    AnalyzeResult,
+    OrderingColumn,
+    PartitioningColumn,
+    SelectedColumn,
+    analyze_call,
+    takes_analyze_result,
+)
 
 if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["TableArg", "UDTFRegistration", "UserDefinedTableFunction", "udtf", "udtf_frame"]
+__all__ = ["AnalyzeArgument", "AnalyzeResult", "OrderingColumn", "PartitioningColumn", "SelectedColumn", "TableArg",
+           "UDTFRegistration", "UserDefinedTableFunction", "udtf", "udtf_frame"]
 
 ColumnOrName = Column | str
 
@@ -114,11 +126,6 @@ def _validate(cls: Any, return_type: Any) -> None:
             f"The UDTF '{cls.__name__}' is invalid. It has both its return type and an 'analyze' attribute. Please "
             f"make it have one of either the return type or the 'analyze' static method in '{cls.__name__}' and try "
             "again.", "INVALID_UDTF_BOTH_RETURN_TYPE_AND_ANALYZE", {"name": cls.__name__})
-    if has_analyze:
-        raise PySparkNotImplementedError(
-            f"The UDTF '{cls.__name__}' computes its return type with an 'analyze' static method, which dstreams "
-            "does not support; give udtf(...) a returnType instead.", "NOT_IMPLEMENTED",
-            {"feature": "Python UDTF 'analyze' method"})
 
 
 class UserDefinedTableFunction:
@@ -150,10 +157,12 @@ class UserDefinedTableFunction:
         self.deterministic = deterministic
 
     @property
-    def returnType(self) -> StructType:  # noqa: N802 - PySpark's name
-        """The columns of the rows, as a ``StructType``."""
+    def returnType(self) -> StructType | None:  # noqa: N802 - PySpark's name
+        """The columns of the rows, as a ``StructType`` (None when ``analyze`` computes them per call)."""
+        if self._returnType is None:
+            return None
         parsed: DataType = (_parse_datatype_string(self._returnType) if isinstance(self._returnType, str)
-                            else self._returnType)  # type: ignore[assignment]
+                            else self._returnType)
         if not isinstance(parsed, StructType):
             raise PySparkTypeError(
                 f"Mismatch in return type for the UDTF '{self._name}'. Expected a 'StructType', but got '{parsed}'. "
@@ -246,13 +255,24 @@ def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: 
 
     With ``left``, a lateral call: each row of ``left`` followed by the rows the function
     makes from it (the arguments may name ``left``'s columns). ``aliases`` rename the
-    function's columns.
+    function's columns. A class with ``analyze`` is analyzed here, on the driver.
     """
     tables = [a for a in args if isinstance(a, TableArg)]
     if len(tables) > 1 or (tables and left is not None):
         raise PySparkNotImplementedError(
             f"The UDTF {function._name} takes at most one TABLE argument here, and none in a lateral call; pass "
             "one table.", "NOT_IMPLEMENTED", {"feature": "several TABLE arguments of a Python UDTF"})
+    return_type = function.returnType
+    selected: list[tuple[str, Column]] | None = None
+    init_args: tuple[Any, ...] = ()
+    if return_type is None:
+        scope = tables[0]._df if tables else (left if left is not None else session.range(0, 1, 1, 1).select())
+        result = analyze_call(function.func, function._name, [_analyze_argument(scope, a) for a in args])
+        return_type = result.schema
+        if tables:
+            tables, selected = [_as_analyzed(tables[0], result)], _selection(result)
+        args = [tables[0] if isinstance(a, TableArg) else a for a in args]
+        init_args = (result,) if takes_analyze_result(function.func) else ()
     layout: list[tuple[str, ...] | None] = []
     children: list[Expression] = []
     keys: list[Column] = []
@@ -264,15 +284,52 @@ def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: 
         base = session.range(0, 1, 1, 1).select()  # one row of no columns: one instance, one eval
     for arg in args:
         if isinstance(arg, TableArg):
-            names = tuple(base.columns)
-            layout.append(names)
-            children.extend(expr_of(_column(f"`{n.replace('`', '``')}`")) for n in names)
+            columns = selected if selected is not None else [(n, _column(f"`{n.replace('`', '``')}`"))
+                                                             for n in base.columns]
+            layout.append(tuple(n for n, _ in columns))
+            children.extend(expr_of(c) for _, c in columns)
         else:
             layout.append(None)
             children.append(expr_of(arg))
     children.extend(expr_of(k) for k in keys)
-    generator = Column(PythonUDTF(function.func, function.returnType, children, function._name, tuple(layout),
-                                  len(keys)))
+    generator = Column(PythonUDTF(function.func, return_type, children, function._name, tuple(layout), len(keys),
+                                  init_args))
     if aliases:
         generator = generator.alias(*aliases)
     return base.select("*", generator) if left is not None else base.select(generator)
+
+
+def _analyze_argument(scope: DataFrame, arg: Any) -> AnalyzeArgument:
+    """What ``analyze`` learns of ``arg``: its type, and its value if it is a constant."""
+    from .expressions.predicates import fold  # noqa: PLC0415 - run once per analyzed call
+
+    if isinstance(arg, TableArg):
+        return AnalyzeArgument(arg._df.schema, None, True, False)
+    projected = scope.select(_column(arg))
+    resolved = projected._plan.exprs[0] if hasattr(projected._plan, "exprs") else None
+    resolved = getattr(resolved, "child", resolved)  # under the alias select gives it
+    constant = resolved is not None and bool(resolved.foldable)
+    value = fold(resolved) if constant and resolved is not None else None
+    return AnalyzeArgument(projected.schema.fields[0].dataType, value, False, constant)
+
+
+def _as_analyzed(table: TableArg, result: AnalyzeResult) -> TableArg:
+    """The table argument laid out as ``analyze`` asked (when the call itself did not say)."""
+    from .functions import expr  # noqa: PLC0415 - functions import this module
+
+    if table._single or table._partition_by:
+        return table
+    orders = []
+    for o in result.orderBy:
+        c = expr(o.name)
+        nulls_first = o.ascending if o.overrideNullsFirst is None else o.overrideNullsFirst
+        orders.append((c.asc_nulls_first() if nulls_first else c.asc_nulls_last()) if o.ascending else
+                      (c.desc_nulls_first() if nulls_first else c.desc_nulls_last()))
+    return TableArg(table._df, [expr(p.name) for p in result.partitionBy], orders, result.withSinglePartition)
+
+
+def _selection(result: AnalyzeResult) -> list[tuple[str, Column]] | None:
+    """The ``Row`` fields ``analyze`` selected (name, expression), or None for the table's columns."""
+    from .functions import expr  # noqa: PLC0415 - functions import this module
+
+    return [(s.alias or s.name, expr(s.name)) for s in result.select] or None

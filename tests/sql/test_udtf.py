@@ -6,14 +6,17 @@ Expected values are what PySpark 4.0.1 printed for the same code (Spark's own
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from dstream.sql import Row, SparkSession
-from dstream.sql.errors import PySparkAttributeError, PySparkNotImplementedError, PySparkTypeError, PythonException
+from dstream.sql.errors import AnalysisException, PySparkAttributeError, PySparkTypeError, PythonException
 from dstream.sql.functions import lit, udtf
+from dstream.sql.types import IntegerType, StringType, StructType
+from dstream.sql.udtf import AnalyzeArgument, AnalyzeResult, OrderingColumn, PartitioningColumn, SelectedColumn
 
 
 @pytest.fixture(scope="module")
@@ -198,8 +201,10 @@ def test_invalid_classes_are_refused_as_pyspark_does(spark: SparkSession) -> Non
         def eval(self, x: int) -> Iterator[tuple[int]]:
             yield x,
 
-    with pytest.raises(PySparkNotImplementedError, match="'analyze' static method"):
-        udtf(Analyzed)
+    with pytest.raises(PySparkAttributeError, match=r"^\[INVALID_UDTF_BOTH_RETURN_TYPE_AND_ANALYZE\] The UDTF "
+                                                    r"'Analyzed' is invalid. It has both its return type and an "
+                                                    r"'analyze' attribute."):
+        udtf(Analyzed, returnType="x: int")
 
 
 @pytest.mark.parametrize(("body", "message"), [
@@ -226,3 +231,92 @@ def test_arguments_not_matching_eval_fail(spark: SparkSession) -> None:
                                               r"arguments did not match the expected signature of the 'eval' method "
                                               r"\(too many positional arguments\)"):
         Pair(lit(1), lit(2)).collect()
+
+
+# -- analyze ---------------------------------------------------------------------------
+
+@udtf
+class Describe:
+    """One string column per argument, named after what ``analyze`` was told of it."""
+
+    @staticmethod
+    def analyze(*args: AnalyzeArgument) -> AnalyzeResult:
+        schema = StructType()
+        for i, a in enumerate(args):
+            schema = schema.add(f"{i}{a.dataType.simpleString()}|{a.value}|{a.isTable}|{a.isConstantExpression}",
+                                StringType())
+        return AnalyzeResult(schema)
+
+    def eval(self, *args: Any) -> Iterator[tuple[str, ...]]:
+        yield tuple(repr(a) for a in args)
+
+
+def test_analyze_sees_types_and_constant_values(spark: SparkSession) -> None:
+    assert Describe.returnType is None
+    df = Describe(lit(1), lit("x"), lit(None))
+    assert df.columns == ["0int|1|False|True", "1string|x|False|True", "2void|None|False|True"]
+    assert [tuple(r) for r in df.collect()] == [("1", "'x'", "None")]
+    spark.udtf.register("describe", Describe)
+    assert rows(spark, "SELECT * FROM describe(1 + 1, 'y')") == (["0int|2|False|True", "1string|y|False|True"],
+                                                                  [("2", "'y'")])
+    assert rows(spark, "SELECT d.* FROM VALUES (5, 'v') t(a, b), LATERAL describe(a, b, upper(b)) d") == (
+        ["0int|None|False|False", "1string|None|False|False", "2string|None|False|False"], [("5", "'v'", "'V'")])
+    assert rows(spark, "SELECT * FROM describe(TABLE(SELECT 1 AS z, 'q' AS w))") == (
+        ["0struct<z:int,w:string>|None|True|False"], [("Row(z=1, w='q')",)])
+
+
+@dataclasses.dataclass
+class LabelledResult(AnalyzeResult):
+    label: str = ""
+
+
+@udtf
+class Summ:
+    """Totals of ``v * 2`` per ``k``: analyze partitions, orders and selects the table's columns."""
+
+    def __init__(self, analyze_result: LabelledResult) -> None:
+        self.label = analyze_result.label
+        self.total = 0
+        self.key = None
+        self.fields: list[str] = []
+
+    @staticmethod
+    def analyze(table: AnalyzeArgument, label: AnalyzeArgument) -> AnalyzeResult:
+        return LabelledResult(
+            schema=StructType().add("name", StringType()).add("k", IntegerType()).add("total", IntegerType()),
+            partitionBy=[PartitioningColumn("k")], orderBy=[OrderingColumn("v", ascending=False)],
+            select=[SelectedColumn("k"), SelectedColumn("v * 2", alias="v2")], label=label.value)
+
+    def eval(self, row: Row, label: str) -> None:
+        self.key = row["k"]
+        self.total += row["v2"]
+        self.fields = sorted(row.asDict())
+
+    def terminate(self) -> Iterator[tuple[str, Any, int]]:
+        yield self.label + str(self.fields), self.key, self.total
+
+
+def test_analyze_result_lays_out_the_table_and_reaches_init(spark: SparkSession) -> None:
+    spark.createDataFrame([(1, 10, "x"), (1, 20, "y"), (2, 5, "z")], "k int, v int, o string") \
+        .createOrReplaceTempView("kv")
+    spark.udtf.register("summ", Summ)
+    assert rows(spark, "SELECT * FROM summ(TABLE(kv), 'L') ORDER BY k") == (
+        ["name", "k", "total"], [("L['k', 'v2']", 1, 60), ("L['k', 'v2']", 2, 10)])
+
+
+@pytest.mark.parametrize(("result", "message"), [
+    ("raise ValueError('nope')", "Failed to analyze the Python user defined table function: Traceback (most recent "
+                                 "call last):"),
+    ("return 42", "Failed to analyze the Python user defined table function: Failed to evaluate the user-defined "
+                  "table function 'Bad' because the static 'analyze' method expects a result of type "
+                  "pyspark.sql.udtf.AnalyzeResult, but instead this method returned a value of type: <class 'int'> "
+                  "SQLSTATE: 38000"),
+])
+def test_analyze_failures(spark: SparkSession, result: str, message: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(f"class Bad:\n    @staticmethod\n    def analyze(x):\n        {result}\n"  # noqa: S102 - a class per case
+         "    def eval(self, x):\n        yield x,\n", namespace)
+    with pytest.raises(AnalysisException) as failure:
+        udtf(namespace["Bad"])(lit(1))
+    assert failure.value.getCondition() == "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON"
+    assert message in str(failure.value)

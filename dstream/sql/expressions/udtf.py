@@ -17,7 +17,8 @@ Invariants
   exception in a method is ``UDTF_EXEC_ERROR``, all raised as a ``PythonException`` as
   PySpark's worker does. Values convert to the declared types by the rules of Python UDFs (a mismatch gives null).
 * The rows of ``terminate`` come with the input columns of the last row the instance saw,
-  as Spark's lateral join shows them; a partition without input rows yields nothing.
+  as Spark's lateral join shows them; a partition without input rows is not terminated
+  and yields nothing.
 """
 
 from __future__ import annotations
@@ -58,11 +59,14 @@ class PythonUDTF(Generator):
         How the children make ``eval``'s arguments (see ``ArgLayout``); default one per child.
     partition_keys : int
         How many trailing children are ``PARTITION BY`` keys: a new instance starts where they change.
+    init_args : tuple
+        What ``__init__`` takes besides ``self`` (``analyze``'s result, when it asks for it).
     """
 
     def __init__(self, handler: type, return_type: StructType, children: Sequence[Expression], name: str,
-                 layout: ArgLayout | None = None, partition_keys: int = 0) -> None:
+                 layout: ArgLayout | None = None, partition_keys: int = 0, init_args: tuple[Any, ...] = ()) -> None:
         self.handler = handler
+        self.init_args = init_args
         self.return_type = return_type
         self.children = tuple(children)
         self.name = name
@@ -74,7 +78,8 @@ class PythonUDTF(Generator):
         return False
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return PythonUDTF(self.handler, self.return_type, children, self.name, self.layout, self.partition_keys)
+        return PythonUDTF(self.handler, self.return_type, children, self.name, self.layout, self.partition_keys,
+                          self.init_args)
 
     def output_fields(self) -> list[tuple[str, DataType, bool]]:
         return [(f.name, f.dataType, f.nullable) for f in self.return_type.fields]
@@ -192,7 +197,7 @@ def _convert_row(schema: StructType, method: str, row: Any) -> tuple[Any, ...]:
 
 def _new_instance(udtf: PythonUDTF) -> Any:
     try:
-        return udtf.handler()
+        return udtf.handler(*udtf.init_args)
     except Exception as exc:
         message = f"User defined table function encountered an error in the '__init__' method: {exc}"
         raise _failure("__init__", message, parameters={"method_name": "__init__", "error": str(exc)},
@@ -236,9 +241,10 @@ def _run(udtf: PythonUDTF, batches: Iterable[pa.RecordBatch],
             key = row_key
             yield (batch, i), _call(udtf, instance, "eval", row_args)
             last = (batch, i)
-    rows = _finish(udtf, instance)
-    if last is not None:  # an empty partition: Spark has no input row to put terminate's rows after
-        yield last, rows
+    if last is not None:
+        yield last, _finish(udtf, instance)
+    elif hasattr(instance, "cleanup"):  # an empty partition: Spark never terminates it (nor has a row to join)
+        instance.cleanup()
 
 
 def _columns(udtf: PythonUDTF, rows: list[Any]) -> list[pa.Array]:
