@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from .column import Column, expr_of
 from .errors import PySparkAttributeError, PySparkNotImplementedError, PySparkTypeError
 from .expressions.base import Expression
-from .expressions.udtf import PythonUDTF
+from .expressions.udtf import PythonUDTF, SkipRestOfInputTableException
 from .types import DataType, StructType, _parse_datatype_string
 from .udtf_analyze import (
     AnalyzeArgument,
@@ -46,8 +46,9 @@ if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["AnalyzeArgument", "AnalyzeResult", "OrderingColumn", "PartitioningColumn", "SelectedColumn", "TableArg",
-           "UDTFRegistration", "UserDefinedTableFunction", "udtf", "udtf_frame"]
+__all__ = ["AnalyzeArgument", "AnalyzeResult", "OrderingColumn", "PartitioningColumn", "SelectedColumn",
+           "SkipRestOfInputTableException", "TableArg", "UDTFRegistration", "UserDefinedTableFunction", "udtf",
+           "udtf_frame"]
 
 ColumnOrName = Column | str
 
@@ -170,11 +171,11 @@ class UserDefinedTableFunction:
                 {"name": self._name, "return_type": str(parsed)})
         return parsed
 
-    def __call__(self, *args: ColumnOrName | TableArg) -> DataFrame:
-        """The rows of the function for these arguments: a DataFrame."""
+    def __call__(self, *args: ColumnOrName | TableArg, **kwargs: ColumnOrName | TableArg) -> DataFrame:
+        """The rows of the function for these arguments (``kwargs`` reach ``eval`` by name): a DataFrame."""
         from .session import SparkSession  # noqa: PLC0415 - the session module imports the functions
 
-        return udtf_frame(SparkSession.builder.getOrCreate(), self, list(args))
+        return udtf_frame(SparkSession.builder.getOrCreate(), self, list(args), kwargs=kwargs)
 
     def asDeterministic(self) -> UserDefinedTableFunction:  # noqa: N802 - PySpark's name
         """This UDTF marked deterministic."""
@@ -250,13 +251,17 @@ def registered_udtf(session: SparkSession, name: str) -> UserDefinedTableFunctio
 
 
 def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: Sequence[Any],
-               left: DataFrame | None = None, aliases: Sequence[str] = ()) -> DataFrame:
+               left: DataFrame | None = None, aliases: Sequence[str] = (),
+               kwargs: dict[str, Any] | None = None) -> DataFrame:
     """The DataFrame of a call of ``function`` on ``args`` (Columns, names or one :class:`TableArg`).
 
     With ``left``, a lateral call: each row of ``left`` followed by the rows the function
     makes from it (the arguments may name ``left``'s columns). ``aliases`` rename the
-    function's columns. A class with ``analyze`` is analyzed here, on the driver.
+    function's columns; ``kwargs`` are arguments by name. A class with ``analyze`` is
+    analyzed here, on the driver.
     """
+    keywords = tuple(kwargs or {})
+    args = [*args, *(kwargs or {}).values()]  # the named ones last: the UDTF node passes them by name
     tables = [a for a in args if isinstance(a, TableArg)]
     if len(tables) > 1 or (tables and left is not None):
         raise PySparkNotImplementedError(
@@ -267,7 +272,9 @@ def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: 
     init_args: tuple[Any, ...] = ()
     if return_type is None:
         scope = tables[0]._df if tables else (left if left is not None else session.range(0, 1, 1, 1).select())
-        result = analyze_call(function.func, function._name, [_analyze_argument(scope, a) for a in args])
+        described = [_analyze_argument(scope, a) for a in args]
+        result = analyze_call(function.func, function._name, described[:len(args) - len(keywords)],
+                              dict(zip(keywords, described[len(args) - len(keywords):])))
         return_type = result.schema
         if tables:
             tables, selected = [_as_analyzed(tables[0], result)], _selection(result)
@@ -293,7 +300,7 @@ def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: 
             children.append(expr_of(arg))
     children.extend(expr_of(k) for k in keys)
     generator = Column(PythonUDTF(function.func, return_type, children, function._name, tuple(layout), len(keys),
-                                  init_args))
+                                  init_args, keywords))
     if aliases:
         generator = generator.alias(*aliases)
     return base.select("*", generator) if left is not None else base.select(generator)

@@ -100,12 +100,13 @@ def _failed(name: str, message: str) -> AnalysisException:
                              "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON", {"msg": message})
 
 
-def analyze_call(handler: type, name: str, arguments: Sequence[AnalyzeArgument]) -> AnalyzeResult:
-    """``handler.analyze(*arguments)``, checked as Spark checks it."""
+def analyze_call(handler: type, name: str, arguments: Sequence[AnalyzeArgument],
+                 named: dict[str, AnalyzeArgument] | None = None) -> AnalyzeResult:
+    """``handler.analyze(*arguments, **named)``, checked as Spark checks it."""
     try:
         # Spark runs analyze in a worker of its own, whose prints do not reach the driver's stdout.
         with contextlib.redirect_stdout(sys.stderr):
-            result = handler.analyze(*arguments)  # type: ignore[attr-defined]
+            result = handler.analyze(*arguments, **(named or {}))  # type: ignore[attr-defined]
     except Exception as exc:
         # The user's frames only (the first is this call), as Spark's message shows them.
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__ and exc.__traceback__.tb_next))

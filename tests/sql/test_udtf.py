@@ -16,7 +16,14 @@ from dstream.sql import Row, SparkSession
 from dstream.sql.errors import AnalysisException, PySparkAttributeError, PySparkTypeError, PythonException
 from dstream.sql.functions import lit, udtf
 from dstream.sql.types import IntegerType, StringType, StructType
-from dstream.sql.udtf import AnalyzeArgument, AnalyzeResult, OrderingColumn, PartitioningColumn, SelectedColumn
+from dstream.sql.udtf import (
+    AnalyzeArgument,
+    AnalyzeResult,
+    OrderingColumn,
+    PartitioningColumn,
+    SelectedColumn,
+    SkipRestOfInputTableException,
+)
 
 
 @pytest.fixture(scope="module")
@@ -320,3 +327,50 @@ def test_analyze_failures(spark: SparkSession, result: str, message: str) -> Non
         udtf(namespace["Bad"])(lit(1))
     assert failure.value.getCondition() == "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON"
     assert message in str(failure.value)
+
+
+# -- arguments by name, SkipRestOfInputTableException ---------------------------------
+
+@udtf(returnType="a: int, b: string")
+class Kw:
+    def eval(self, a: int, b: str = "dflt") -> Iterator[tuple[int, str]]:
+        yield a, b
+
+
+def test_arguments_by_name(spark: SparkSession) -> None:
+    assert Kw(a=lit(1)).collect() == [Row(a=1, b="dflt")]
+    assert Kw(lit(2), b=lit("x")).collect() == [Row(a=2, b="x")]
+    assert Kw(b=lit("y"), a=lit(3)).collect() == [Row(a=3, b="y")]
+    spark.udtf.register("kw", Kw)
+    assert rows(spark, "SELECT * FROM kw(a => 4)")[1] == [(4, "dflt")]
+    assert rows(spark, "SELECT * FROM kw(5, b => 'z')")[1] == [(5, "z")]
+    assert rows(spark, "SELECT * FROM kw(b => 'w', a => 6)")[1] == [(6, "w")]
+    with pytest.raises(AnalysisException, match=r"^\[UNEXPECTED_POSITIONAL_ARGUMENT\] Cannot invoke routine `kw` "
+                                                 r"because it contains positional argument\(s\) following the named "
+                                                 r"argument assigned to `b`; please rearrange them"):
+        spark.sql("SELECT * FROM kw(b => 'w', 6)")
+
+
+@udtf(returnType="total: int, n: int")
+class Skip:
+    def __init__(self) -> None:
+        self.total = 0
+        self.n = 0
+
+    def eval(self, row: Row) -> Iterator[tuple[int, int]]:
+        self.n += 1
+        if row["id"] >= 3:
+            raise SkipRestOfInputTableException("enough")
+        self.total += row["id"]
+        yield -1, row["id"]
+
+    def terminate(self) -> Iterator[tuple[int, int]]:
+        yield self.total, self.n
+
+
+def test_skip_rest_of_input_table(spark: SparkSession) -> None:
+    spark.udtf.register("skip_udtf", Skip)
+    assert rows(spark, "SELECT * FROM skip_udtf(TABLE(SELECT * FROM range(0, 8, 1, 1)))")[1] == [
+        (-1, 0), (-1, 1), (-1, 2), (3, 4)]
+    assert rows(spark, "SELECT * FROM skip_udtf(TABLE(SELECT id % 2 AS g, id FROM range(0, 8, 1, 1)) PARTITION BY g "
+                       "ORDER BY id) ORDER BY 1, 2")[1] == [(-1, 0), (-1, 1), (-1, 2), (1, 2), (2, 3)]

@@ -36,7 +36,12 @@ from .base import EvalContext, Expression
 from .generators import Generator
 from .udf import convert_result
 
-__all__ = ["PythonUDTF", "run_udtf_partition"]
+__all__ = ["PythonUDTF", "SkipRestOfInputTableException", "run_udtf_partition"]
+
+class SkipRestOfInputTableException(Exception):  # noqa: N818 - PySpark's name
+    """Raised by ``eval`` to skip the rest of its input rows (up to the next ``PARTITION BY``
+    group); ``terminate`` still runs (``pyspark.sql.udtf.SkipRestOfInputTableException``)."""
+
 
 #: One ``eval`` argument: ``None`` for a scalar (one child), or a ``TABLE`` argument's column names (one child each).
 ArgLayout = tuple[tuple[str, ...] | None, ...]
@@ -61,12 +66,16 @@ class PythonUDTF(Generator):
         How many trailing children are ``PARTITION BY`` keys: a new instance starts where they change.
     init_args : tuple
         What ``__init__`` takes besides ``self`` (``analyze``'s result, when it asks for it).
+    keywords : tuple of str
+        The names of the last arguments, passed to ``eval`` by name (``f(x => 1)``, ``f(x=lit(1))``).
     """
 
     def __init__(self, handler: type, return_type: StructType, children: Sequence[Expression], name: str,
-                 layout: ArgLayout | None = None, partition_keys: int = 0, init_args: tuple[Any, ...] = ()) -> None:
+                 layout: ArgLayout | None = None, partition_keys: int = 0, init_args: tuple[Any, ...] = (),
+                 keywords: tuple[str, ...] = ()) -> None:
         self.handler = handler
         self.init_args = init_args
+        self.keywords = keywords
         self.return_type = return_type
         self.children = tuple(children)
         self.name = name
@@ -79,7 +88,7 @@ class PythonUDTF(Generator):
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
         return PythonUDTF(self.handler, self.return_type, children, self.name, self.layout, self.partition_keys,
-                          self.init_args)
+                          self.init_args, self.keywords)
 
     def output_fields(self) -> list[tuple[str, DataType, bool]]:
         return [(f.name, f.dataType, f.nullable) for f in self.return_type.fields]
@@ -92,7 +101,7 @@ class PythonUDTF(Generator):
 
     def semantic_key(self) -> Any:
         return ("udtf", id(self.handler), self.return_type.simpleString(), self.layout, self.partition_keys,
-                tuple(c.semantic_key() for c in self.children))
+                self.keywords, tuple(c.semantic_key() for c in self.children))
 
     def generate(self, batch: pa.RecordBatch, ctx: EvalContext) -> tuple[pa.Array, list[pa.Array]]:
         """One batch as a whole partition (the physical ``Generate`` runs partitions through
@@ -109,17 +118,17 @@ class PythonUDTF(Generator):
         """The physical ``Generate``'s entry: :func:`run_udtf_partition` over one partition."""
         return run_udtf_partition(self, ctx, keep, names, batches)
 
-    def arguments(self, batch: pa.RecordBatch, ctx: EvalContext) -> tuple[list[tuple[Any, ...]], list[Any]]:
-        """``eval``'s arguments for each row of ``batch``, and each row's ``PARTITION BY`` values."""
+    def arguments(self, batch: pa.RecordBatch, ctx: EvalContext) -> tuple[list[Any], list[Any]]:
+        """``eval``'s ``(args, kwargs)`` for each row of ``batch``, and each row's ``PARTITION BY`` values."""
         from ..arrow_convert import arrow_to_rows  # noqa: PLC0415 - light import at run time only
         from ..row import _create_row  # noqa: PLC0415 - rows are built at run time only
         from ..timezones import python_time_zone  # noqa: PLC0415 - read at run time
 
         arrays = [c.eval(batch, ctx) for c in self.children]
         if not arrays:
-            return [()] * batch.num_rows, [()] * batch.num_rows
+            return [((), {})] * batch.num_rows, [()] * batch.num_rows
         values = arrow_to_rows(pa.table({f"_{i}": a for i, a in enumerate(arrays)}), python_time_zone())
-        args_out: list[tuple[Any, ...]] = []
+        args_out: list[Any] = []
         keys: list[Any] = []
         width = len(self.children) - self.partition_keys
         for row in values:
@@ -132,7 +141,8 @@ class PythonUDTF(Generator):
                 else:
                     args.append(_create_row(list(names), list(row[at:at + len(names)])))
                     at += len(names)
-            args_out.append(tuple(args))
+            named = len(self.keywords)
+            args_out.append((tuple(args[:len(args) - named]), dict(zip(self.keywords, args[len(args) - named:]))))
             keys.append(tuple(row[width:]))
         return args_out, keys
 
@@ -150,12 +160,13 @@ def _failure(method: str, message: str, condition: str = "UDTF_EXEC_ERROR",
                            f"Traceback (most recent call last):\n{text}")
 
 
-def _call(udtf: PythonUDTF, instance: Any, method: str, args: tuple[Any, ...]) -> list[Any]:
-    """The converted rows one call of ``method`` yields."""
+def _call(udtf: PythonUDTF, instance: Any, method: str, args: tuple[Any, ...] = (),
+          kwargs: dict[str, Any] | None = None) -> list[Any]:
+    """The converted rows one call of ``method`` yields (``SkipRestOfInputTableException`` passes through)."""
     try:
-        result = getattr(instance, method)(*args)
+        result = getattr(instance, method)(*args, **(kwargs or {}))
         produced = None if result is None else (list(result) if isinstance(result, Iterable) else result)
-    except PythonException:
+    except (PythonException, SkipRestOfInputTableException):
         raise
     except Exception as exc:
         message = f"User defined table function encountered an error in the '{method}' method: {exc}"
@@ -206,7 +217,8 @@ def _new_instance(udtf: PythonUDTF) -> Any:
 
 def _check_signature(udtf: PythonUDTF, instance: Any) -> None:
     try:
-        inspect.signature(instance.eval).bind(*range(len(udtf.layout)))
+        positional = len(udtf.layout) - len(udtf.keywords)
+        inspect.signature(instance.eval).bind(*range(positional), **dict.fromkeys(udtf.keywords))
     except TypeError as exc:
         raise _failure("eval", f"Failed to evaluate the user-defined table function '{udtf.name}' because the "
                        f"function arguments did not match the expected signature of the 'eval' method ({exc}). "
@@ -219,7 +231,7 @@ def _check_signature(udtf: PythonUDTF, instance: Any) -> None:
 
 def _finish(udtf: PythonUDTF, instance: Any) -> list[Any]:
     try:
-        return _call(udtf, instance, "terminate", ()) if hasattr(instance, "terminate") else []
+        return _call(udtf, instance, "terminate") if hasattr(instance, "terminate") else []
     finally:
         if hasattr(instance, "cleanup"):
             instance.cleanup()
@@ -232,15 +244,22 @@ def _run(udtf: PythonUDTF, batches: Iterable[pa.RecordBatch],
     _check_signature(udtf, instance)
     last: Any = None
     key: Any = None
+    skipping = False
     for batch in batches:
         args, keys = udtf.arguments(batch, ctx)
-        for i, (row_args, row_key) in enumerate(zip(args, keys)):
+        for i, ((row_args, row_kwargs), row_key) in enumerate(zip(args, keys)):
             if udtf.partition_keys and last is not None and row_key != key:
                 yield last, _finish(udtf, instance)  # a new PARTITION BY group: a new instance
                 instance = _new_instance(udtf)
+                skipping = False
             key = row_key
-            yield (batch, i), _call(udtf, instance, "eval", row_args)
             last = (batch, i)
+            if skipping:
+                continue
+            try:
+                yield (batch, i), _call(udtf, instance, "eval", row_args, row_kwargs)
+            except SkipRestOfInputTableException:
+                skipping = True  # the rows up to the next group are not evaluated; terminate still runs
     if last is not None:
         yield last, _finish(udtf, instance)
     elif hasattr(instance, "cleanup"):  # an empty partition: Spark never terminates it (nor has a row to join)

@@ -25,7 +25,7 @@ __all__ = [
     "Expr", "Literal", "Name", "Star", "Unary", "Binary", "Call", "Case", "Cast", "In", "Between",
     "Like", "IsNull", "IsBool", "DistinctFrom", "Subscript", "Field", "Alias", "Lambda", "Over", "SortItem",
     "Table", "SubqueryRef", "Join", "Select", "SetOp", "Relation", "Query", "TableSample", "Pivot",
-    "TableArgument", "LateralFunction",
+    "TableArgument", "LateralFunction", "NamedArgument",
 ]
 
 
@@ -286,7 +286,7 @@ class TableFunction:
     """``name(args) [AS] alias[(col, ...)]`` in FROM: ``range(10)``, or a generator (``explode(...)``)."""
 
     name: str
-    args: tuple[Expr | TableArgument, ...]
+    args: tuple[Expr | TableArgument | NamedArgument, ...]
     alias: str | None = None
     columns: tuple[str, ...] = ()
 
@@ -300,6 +300,14 @@ class TableArgument:
     partition_by: tuple[Expr, ...] = ()
     single: bool = False
     order_by: tuple[SortItem, ...] = ()
+
+
+@dataclass(frozen=True)
+class NamedArgument:
+    """``name => value``, an argument of a table function passed by name."""
+
+    name: str
+    value: Expr | TableArgument
 
 
 @dataclass(frozen=True)

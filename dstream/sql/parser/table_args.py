@@ -9,6 +9,7 @@ of the query parser (passed in) so that its module stays small.
 
 Invariants
 ----------
+* An argument may be named, ``name => value`` (then passed to ``eval`` by name).
 * A ``TABLE`` argument is ``TABLE t``, ``TABLE(t)`` or ``TABLE(query)``, then
   ``PARTITION BY``/``DISTRIBUTE BY`` one expression or a parenthesised list, or ``WITH
   SINGLE PARTITION``; then ``ORDER BY``/``SORT BY`` one item or a parenthesised list,
@@ -23,6 +24,7 @@ from dstream.sql.parser.lexer import syntax_error
 from dstream.sql.parser.nodes import (
     Expr,
     LateralFunction,
+    NamedArgument,
     Relation,
     SortItem,
     SubqueryRef,
@@ -37,7 +39,7 @@ __all__ = ["lateral_function_call", "table_function_call"]
 def table_function_call(parser: Any, name: str) -> TableFunction:
     """``name(args) [alias[(col, ...)]]``, the opening parenthesis the current token."""
     parser.advance()
-    args: list[Expr | TableArgument] = []
+    args: list[Expr | TableArgument | NamedArgument] = []
     if not parser.tok.is_op(")"):
         args.append(_function_argument(parser))
         while parser.accept_op(","):
@@ -61,9 +63,17 @@ def lateral_function_call(parser: Any, relation: Relation) -> LateralFunction:
     return LateralFunction(relation, function)
 
 
-def _function_argument(parser: Any) -> Expr | TableArgument:
-    """An argument of a table function: an expression, or ``TABLE ...`` with its partitioning."""
+def _function_argument(parser: Any) -> Expr | TableArgument | NamedArgument:
+    """An argument of a table function: an expression, ``TABLE ...`` with its partitioning, or
+    either of them by name (``name => value``)."""
     tok = parser.tok
+    if tok.kind in ("WORD", "QUOTED") and parser.peek().is_op("=>"):
+        name = parser.advance().value
+        parser.advance()
+        value = _function_argument(parser)
+        if isinstance(value, NamedArgument):
+            raise syntax_error(parser.tok, ": one name per argument, as in f(a => 1)")
+        return NamedArgument(name, value)
     if not (tok.is_word("TABLE") and (parser.peek().is_op("(") or parser.peek().kind in ("WORD", "QUOTED"))):
         return parser.expression()
     parser.advance()

@@ -18,19 +18,19 @@ from typing import Any
 
 from dstream.sql.errors import AnalysisException
 from dstream.sql.parser.columns import to_sort
-from dstream.sql.parser.nodes import Call, Expr, LateralFunction, Literal, TableArgument, TableFunction
+from dstream.sql.parser.nodes import Call, Expr, LateralFunction, Literal, NamedArgument, TableArgument, TableFunction
 
 __all__ = ["lateral_function", "scalar_arguments", "table_function", "udtf_relation"]
 
 
 def scalar_arguments(node: TableFunction) -> tuple[Expr, ...]:
     """The arguments of a built-in table function (``range``, ``explode``...), which take no ``TABLE(...)``."""
-    scalars = tuple(a for a in node.args if not isinstance(a, TableArgument))
+    scalars = tuple(a for a in node.args if not isinstance(a, (TableArgument, NamedArgument)))
     if len(scalars) != len(node.args):
         raise AnalysisException(
-            f"The table function {node.name} takes no TABLE(...) argument: only Python UDTFs registered with "
-            "spark.udtf.register do. Pass it columns or values.", "UNSUPPORTED_FEATURE",
-            {"feature": f"TABLE argument of {node.name}"})
+            f"The table function {node.name} takes no TABLE(...) or named (name => value) argument: only Python "
+            "UDTFs registered with spark.udtf.register do. Pass it columns or values in order.",
+            "UNSUPPORTED_FEATURE", {"feature": f"TABLE or named argument of {node.name}"})
     return scalars
 
 
@@ -49,8 +49,29 @@ def udtf_relation(builder: Any, node: TableFunction, left: Any = None) -> Any:
     function = registered_udtf(builder.session, node.name)
     if function is None:
         return None
-    args = [_table_argument(builder, a) if isinstance(a, TableArgument) else builder.column(a) for a in node.args]
-    return udtf_frame(builder.session, function, args, left, node.columns)
+    def value(a: Expr | TableArgument) -> Any:
+        return _table_argument(builder, a) if isinstance(a, TableArgument) else builder.column(a)
+
+    first_named = next((i for i, a in enumerate(node.args) if isinstance(a, NamedArgument)), len(node.args))
+    named_args = [a for a in node.args[first_named:] if isinstance(a, NamedArgument)]
+    if len(named_args) != len(node.args) - first_named:
+        name = named_args[0].name
+        raise AnalysisException(
+            f"Cannot invoke routine `{node.name}` because it contains positional argument(s) following the named "
+            f"argument assigned to `{name}`; please rearrange them so the positional arguments come first and then "
+            "retry the query again.", "UNEXPECTED_POSITIONAL_ARGUMENT",
+            {"routineName": f"`{node.name}`", "parameterName": f"`{name}`"})
+    seen = [a.name.lower() for a in named_args]
+    twice = next((a.name for i, a in enumerate(named_args) if a.name.lower() in seen[:i]), None)
+    if twice is not None:
+        raise AnalysisException(
+            f"Call to routine `{node.name}` is invalid because it includes multiple argument assignments to the "
+            f"same parameter name `{twice}`; name each parameter once.",
+            "DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE",
+            {"routineName": f"`{node.name}`", "parameterName": f"`{twice}`"})
+    args = [value(a) for a in node.args[:first_named] if not isinstance(a, NamedArgument)]
+    named = {a.name: value(a.value) for a in named_args}
+    return udtf_frame(builder.session, function, args, left, node.columns, named)
 
 
 def lateral_function(builder: Any, node: LateralFunction) -> Any:
