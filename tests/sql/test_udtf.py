@@ -374,3 +374,26 @@ def test_skip_rest_of_input_table(spark: SparkSession) -> None:
         (-1, 0), (-1, 1), (-1, 2), (3, 4)]
     assert rows(spark, "SELECT * FROM skip_udtf(TABLE(SELECT id % 2 AS g, id FROM range(0, 8, 1, 1)) PARTITION BY g "
                        "ORDER BY id) ORDER BY 1, 2")[1] == [(-1, 0), (-1, 1), (-1, 2), (1, 2), (2, 3)]
+
+
+@udtf(returnType="pid: bigint, n: int")
+class WhereAmI:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def eval(self, x: int) -> None:
+        self.n += 1
+
+    def terminate(self) -> Iterator[tuple[int, int]]:
+        import os
+
+        yield os.getpid(), self.n
+
+
+def test_a_lateral_udtf_runs_in_the_tasks_one_instance_per_partition(spark: SparkSession) -> None:
+    import os
+
+    spark.udtf.register("where_am_i", WhereAmI)
+    got = spark.sql("SELECT * FROM range(0, 6, 1, 3), LATERAL where_am_i(id)").collect()
+    assert [(r.id, r.n) for r in got] == [(1, 2), (3, 2), (5, 2)]  # each partition's last row, its count
+    assert os.getpid() not in {r.pid for r in got}  # evaluated in the worker processes, not on the driver
