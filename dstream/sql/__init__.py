@@ -36,6 +36,8 @@ if _typing.TYPE_CHECKING:
     from .readwriter import DataFrameReader, DataFrameWriter
     from .row import Row
     from .session import Catalog, SparkSession
+    from .udf_registration import UDFRegistration
+    from .udtf import UDTFRegistration
     from .window import Window, WindowSpec
 
 _WHERE = {
@@ -60,6 +62,8 @@ _WHERE = {
     "SparkRuntimeException": ".errors",
     "SparkSession": ".session",
     "StreamingQueryException": ".errors",
+    "UDFRegistration": ".udf_registration",
+    "UDTFRegistration": ".udtf",
     "Window": ".window",
     "WindowSpec": ".window",
 }

@@ -397,3 +397,11 @@ def test_a_lateral_udtf_runs_in_the_tasks_one_instance_per_partition(spark: Spar
     got = spark.sql("SELECT * FROM range(0, 6, 1, 3), LATERAL where_am_i(id)").collect()
     assert [(r.id, r.n) for r in got] == [(1, 2), (3, 2), (5, 2)]  # each partition's last row, its count
     assert os.getpid() not in {r.pid for r in got}  # evaluated in the worker processes, not on the driver
+
+
+def test_registrations_are_exported_as_in_pyspark_sql(spark: SparkSession) -> None:
+    import dstream.sql
+
+    assert isinstance(spark.udtf, dstream.sql.UDTFRegistration)
+    assert isinstance(spark.udf, dstream.sql.UDFRegistration)
+    assert {"UDFRegistration", "UDTFRegistration"} <= set(dstream.sql.__all__)
