@@ -142,7 +142,7 @@ class UserDefinedTableFunction:
     name : str, optional
         The name in plans and errors (default: the class's).
     evalType : int
-        PySpark's evaluation type (300 pickled rows, 301 Arrow); both run the same way here.
+        PySpark's evaluation type (300 pickled rows, 301 Arrow): how yielded rows convert.
     deterministic : bool
         Whether the same input gives the same output.
     """
@@ -194,7 +194,9 @@ def udtf(cls: type | None = None, *, returnType: StructType | str | None = None,
     returnType : StructType or str
         The columns of its rows.
     useArrow : bool, optional
-        Accepted for compatibility: rows go to ``eval`` as Python values either way.
+        Whether the rows ``eval`` yields convert by PySpark's Arrow rules (casts, as
+        ``pyarrow`` casts) rather than the pickled ones (a mismatched type gives null).
+        Arguments reach ``eval`` as Python values either way.
 
     Examples
     --------
@@ -300,7 +302,7 @@ def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: 
             children.append(expr_of(arg))
     children.extend(expr_of(k) for k in keys)
     generator = Column(PythonUDTF(function.func, return_type, children, function._name, tuple(layout), len(keys),
-                                  init_args, keywords))
+                                  init_args, keywords, function.evalType == SQL_ARROW_TABLE_UDF))
     if aliases:
         generator = generator.alias(*aliases)
     return base.select("*", generator) if left is not None else base.select(generator)

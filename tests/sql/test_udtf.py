@@ -405,3 +405,40 @@ def test_registrations_are_exported_as_in_pyspark_sql(spark: SparkSession) -> No
     assert isinstance(spark.udtf, dstream.sql.UDTFRegistration)
     assert isinstance(spark.udf, dstream.sql.UDFRegistration)
     assert {"UDFRegistration", "UDTFRegistration"} <= set(dstream.sql.__all__)
+
+
+# -- useArrow=True ---------------------------------------------------------------------
+
+def _arrow_udtf(return_type: str, produced: list[Any]) -> Any:
+    namespace: dict[str, Any] = {"produced": produced}
+    exec("class C:\n    def eval(self, x):\n        yield from produced\n", namespace)  # noqa: S102 - a class per case
+    return udtf(namespace["C"], returnType=return_type, useArrow=True)
+
+
+@pytest.mark.parametrize(("return_type", "produced", "expected"), [
+    ("a: string, b: int", [(1, "2")], [Row(a="1", b=2)]),
+    ("a: int", [(1.7,)], [Row(a=1)]),
+    ("a: double", [(1,)], [Row(a=1.0)]),
+    ("a: string, b: int", [{"a": "d", "b": 4}], [Row(a="d", b=4)]),
+    ("a: string", [(True,)], [Row(a="true")]),
+    ("a: array<int>", [([1, 2],)], [Row(a=[1, 2])]),
+    ("a: int", [(1,), (None,)], [Row(a=1), Row(a=None)]),
+])
+def test_arrow_udtf_rows_are_cast_as_arrow_casts(spark: SparkSession, return_type: str, produced: list[Any],
+                                                 expected: list[Row]) -> None:
+    assert _arrow_udtf(return_type, produced)(lit(1)).collect() == expected
+
+
+@pytest.mark.parametrize(("return_type", "produced", "message"), [
+    ("a: int", [("x",)], "[UDTF_ARROW_TYPE_CAST_ERROR] Cannot convert the output value of the column 'a' with type "
+                         "'str' to the specified return type of the column: 'int32'. Please check if the data types "
+                         "match and try again\n"),
+    ("a: string, b: int", [Row(b=3, a="r")], "[UDTF_ARROW_TYPE_CAST_ERROR] Cannot convert the output value of the "
+                                             "column 'b' with type 'str'"),
+    ("a: int, b: int", [None], "[UDTF_RETURN_SCHEMA_MISMATCH] The number of columns in the result does not match the "
+                               "specified schema. Expected column count: 2, Actual column count: 1."),
+])
+def test_arrow_udtf_cast_failures(spark: SparkSession, return_type: str, produced: list[Any], message: str) -> None:
+    with pytest.raises(PythonException) as failure:
+        _arrow_udtf(return_type, produced)(lit(1)).collect()
+    assert message in str(failure.value)

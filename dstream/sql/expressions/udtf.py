@@ -68,12 +68,15 @@ class PythonUDTF(Generator):
         What ``__init__`` takes besides ``self`` (``analyze``'s result, when it asks for it).
     keywords : tuple of str
         The names of the last arguments, passed to ``eval`` by name (``f(x => 1)``, ``f(x=lit(1))``).
+    arrow : bool
+        ``useArrow=True``: rows convert by PySpark's Arrow rules (see ``udtf_arrow``).
     """
 
     def __init__(self, handler: type, return_type: StructType, children: Sequence[Expression], name: str,
                  layout: ArgLayout | None = None, partition_keys: int = 0, init_args: tuple[Any, ...] = (),
-                 keywords: tuple[str, ...] = ()) -> None:
+                 keywords: tuple[str, ...] = (), arrow: bool = False) -> None:
         self.handler = handler
+        self.arrow = arrow
         self.init_args = init_args
         self.keywords = keywords
         self.return_type = return_type
@@ -88,7 +91,7 @@ class PythonUDTF(Generator):
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
         return PythonUDTF(self.handler, self.return_type, children, self.name, self.layout, self.partition_keys,
-                          self.init_args, self.keywords)
+                          self.init_args, self.keywords, self.arrow)
 
     def output_fields(self) -> list[tuple[str, DataType, bool]]:
         return [(f.name, f.dataType, f.nullable) for f in self.return_type.fields]
@@ -101,7 +104,7 @@ class PythonUDTF(Generator):
 
     def semantic_key(self) -> Any:
         return ("udtf", id(self.handler), self.return_type.simpleString(), self.layout, self.partition_keys,
-                self.keywords, tuple(c.semantic_key() for c in self.children))
+                self.keywords, self.arrow, tuple(c.semantic_key() for c in self.children))
 
     def generate(self, batch: pa.RecordBatch, ctx: EvalContext) -> tuple[pa.Array, list[pa.Array]]:
         """One batch as a whole partition (the physical ``Generate`` runs partitions through
@@ -178,6 +181,10 @@ def _call(udtf: PythonUDTF, instance: Any, method: str, args: tuple[Any, ...] = 
         raise _failure(method, f"The return value of the '{method}' method of the UDTF is invalid. It should be an "
                        f"iterable (e.g., generator or list), but got '{kind}'. Please make sure that the UDTF "
                        "returns one of these types.", "UDTF_RETURN_NOT_ITERABLE", {"type": kind, "func": method})
+    if udtf.arrow:
+        from .udtf_arrow import arrow_rows  # noqa: PLC0415 - pandas loads for Arrow UDTFs only
+
+        return arrow_rows(udtf.return_type, method, produced)
     return [_convert_row(udtf.return_type, method, row) for row in produced]
 
 
