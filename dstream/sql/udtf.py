@@ -195,7 +195,8 @@ def udtf(cls: type | None = None, *, returnType: StructType | str | None = None,
         The columns of its rows.
     useArrow : bool, optional
         Whether the rows ``eval`` yields convert by PySpark's Arrow rules (casts, as
-        ``pyarrow`` casts) rather than the pickled ones (a mismatched type gives null).
+        ``pyarrow`` casts) rather than the pickled ones (a mismatched type gives null);
+        by default the session's ``spark.sql.execution.pythonUDTF.arrow.enabled``.
         Arguments reach ``eval`` as Python values either way.
 
     Examples
@@ -209,6 +210,12 @@ def udtf(cls: type | None = None, *, returnType: StructType | str | None = None,
     >>> SquareNumbers(lit(1), lit(2)).collect()
     [Row(num=1, squared=1), Row(num=2, squared=4)]
     """
+    if useArrow is None:  # PySpark's default: the session's spark.sql.execution.pythonUDTF.arrow.enabled
+        from .session import SparkSession  # noqa: PLC0415 - the session module imports the functions
+
+        session = SparkSession.getActiveSession()
+        useArrow = session is not None and session.conf.get_boolean(  # noqa: N806 - PySpark's name
+            "spark.sql.execution.pythonUDTF.arrow.enabled", False)
     eval_type = SQL_ARROW_TABLE_UDF if useArrow else SQL_TABLE_UDF
     if cls is None:
         return lambda c: UserDefinedTableFunction(c, returnType, evalType=eval_type)

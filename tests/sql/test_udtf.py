@@ -442,3 +442,15 @@ def test_arrow_udtf_cast_failures(spark: SparkSession, return_type: str, produce
     with pytest.raises(PythonException) as failure:
         _arrow_udtf(return_type, produced)(lit(1)).collect()
     assert message in str(failure.value)
+
+
+def test_arrow_by_default_when_the_session_says_so(spark: SparkSession) -> None:
+    spark.conf.set("spark.sql.execution.pythonUDTF.arrow.enabled", "true")
+    try:
+        arrow = udtf(SquareNumbers, returnType="num: string, squared: double")
+    finally:
+        spark.conf.unset("spark.sql.execution.pythonUDTF.arrow.enabled")
+    pickled = udtf(SquareNumbers, returnType="num: string, squared: double")
+    assert arrow.evalType == 301 and pickled.evalType == 300
+    assert arrow(lit(1), lit(1)).collect() == [Row(num="1", squared=1.0)]
+    assert pickled(lit(1), lit(1)).collect() == [Row(num="1", squared=None)]  # an int is no double unconverted
