@@ -24,11 +24,12 @@ Invariants
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .column import Column, expr_of
-from .errors import PySparkAttributeError, PySparkNotImplementedError, PySparkTypeError
+from .column import Column, column_of, expr_of
+from .errors import PySparkAttributeError, PySparkNotImplementedError, PySparkRuntimeError, PySparkTypeError
 from .expressions.base import Expression
 from .expressions.udtf import PythonUDTF, SkipRestOfInputTableException
 from .types import DataType, StructType, _parse_datatype_string
@@ -100,9 +101,17 @@ class TableArg:
 
 
 def _column(c: ColumnOrName) -> Column:
-    from .functions import col  # noqa: PLC0415 - functions import this module
+    return column_of(c)
 
-    return c if isinstance(c, Column) else col(c)
+
+def _expr(text: str) -> Column:
+    """``F.expr(text)``, without importing the functions module (it imports this one)."""
+    from .parser import parse_expression  # noqa: PLC0415 - the parser loads on first use
+    from .udf_registration import active_sql_functions  # noqa: PLC0415 - loads with the first expression
+
+    result = parse_expression(text, active_sql_functions(sys.modules["dstream.sql.functions"]))
+    assert isinstance(result, Column)
+    return result
 
 
 def _validate(cls: Any, return_type: Any) -> None:
@@ -153,7 +162,7 @@ class UserDefinedTableFunction:
         _validate(func, returnType)
         self.func = func
         self._returnType = returnType
-        self._name = name or func.__name__
+        self._function_name = name or func.__name__
         self.evalType = evalType
         self.deterministic = deterministic
 
@@ -166,21 +175,35 @@ class UserDefinedTableFunction:
                             else self._returnType)
         if not isinstance(parsed, StructType):
             raise PySparkTypeError(
-                f"Mismatch in return type for the UDTF '{self._name}'. Expected a 'StructType', but got '{parsed}'. "
-                "Please ensure the return type is a correctly formatted StructType.", "UDTF_RETURN_TYPE_MISMATCH",
-                {"name": self._name, "return_type": str(parsed)})
+                f"Mismatch in return type for the UDTF '{self._function_name}'. Expected a 'StructType', "
+                f"but got '{parsed}'. Please ensure the return type is a correctly formatted StructType.",
+                "UDTF_RETURN_TYPE_MISMATCH",
+                {"name": self._function_name, "return_type": str(parsed)})
         return parsed
 
     def __call__(self, *args: ColumnOrName | TableArg, **kwargs: ColumnOrName | TableArg) -> DataFrame:
         """The rows of the function for these arguments (``kwargs`` reach ``eval`` by name): a DataFrame."""
-        from .session import SparkSession  # noqa: PLC0415 - the session module imports the functions
-
-        return udtf_frame(SparkSession.builder.getOrCreate(), self, list(args), kwargs=kwargs)
+        return udtf_frame(_session(), self, list(args), kwargs=kwargs)
 
     def asDeterministic(self) -> UserDefinedTableFunction:  # noqa: N802 - PySpark's name
         """This UDTF marked deterministic."""
         self.deterministic = True
         return self
+
+
+def _session() -> SparkSession:
+    """The active session, or a new one, as PySpark's UDTF call takes it.
+
+    The session module is looked up, not imported: it imports the functions, which import
+    this module. A session exists only once that module was imported.
+    """
+    module = sys.modules.get("dstream.sql.session")
+    if module is None:
+        raise PySparkRuntimeError(
+            "A UDTF called on Columns needs a SparkSession: create one first with "
+            "SparkSession.builder.getOrCreate().", "NO_ACTIVE_OR_DEFAULT_SESSION", {})
+    session: SparkSession = module.SparkSession.builder.getOrCreate()
+    return session
 
 
 def udtf(cls: type | None = None, *, returnType: StructType | str | None = None,  # noqa: N803 - PySpark's names
@@ -211,9 +234,8 @@ def udtf(cls: type | None = None, *, returnType: StructType | str | None = None,
     [Row(num=1, squared=1), Row(num=2, squared=4)]
     """
     if useArrow is None:  # PySpark's default: the session's spark.sql.execution.pythonUDTF.arrow.enabled
-        from .session import SparkSession  # noqa: PLC0415 - the session module imports the functions
-
-        session = SparkSession.getActiveSession()
+        module = sys.modules.get("dstream.sql.session")  # looked up, not imported: see _session
+        session = None if module is None else module.SparkSession.getActiveSession()
         useArrow = session is not None and session.conf.get_boolean(  # noqa: N806 - PySpark's name
             "spark.sql.execution.pythonUDTF.arrow.enabled", False)
     eval_type = SQL_ARROW_TABLE_UDF if useArrow else SQL_TABLE_UDF
@@ -274,15 +296,15 @@ def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: 
     tables = [a for a in args if isinstance(a, TableArg)]
     if len(tables) > 1 or (tables and left is not None):
         raise PySparkNotImplementedError(
-            f"The UDTF {function._name} takes at most one TABLE argument here, and none in a lateral call; pass "
-            "one table.", "NOT_IMPLEMENTED", {"feature": "several TABLE arguments of a Python UDTF"})
+            f"The UDTF {function._function_name} takes at most one TABLE argument here, and none in a lateral "
+            "call; pass one table.", "NOT_IMPLEMENTED", {"feature": "several TABLE arguments of a Python UDTF"})
     return_type = function.returnType
     selected: list[tuple[str, Column]] | None = None
     init_args: tuple[Any, ...] = ()
     if return_type is None:
         scope = tables[0]._df if tables else (left if left is not None else session.range(0, 1, 1, 1).select())
         described = [_analyze_argument(scope, a) for a in args]
-        result = analyze_call(function.func, function._name, described[:len(args) - len(keywords)],
+        result = analyze_call(function.func, function._function_name, described[:len(args) - len(keywords)],
                               dict(zip(keywords, described[len(args) - len(keywords):])))
         return_type = result.schema
         if tables:
@@ -308,7 +330,8 @@ def udtf_frame(session: SparkSession, function: UserDefinedTableFunction, args: 
             layout.append(None)
             children.append(expr_of(arg))
     children.extend(expr_of(k) for k in keys)
-    generator = Column(PythonUDTF(function.func, return_type, children, function._name, tuple(layout), len(keys),
+    name = function._function_name
+    generator = Column(PythonUDTF(function.func, return_type, children, name, tuple(layout), len(keys),
                                   init_args, keywords, function.evalType == SQL_ARROW_TABLE_UDF))
     if aliases:
         generator = generator.alias(*aliases)
@@ -331,21 +354,17 @@ def _analyze_argument(scope: DataFrame, arg: Any) -> AnalyzeArgument:
 
 def _as_analyzed(table: TableArg, result: AnalyzeResult) -> TableArg:
     """The table argument laid out as ``analyze`` asked (when the call itself did not say)."""
-    from .functions import expr  # noqa: PLC0415 - functions import this module
-
     if table._single or table._partition_by:
         return table
     orders = []
     for o in result.orderBy:
-        c = expr(o.name)
+        c = _expr(o.name)
         nulls_first = o.ascending if o.overrideNullsFirst is None else o.overrideNullsFirst
         orders.append((c.asc_nulls_first() if nulls_first else c.asc_nulls_last()) if o.ascending else
                       (c.desc_nulls_first() if nulls_first else c.desc_nulls_last()))
-    return TableArg(table._df, [expr(p.name) for p in result.partitionBy], orders, result.withSinglePartition)
+    return TableArg(table._df, [_expr(p.name) for p in result.partitionBy], orders, result.withSinglePartition)
 
 
 def _selection(result: AnalyzeResult) -> list[tuple[str, Column]] | None:
     """The ``Row`` fields ``analyze`` selected (name, expression), or None for the table's columns."""
-    from .functions import expr  # noqa: PLC0415 - functions import this module
-
-    return [(s.alias or s.name, expr(s.name)) for s in result.select] or None
+    return [(s.alias or s.name, _expr(s.name)) for s in result.select] or None

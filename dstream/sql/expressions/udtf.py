@@ -24,17 +24,17 @@ Invariants
 from __future__ import annotations
 
 import inspect
-import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
 
-from ..errors import PySparkRuntimeError, PythonException
+from ..errors import PythonException
 from ..types import DataType, StructType
 from .base import EvalContext, Expression
 from .generators import Generator
 from .udf import convert_result
+from .udtf_errors import udtf_failure as _failure
 
 __all__ = ["PythonUDTF", "SkipRestOfInputTableException", "run_udtf_partition"]
 
@@ -148,19 +148,6 @@ class PythonUDTF(Generator):
             args_out.append((tuple(args[:len(args) - named]), dict(zip(self.keywords, args[len(args) - named:]))))
             keys.append(tuple(row[width:]))
         return args_out, keys
-
-
-def _failure(method: str, message: str, condition: str = "UDTF_EXEC_ERROR",
-             parameters: dict[str, str] | None = None, cause: BaseException | None = None) -> PythonException:
-    """PySpark's worker error (a ``PySparkRuntimeError``) as the driver sees it: a ``PythonException``."""
-    error = PySparkRuntimeError(message, condition, parameters or {"method_name": method, "error": message})
-    text = "".join(traceback.format_exception(type(error), error, None))
-    if cause is not None:  # the user's own traceback first, as the worker prints it
-        text = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__)) + (
-            "\nDuring handling of the above exception, another exception occurred:\n\n" + text)
-    # PySpark's PythonException carries no condition of its own: the worker's error is in its text.
-    return PythonException(f"\n  An exception was thrown from the Python worker. Please see the stack trace below.\n"
-                           f"Traceback (most recent call last):\n{text}")
 
 
 def _call(udtf: PythonUDTF, instance: Any, method: str, args: tuple[Any, ...] = (),

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..types import StructType
-from .udtf import _failure
+from .udtf_errors import udtf_failure as _failure
 
 __all__ = ["arrow_rows"]
 

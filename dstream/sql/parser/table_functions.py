@@ -14,6 +14,7 @@ Invariants
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from dstream.sql.errors import AnalysisException
@@ -34,19 +35,22 @@ def scalar_arguments(node: TableFunction) -> tuple[Expr, ...]:
     return scalars
 
 
-def _table_argument(builder: Any, arg: TableArgument) -> Any:
-    from dstream.sql.udtf import TableArg  # noqa: PLC0415 - the UDTF module loads with its first use
+def _udtf_module() -> Any:
+    # Looked up, not imported: the UDTF module parses the names analyze() returns with this
+    # parser. It is loaded with the functions module, which every SQL builder calls.
+    return sys.modules["dstream.sql.udtf"]
 
+
+def _table_argument(builder: Any, arg: TableArgument) -> Any:
     df = builder.relation(arg.relation)
-    return TableArg(df, [builder.column(e) for e in arg.partition_by], [to_sort(i, builder.fns) for i in arg.order_by],
-                    arg.single)
+    partition_by = [builder.column(e) for e in arg.partition_by]
+    return _udtf_module().TableArg(df, partition_by, [to_sort(i, builder.fns) for i in arg.order_by], arg.single)
 
 
 def udtf_relation(builder: Any, node: TableFunction, left: Any = None) -> Any:
     """The DataFrame of the call ``node`` when it names a registered UDTF (``left``: a lateral call), else None."""
-    from dstream.sql.udtf import registered_udtf, udtf_frame  # noqa: PLC0415 - loads with its first use
-
-    function = registered_udtf(builder.session, node.name)
+    udtf = _udtf_module()
+    function = udtf.registered_udtf(builder.session, node.name)
     if function is None:
         return None
     def value(a: Expr | TableArgument) -> Any:
@@ -71,7 +75,7 @@ def udtf_relation(builder: Any, node: TableFunction, left: Any = None) -> Any:
             {"routineName": f"`{node.name}`", "parameterName": f"`{twice}`"})
     args = [value(a) for a in node.args[:first_named] if not isinstance(a, NamedArgument)]
     named = {a.name: value(a.value) for a in named_args}
-    return udtf_frame(builder.session, function, args, left, node.columns, named)
+    return udtf.udtf_frame(builder.session, function, args, left, node.columns, named)
 
 
 def lateral_function(builder: Any, node: LateralFunction) -> Any:
