@@ -34,19 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["DataFrameStatFunctions", "StatMethods"]
 
 
-def _orderable(dt: Any) -> bool:
-    """Whether Spark can sort by a column of type ``dt`` (no map, at any depth)."""
-    from .types import ArrayType, MapType, StructType  # noqa: PLC0415 - light import
-
-    if isinstance(dt, MapType):
-        return False
-    if isinstance(dt, ArrayType):
-        return _orderable(dt.elementType)
-    if isinstance(dt, StructType):
-        return all(_orderable(f.dataType) for f in dt.fields)
-    return True
-
-
 def _keep_strata(column: str, fractions: dict[Any, float], seed: int, index: int,
                  rows: Iterator[Row]) -> Iterator[Row]:
     from .kernels.xorshift import XORShiftRandom  # noqa: PLC0415 - loaded in the task
@@ -173,7 +160,9 @@ class StatMethods:
         bounds[-1] = 1.0
         # As Spark: each partition sorted by its orderable columns first, so the rows meet their
         # draws in the same order whatever order they came in (the splits stay disjoint and stable).
-        keys = [f.name for f in df.schema.fields if _orderable(f.dataType)]
+        from .expressions.hash_functions import contains_map  # noqa: PLC0415 - light import
+
+        keys = [f.name for f in df.schema.fields if not contains_map(f.dataType)]  # maps cannot be sorted
         source = df.sortWithinPartitions(*[df[k] for k in keys]) if keys else df
         return [df._new(Sample(upper, False, seed, source._plan, lower)) for lower, upper in zip(bounds, bounds[1:])]
 

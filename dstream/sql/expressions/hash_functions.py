@@ -53,7 +53,7 @@ from .base import EvalContext
 from .datetime_functions import epoch_value
 from .function_registry import FunctionSpec, register
 
-__all__ = ["murmur3_hash", "xxhash64"]
+__all__ = ["contains_map", "murmur3_hash", "xxhash64"]
 
 SEED = 42
 _M = 0xFFFFFFFF
@@ -232,20 +232,21 @@ def xxhash64(values: list[Any], types: list[DataType]) -> int:
     return h - (1 << 64) if h >> 63 else h
 
 
-def _contains_map(dt: DataType) -> bool:
+def contains_map(dt: DataType) -> bool:
+    """Whether ``dt`` is or holds a map at any depth (Spark neither hashes nor sorts those)."""
     if isinstance(dt, MapType):
         return True
     if isinstance(dt, ArrayType):
-        return _contains_map(dt.elementType)
+        return contains_map(dt.elementType)
     if isinstance(dt, StructType):
-        return any(_contains_map(f.dataType) for f in dt.fields)
+        return any(contains_map(f.dataType) for f in dt.fields)
     return False
 
 
 def _hash_types(name: str) -> Any:
     def check(types: list[DataType]) -> list[DataType | None]:
         for dt in types:
-            if _contains_map(dt):
+            if contains_map(dt):
                 raise TypeError(f'input to the function `{name}` cannot contain elements of the "MAP" type: '
                                 f'{dt.simpleString()}. In Spark, same maps may have different hashcode, thus '
                                 'hash expressions are prohibited on "MAP" elements')
