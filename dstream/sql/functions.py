@@ -18,7 +18,6 @@ Invariants
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -160,10 +159,9 @@ def expr(str: str) -> Column:  # noqa: A002 - PySpark's name
     str : str
         The expression.
     """
-    from .parser import parse_expression  # noqa: PLC0415 - the parser loads on first use
-    from .udf_registration import active_sql_functions  # noqa: PLC0415 - loads with the first expression
+    from .udf_registration import sql_column  # noqa: PLC0415 - loads with the first expression
 
-    result = parse_expression(str, active_sql_functions(sys.modules[__name__]))
+    result = sql_column(str)
     assert isinstance(result, Column)
     return result
 

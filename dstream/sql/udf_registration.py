@@ -28,7 +28,7 @@ from .errors import PySparkTypeError
 if TYPE_CHECKING:
     from .session import SparkSession
 
-__all__ = ["UDFRegistration", "active_registered_udf", "active_sql_functions", "sql_functions"]
+__all__ = ["UDFRegistration", "active_registered_udf", "active_sql_functions", "sql_column", "sql_functions"]
 
 
 class UDFRegistration:
@@ -135,3 +135,14 @@ def active_sql_functions(functions: ModuleType) -> ModuleType:
     session_module = sys.modules.get("dstream.sql.session")
     session = None if session_module is None else session_module.SparkSession.getActiveSession()
     return sql_functions(session, functions)
+
+
+def sql_column(text: str) -> Any:
+    """The Column an SQL expression string describes, built against the active session's functions.
+
+    What ``F.expr`` returns; also for modules the functions module imports, which cannot
+    import it back.
+    """
+    from .parser import parse_expression  # noqa: PLC0415 - the parser loads on first use
+
+    return parse_expression(text, active_sql_functions(sys.modules["dstream.sql.functions"]))

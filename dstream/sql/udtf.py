@@ -106,10 +106,9 @@ def _column(c: ColumnOrName) -> Column:
 
 def _expr(text: str) -> Column:
     """``F.expr(text)``, without importing the functions module (it imports this one)."""
-    from .parser import parse_expression  # noqa: PLC0415 - the parser loads on first use
-    from .udf_registration import active_sql_functions  # noqa: PLC0415 - loads with the first expression
+    from .udf_registration import sql_column  # noqa: PLC0415 - loads with the first expression
 
-    result = parse_expression(text, active_sql_functions(sys.modules["dstream.sql.functions"]))
+    result = sql_column(text)
     assert isinstance(result, Column)
     return result
 
