@@ -273,6 +273,57 @@ class GroupedData:
 
         return PandasCogroupedOps(self, other)
 
+    def transformWithStateInPandas(self, statefulProcessor: Any, outputStructType: Any,  # noqa: N802, N803
+                                   outputMode: str, timeMode: str, initialState: GroupedData | None = None,  # noqa: N803
+                                   eventTimeColumnName: str = "") -> DataFrame:  # noqa: N803 - PySpark's names
+        """Run a ``StatefulProcessor`` over each group, with named state variables and timers (state API v2).
+
+        Per key the processor's ``handleInputRows(key, rows, timerValues)`` gets the key's
+        rows as an iterator of ``pandas.DataFrame`` and yields frames of
+        ``outputStructType``; state lives in the value, list and map variables ``init``
+        declares on its handle, optionally with a time-to-live, and timers call
+        ``handleExpiredTimer`` when the processing time or the watermark passes them.
+        On a batch DataFrame each group is handled once and no timer fires.
+
+        Parameters
+        ----------
+        statefulProcessor : StatefulProcessor
+            An instance of a subclass of ``dstream.sql.streaming.StatefulProcessor``.
+        outputStructType : StructType or str
+            The schema of the frames the processor yields (DDL string accepted).
+        outputMode : str
+            ``"Append"`` or ``"Update"`` (case-insensitive).
+        timeMode : str
+            ``"None"``, ``"ProcessingTime"`` (timers on the batch timestamp, TTLs) or
+            ``"EventTime"`` (timers on the watermark; late rows are dropped).
+        initialState : GroupedData, optional
+            A batch DataFrame grouped by keys of the same types: ``handleInitialState`` is
+            called with each key's rows in the first micro-batch.
+        eventTimeColumnName : str, optional
+            A timestamp column of the output that carries the watermark on to the
+            operators after this one.
+
+        Returns
+        -------
+        DataFrame
+            The yielded rows, with ``outputStructType``'s columns.
+
+        Examples
+        --------
+        >>> class Count(StatefulProcessor):  # doctest: +SKIP
+        ...     def init(self, handle):
+        ...         self.n = handle.getValueState("n", "n long")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.n.get() or (0,))[0] + sum(len(r) for r in rows)
+        ...         self.n.update((n,))
+        ...         yield pd.DataFrame({"id": [key[0]], "count": [n]})
+        >>> df.groupBy("id").transformWithStateInPandas(Count(), "id long, count long", "Update", "None")
+        ... # doctest: +SKIP
+        """
+        return self._df.sparkSession._streaming().transform_with_state_in_pandas(
+            self._df, self._keys, statefulProcessor, outputStructType, outputMode, timeMode, initialState,
+            eventTimeColumnName)
+
     def applyInPandasWithState(self, func: Any, outputStructType: Any, stateStructType: Any,  # noqa: N802, N803
                                outputMode: str, timeoutConf: str) -> DataFrame:  # noqa: N803 - PySpark's names
         """Call ``func(key, frames, state)`` for each group with its ``GroupState``; it returns pandas frames.

@@ -20,6 +20,7 @@ from .progress import StreamingQueryProgress, StreamingQueryStatus
 from .query import StreamingQuery, StreamingQueryManager
 from .readwriter import DataStreamReader, DataStreamWriter
 from .sources.memory import MemoryStream
+from .stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 __all__ = [
     "DataStreamReader",
@@ -31,6 +32,8 @@ __all__ = [
     "QueryProgressEvent",
     "QueryStartedEvent",
     "QueryTerminatedEvent",
+    "StatefulProcessor",
+    "StatefulProcessorHandle",
     "StreamingQuery",
     "StreamingQueryListener",
     "StreamingQueryManager",

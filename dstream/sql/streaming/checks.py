@@ -69,8 +69,8 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
                 _fail("Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using "
                       "approx_count_distinct() instead.")
     if output_mode == "complete" and not aggs:
-        _fail("Complete output mode not supported when there are no streaming aggregations on streaming "
-              "DataFrames/Datasets", _OUTPUT_MODE)
+        _fail("Invalid streaming output mode: complete. This output mode is not supported for no streaming "
+              "aggregations on streaming DataFrames/DataSets.", _OUTPUT_MODE)
     if output_mode == "append":
         for agg in aggs:
             if not _has_watermarked_key(agg):

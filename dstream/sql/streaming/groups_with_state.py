@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ..dataframe import DataFrame
 
 __all__ = ["FlatMapGroupsWithState", "check_groups_with_state", "groups_with_state", "parse_struct",
-           "watermarked_input"]
+           "project_keys", "watermarked_input"]
 
 
 class FlatMapGroupsWithState(UnaryPlan):
@@ -156,6 +156,14 @@ def groups_with_state(df: DataFrame, keys: Sequence[Expression], func: Any, outp
     timeout = timeout_kind(timeout_conf)
     data = df._plan.output()
     child, grouping = rewrite_window_grouping(df._plan, keys)
+    child, key_attrs = project_keys(child, grouping)
+    node = FlatMapGroupsWithState(func, key_attrs, data, attributes_of(output_schema), state_schema, output_schema,
+                                  mode, timeout, is_map, child)
+    return df._new(node)
+
+
+def project_keys(child: LogicalPlan, grouping: Sequence[Expression]) -> tuple[LogicalPlan, list[AttributeReference]]:
+    """``child`` with the grouping expressions that are not columns projected, and the key attributes."""
     key_attrs: list[AttributeReference] = []
     computed: list[Expression] = []
     for key in grouping:
@@ -170,9 +178,7 @@ def groups_with_state(df: DataFrame, keys: Sequence[Expression], func: Any, outp
         key_attrs.append(named.to_attribute())
     if computed:
         child = Project([*child.output(), *computed], child)
-    node = FlatMapGroupsWithState(func, key_attrs, data, attributes_of(output_schema), state_schema, output_schema,
-                                  mode, timeout, is_map, child)
-    return df._new(node)
+    return child, key_attrs
 
 
 def watermarked_input(node: FlatMapGroupsWithState) -> AttributeReference | None:

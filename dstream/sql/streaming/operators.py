@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from .state import aggregate, dedup, group_state_exec, join, limit  # noqa: F401
+from .state import aggregate, dedup, group_state_exec, join, limit, transform_with_state_exec  # noqa: F401

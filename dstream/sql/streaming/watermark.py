@@ -169,6 +169,9 @@ def event_time_columns(plan: LogicalPlan) -> dict[int, int]:
         delay = _window_delay(plan.time_expr, found)
         if delay is not None:
             found[plan.output_attr.expr_id] = delay
+    elif (carried := getattr(plan, "event_time_output", None)) is not None and found:
+        # transformWithState's eventTimeColumnName: its output column carries the watermark on.
+        found[carried.expr_id] = 0
     return found
 
 

@@ -188,7 +188,8 @@ def test_an_idle_query_reports_progress_before_any_data(spark: SparkSession) -> 
 def test_refused_at_start_with_sparks_reasons(spark: SparkSession) -> None:
     stream = MemoryStream("k string, t timestamp", spark)
     df = stream.toDF()
-    with pytest.raises(AnalysisException, match="Complete output mode not supported"):
+    with pytest.raises(AnalysisException, match="Invalid streaming output mode: complete. This output mode is not "
+                                                "supported for no streaming aggregations"):
         df.writeStream.outputMode("complete").format("memory").queryName("x").start()
     with pytest.raises(AnalysisException, match="Append output mode not supported"):
         df.groupBy("k").count().writeStream.format("memory").queryName("x").start()

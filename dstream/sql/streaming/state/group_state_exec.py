@@ -35,7 +35,7 @@ Invariants
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -48,6 +48,7 @@ from ...execution.context import QueryContext
 from ...execution.exchange import ShuffleExchangeExec
 from ...execution.physical import PhysicalPlan, key_names
 from ...execution.planner import plan_physical, register_planner
+from ...expressions.base import AttributeReference
 from ...local_data import rows_to_batches
 from ...plan.logical import LogicalPlan
 from ...row import Row
@@ -60,15 +61,16 @@ from ..watermark import event_time_us
 from .rows import RowCodec
 from .store import StateLocation, StateStore
 
-__all__ = ["BatchGroupsWithStateExec", "FlatMapGroupsWithStateExec", "GroupsFunction"]
+__all__ = ["BatchGroupsWithStateExec", "FlatMapGroupsWithStateExec", "GroupsFunction", "keyed_exchange", "order_key",
+           "timer_batches"]
 
 
-def _order(value: Any) -> Any:
+def order_key(value: Any) -> Any:
     """A sort key for plain key values: nulls first, then values (nested tuples too)."""
     if value is None:
         return (0,)
     if isinstance(value, tuple):
-        return (1, tuple(_order(v) for v in value))
+        return (1, tuple(order_key(v) for v in value))
     return (1, value)
 
 
@@ -107,7 +109,7 @@ class GroupsFunction:
         for i, key in enumerate(plain):
             index.setdefault(key, []).append(i)
         return [(key, keys[at[0]], [rows[i] for i in at]) for key, at in sorted(index.items(),
-                                                                               key=lambda kv: _order(kv[0]))]
+                                                                               key=lambda kv: order_key(kv[0]))]
 
     def key_tuples(self, plain_keys: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The key tuples the function sees for stored (plain) keys."""
@@ -236,7 +238,7 @@ class _Operator:
         if self.threshold_ms is not None:
             threshold = self.threshold_ms
             expired = sorted(((k, v) for k, v in store.items() if v[1] != NO_TIMESTAMP and v[1] < threshold),
-                             key=lambda kv: _order(kv[0]))
+                             key=lambda kv: order_key(kv[0]))
             key_tuples = fn.key_tuples([k for k, _ in expired])
             values = fn.state_rows([v[0] for _, v in expired])
             calls = []
@@ -320,15 +322,25 @@ class BatchGroupsWithStateExec(PhysicalPlan):
         return f"MapGroups [{keys}], {self.node.operation}"
 
 
-def _exchange(node: FlatMapGroupsWithState, child: PhysicalPlan, partitions: int) -> PhysicalPlan:
-    if node.keys:
-        return ShuffleExchangeExec("hash", node.keys, partitions, child)
+def timer_batches(info: Any, processing_time: bool, event_time: bool) -> Callable[[int], bool]:
+    """When an operator with timers needs a batch without data (Spark's rule): on every trigger with
+    processing-time timers, and with event-time ones whenever the watermark moved."""
+    def needs_batch(new_watermark_ms: int) -> bool:
+        return processing_time or (event_time and new_watermark_ms > info.watermark_for_eviction_ms)
+    return needs_batch
+
+
+def keyed_exchange(keys: list[AttributeReference], child: PhysicalPlan, partitions: int) -> PhysicalPlan:
+    """``child`` hash-exchanged on ``keys`` into ``partitions`` (one partition without keys)."""
+    if keys:
+        return ShuffleExchangeExec("hash", keys, partitions, child)
     return ShuffleExchangeExec("single", [], 1, child)
 
 
 def _plan_batch(plan: LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, FlatMapGroupsWithState)
-    return BatchGroupsWithStateExec(plan, _exchange(plan, plan_physical(plan.child, qctx), qctx.shuffle_partitions))
+    child = plan_physical(plan.child, qctx)
+    return BatchGroupsWithStateExec(plan, keyed_exchange(plan.keys, child, qctx.shuffle_partitions))
 
 
 def _plan_streaming(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPlanner) -> PhysicalPlan | None:
@@ -339,15 +351,11 @@ def _plan_streaming(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPl
     child = plan_physical(plan.child, qctx)
     info = planner.info
     partitions = info.state_partitions if plan.keys else 1
-    timeout = plan.timeout
-
-    def needs_batch(new_watermark_ms: int) -> bool:
-        if timeout == GroupStateTimeout.ProcessingTimeTimeout:
-            return True
-        return timeout == GroupStateTimeout.EventTimeTimeout and new_watermark_ms > info.watermark_for_eviction_ms
+    needs_batch = timer_batches(info, processing_time=plan.timeout == GroupStateTimeout.ProcessingTimeTimeout,
+                                event_time=plan.timeout == GroupStateTimeout.EventTimeTimeout)
     op = info.operator(operator_id, "flatMapGroupsWithState", needs_batch, partitions)
     operator = _Operator(GroupsFunction(plan, python_time_zone()), plan, planner, operator_id, op.accumulator)
-    return FlatMapGroupsWithStateExec(operator, plan, _exchange(plan, child, partitions))
+    return FlatMapGroupsWithStateExec(operator, plan, keyed_exchange(plan.keys, child, partitions))
 
 
 register_planner(FlatMapGroupsWithState, _plan_batch)
