@@ -111,6 +111,13 @@ class Catalog:
                 "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS", {"relationName": shown})
         views[key] = df
 
+    def _is_temp_view(self, name: str) -> bool:
+        """Whether ``name`` is a temporary view (``global_temp.x`` for a global one)."""
+        database, _, rest = name.partition(".")
+        if rest and database.lower() == GLOBAL_TEMP_DATABASE:
+            return rest.lower() in self._global_views()
+        return name.lower() in self._views
+
     def _lookup(self, name: str) -> DataFrame:
         database, _, rest = name.partition(".")
         if rest and database.lower() == GLOBAL_TEMP_DATABASE:
@@ -127,7 +134,9 @@ class Catalog:
         if view is None:
             raise AnalysisException(
                 f"The table or view `{name}` cannot be found. Verify the spelling and correctness of the "
-                "schema and catalog. To tolerate the error on drop use DROP VIEW IF EXISTS.",
+                "schema and catalog.\nIf you did not qualify the name with a schema, verify the current_schema() "
+                "output, or qualify the name with the correct schema and catalog.\nTo tolerate the error on drop "
+                "use DROP VIEW IF EXISTS or DROP TABLE IF EXISTS.",
                 "TABLE_OR_VIEW_NOT_FOUND", {"relationName": f"`{name}`"})
         return view
 

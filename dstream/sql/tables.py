@@ -104,6 +104,34 @@ def lookup_table(session: SparkSession, name: str) -> DataFrame | None:
     return table.read(session)
 
 
+def managed_table(session: SparkSession, name: str) -> ManagedTable | None:
+    """The catalog's record of table ``name`` (``None`` for a view or an unknown name)."""
+    try:
+        return _tables(session).get(_plain_name(name).lower())
+    except AnalysisException:
+        return None
+
+
+def streaming_table(session: SparkSession, name: str, fmt: str, schema: Any, partition_by: list[str]) -> ManagedTable:
+    """The table a streaming query's ``toTable(name)`` writes into: the existing one, or a new empty
+    managed table of ``fmt`` with the stream's ``schema`` (its directory made now)."""
+    plain = _plain_name(name)
+    tables = _tables(session)
+    existing = tables.get(plain.lower())
+    if existing is not None:
+        return existing
+    path = os.path.join(warehouse_dir(session), plain.lower())
+    if os.path.exists(path):
+        raise AnalysisException(
+            f"Cannot name the managed table as `default`.`{plain}`, as its associated "
+            f"location 'file:{path}' already exists. Please pick a different table name, or remove the existing "
+            "location first.", "LOCATION_ALREADY_EXISTS", {"location": f"file:{path}"})
+    os.makedirs(path)
+    table = tables[plain.lower()] = ManagedTable(plain, path, fmt.lower(), list(partition_by),
+                                                 _stored_schema(schema, partition_by))
+    return table
+
+
 def table_names(session: SparkSession) -> list[str]:
     """The managed tables' names (lower case)."""
     return sorted(_tables(session))
@@ -165,7 +193,7 @@ def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: l
     if os.path.exists(path):
         shutil.rmtree(path)
     _write(df, path, fmt, "error", partition_by, options)
-    tables[plain.lower()] = ManagedTable(plain, path, fmt, list(partition_by), _stored_schema(df, partition_by))
+    tables[plain.lower()] = ManagedTable(plain, path, fmt, list(partition_by), _stored_schema(df.schema, partition_by))
 
 
 def insert_into(df: DataFrame, name: str, overwrite: bool) -> None:
@@ -209,10 +237,10 @@ def drop_table(session: SparkSession, name: str) -> bool:
     return True
 
 
-def _stored_schema(df: DataFrame, partition_by: list[str]) -> Any:
+def _stored_schema(schema: Any, partition_by: list[str]) -> Any:
     """The schema the table's files are read with: the rows', partition columns last (as they are read)."""
     from .types import StructType  # noqa: PLC0415 - light import
 
-    fields = [f for f in df.schema.fields if f.name not in partition_by]
-    fields += [f for name in partition_by for f in df.schema.fields if f.name == name]
+    fields = [f for f in schema.fields if f.name not in partition_by]
+    fields += [f for name in partition_by for f in schema.fields if f.name == name]
     return StructType(fields)

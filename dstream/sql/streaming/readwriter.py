@@ -2,8 +2,8 @@
 
 What this module owns
 ---------------------
-* :class:`DataStreamReader`: ``format``/``option``/``schema``/``load`` and the
-  shortcuts ``text``/``csv``/``json``/``parquet``; ``load`` asks the format's provider
+* :class:`DataStreamReader`: ``format``/``option``/``schema``/``load``, the shortcuts
+  ``text``/``csv``/``json``/``parquet``/``orc`` and ``table``; ``load`` asks the format's provider
   for the schema and returns a streaming DataFrame over a
   :class:`~.relation.StreamingRelation`. Nothing is read until a query starts.
 * :class:`DataStreamWriter`: ``outputMode``, ``format``, ``option``, ``partitionBy``,
@@ -84,7 +84,7 @@ class DataStreamReader(OptionsBuilder):
                                         f"Got {path!r}", "VALUE_NOT_NON_EMPTY_STR",
                                         {"arg_name": "path", "arg_value": str(path)})
             self._options["path"] = path
-        name = self._format or self._session.conf.get("spark.sql.sources.default", "parquet") or "parquet"
+        name = self._format or _default_source(self._session)
         provider = source_provider(name)
         schema_now = provider.schema(self._session, dict(self._options), self._schema)
         spec = SourceSpec(name.lower(), dict(self._options), schema_now, provider)
@@ -107,8 +107,35 @@ class DataStreamReader(OptionsBuilder):
         """A stream of the rows of new Parquet files in ``path``."""
         return self.format("parquet").load(path, **options)
 
+    def orc(self, path: str, **options: Any) -> DataFrame:
+        """A stream of the rows of new ORC files in ``path``."""
+        return self.format("orc").load(path, **options)
+
+    def table(self, tableName: str) -> DataFrame:  # noqa: N803 - PySpark's name
+        """A stream of the rows of the table ``tableName``: new files in its directory, or a streaming view.
+
+        A file-based table (``saveAsTable``, ``toTable``) streams as a file source over its
+        directory, with its format and schema; a temporary view of a streaming DataFrame is
+        that DataFrame; a view of a batch DataFrame is refused, as in Spark.
+        """
+        from ..tables import managed_table  # noqa: PLC0415 - the catalog's tables load with their first use
+
+        table = managed_table(self._session, tableName)
+        if table is not None:
+            return self.format(table.format).schema(table.schema).options(**table.options).load(table.path)
+        view = self._session.table(tableName)  # TABLE_OR_VIEW_NOT_FOUND when there is none
+        if not view.isStreaming:
+            raise AnalysisException(f"{tableName} is not a temp view of streaming logical plan, please use batch API "
+                                    "such as `DataFrameReader.table` to read it.")
+        return view
+
 
 _MODES = ("append", "complete", "update")
+
+
+def _default_source(session: SparkSession) -> str:
+    """Spark's source when none is named: ``spark.sql.sources.default`` (parquet)."""
+    return session.conf.get("spark.sql.sources.default", "parquet") or "parquet"
 
 
 class DataStreamWriter(OptionsBuilder):
@@ -116,7 +143,7 @@ class DataStreamWriter(OptionsBuilder):
 
     def __init__(self, df: DataFrame) -> None:
         self._df = df
-        self._format = "console"
+        self._format: str | None = None  # Spark's default: spark.sql.sources.default (parquet)
         self._mode = "append"
         self._options: dict[str, str] = {}
         self._partition_by: list[str] = []
@@ -185,11 +212,42 @@ class DataStreamWriter(OptionsBuilder):
         self._sink = ForeachBatchSink(func)
         return self
 
-    def toTable(self, tableName: str, **options: Any) -> StreamingQuery:  # noqa: N802,N803 - PySpark's name
-        """Not supported: dstreams has no table catalog; write files or use the memory sink."""
-        raise AnalysisException(
-            f"toTable({tableName!r}) needs a table catalog, which dstreams does not have: use "
-            f".format('parquet').option('path', dir).start(), or .format('memory').queryName(name).start().")
+    def _settings(self, format: str | None, output_mode: str | None,  # noqa: A002 - PySpark's name
+                  partition_by: str | list[str] | None, query_name: str | None, options: dict[str, Any]) -> None:
+        """What ``start`` and ``toTable`` take as arguments, as the setters would set them."""
+        if format is not None:
+            self.format(format)
+        self.options(**options)
+        if output_mode is not None:
+            self.outputMode(output_mode)
+        if partition_by is not None:
+            self.partitionBy(partition_by)
+        if query_name is not None:
+            self.queryName(query_name)
+
+    def toTable(self, tableName: str, format: str | None = None, outputMode: str | None = None,  # noqa: N802, N803, A002
+                partitionBy: str | list[str] | None = None, queryName: str | None = None,  # noqa: N803
+                **options: Any) -> StreamingQuery:
+        """Start the query writing into the table ``tableName`` (created, empty, if it does not exist).
+
+        As Spark does for a file-based table: a file sink in the table's directory, in the
+        table's format (an explicit other format is refused); batch reads of the table then
+        see the committed files of the sink's manifest.
+        """
+        from ..tables import streaming_table  # noqa: PLC0415 - the catalog's tables load with their first use
+
+        self._settings(format, outputMode, partitionBy, queryName, options)
+        session = self._df.sparkSession
+        if session.catalog._is_temp_view(tableName):
+            raise AnalysisException(f"Temporary view {tableName} doesn't support streaming write.")
+        source = self._format or _default_source(session)
+        table = streaming_table(session, tableName, source, self._df.schema, list(self._partition_by))
+        if source.lower() != table.format.lower():
+            raise AnalysisException(f"The input source({source}) is different from the table {tableName}'s data "
+                                    f"source provider({table.format}).")
+        if not self._partition_by and table.partition_by:
+            self._partition_by = list(table.partition_by)
+        return self.start(path=table.path, format=table.format)
 
     def start(self, path: str | None = None, format: str | None = None,  # noqa: A002 - PySpark's name
               outputMode: str | None = None, partitionBy: str | list[str] | None = None,  # noqa: N803
@@ -198,15 +256,7 @@ class DataStreamWriter(OptionsBuilder):
         from .microbatch import MicroBatchExecution
         from .query import streams_of
 
-        self.options(**options)
-        if outputMode is not None:
-            self.outputMode(outputMode)
-        if partitionBy is not None:
-            self.partitionBy(partitionBy)
-        if queryName is not None:
-            self.queryName(queryName)
-        if format is not None:
-            self.format(format)
+        self._settings(format, outputMode, partitionBy, queryName, options)
         if path is not None:
             self._options["path"] = path
         df = self._df
@@ -214,12 +264,13 @@ class DataStreamWriter(OptionsBuilder):
             raise AnalysisException("'writeStream' can be called only on streaming Dataset/DataFrame")
         session = df.sparkSession
         plan = df._plan
-        check_streaming_query(plan, self._mode)
         sink = self._sink
         needs_checkpoint = False
         if sink is None:
-            provider = sink_provider(self._format)
+            provider = sink_provider(self._format or _default_source(session))
             needs_checkpoint = provider.needs_checkpoint
+            provider.check_output_mode(self._mode)  # before the query's checks, as Spark
+        check_streaming_query(plan, self._mode)
         checkpoint, temporary = self._checkpoint(session, needs_checkpoint)
         if sink is None:
             sink = provider.create(session, dict(self._options), self._mode, list(self._partition_by), self._name)
@@ -240,5 +291,5 @@ class DataStreamWriter(OptionsBuilder):
         if needs_checkpoint:
             raise AnalysisException(
                 "checkpointLocation must be specified either through option(\"checkpointLocation\", ...) or "
-                "SparkSession.conf.set(\"spark.sql.streaming.checkpointLocation\", ...)")
+                "SparkSession.conf.set(\"spark.sql.streaming.checkpointLocation\", ...).")
         return temporary_checkpoints.create(), True

@@ -174,7 +174,8 @@ def test_compaction_at_batch_9(spark: SparkSession, tmp_path: Path) -> None:
 
 
 def test_sink_option_errors(spark: SparkSession, tmp_path: Path) -> None:
-    with pytest.raises(AnalysisException, match="Data source parquet does not support Complete output mode"):
+    with pytest.raises(AnalysisException, match="Invalid streaming output mode: complete. This output mode is not "
+                                                "supported in Data Source parquet"):
         make_sink(spark, tmp_path / "out", "parquet", mode="complete")
     with pytest.raises(IllegalArgumentException, match="'path' is not specified"):
         sink_provider("csv").create(spark, {}, "append", [], None)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ...errors import AnalysisException
 from ..registry import FormatRegistry
 
 if TYPE_CHECKING:
@@ -50,11 +51,24 @@ class SinkProvider:
 
     #: Whether a query writing here needs a ``checkpointLocation`` (no temporary one).
     needs_checkpoint: bool = False
+    #: The output modes the format can write (``None``: all three).
+    output_modes: tuple[str, ...] | None = None
+    #: The format's name in messages.
+    format_name: str = ""
 
     def create(self, session: SparkSession, options: dict[str, str], output_mode: str, partition_by: list[str],
                query_name: str | None) -> Sink:
         """A sink for one run of a query."""
         raise NotImplementedError
+
+    def check_output_mode(self, output_mode: str) -> None:
+        """Refuse, with Spark's error, an output mode the format cannot write."""
+        mode = output_mode.lower()
+        if self.output_modes is not None and mode not in self.output_modes:
+            raise AnalysisException(
+                f"Invalid streaming output mode: {mode}. This output mode is not supported in Data Source "
+                f"{self.format_name}.", "STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE",
+                {"className": self.format_name, "outputMode": mode})
 
 
 SINKS: FormatRegistry[SinkProvider] = FormatRegistry("sinks")

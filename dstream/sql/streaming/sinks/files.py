@@ -49,7 +49,7 @@ __all__ = ["FileStreamSink", "FileStreamSinkProvider"]
 
 _LOG = logging.getLogger(__name__)
 
-FORMATS = ("text", "csv", "json", "parquet")
+FORMATS = ("text", "csv", "json", "parquet", "orc")
 #: What Spark's manifest entries say for a local file (HDFS's notions, fixed here).
 _BLOCK_REPLICATION = 1
 _BLOCK_SIZE = 33554432
@@ -65,17 +65,16 @@ class FileStreamSinkProvider(SinkProvider):
     def __init__(self, format_name: str) -> None:
         self.format_name = format_name
 
+    output_modes = ("append",)
+
     def create(self, session: SparkSession, options: dict[str, str], output_mode: str, partition_by: list[str],
                query_name: str | None) -> FileStreamSink:
-        """A sink writing under ``options["path"]``; only the append output mode is allowed."""
+        """A sink writing under ``options["path"]`` (the query's output mode is append: ``output_modes``)."""
         path = options.get("path")
         if not path:
             raise IllegalArgumentException("'path' is not specified: pass the output directory to start(path) or "
                                            "option('path', dir).")
-        if output_mode.lower() != "append":
-            raise AnalysisException(
-                f"Data source {self.format_name} does not support {output_mode.capitalize()} output mode. File "
-                "sinks only append: use outputMode('append') (with a watermark for aggregations).")
+        self.check_output_mode(output_mode)
         return FileStreamSink(session, self.format_name, path, options, partition_by)
 
 
