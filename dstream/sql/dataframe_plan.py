@@ -97,6 +97,22 @@ class PlanMethods:
         df: Any = self
         return df[colName]
 
+    def metadataColumn(self, colName: str) -> Column:  # noqa: N802,N803 - PySpark's names
+        """A hidden metadata column of the DataFrame's file scan by name (``"_metadata"``), as a Column.
+
+        Unlike ``df["_metadata"]`` it is never a data column of the same name.
+        """
+        from .plan.builders import hidden_columns  # noqa: PLC0415 - the plan builders load with the first query
+
+        df: Any = self
+        found = [a for a in hidden_columns(df._plan) if a.name.lower() == str(colName).lower()]
+        if not found:
+            raise AnalysisException(
+                f"A metadata column named `{colName}` does not exist here: file scans (spark.read.parquet(...) "
+                "and the other file formats) have `_metadata`, reachable through filters, sorts and limits.",
+                "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION", {"objectName": f"`{colName}`"})
+        return Column(found[0])
+
     def to(self, schema: StructType) -> DataFrame:
         """The columns of ``schema``, picked by name in its order and cast to its types (others dropped)."""
         if not isinstance(schema, StructType):

@@ -31,6 +31,7 @@ from rdd import RDD
 
 from .errors import AnalysisException, IllegalArgumentException, PySparkValueError
 from .io import abort_output, commit_output, get_format, list_input_files, prepare_output, write_task
+from .io.file_metadata import metadata_attribute
 from .io.writer import check_writable, file_extension
 from .local_data import attributes_of, schema_argument
 from .plan.logical import FileRelation
@@ -137,7 +138,8 @@ class DataFrameReader(OptionsBuilder):
             raise AnalysisException(
                 f"Unable to infer schema for {title}. It must be specified manually (no data file under "
                 f"{', '.join(paths)}; give a schema with .schema(...)).", "UNABLE_TO_INFER_SCHEMA", {"format": title})
-        relation = FileRelation(attributes_of(file_schema), self._format, files, options_now, file_schema)
+        relation = FileRelation(attributes_of(file_schema), self._format, files, options_now, file_schema,
+                                metadata=metadata_attribute(self._format))
         return self._session._new_dataframe(relation)
 
     def text(self, paths: str | list[str], wholetext: bool = False, lineSep: str | None = None,  # noqa: N803

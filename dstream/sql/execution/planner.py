@@ -98,7 +98,8 @@ def _arrow_rdd(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
 
 def _file(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:
     assert isinstance(plan, L.FileRelation)
-    return FileScanExec(plan.output(), plan.format_name, plan.files, plan.options, plan.schema, plan.pushed_filters)
+    return FileScanExec(plan.output(), plan.format_name, plan.files, plan.options, plan.schema, plan.pushed_filters,
+                        None if plan.metadata is None else plan.metadata.expr_id)
 
 
 def _cached(plan: L.LogicalPlan, qctx: QueryContext) -> PhysicalPlan:

@@ -77,6 +77,34 @@ def _read_split(fmt: Any, schema: Any, options: dict[str, Any], columns: list[st
             yield conform_batch(batch, target) if named else batch.select([])
 
 
+def _read_split_with_metadata(fmt: Any, schema: Any, options: dict[str, Any], columns: list[str], filters: Any,
+                              target: pa.Schema, at: int, split: Any) -> Iterator[pa.RecordBatch]:
+    """The split's batches with the hidden ``_metadata`` column inserted at position ``at`` of ``target``."""
+    from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - only scans that show _metadata need these
+    from ..io.file_metadata import SplitMetadata  # noqa: PLC0415
+
+    data_target = pa.schema([f for i, f in enumerate(target) if i != at])
+    meta_type = target.field(at).type
+    meta = SplitMetadata(split.path, split.start, split.length, meta_type, _first_row(split, meta_type))
+    # Batches without columns have no rows: with only _metadata wanted, one column is read for the count.
+    counted = columns or [schema.fields[0].name]
+    read_target = data_target if columns else pa.schema([pa.field("_count", to_arrow_type(schema.fields[0].dataType))])
+    for batch in _read_split(fmt, schema, options, counted, filters, read_target, True, split):
+        arrays = list(batch.columns) if columns else []
+        arrays.insert(at, meta.column(batch.num_rows))
+        yield pa.RecordBatch.from_arrays(arrays, schema=target)
+
+
+def _first_row(split: Any, meta_type: pa.StructType) -> int:
+    """The file position of the split's first row (its row groups start past the earlier groups' rows)."""
+    if meta_type.get_field_index("row_index") < 0 or not getattr(split, "row_groups", None):
+        return 0
+    import pyarrow.parquet as pq  # noqa: PLC0415 - only Parquet splits have row groups
+
+    meta = pq.ParquetFile(split.path).metadata
+    return sum(meta.row_group(i).num_rows for i in range(min(split.row_groups)))
+
+
 def _block(split: Any) -> tuple[str, int, int]:
     """``(uri, start, length)`` of a split, as ``input_file_name()`` and its siblings report it."""
     from ..io.manifest import path_to_uri  # noqa: PLC0415 - the io package loads with the first read
@@ -184,13 +212,14 @@ class FileScanExec(PhysicalPlan):
     """``Scan <format>``: one partition per file split, read in the task, columns renamed to ids."""
 
     def __init__(self, output: Sequence[AttributeReference], format_name: str, files: Sequence[str],
-                 options: dict[str, str], schema: Any, filters: Sequence[Any]) -> None:
+                 options: dict[str, str], schema: Any, filters: Sequence[Any], metadata_id: int | None = None) -> None:
         self.output = list(output)
         self.format_name = format_name
         self.files = list(files)
         self.options = dict(options)
         self.schema = schema
         self.filters = list(filters)
+        self.metadata_id = metadata_id  # the hidden _metadata column's id, when the output has it
 
     def execute(self, qctx: QueryContext) -> Any:
         from ..io import get_format  # noqa: PLC0415 - the readers load with the first file scan
@@ -199,13 +228,20 @@ class FileScanExec(PhysicalPlan):
         options = dict(self.options)
         options.setdefault("spark.sql.session.timeZone", qctx.eval_ctx.time_zone)
         splits = fmt.splits(self.files, options)
-        columns = [a.name for a in self.output]
-        names, schema, filters = key_names(self.output), self.schema, self.filters or None
+        meta_at = next((i for i, a in enumerate(self.output) if a.expr_id == self.metadata_id), None)
+        data = [a for a in self.output if a.expr_id != self.metadata_id]
+        columns = [a.name for a in data]
+        names, schema, filters = key_names(data), self.schema, self.filters or None
         target = arrow_schema(self.output)
 
         if not splits:
             return qctx.sc.parallelize([], 1)
-        read = functools.partial(_read_split, fmt, schema, options, columns, filters, target, bool(names))
+        if meta_at is not None:
+            # Row groups skipped by their statistics would shift row_index: read them all
+            # (the filters stay above the scan).
+            read = functools.partial(_read_split_with_metadata, fmt, schema, options, columns, None, target, meta_at)
+        else:
+            read = functools.partial(_read_split, fmt, schema, options, columns, filters, target, bool(names))
         return qctx.sc.parallelize(splits, len(splits)).flatMap(read)
 
     def estimated_size(self) -> int:

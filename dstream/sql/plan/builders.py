@@ -32,7 +32,21 @@ from ..expressions.predicates import And, EqualNullSafe, EqualTo
 from ..expressions.window_functions import WindowExpression
 from ..types import DataType
 from .analysis import Resolver, ensure_named, quote, resolve_star, unique_outputs
-from .logical import Aggregate, Filter, Generate, Join, LogicalPlan, Project, Sort, SubqueryAlias, Union
+from .logical import (
+    Aggregate,
+    Filter,
+    Generate,
+    Join,
+    LeafPlan,
+    Limit,
+    LogicalPlan,
+    Project,
+    Repartition,
+    Sample,
+    Sort,
+    SubqueryAlias,
+    Union,
+)
 from .window_plan import aggregate_then_window, extract_windows, refuse_bare_window_functions
 from .windowing import rewrite_window_projection
 
@@ -47,6 +61,7 @@ __all__ = [
     "dedup_right",
     "refuse_nested_aggregates",
     "null_safe_match",
+    "hidden_columns",
     "resolver_for",
     "sort_keys",
 ]
@@ -63,8 +78,20 @@ JOIN_ALIASES = {
 
 
 def resolver_for(plan: LogicalPlan, case_sensitive: bool, extra: Sequence[AttributeReference] = ()) -> Resolver:
-    """A resolver over ``plan``'s output."""
-    return Resolver(plan.output(), case_sensitive, extract_field, extra)
+    """A resolver over ``plan``'s output (and, for names it lacks, a file scan's hidden ``_metadata``)."""
+    return Resolver(plan.output(), case_sensitive, extract_field, [*extra, *hidden_columns(plan)])
+
+
+def hidden_columns(plan: LogicalPlan) -> list[AttributeReference]:
+    """The hidden columns ``plan`` can still show: the ``_metadata`` of the file scan it reads, when
+    only nodes that keep their child's columns (filters, sorts, limits...) are in between."""
+    while not isinstance(plan, LeafPlan):
+        if not (isinstance(plan, Filter | Sort | Limit | Sample | Repartition | SubqueryAlias)
+                or plan.passes_rows_through):
+            return []
+        plan = plan.children[0]
+    metadata = getattr(plan, "metadata", None)  # a FileRelation's, or a file stream's
+    return [metadata] if isinstance(metadata, AttributeReference) else []
 
 
 def _aggregates_rows(expr: Expression) -> bool:

@@ -192,7 +192,7 @@ class FileRelation(LeafPlan):
 
     def __init__(self, output: Sequence[AttributeReference], format_name: str, files: Sequence[str],
                  options: dict[str, str], schema: Any, pushed_filters: Sequence[Any] = (),
-                 required: Sequence[int] | None = None) -> None:
+                 required: Sequence[int] | None = None, metadata: AttributeReference | None = None) -> None:
         super().__init__(output)
         self.format_name = format_name
         self.files = list(files)
@@ -200,23 +200,31 @@ class FileRelation(LeafPlan):
         self.schema = schema
         self.pushed_filters = list(pushed_filters)
         self.required = None if required is None else list(required)
+        #: The hidden ``_metadata`` column (Spark's file metadata): in the output only once a
+        #: query refers to it (``required`` lists it).
+        self.metadata = metadata
 
     def output(self) -> list[AttributeReference]:
         if self.required is None:
             return list(self._output)
         keep = set(self.required)
-        return [a for a in self._output if a.expr_id in keep]
+        return [a for a in self.all_output() if a.expr_id in keep]
 
     def all_output(self) -> list[AttributeReference]:
-        """Every column of the files, pruned or not."""
-        return list(self._output)
+        """Every column of the files, pruned or not, and the hidden ``_metadata`` last."""
+        return list(self._output) + ([self.metadata] if self.metadata is not None else [])
 
     def with_scan(self, pushed_filters: Sequence[Any] | None = None,
                   required: Sequence[int] | None = None) -> FileRelation:
         """This scan with other pushed filters or columns."""
         return FileRelation(self._output, self.format_name, self.files, self.options, self.schema,
                             self.pushed_filters if pushed_filters is None else pushed_filters,
-                            self.required if required is None else required)
+                            self.required if required is None else required, self.metadata)
+
+    def with_metadata(self, metadata: AttributeReference | None) -> FileRelation:
+        """This scan with ``metadata`` as its hidden ``_metadata`` column."""
+        return FileRelation(self._output, self.format_name, self.files, self.options, self.schema,
+                            self.pushed_filters, self.required, metadata)
 
     def describe(self) -> str:
         text = f"Relation [{_exprs_text(self.output())}] {self.format_name}"

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import AnalysisException, StreamingQueryException
 from ..observation import observed_metrics
-from ..plan.logical import LocalRelation, LogicalPlan
+from ..plan.logical import FileRelation, LocalRelation, LogicalPlan
 from . import operators as _operators  # noqa: F401 - registers the stateful operators
 from . import temporary_checkpoints
 from .clock import streaming_clock
@@ -456,10 +456,13 @@ class MicroBatchExecution:
             output = rel.output()
             if ends[i] is not None and ends[i] != starts[i]:
                 leaf = self.sources[i].get_batch(starts[i], ends[i], output)
+                if isinstance(leaf, FileRelation) and rel.metadata is not None:
+                    leaf = leaf.with_metadata(rel.metadata)
             else:
                 from ..execution.physical import arrow_schema
 
-                leaf = LocalRelation(output, arrow_schema(output).empty_table())
+                shown = output if rel.metadata is None else [*output, rel.metadata]
+                leaf = LocalRelation(shown, arrow_schema(shown).empty_table())
             replacements[id(rel)] = MicroBatchSource(leaf, i, counters[i])
         return self.plan.transform_up(
             lambda node: replacements.get(id(node)) if isinstance(node, StreamingRelation) else None)

@@ -57,9 +57,12 @@ class StreamingRelation(LeafPlan):
 
     is_streaming = True
 
-    def __init__(self, output: Sequence[AttributeReference], spec: SourceSpec) -> None:
+    def __init__(self, output: Sequence[AttributeReference], spec: SourceSpec,
+                 metadata: AttributeReference | None = None) -> None:
         super().__init__(output)
         self.spec = spec
+        #: A file source's hidden ``_metadata`` column (each batch's file scan carries it on).
+        self.metadata = metadata
 
     def describe(self) -> str:
         cols = ", ".join(repr(a) for a in self._output)
