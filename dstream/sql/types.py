@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from dstream.sql import ddl
 from dstream.sql.errors import ParseException, PySparkTypeError, PySparkValueError
-from dstream.sql.schema_tree import tree_string
+from dstream.sql.schema_tree import field_sql, tree_string
 
 __all__ = [
     "ArrayType",
@@ -152,6 +152,12 @@ class NumericType(AtomicType):
 
 class IntegralType(NumericType, metaclass=_Singleton):
     """An integer type (byte, short, int, long)."""
+
+    _sql_name = ""
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """SQL's name: ``tinyint``, ``smallint``, ``int``, ``bigint``."""
+        return self._sql_name or self.typeName()
 
 
 class FractionalType(NumericType):
@@ -292,33 +298,25 @@ class FloatType(FractionalType, metaclass=_Singleton):
 class ByteType(IntegralType):
     """A signed 8-bit integer."""
 
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """``tinyint``."""
-        return "tinyint"
+    _sql_name = "tinyint"
 
 
 class ShortType(IntegralType):
     """A signed 16-bit integer."""
 
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """``smallint``."""
-        return "smallint"
+    _sql_name = "smallint"
 
 
 class IntegerType(IntegralType):
     """A signed 32-bit integer."""
 
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """``int``."""
-        return "int"
+    _sql_name = "int"
 
 
 class LongType(IntegralType):
     """A signed 64-bit integer."""
 
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """``bigint``."""
-        return "bigint"
+    _sql_name = "bigint"
 
 
 def _require_type(value: Any, arg_name: str) -> None:
@@ -544,6 +542,10 @@ class StructType(DataType):
     def fieldNames(self) -> list[str]:  # noqa: N802 - PySpark's name
         """The field names, in order (a new list)."""
         return list(self.names)
+
+    def toDDL(self) -> str:  # noqa: N802 - PySpark's name
+        """The schema as a DDL string (``id BIGINT,s STRING``), which ``fromDDL`` reads back."""
+        return ",".join(field_sql(f) for f in self.fields)
 
     def simpleString(self) -> str:  # noqa: N802 - PySpark's name
         """``struct<a:int,b:string>``."""

@@ -211,3 +211,15 @@ def test_types_pickle() -> None:
 
 def test_row_is_exported_from_types() -> None:
     assert Row(a=1).a == 1
+
+
+def test_to_ddl_writes_sparks_ddl_that_from_ddl_reads_back() -> None:
+    # PySpark 4.0.1: "a INT,b STRUCT<c: STRING, `d e`: ARRAY<INT>>" for the first schema.
+    schema = StructType.fromDDL("a int, b struct<c: string, `d e`: array<int>>, m map<string, decimal(10,2)>")
+    assert schema.toDDL() == "a INT,b STRUCT<c: STRING, `d e`: ARRAY<INT>>,m MAP<STRING, DECIMAL(10,2)>"
+    assert StructType.fromDDL(schema.toDDL()) == schema
+    strict = StructType([StructField("id", LongType(), False, {"comment": "it's"}),
+                         StructField("t", TimestampNTZType()), StructField("b", ByteType())])
+    assert strict.toDDL() == "id BIGINT NOT NULL COMMENT 'it\\'s',t TIMESTAMP_NTZ,b TINYINT"
+    assert [(f.name, f.dataType, f.nullable) for f in StructType.fromDDL(strict.toDDL()).fields] == [
+        ("id", LongType(), False), ("t", TimestampNTZType(), True), ("b", ByteType(), True)]

@@ -18,6 +18,7 @@ Invariants
 
 from __future__ import annotations
 
+from ..schema_tree import type_sql
 from ..types import (
     ArrayType,
     BinaryType,
@@ -218,39 +219,3 @@ def comparison_type(a: DataType, b: DataType) -> DataType | None:
     return find_common_type([a, b])
 
 
-_SQL_NAMES = {
-    "NullType": "VOID",
-    "StringType": "STRING",
-    "BinaryType": "BINARY",
-    "BooleanType": "BOOLEAN",
-    "DateType": "DATE",
-    "TimestampType": "TIMESTAMP",
-    "TimestampNTZType": "TIMESTAMP_NTZ",
-    "DoubleType": "DOUBLE",
-    "FloatType": "FLOAT",
-    "ByteType": "TINYINT",
-    "ShortType": "SMALLINT",
-    "IntegerType": "INT",
-    "LongType": "BIGINT",
-}
-
-
-def _quote_if_needed(name: str) -> str:
-    if name and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name):
-        return name
-    return "`" + name.replace("`", "``") + "`"
-
-
-def type_sql(dt: DataType) -> str:
-    """Spark's SQL text of a type: ``INT``, ``DECIMAL(10,2)``, ``ARRAY<STRING>``, ``STRUCT<a: INT>``."""
-    if isinstance(dt, DecimalType):
-        return f"DECIMAL({dt.precision},{dt.scale})"
-    if isinstance(dt, ArrayType):
-        return f"ARRAY<{type_sql(dt.elementType)}>"
-    if isinstance(dt, MapType):
-        return f"MAP<{type_sql(dt.keyType)}, {type_sql(dt.valueType)}>"
-    if isinstance(dt, StructType):
-        inner = ", ".join(f"{_quote_if_needed(f.name)}: {type_sql(f.dataType)}" for f in dt.fields)
-        return f"STRUCT<{inner}>"
-    name = _SQL_NAMES.get(type(dt).__name__)
-    return name if name is not None else dt.simpleString().upper()

@@ -20,6 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..schema_tree import type_sql
 from ..types import DataType, StringType
 from .base import EvalContext, Expression
 from .checks import mismatch, quoted_type
@@ -78,24 +79,6 @@ class JsonTuple(Generator):
 # -- schema_of_json --------------------------------------------------------------------------
 
 
-def sql_type(dt: DataType) -> str:
-    """``dt`` as Spark's ``DataType.sql`` writes it (``STRUCT<a: BIGINT, b: ARRAY<STRING>>``)."""
-    from ..types import ArrayType, MapType, StructType  # noqa: PLC0415 - beside the other types
-
-    if isinstance(dt, StructType):
-        return "STRUCT<" + ", ".join(f"{_quote(f.name)}: {sql_type(f.dataType)}" for f in dt.fields) + ">"
-    if isinstance(dt, ArrayType):
-        return f"ARRAY<{sql_type(dt.elementType)}>"
-    if isinstance(dt, MapType):
-        return f"MAP<{sql_type(dt.keyType)}, {sql_type(dt.valueType)}>"
-    return dt.simpleString().upper()
-
-
-def _quote(name: str) -> str:
-    plain = name.replace("_", "a").isalnum() and name.isascii() and not name.isdigit()
-    return name if plain else "`" + name.replace("`", "``") + "`"
-
-
 def _schema_of_json(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
     import json  # noqa: PLC0415 - only this function parses
 
@@ -114,7 +97,7 @@ def _schema_of_json(args: list[Any], types: list[DataType], rt: DataType, ctx: E
             "record, e.g. schema_of_json(lit('{\"a\": 1}')).", "INVALID_JSON_SCHEMA_OF_JSON", {"json": str(text)}) \
             from exc
     as_string = option_bool(options, "primitivesAsString")
-    return pa.array([sql_type(from_arrow_type(inferred_json_type(value, as_string)))], pa.string())
+    return pa.array([type_sql(from_arrow_type(inferred_json_type(value, as_string)))], pa.string())
 
 
 def _strings(types: list[DataType]) -> list[DataType | None]:
