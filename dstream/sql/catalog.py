@@ -337,6 +337,22 @@ class Catalog:
         """Nothing to refresh: a table's files are listed each time it is read."""
         self._lookup(tableName)
 
+    def recoverPartitions(self, tableName: str) -> None:  # noqa: N802,N803 - PySpark's names
+        """Nothing to recover: a partitioned table's ``k=v`` directories are listed each time it is read.
+
+        As Spark, an unknown name or a table without partition columns is refused.
+        """
+        from .tables import managed_table  # noqa: PLC0415 - the tables load with the first lookup
+
+        self._lookup(tableName)
+        table = managed_table(self._session, tableName)
+        if table is None or not table.partition_by:
+            name = f"`spark_catalog`.`default`.`{tableName.split('.')[-1]}`"
+            raise AnalysisException(
+                f"Operation ALTER TABLE RECOVER PARTITIONS is not allowed for {name} because it is not a "
+                "partitioned table.", "NOT_A_PARTITIONED_TABLE",
+                {"operation": "ALTER TABLE RECOVER PARTITIONS", "tableIdentWithDB": name})
+
     def refreshByPath(self, path: str) -> None:  # noqa: N802 - PySpark's name
         """Nothing to refresh: files are listed each time they are read."""
 

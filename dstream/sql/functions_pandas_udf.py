@@ -14,8 +14,8 @@ Invariants
   ``Iterator[...]`` in and out is ``SCALAR_ITER``, Series (or DataFrames) in and a Series
   (or DataFrame) out is ``SCALAR``, Series in and anything else out is ``GROUPED_AGG``;
   without hints it is ``SCALAR``.
-* ``GROUPED_MAP`` (``PandasUDFType.GROUPED_MAP``) is refused with the replacement to use:
-  ``groupBy(...).applyInPandas``.
+* ``GROUPED_MAP`` (``PandasUDFType.GROUPED_MAP``, PySpark's older form) makes a UDF for
+  ``groupBy(...).apply(udf)`` only, with PySpark's warning; its return type is a struct.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ import collections.abc
 import functools
 import inspect
 import typing
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from .column import Column, expr_of
 from .errors import PySparkTypeError, PySparkValueError
-from .types import DataType, _parse_datatype_string
+from .types import DataType, StructType, _parse_datatype_string
 
 __all__ = ["PandasUDFType", "pandas_udf"]
 
@@ -90,6 +91,11 @@ class PandasUserDefinedFunction:
         from .expressions.collection_functions import CreateStruct  # noqa: PLC0415 - expressions load when used
         from .expressions.pandas_udf import PandasAggUDF, PandasUDF  # noqa: PLC0415
 
+        if self.evalType == PandasUDFType.GROUPED_MAP:
+            raise PySparkTypeError(
+                f"The GROUPED_MAP pandas_udf {self._name} is not a column function: pass it to "
+                "groupBy(...).apply(udf), or its function to groupBy(...).applyInPandas(func, schema).",
+                "INVALID_UDF_EVAL_TYPE", {"eval_type": "SQL_GROUPED_MAP_PANDAS_UDF"})
         args = [expr_of(c) for c in cols]
         if self.evalType == PandasUDFType.GROUPED_AGG:
             return Column(PandasAggUDF(self.func, self.returnType, CreateStruct(args), self._name))
@@ -144,13 +150,23 @@ def _make(f: Callable[..., Any], returnType: Any = None, functionType: int | Non
         raise PySparkValueError("pandas_udf needs the return type: @pandas_udf('double') or "
                                 "pandas_udf(f, 'double').", "CANNOT_BE_NONE", {"arg_name": "returnType"})
     kind = infer_eval_type(f) if functionType is None else functionType
-    if kind == PandasUDFType.GROUPED_MAP:
-        raise PySparkValueError("pandas_udf with PandasUDFType.GROUPED_MAP is deprecated in PySpark and not "
-                                "supported here: use groupBy(...).applyInPandas(func, schema).",
-                                "INVALID_PANDAS_UDF_TYPE", {"eval_type": str(kind)})
-    if kind not in (PandasUDFType.SCALAR, PandasUDFType.SCALAR_ITER, PandasUDFType.GROUPED_AGG):
+    if kind not in (PandasUDFType.SCALAR, PandasUDFType.SCALAR_ITER, PandasUDFType.GROUPED_AGG,
+                    PandasUDFType.GROUPED_MAP):
         raise PySparkValueError(f"pandas_udf: unknown functionType {kind!r}; use a PandasUDFType (SCALAR, "
-                                "SCALAR_ITER, GROUPED_AGG).", "INVALID_PANDAS_UDF_TYPE", {"eval_type": str(kind)})
+                                "SCALAR_ITER, GROUPED_AGG, GROUPED_MAP).", "INVALID_PANDAS_UDF_TYPE",
+                                {"eval_type": str(kind)})
+    if kind == PandasUDFType.GROUPED_MAP:
+        # PySpark still takes the old form (for groupBy(...).apply), with its warning.
+        warnings.warn("In Python 3.6+ and Spark 3.0+, it is preferred to specify type hints for pandas UDF instead "
+                      "of specifying pandas UDF type which will be deprecated in the future releases. See "
+                      "SPARK-28264 for more details.", UserWarning, stacklevel=3)
+        declared = _return_type(returnType)
+        if not isinstance(declared, StructType):
+            raise PySparkTypeError(
+                f"Invalid return type with grouped map Pandas UDFs or at groupby.applyInPandas(WithState) is not "
+                f"supported: {declared.simpleString()} (a GROUPED_MAP pandas_udf returns a struct of columns).",
+                "INVALID_RETURN_TYPE_FOR_PANDAS_UDF",
+                {"eval_type": "SQL_GROUPED_MAP_PANDAS_UDF", "return_type": declared.simpleString()})
     if inspect.isclass(f):
         raise PySparkTypeError("pandas_udf takes a function, not a class.", "NOT_CALLABLE",
                                {"arg_name": "f", "arg_type": "type"})

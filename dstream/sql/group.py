@@ -21,6 +21,7 @@ Invariants
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .column import Column, expr_of
@@ -229,6 +230,18 @@ class GroupedData:
     def max(self, *cols: str) -> DataFrame:
         """The maximum of each numeric column (or of ``cols``) per group."""
         return self._numeric("max", cols)
+
+    def apply(self, udf: Any) -> DataFrame:
+        """Each group through a ``PandasUDFType.GROUPED_MAP`` pandas_udf (PySpark's older form of
+        :meth:`applyInPandas`, which it warns about, as PySpark does)."""
+        from .functions_pandas_udf import PandasUDFType, PandasUserDefinedFunction  # noqa: PLC0415 - pandas code
+
+        if not isinstance(udf, PandasUserDefinedFunction) or udf.evalType != PandasUDFType.GROUPED_MAP:
+            raise PySparkTypeError("Eval type for UDF must be SQL_GROUPED_MAP_PANDAS_UDF.", "INVALID_UDF_EVAL_TYPE",
+                                   {"eval_type": "SQL_GROUPED_MAP_PANDAS_UDF"})
+        warnings.warn("It is preferred to use 'applyInPandas' over this API. This API will be deprecated in the "
+                      "future releases. See SPARK-28264 for more details.", UserWarning, stacklevel=2)
+        return self.applyInPandas(udf.func, schema=udf.returnType)
 
     def applyInPandas(self, func: Any, schema: Any) -> DataFrame:  # noqa: N802 - PySpark's name
         """Each group, whole, through ``func`` as a ``pandas.DataFrame``; the DataFrames it returns, as rows.

@@ -321,9 +321,8 @@ class LongType(IntegralType):
 
 def _require_type(value: Any, arg_name: str) -> None:
     if not isinstance(value, DataType):
-        raise PySparkTypeError(
-            f"Argument `{arg_name}` should be a DataType, got {type(value).__name__}.",
-            "NOT_DATATYPE", {"arg_name": arg_name, "arg_type": type(value).__name__})
+        raise PySparkTypeError(f"Argument `{arg_name}` should be a DataType, got {type(value).__name__}.",
+                               "NOT_DATATYPE", {"arg_name": arg_name, "arg_type": type(value).__name__})
 
 
 class ArrayType(DataType):
@@ -543,6 +542,10 @@ class StructType(DataType):
         """The field names, in order (a new list)."""
         return list(self.names)
 
+    def toNullable(self) -> StructType:  # noqa: N802 - PySpark's name
+        """The same schema with every field, array element and map value nullable, at every depth."""
+        return _nullable(self)
+
     def toDDL(self) -> str:  # noqa: N802 - PySpark's name
         """The schema as a DDL string (``id BIGINT,s STRING``), which ``fromDDL`` reads back."""
         return ",".join(field_sql(f) for f in self.fields)
@@ -654,6 +657,15 @@ def _from_tree(tree: Any) -> DataType:
         metadata = {"comment": comment} if comment is not None else None
         fields.append(StructField(name, _from_tree(sub), nullable, metadata))
     return StructType(fields)
+
+
+
+def _nullable(dt: Any) -> Any:
+    if isinstance(dt, StructType):
+        return StructType([StructField(f.name, _nullable(f.dataType), True, f.metadata) for f in dt.fields])
+    if isinstance(dt, MapType):
+        return MapType(_nullable(dt.keyType), _nullable(dt.valueType), True)
+    return ArrayType(_nullable(dt.elementType), True) if isinstance(dt, ArrayType) else dt
 
 
 from dstream.sql.row import Row  # noqa: E402 - PySpark exports Row from the types module too

@@ -40,6 +40,14 @@ def test_tables_columns_databases_and_catalogs(spark: SparkSession, tmp_path: Pa
             spark.catalog.setCurrentDatabase("sales")
         with pytest.raises(AnalysisException, match="CATALOG_NOT_FOUND"):
             spark.catalog.setCurrentCatalog("hive")
+        # Partitions are listed at each read: recovering them has nothing to do (PySpark 4.0.1's errors).
+        assert spark.catalog.recoverPartitions(table) is None
+        with pytest.raises(AnalysisException, match="RECOVER PARTITIONS is not allowed for "
+                                                    "`spark_catalog`.`default`.`view_one` because it is not a "
+                                                    "partitioned table"):
+            spark.catalog.recoverPartitions("view_one")
+        with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+            spark.catalog.recoverPartitions("no_such_table")
     finally:
         spark.sql(f"DROP TABLE {table}")
         spark.catalog.dropGlobalTempView("shared_one")

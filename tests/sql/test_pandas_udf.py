@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
-from dstream.sql.errors import PySparkValueError, PythonException
+from dstream.sql.errors import PySparkTypeError, PySparkValueError, PythonException
 from dstream.sql.functions import PandasUDFType, pandas_udf
 
 PROPERTY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -122,7 +122,24 @@ def test_bad_udfs_and_results_are_named(spark: SparkSession) -> None:
         df.select(pandas_udf(lambda s: [1, 2, 3], "long", PandasUDFType.SCALAR)("id")).collect()
     with pytest.raises(PythonException, match="ZeroDivisionError"):
         df.select(pandas_udf(lambda s: s // 0 if False else 1 / 0, "long", PandasUDFType.SCALAR)("id")).collect()
-    with pytest.raises(PySparkValueError, match="applyInPandas"):
-        pandas_udf(lambda pdf: pdf, "id long", PandasUDFType.GROUPED_MAP)
     with pytest.raises(PySparkValueError, match="needs the return type"):
         pandas_udf(lambda s: s)
+
+
+def test_grouped_map_pandas_udfs_run_through_apply_as_in_pyspark(spark: SparkSession) -> None:
+    # PySpark 4.0.1 still takes the pre-3.0 form, warning about both the UDF type and apply().
+    df = spark.createDataFrame([(1, 1.0), (1, 2.0), (2, 3.0)], "id long, v double")
+    with pytest.warns(UserWarning, match="preferred to specify type hints"):
+        @pandas_udf("id long, v double", PandasUDFType.GROUPED_MAP)
+        def sub_mean(pdf: Any) -> Any:
+            return pdf.assign(v=pdf.v - pdf.v.mean())
+    with pytest.warns(UserWarning, match="preferred to use 'applyInPandas'"):
+        rows = df.groupby("id").apply(sub_mean).collect()
+    assert sorted(tuple(r) for r in rows) == [(1, -0.5), (1, 0.5), (2, 0.0)]
+    with pytest.raises(PySparkTypeError, match="Eval type for UDF must be SQL_GROUPED_MAP_PANDAS_UDF"):
+        df.groupby("id").apply(lambda pdf: pdf)
+    with pytest.raises(PySparkTypeError, match="is not a column function"):
+        sub_mean(df.v)
+    with pytest.raises(PySparkTypeError, match="Invalid return type with grouped map Pandas UDFs"), \
+            pytest.warns(UserWarning):
+        pandas_udf(lambda pdf: pdf, "long", PandasUDFType.GROUPED_MAP)

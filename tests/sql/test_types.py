@@ -223,3 +223,17 @@ def test_to_ddl_writes_sparks_ddl_that_from_ddl_reads_back() -> None:
     assert strict.toDDL() == "id BIGINT NOT NULL COMMENT 'it\\'s',t TIMESTAMP_NTZ,b TINYINT"
     assert [(f.name, f.dataType, f.nullable) for f in StructType.fromDDL(strict.toDDL()).fields] == [
         ("id", LongType(), False), ("t", TimestampNTZType(), True), ("b", ByteType(), True)]
+
+
+def test_to_nullable_makes_every_level_nullable() -> None:
+    schema = StructType.fromDDL("a int not null, b array<int>, m map<string, struct<x: int not null>>")
+    strict = StructType([StructField("a", IntegerType(), False),
+                         StructField("b", ArrayType(IntegerType(), False), False),
+                         StructField("m", MapType(StringType(), schema["m"].dataType.valueType, False))])
+    # PySpark 4.0.1: StructType([StructField('a', IntegerType(), True), StructField('b', ArrayType(IntegerType(),
+    # True), True)]) for the first two fields.
+    relaxed = strict.toNullable()
+    assert relaxed == StructType([
+        StructField("a", IntegerType(), True), StructField("b", ArrayType(IntegerType(), True), True),
+        StructField("m", MapType(StringType(), StructType([StructField("x", IntegerType(), True)]), True), True)])
+    assert strict["a"].nullable is False  # unchanged
