@@ -181,6 +181,11 @@ class DataStreamWriter(OptionsBuilder):
         self._partition_by = [str(c) for c in flat]
         return self
 
+    def clusterBy(self, *cols: str | list[str]) -> DataStreamWriter:  # noqa: N802 - PySpark's name
+        """Accepted, as the batch writer's: clustering is a layout hint of Spark's table formats; the rows
+        a query writes are the same."""
+        return self
+
     def queryName(self, queryName: str) -> DataStreamWriter:  # noqa: N802,N803 - PySpark's names
         """The query's name (the memory sink's table name)."""
         if not isinstance(queryName, str) or not queryName.strip():

@@ -50,7 +50,9 @@ def test_to_table_creates_then_appends_in_the_tables_format(spark: SparkSession,
     _json_files(src, 0, [{"id": 1, "s": "a"}, {"id": 2, "s": "b"}])
     stream = spark.readStream.schema("id long, s string").json(str(src))
     checkpoint = str(tmp_path / "ck")
-    _run(stream.writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True).toTable("sink_t"))
+    # clusterBy (Spark 4) is a layout hint: accepted, the same rows.
+    _run(stream.writeStream.clusterBy("id").option("checkpointLocation", checkpoint).trigger(availableNow=True)
+         .toTable("sink_t"))
     assert sorted(tuple(r) for r in spark.table("sink_t").collect()) == [(1, "a"), (2, "b")]
     assert [(t.name, t.tableType) for t in spark.catalog.listTables()] == [("sink_t", "MANAGED")]
     assert (warehouse / "sink_t" / "_spark_metadata").is_dir()
