@@ -37,6 +37,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -60,6 +61,9 @@ from .rows import RowCodec
 from .store import StateLocation
 
 __all__ = ["ProcessorTask", "TransformWithStateExec"]
+
+#: Frames the handlers yield that are converted together (bounds what waits in memory).
+_FLUSH_FRAMES = 4096
 
 
 class ProcessorTask:
@@ -117,22 +121,32 @@ class ProcessorTask:
 
     def _groups(self, table: pa.Table | None, keys: list[str], data: list[str],
                 fields: list[str]) -> dict[tuple[Any, ...], tuple[Any, Any]]:
-        """Plain key -> ``(key tuple, frame)`` of ``table``'s rows (``data`` columns named ``fields``)."""
+        """Plain key -> ``(key tuple, frame)`` of ``table``'s rows (``data`` columns named ``fields``).
+
+        The rows are put in key order once and each key's frame is a slice of that frame:
+        one pandas conversion per task, not one per key.
+        """
         if table is None or table.num_rows == 0:
             return {}
         plain = self.key_codec.to_rows([table.column(c) for c in keys]) if keys else [()] * table.num_rows
-        index: dict[tuple[Any, ...], list[int]] = {}
-        for i, key in enumerate(plain):
-            index.setdefault(key, []).append(i)
-        frame = to_pandas(pa.Table.from_arrays([table.column(c) for c in data], names=fields), self.time_zone)
-        key_frame = to_pandas(pa.Table.from_arrays([table.column(c) for c in keys], names=[f"k{i}" for i in
-                                                                                         range(len(keys))]),
-                              self.time_zone) if keys else None
-        out = {}
-        for key, rows in index.items():
-            key_tuple = tuple(key_frame[c].iloc[rows[0]] for c in key_frame.columns) if key_frame is not None else ()
-            out[key] = (key_tuple, frame.iloc[rows].reset_index(drop=True))
-        return out
+        ids: dict[tuple[Any, ...], int] = {}
+        group = np.fromiter((ids.setdefault(key, len(ids)) for key in plain), np.int64, len(plain))
+        order = pa.array(np.argsort(group, kind="stable"))
+        counts = np.bincount(group)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        frame = to_pandas(pa.Table.from_arrays([table.column(c).take(order) for c in data], names=fields),
+                          self.time_zone)
+        if keys:
+            first = pa.array(order.to_numpy()[starts])
+            key_frame = to_pandas(pa.Table.from_arrays([table.column(c).take(first) for c in keys],
+                                                       names=[f"k{i}" for i in range(len(keys))]), self.time_zone)
+            # Iterating a column's array gives what pandas' own indexing gives (numpy scalars,
+            # Timestamps, str): PySpark's key values.
+            tuples = list(zip(*[key_frame[c].array for c in key_frame.columns]))
+        else:
+            tuples = [()]
+        return {key: (tuples[i], frame.iloc[starts[i]:starts[i] + counts[i]].reset_index(drop=True))
+                for key, i in ids.items()}
 
     def _process(self, store: Any, table: pa.Table | None, initial: pa.Table | None,
                  dropped: int) -> list[pa.RecordBatch]:
@@ -149,6 +163,7 @@ class ProcessorTask:
             names = self.initial_fields
             starting = self._groups(initial, names[len(names) - n:], names[:len(names) - n], names[:len(names) - n])
         output: list[pa.RecordBatch] = []
+        pending: list[Any] = []
         for key in sorted(set(groups) | set(starting), key=order_key):
             if key in starting:
                 states.set_key(key)
@@ -157,7 +172,8 @@ class ProcessorTask:
             if key in groups:
                 states.set_key(key)
                 key_tuple, frame = groups[key]
-                self._emit(processor.handleInputRows(key_tuple, iter([frame]), timer_values), key_tuple, output)
+                self._emit(processor.handleInputRows(key_tuple, iter([frame]), timer_values), key_tuple, pending,
+                           output)
         states.finish_key()
         update_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
@@ -168,10 +184,12 @@ class ProcessorTask:
             for (ms, key), key_tuple in zip(expired, tuples):
                 states.set_key(key)
                 self._emit(processor.handleExpiredTimer(key=key_tuple, timerValues=timer_values,
-                                                        expiredTimerInfo=ExpiredTimerInfo(ms)), key_tuple, output)
+                                                        expiredTimerInfo=ExpiredTimerInfo(ms)), key_tuple, pending,
+                           output)
                 states.delete_timer(ms)
             states.finish_key()
         processor.close()
+        self._flush(pending, output)
         if self.time_mode == "processingtime":
             states.evict_expired()
         removal_ms = (time.perf_counter() - started) * 1000
@@ -199,23 +217,42 @@ class ProcessorTask:
         columns = [frame[c] for c in frame.columns]
         return [tuple(c.iloc[i] for c in columns) for i in range(len(plain_keys))]
 
-    def _emit(self, result: Any, key: tuple[Any, ...], output: list[pa.RecordBatch]) -> None:
-        from ...dataframe_batches import conform_output  # noqa: PLC0415 - the batch methods' output rules
-        from ...group_pandas import pandas_result_table  # noqa: PLC0415 - pandas code loads with its first use
-
+    def _emit(self, result: Any, key: tuple[Any, ...], pending: list[Any], output: list[pa.RecordBatch]) -> None:
+        """Take the frames one handler call yields (converted in bulk by :meth:`_flush`)."""
         if result is None:
             return
         if isinstance(result, str | bytes) or hasattr(result, "columns") or not isinstance(result, Iterable):
             raise PythonException(
                 f"The {OPERATION} handler returned {type(result).__name__} for the key {key!r}: it must return an "
                 "iterator of pandas.DataFrame (yield each frame).", "RESULT_TYPE_MISMATCH_FOR_ARROW_UDF", {})
-        for frame in result:
-            table = pandas_result_table(frame, self.target, OPERATION, self.time_zone)
-            if not table.num_rows:
+        pending.extend(result)
+        if len(pending) >= _FLUSH_FRAMES:
+            self._flush(pending, output)
+
+    def _flush(self, pending: list[Any], output: list[pa.RecordBatch]) -> None:
+        """The pending frames as output batches: runs of frames with the same columns are concatenated
+        first, since converting a one-row frame costs as much as a thousand-row one."""
+        import pandas as pd  # noqa: PLC0415 - only pandas functions need it
+
+        from ...dataframe_batches import conform_output  # noqa: PLC0415 - the batch methods' output rules
+        from ...group_pandas import pandas_result_table  # noqa: PLC0415 - pandas code loads with its first use
+
+        run: list[Any] = []
+        for frame in [*pending, None]:
+            same = (frame is not None and run and isinstance(frame, pd.DataFrame)
+                    and list(frame.columns) == list(run[0].columns) and list(frame.dtypes) == list(run[0].dtypes))
+            if same:
+                run.append(frame)
                 continue
-            self._check_emitted_times(table)
-            for batch in table.combine_chunks().to_batches():
-                output.append(conform_output(batch, self.target, self.out_keys))
+            if run:
+                whole = run[0] if len(run) == 1 else pd.concat(run, ignore_index=True)
+                table = pandas_result_table(whole, self.target, OPERATION, self.time_zone)
+                if table.num_rows:
+                    self._check_emitted_times(table)
+                    output.extend(conform_output(b, self.target, self.out_keys)
+                                  for b in table.combine_chunks().to_batches())
+            run = [] if frame is None else [frame]
+        pending.clear()
 
     def _check_emitted_times(self, table: pa.Table) -> None:
         if self.emitted_time is None or self.late_ms is None or self.emitted_time not in table.column_names:
