@@ -73,6 +73,15 @@ class QueryTerminatedEvent:
 class StreamingQueryListener:
     """Receives the events of a session's streaming queries (``spark.streams.addListener``)."""
 
+    @property
+    def spark(self) -> Any:
+        """The session whose ``streams.addListener`` took this listener (``None`` before; settable, as PySpark's)."""
+        return getattr(self, "_sparkSession", None)
+
+    @spark.setter
+    def spark(self, session: Any) -> None:
+        self._sparkSession = session
+
     def onQueryStarted(self, event: QueryStartedEvent) -> None:  # noqa: N802
         """A query started."""
 

@@ -158,7 +158,10 @@ class StreamingQueryManager:
             self._terminated = None
 
     def addListener(self, listener: StreamingQueryListener) -> None:  # noqa: N802 - PySpark's name
-        """Send the events of this session's queries to ``listener``."""
+        """Send the events of this session's queries to ``listener`` (its ``spark`` becomes this session, as
+        Spark Connect sets it; classic PySpark leaves it ``None``)."""
+        if getattr(listener, "spark", None) is None and isinstance(listener, StreamingQueryListener):
+            listener.spark = self._session
         self._bus.add(listener)
 
     def removeListener(self, listener: StreamingQueryListener) -> None:  # noqa: N802 - PySpark's name

@@ -295,7 +295,9 @@ def test_listener_gets_started_progress_and_terminated_events(spark: SparkSessio
             done.set()
 
     listener = Listener()
+    assert listener.spark is None
     spark.streams.addListener(listener)
+    assert listener.spark is spark  # PySpark 4's attribute, set as Spark Connect sets it
     try:
         stream = MemoryStream("int", spark)
         query = stream.toDF().writeStream.format("memory").queryName("events").start()
