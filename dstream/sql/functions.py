@@ -40,7 +40,7 @@ from .expressions.generators import Explode, PosExplode
 from .expressions.operators import Abs, Add, Divide, Multiply, Subtract, TryEval
 from .expressions.predicates import IsNaN, IsNull
 from .expressions.scalar_functions import ScalarFunction
-from .expressions.windows import SessionWindow, TimeWindow, duration_us
+from .expressions.windows import SessionWindow, TimeWindow, duration_us, positive_duration_us
 from .functions_agg import *  # noqa: F403 - the aggregates are part of this module's surface
 from .functions_agg import __all__ as _agg_all
 from .functions_agg_more import *  # noqa: F403 - the other aggregates are part of this module's surface
@@ -518,14 +518,20 @@ def session_window(timeColumn: ColumnOrName, gapDuration: str | Column) -> Colum
     gapDuration : str or Column
         The inactivity gap closing a session: one duration (``"10 minutes"``), or a string
         Column giving each row its own (``F.when(col("user") == "a", "5 seconds").otherwise(
-        "1 minute")``); rows whose gap is null, unreadable or not positive are left out.
+        "1 minute")``); rows whose gap is null, unreadable or not positive are left out (a fixed gap
+        that is not a positive interval leaves every row out, as in Spark).
     """
     if isinstance(gapDuration, Column):
         if isinstance(gapDuration.expr, Literal) and isinstance(gapDuration.expr.value, str):
             gapDuration = gapDuration.expr.value  # noqa: N806 - PySpark's name
         else:
             return Column(SessionWindow(expr_of(timeColumn), 0, gapDuration.expr))
-    return Column(SessionWindow(expr_of(timeColumn), duration_us(gapDuration)))
+    gap = positive_duration_us(gapDuration) if isinstance(gapDuration, str) else None
+    if gap is None:
+        # As Spark: a gap that is not a positive interval ('0 seconds', 'abc') gives no session,
+        # so the rows are left out, as with a per-row gap.
+        return Column(SessionWindow(expr_of(timeColumn), 0, Literal(gapDuration, StringType())))
+    return Column(SessionWindow(expr_of(timeColumn), gap))
 
 
 def broadcast(df: Any) -> Any:

@@ -37,6 +37,15 @@ def test_rows_exactly_one_gap_apart_are_one_session(spark: SparkSession) -> None
     assert [(k, w, n) for w, k, n in spans(got)] == [("a", (0, 10), 2), ("a", (11, 16), 1), ("b", (0, 9), 2)]
 
 
+def test_a_fixed_gap_that_is_not_a_positive_interval_leaves_every_row_out(spark: SparkSession) -> None:
+    # PySpark 4.0.1 returns no rows for these gaps (no error), grouped or not.
+    df = spark.createDataFrame([("a", at(1)), ("a", at(3))], "k string, t timestamp")
+    for gap in ("0 seconds", "-5 seconds", "abc"):
+        assert df.groupBy("k", F.session_window("t", gap)).count().collect() == []
+        assert df.select(F.session_window("t", gap)).collect() == []
+    assert spans(df.groupBy("k", F.session_window("t", "10 seconds")).count()) == [((1, 13), "a", 2)]
+
+
 @pytest.fixture
 def gaps(spark: SparkSession) -> DataFrame:
     rows = [("a", at(0), 5), ("a", at(4), 2), ("a", at(6), 10), ("a", at(16), 1), ("a", at(17), 0),

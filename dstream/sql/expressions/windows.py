@@ -36,7 +36,7 @@ from ..types import DataType, NullType, StringType, StructField, StructType, Tim
 from .base import EvalContext, Expression
 from .cast import cast_to
 
-__all__ = ["SessionWindow", "TimeWindow", "duration_us", "gap_micros", "window_type"]
+__all__ = ["SessionWindow", "TimeWindow", "duration_us", "gap_micros", "positive_duration_us", "window_type"]
 
 _UNITS = {
     "microsecond": 1, "millisecond": 1000, "second": 1_000_000, "minute": 60_000_000,
@@ -53,6 +53,12 @@ def duration_us(text: str) -> int:
             f"The provided interval ({text}) did not correspond to a valid interval string.",
             "INVALID_INTERVAL_FORMAT", {"input": text})
     return total
+
+
+def positive_duration_us(text: str) -> int | None:
+    """The microseconds of a positive interval string; ``None`` when unreadable or not positive (months raise)."""
+    total = _read_duration(text)
+    return total if total is not None and total > 0 else None
 
 
 def _read_duration(text: str) -> int | None:
@@ -282,6 +288,5 @@ def gap_micros(texts: pa.Array | pa.Scalar, rows: int) -> pa.Array:
     gaps: list[int | None] = []
     for text in encoded.dictionary.to_pylist():
         # Spark casts an unreadable interval string to null: such a row has no session.
-        gap = _read_duration(text)
-        gaps.append(gap if gap is not None and gap > 0 else None)
+        gaps.append(positive_duration_us(text))
     return pa.array(gaps, pa.int64()).take(encoded.indices)
