@@ -46,6 +46,7 @@ from .nodes.files import (
 )
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
 from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
+from .scheduler.reporter import call_site_parts
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
 from .status.environment import application_started
 from .status.events import SparkListenerApplicationEnd
@@ -520,8 +521,11 @@ class SparkContext(ContextFiles, ContextJobs):
         for p in wanted:
             if not 0 <= p < count:
                 raise ValueError(f"partition {p} is out of range: the RDD has {count} partitions (0..{count - 1})")
+        # The call site, for the listeners: taken here, two frames from the user's, since each
+        # frame a walk passes becomes a frame object (the runner's frames would add three).
+        site = call_site_parts(2) if self._listener_bus.listeners else None
         try:
-            results = self._env.runner.run_job(node, func, wanted, dict(self._properties()))
+            results = self._env.runner.run_job(node, func, wanted, dict(self._properties()), site)
         finally:
             if self._progress_bar is not None:
                 self._progress_bar.finish_all()

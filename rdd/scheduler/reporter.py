@@ -67,16 +67,39 @@ def _now() -> int:
 
 def call_site() -> str:
     """Spark's ``"count at app.py:12"``: the engine method the user called, and where."""
-    frame: Any = sys._getframe(1)
+    return site_text(*call_site_parts(2))
+
+
+# Code object -> None for user code, else the engine function's public name ("" if private).
+# Every job walks its stack: classifying each code object once keeps that walk to a dict
+# lookup per frame (a job's call site was a third of what the UI costs a small job).
+_ENGINE_NAMES: dict[Any, str | None] = {}
+
+
+def call_site_parts(depth: int = 1) -> tuple[str, str, int]:
+    """``(method, file, line)`` of the call site (``file`` empty when no user frame is on the stack);
+    cheap to take on the engine's thread, formatted later by :func:`site_text`."""
+    frame: Any = sys._getframe(depth)
     method = ""
+    names = _ENGINE_NAMES
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_ENGINE_DIRS):
-            return f"{method or frame.f_code.co_name} at {os.path.basename(filename)}:{frame.f_lineno}"
-        if not frame.f_code.co_name.startswith("_"):
-            method = frame.f_code.co_name
+        code = frame.f_code
+        try:
+            name = names[code]
+        except KeyError:
+            name = names[code] = (None if not code.co_filename.startswith(_ENGINE_DIRS)
+                                  else "" if code.co_name.startswith("_") else code.co_name)
+        if name is None:
+            return method or code.co_name, code.co_filename, frame.f_lineno
+        if name:
+            method = name
         frame = frame.f_back
-    return method or "job"
+    return method or "job", "", 0
+
+
+def site_text(method: str, filename: str, line: int) -> str:
+    """The call site as Spark writes it: ``"count at app.py:12"`` (the method alone without a file)."""
+    return f"{method} at {os.path.basename(filename)}:{line}" if filename else method
 
 
 # A post's snapshot is one flat list (one per stage at most): it waits in the bus's queue
@@ -210,19 +233,24 @@ class JobReporter:
 
     # -- jobs and stages (called by the runner) ----------------------------------------
     def job_started(self, job_id: int, stages: list[Any], properties: dict[str, str],
-                    notices: Iterable[tuple[Any, ...]] = ()) -> None:
-        """Report a job's start, then the stage ``notices`` its submission produced (one post)."""
+                    notices: Iterable[tuple[Any, ...]] = (), site: tuple[str, str, int] | None = None) -> None:
+        """Report a job's start, then the stage ``notices`` its submission produced (one post).
+
+        ``site`` is the call site if the caller took it nearer the user's frame (each frame a
+        walk passes costs a frame object); otherwise it is taken here.
+        """
         if self._bus.listeners:
             # Snapshot what may change before the events are built: the call site, each
             # stage's attempt, and its RDDs' names and storage levels (setName, unpersist).
             # Per stage one flat tuple: the stage, its attempt, then its lineage's triples.
             snapshot = [(stage, max(stage.attempt, 0), *_lineage(stage.node)) for stage in stages]
-            self._bus.post_deferred(self._job_start_builder, job_id, snapshot, dict(properties), call_site(),
+            self._bus.post_deferred(self._job_start_builder, job_id, snapshot, dict(properties),
+                                    call_site_parts(2) if site is None else site,
                                     _notice_facts(notices), _now())
 
     def _build_job_start(self, job_id: int, stages: list[tuple[Any, ...]], properties: dict[str, str],
-                         site: str, notices: list[Any], now: int) -> list[Any]:
-        self._job_site = site
+                         site: tuple[str, str, int], notices: list[Any], now: int) -> list[Any]:
+        self._job_site = site_text(*site)
         self._job_properties = properties
         self._rdd_infos.clear()
         for stage, _, *lineage in stages:

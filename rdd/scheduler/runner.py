@@ -81,7 +81,8 @@ class JobRunner:
         self.events.put(event)
 
     def run_job(self, node: LineageNode, func: Callable[[Any], Any], partitions: list[int],
-                properties: dict[str, str] | None = None) -> list[Any]:
+                properties: dict[str, str] | None = None, site: tuple[str, str, int] | None = None) -> list[Any]:
+        """Run one job; ``site`` is the user's call site when the caller took it (listeners only)."""
         props = properties or {}
         ticket = _Ticket(props.get("spark.jobGroup.id"), job_tags(props))
         with self._tickets_lock:
@@ -96,7 +97,7 @@ class JobRunner:
                     ticket.job_id = next(self._job_ids)
                     self._running = ticket
                 try:
-                    return self._run(ticket, node, func, partitions, properties)
+                    return self._run(ticket, node, func, partitions, properties, site)
                 finally:
                     with self._tickets_lock:
                         self._running = None
@@ -110,7 +111,8 @@ class JobRunner:
                                       "Create a new SparkContext.")
 
     def _run(self, ticket: _Ticket, node: LineageNode, func: Callable[[Any], Any],
-             partitions: list[int], properties: dict[str, str] | None) -> list[Any]:
+             partitions: list[int], properties: dict[str, str] | None,
+             site: tuple[str, str, int] | None = None) -> list[Any]:
         if self.cleaner is not None:
             self.cleaner.drain(self._remove_shuffle, self._remove_rdd)
         job_id = ticket.job_id
@@ -127,7 +129,7 @@ class JobRunner:
                 if reporter is not None:
                     # With the stages its submission started: one post for both.
                     reporter.job_started(job_id, self.scheduler.job_stages(), properties or {},
-                                         self.scheduler.take_notices())
+                                         self.scheduler.take_notices(), site)
                     reported = True
             except LineageTooDeepError:
                 raise  # already says what was too deep (a stage's pickle)
