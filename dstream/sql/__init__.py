@@ -39,6 +39,7 @@ if _typing.TYPE_CHECKING:
     from .udf_registration import UDFRegistration
     from .udtf import UDTFRegistration
     from .window import Window, WindowSpec
+    from .writer_v2 import DataFrameWriterV2
 
 _WHERE = {
     "AnalysisException": ".errors",
@@ -49,6 +50,7 @@ _WHERE = {
     "DataFrameNaFunctions": ".na",
     "DataFrameReader": ".readwriter",
     "DataFrameWriter": ".readwriter",
+    "DataFrameWriterV2": ".writer_v2",
     "DateTimeException": ".errors",
     "GroupedData": ".group",
     "IllegalArgumentException": ".errors",

@@ -37,12 +37,13 @@ from .local_data import attributes_of, schema_argument
 from .plan.logical import FileRelation
 from .types import StructType
 from .writer_buckets import BucketSpec, bucket_columns
+from .writer_v2 import DataFrameWriterV2  # PySpark's home of the class (df.writeTo returns one)
 
 if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["DataFrameReader", "DataFrameWriter", "OptionsBuilder"]
+__all__ = ["DataFrameReader", "DataFrameWriter", "DataFrameWriterV2", "OptionsBuilder"]
 
 _FORMATS = ("text", "csv", "json", "parquet", "orc")
 

@@ -81,6 +81,10 @@ def test_write_to_v2_actions(spark: SparkSession, warehouse: Path) -> None:
     rows = spark.createDataFrame([("x", 1), ("y", 2)], "k string, v long")
     with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
         rows.writeTo(name).append()
+    from dstream.sql import DataFrameWriterV2  # PySpark exports it from pyspark.sql and its readwriter
+    from dstream.sql.readwriter import DataFrameWriterV2 as InReadwriter
+
+    assert isinstance(rows.writeTo(name), DataFrameWriterV2) and InReadwriter is DataFrameWriterV2
     rows.writeTo(name).partitionedBy("k").create()
     with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_ALREADY_EXISTS"):
         rows.writeTo(name).create()
