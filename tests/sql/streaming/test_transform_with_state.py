@@ -453,6 +453,29 @@ def test_arguments_are_checked_with_pysparks_errors(spark: SparkSession) -> None
          .writeStream.outputMode("complete").format("memory").queryName("tws_complete").start())
 
 
+class Narrow(StatefulProcessor):
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.value = handle.getValueState("v", "i int, f float, b tinyint")
+
+    def handleInputRows(self, key: Any, rows: Iterator[Any], timerValues: TimerValues) -> Iterator[Any]:  # noqa: N802, N803
+        import pandas as pd
+
+        list(rows)
+        self.value.update((int(key[0]), 0.1, 5))
+        yield pd.DataFrame({"k": [int(key[0])], "got": [repr(self.value.get())]})
+
+
+def test_narrow_types_are_checked_and_rounded_as_they_are_stored(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1,)], "k long")
+    rows = df.groupBy("k").transformWithStateInPandas(Narrow(), "k long, got string", "Append", "None").collect()
+    assert [tuple(r) for r in rows] == [(1, "(1, 0.10000000149011612, 5)")]  # PySpark 4.0.1's float rounding
+    big = spark.createDataFrame([(2 ** 40,)], "k long")
+    # PySpark 4.0.1 stores 0 (a silent 32-bit wrap-around); here the value is refused, naming the field.
+    with pytest.raises(PySparkTypeError, match="does not fit the schema struct<i:int,f:float,b:tinyint>"):
+        big.groupBy("k").transformWithStateInPandas(Narrow(), "k long, got string", "Append", "None").collect()
+
+
 def test_initial_state_meets_its_keys_in_worker_processes(spark2: SparkSession) -> None:
     # Last in the module: the local[2] session replaces the module's local one.
     assert seeded_partitions(spark2, "tws_seeded_workers") == {f"k{i}": (2, f"seed-k{i}") for i in range(12)}
+

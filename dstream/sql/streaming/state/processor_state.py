@@ -34,6 +34,7 @@ Invariants
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -41,18 +42,7 @@ import pyarrow as pa
 from ...arrow_convert import arrow_to_rows, rows_to_arrow, to_arrow_type
 from ...errors import PySparkException, PySparkRuntimeError, PySparkTypeError
 from ...row import Row
-from ...types import (
-    BinaryType,
-    BooleanType,
-    ByteType,
-    DoubleType,
-    FloatType,
-    IntegerType,
-    LongType,
-    ShortType,
-    StringType,
-    StructType,
-)
+from ...types import BinaryType, BooleanType, DoubleType, LongType, StringType, StructType
 from .rows import RowCodec
 from .store import StateStore
 
@@ -61,10 +51,14 @@ __all__ = ["KeyedStates", "ValueCodec", "TIME_MODES", "time_mode_name"]
 #: timeMode argument (lower case) -> Spark's name of the mode.
 TIME_MODES = {"none": "NoTime", "processingtime": "ProcessingTime", "eventtime": "EventTime"}
 
-# Field types whose Python values are already what the store keeps (checked per value).
-_PLAIN: dict[type, tuple[type, ...]] = {
-    LongType: (int,), IntegerType: (int,), ShortType: (int,), ByteType: (int,), BooleanType: (bool,),
-    DoubleType: (float,), FloatType: (float,), StringType: (str,), BinaryType: (bytes,)}
+_I64 = 1 << 63
+# Field types whose Python values are already what the store keeps, each with the check a value
+# must pass to skip Arrow (exact types: type(True) is bool, never int). Narrower ints and floats
+# always take Arrow's path, which checks their range and rounds a float to 32 bits, as Spark.
+_PLAIN: dict[type, Callable[[Any], bool]] = {
+    LongType: lambda x: type(x) is int and -_I64 <= x < _I64, BooleanType: lambda x: type(x) is bool,
+    DoubleType: lambda x: type(x) is float, StringType: lambda x: type(x) is str,
+    BinaryType: lambda x: type(x) is bytes}
 
 
 def time_mode_name(mode: str) -> str:
@@ -80,9 +74,9 @@ class ValueCodec:
         self.what = what
         self.time_zone = time_zone
         self.rows = RowCodec([to_arrow_type(f.dataType) for f in schema.fields])
-        kinds = [_PLAIN.get(type(f.dataType)) for f in schema.fields]
-        self.plain_kinds: list[tuple[type, ...]] | None = None if any(k is None for k in kinds) else \
-            [k for k in kinds if k is not None]
+        checks = [_PLAIN.get(type(f.dataType)) for f in schema.fields]
+        self.plain_checks: list[Callable[[Any], bool]] | None = None if any(c is None for c in checks) else \
+            [c for c in checks if c is not None]
 
     def to_plain(self, values: list[Any]) -> list[list[Any]]:
         """``values`` (tuples, lists or Rows of the schema) as stored rows; a clear error when one does not fit."""
@@ -92,10 +86,9 @@ class ValueCodec:
                     f"{self.what}: a state value is a tuple of the schema {self.schema.simpleString()}, got "
                     f"{type(value).__name__} {value!r}; wrap it: ({value!r},).", "INVALID_STATE_VALUE",
                     {"value": repr(value)})
-        kinds = self.plain_kinds
-        # The exact types (type(True) is bool, never int): anything else takes the checked path.
-        if kinds is not None and all(len(v) == len(kinds) and all(x is None or type(x) in k for x, k in zip(v, kinds))
-                                     for v in values):
+        checks = self.plain_checks
+        if checks is not None and all(len(v) == len(checks) and all(x is None or ok(x) for x, ok in zip(v, checks))
+                                      for v in values):
             return [list(v) for v in values]
         try:
             table = rows_to_arrow([tuple(v) for v in values], self.schema, self.time_zone)
@@ -108,7 +101,7 @@ class ValueCodec:
         """Stored rows as the tuples ``get`` returns."""
         if not rows:
             return []
-        if self.plain_kinds is not None:
+        if self.plain_checks is not None:
             return [tuple(r) for r in rows]
         table = pa.Table.from_arrays(self.rows.to_arrays(rows), names=self.schema.names)
         return [tuple(r) for r in arrow_to_rows(table, self.time_zone)]
