@@ -1,12 +1,14 @@
 """Functions of ``dstream.sql.functions`` that fail on purpose, tolerate bad input or call by
-name: ``raise_error``, ``assert_true``, ``to_binary``, ``try_to_binary``, ``try_parse_url``,
+name: ``raise_error``, ``assert_true``, ``to_binary``, ``try_to_binary``, ``try_parse_url``, the AES
+functions ``aes_encrypt``, ``aes_decrypt`` and ``try_aes_decrypt``,
 ``try_make_timestamp_ltz``, ``try_make_timestamp_ntz``, ``call_udf`` and the UTF-8 checks
 ``is_valid_utf8``, ``make_valid_utf8``, ``validate_utf8`` and ``try_validate_utf8``.
 
 What this module owns
 ---------------------
 The public builders, with PySpark 4.0's names and parameters; the functions are the
-registry's (``expressions.checked_functions``, ``expressions.make_timestamp`` and
+registry's (``expressions.checked_functions``, ``expressions.make_timestamp``,
+``expressions.aes_functions`` and
 ``expressions.text_extra_functions``, where their semantics are stated).
 """
 
@@ -17,9 +19,9 @@ from .expressions.base import Expression, Literal
 from .expressions.checked_functions import default_assert_message
 from .functions_scalar import _call
 
-__all__ = ["assert_true", "call_udf", "is_valid_utf8", "make_valid_utf8", "raise_error", "to_binary",
-           "try_make_timestamp_ltz", "try_make_timestamp_ntz", "try_parse_url", "try_to_binary", "try_validate_utf8",
-           "validate_utf8"]
+__all__ = ["aes_decrypt", "aes_encrypt", "assert_true", "call_udf", "is_valid_utf8", "make_valid_utf8", "raise_error",
+           "to_binary", "try_aes_decrypt", "try_make_timestamp_ltz", "try_make_timestamp_ntz", "try_parse_url",
+           "try_to_binary", "try_validate_utf8", "validate_utf8"]
 
 ColumnOrName = Column | str
 
@@ -141,3 +143,35 @@ def validate_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
 def try_validate_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
     """:func:`validate_utf8`, null for invalid UTF-8 bytes."""
     return _call("try_validate_utf8", expr_of(str))
+
+
+def _optional(*values: ColumnOrName | None) -> list[Expression]:
+    """The optional arguments up to the last one given (a ``None`` before it: Spark's default)."""
+    given = list(values)
+    while given and given[-1] is None:
+        given.pop()
+    defaults = ["GCM", "DEFAULT", "", ""]
+    return [lit_expr(defaults[i]) if v is None else (lit_expr(v) if isinstance(v, str) else expr_of(v))
+            for i, v in enumerate(given)]
+
+
+def aes_encrypt(input: ColumnOrName, key: ColumnOrName, mode: ColumnOrName | None = None,  # noqa: A002
+                padding: ColumnOrName | None = None, iv: ColumnOrName | None = None,
+                aad: ColumnOrName | None = None) -> Column:
+    """AES-encrypt ``input`` with ``key`` (16, 24 or 32 bytes) as Spark does: ``mode`` GCM (default),
+    CBC or ECB; a random IV unless ``iv`` is given; ``aad`` authenticated in GCM."""
+    return _call("aes_encrypt", expr_of(input), expr_of(key), *_optional(mode, padding, iv, aad))
+
+
+def aes_decrypt(input: ColumnOrName, key: ColumnOrName, mode: ColumnOrName | None = None,  # noqa: A002
+                padding: ColumnOrName | None = None, aad: ColumnOrName | None = None) -> Column:
+    """Decrypt what :func:`aes_encrypt` gave (same key, mode and AAD); an error when it cannot."""
+    args = _optional(mode, padding, None, aad)
+    return _call("aes_decrypt", expr_of(input), expr_of(key), *(args[:2] + args[3:]))
+
+
+def try_aes_decrypt(input: ColumnOrName, key: ColumnOrName, mode: ColumnOrName | None = None,  # noqa: A002
+                    padding: ColumnOrName | None = None, aad: ColumnOrName | None = None) -> Column:
+    """:func:`aes_decrypt`, null where the input cannot be decrypted."""
+    args = _optional(mode, padding, None, aad)
+    return _call("try_aes_decrypt", expr_of(input), expr_of(key), *(args[:2] + args[3:]))

@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from ..types import DataType
 from . import (
+    aes_functions,
     array_edit_functions,
     array_functions,
     array_set_functions,
@@ -60,7 +61,8 @@ from .predicates import fold
 __all__ = ["ScalarFunction"]
 
 # The registering modules run on import; keep the names referenced.
-_REGISTERED_MODULES = (array_edit_functions, array_functions, array_set_functions, bit_functions, bitmap_functions,
+_REGISTERED_MODULES = (aes_functions, array_edit_functions, array_functions, array_set_functions, bit_functions,
+                       bitmap_functions,
                        calendar_functions, checked_functions, datetime_functions, elementary_functions,
                        epoch_functions, extra_functions,
                        hash_functions,
