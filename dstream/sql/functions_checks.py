@@ -145,12 +145,11 @@ def try_validate_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's na
     return _call("try_validate_utf8", expr_of(str))
 
 
-def _optional(*values: ColumnOrName | None) -> list[Expression]:
-    """The optional arguments up to the last one given (a ``None`` before it: Spark's default)."""
+def _optional(defaults: tuple[str, ...], *values: ColumnOrName | None) -> list[Expression]:
+    """The optional arguments up to the last one given; a ``None`` before it takes its ``defaults`` entry."""
     given = list(values)
     while given and given[-1] is None:
         given.pop()
-    defaults = ["GCM", "DEFAULT", "", ""]
     return [lit_expr(defaults[i]) if v is None else (lit_expr(v) if isinstance(v, str) else expr_of(v))
             for i, v in enumerate(given)]
 
@@ -160,18 +159,18 @@ def aes_encrypt(input: ColumnOrName, key: ColumnOrName, mode: ColumnOrName | Non
                 aad: ColumnOrName | None = None) -> Column:
     """AES-encrypt ``input`` with ``key`` (16, 24 or 32 bytes) as Spark does: ``mode`` GCM (default),
     CBC or ECB; a random IV unless ``iv`` is given; ``aad`` authenticated in GCM."""
-    return _call("aes_encrypt", expr_of(input), expr_of(key), *_optional(mode, padding, iv, aad))
+    return _call("aes_encrypt", expr_of(input), expr_of(key),
+                 *_optional(("GCM", "DEFAULT", "", ""), mode, padding, iv, aad))
 
 
 def aes_decrypt(input: ColumnOrName, key: ColumnOrName, mode: ColumnOrName | None = None,  # noqa: A002
                 padding: ColumnOrName | None = None, aad: ColumnOrName | None = None) -> Column:
     """Decrypt what :func:`aes_encrypt` gave (same key, mode and AAD); an error when it cannot."""
-    args = _optional(mode, padding, None, aad)
-    return _call("aes_decrypt", expr_of(input), expr_of(key), *(args[:2] + args[3:]))
+    return _call("aes_decrypt", expr_of(input), expr_of(key), *_optional(("GCM", "DEFAULT", ""), mode, padding, aad))
 
 
 def try_aes_decrypt(input: ColumnOrName, key: ColumnOrName, mode: ColumnOrName | None = None,  # noqa: A002
                     padding: ColumnOrName | None = None, aad: ColumnOrName | None = None) -> Column:
     """:func:`aes_decrypt`, null where the input cannot be decrypted."""
-    args = _optional(mode, padding, None, aad)
-    return _call("try_aes_decrypt", expr_of(input), expr_of(key), *(args[:2] + args[3:]))
+    return _call("try_aes_decrypt", expr_of(input), expr_of(key),
+                 *_optional(("GCM", "DEFAULT", ""), mode, padding, aad))

@@ -122,10 +122,7 @@ def streaming_table(session: SparkSession, name: str, fmt: str, schema: Any, par
         return existing
     path = os.path.join(warehouse_dir(session), plain.lower())
     if os.path.exists(path):
-        raise AnalysisException(
-            f"Cannot name the managed table as `default`.`{plain}`, as its associated "
-            f"location 'file:{path}' already exists. Please pick a different table name, or remove the existing "
-            "location first.", "LOCATION_ALREADY_EXISTS", {"location": f"file:{path}"})
+        raise _location_exists(plain, path)
     os.makedirs(path)
     table = tables[plain.lower()] = ManagedTable(plain, path, fmt.lower(), list(partition_by),
                                                  _stored_schema(schema, partition_by))
@@ -152,6 +149,13 @@ def create_external_table(session: SparkSession, name: str, path: str, fmt: str,
     reader = session.read.format(fmt).options(**options)
     df = (reader if schema is None else reader.schema(schema)).load(path)  # fails now for a bad path or schema
     tables[plain.lower()] = ManagedTable(plain, path, fmt, [], df.schema, external=True, options=dict(options))
+
+
+def _location_exists(plain: str, path: str) -> AnalysisException:
+    return AnalysisException(
+        f"Cannot name the managed table as `default`.`{plain}`, as its associated "
+        f"location 'file:{path}' already exists. Please pick a different table name, or remove the existing "
+        "location first.", "LOCATION_ALREADY_EXISTS", {"location": f"file:{path}"})
 
 
 def _already_exists(plain: str) -> AnalysisException:
@@ -186,10 +190,7 @@ def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: l
             return
     path = os.path.join(warehouse_dir(session), plain.lower())
     if existing is None and os.path.exists(path) and mode != "overwrite":
-        raise AnalysisException(
-            f"Cannot name the managed table as `default`.`{plain}`, as its associated "
-            f"location 'file:{path}' already exists. Please pick a different table name, or remove the existing "
-            "location first.", "LOCATION_ALREADY_EXISTS", {"location": f"file:{path}"})
+        raise _location_exists(plain, path)
     if os.path.exists(path):
         shutil.rmtree(path)
     _write(df, path, fmt, "error", partition_by, options)

@@ -65,11 +65,6 @@ def _now() -> int:
     return int(time.time() * 1000)
 
 
-def call_site() -> str:
-    """Spark's ``"count at app.py:12"``: the engine method the user called, and where."""
-    return site_text(*call_site_parts(2))
-
-
 # Code object -> None for user code, else the engine function's public name ("" if private).
 # Every job walks its stack: classifying each code object once keeps that walk to a dict
 # lookup per frame (a job's call site was a third of what the UI costs a small job).

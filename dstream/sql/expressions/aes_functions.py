@@ -37,7 +37,8 @@ _IV_BYTES = {"GCM": 12, "CBC": 16}
 _TAG_BYTES = 16
 
 
-def _options(args: list[Any], aad_at: int | None) -> tuple[str, str, bytes, bytes]:
+def _options(args: list[Any], iv_at: int | None, aad_at: int) -> tuple[str, str, bytes, bytes]:
+    """Mode, padding, IV and AAD of a call (``iv_at``: the IV's position, ``None`` for decryption)."""
     mode = str(args[2] if len(args) > 2 and args[2] is not None else "GCM").upper()
     padding = str(args[3] if len(args) > 3 and args[3] is not None else "DEFAULT").upper()
     if padding not in _MODES.get(mode, ()):
@@ -45,8 +46,8 @@ def _options(args: list[Any], aad_at: int | None) -> tuple[str, str, bytes, byte
             f"The feature is not supported: AES-{mode} with the padding {padding} by the `aes_encrypt`/`aes_decrypt` "
             "function. Use GCM (padding DEFAULT or NONE), CBC or ECB (padding DEFAULT or PKCS).",
             "UNSUPPORTED_FEATURE.AES_MODE", {"mode": mode, "padding": padding, "functionName": "`aes_encrypt`"})
-    iv = bytes(args[4] or b"") if aad_at == 5 and len(args) > 4 else b""
-    aad = bytes(args[aad_at] or b"") if aad_at is not None and len(args) > aad_at else b""
+    iv = bytes(args[iv_at] or b"") if iv_at is not None and len(args) > iv_at else b""
+    aad = bytes(args[aad_at] or b"") if len(args) > aad_at else b""
     if iv and len(iv) != _IV_BYTES.get(mode, -1):
         raise SparkRuntimeException(
             f"The value of parameter(s) `iv` in `aes_encrypt` is invalid: AES-{mode} takes "
@@ -114,7 +115,7 @@ def _rows(args: list[Any]) -> list[tuple[Any, Any]]:
 
 
 def _run_encrypt(args: list[Any], types: list[DataType], rt: DataType, ctx: Any) -> pa.Array:
-    mode, _, iv, aad = _options(args, 5)
+    mode, _, iv, aad = _options(args, 4, 5)
     return pa.array([None if data is None or key is None else _encrypt_one(data, _key(key), mode, iv, aad)
                      for data, key in _rows(args)], pa.binary())
 
@@ -123,7 +124,7 @@ def _decrypting(strict: bool) -> Any:
     def run(args: list[Any], types: list[DataType], rt: DataType, ctx: Any) -> pa.Array:
         from cryptography.exceptions import InvalidTag  # noqa: PLC0415 - loads with first use
 
-        mode, _, _, aad = _options(args, 4)
+        mode, _, _, aad = _options(args, None, 4)
         out: list[bytes | None] = []
         for data, key in _rows(args):
             if data is None or key is None:

@@ -136,15 +136,8 @@ class ProcessorTask:
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         frame = to_pandas(pa.Table.from_arrays([table.column(c).take(order) for c in data], names=fields),
                           self.time_zone)
-        if keys:
-            first = pa.array(order.to_numpy()[starts])
-            key_frame = to_pandas(pa.Table.from_arrays([table.column(c).take(first) for c in keys],
-                                                       names=[f"k{i}" for i in range(len(keys))]), self.time_zone)
-            # Iterating a column's array gives what pandas' own indexing gives (numpy scalars,
-            # Timestamps, str): PySpark's key values.
-            tuples = list(zip(*[key_frame[c].array for c in key_frame.columns]))
-        else:
-            tuples = [()]
+        first = pa.array(order.to_numpy()[starts])
+        tuples = self._tuples([table.column(c).take(first) for c in keys]) if keys else [()]
         return {key: (tuples[i], frame.iloc[starts[i]:starts[i] + counts[i]].reset_index(drop=True))
                 for key, i in ids.items()}
 
@@ -208,14 +201,15 @@ class ProcessorTask:
 
     def _key_tuples(self, plain_keys: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """The key tuples the processor sees for stored (plain) keys."""
-        if not plain_keys:
-            return []
         if not self.key_names:
             return [() for _ in plain_keys]
-        arrays = self.key_codec.to_arrays(plain_keys)
-        frame = to_pandas(pa.Table.from_arrays(arrays, names=[f"k{i}" for i in range(len(arrays))]), self.time_zone)
-        columns = [frame[c] for c in frame.columns]
-        return [tuple(c.iloc[i] for c in columns) for i in range(len(plain_keys))]
+        return self._tuples(self.key_codec.to_arrays(plain_keys)) if plain_keys else []
+
+    def _tuples(self, columns: list[Any]) -> list[tuple[Any, ...]]:
+        """One key tuple per row of the key ``columns``, with PySpark's values: iterating a pandas
+        column's array gives what its own indexing gives (numpy scalars, Timestamps, str)."""
+        frame = to_pandas(pa.Table.from_arrays(columns, names=[f"k{i}" for i in range(len(columns))]), self.time_zone)
+        return list(zip(*[frame[c].array for c in frame.columns]))
 
     def _emit(self, result: Any, key: tuple[Any, ...], pending: list[Any], output: list[pa.RecordBatch]) -> None:
         """Take the frames one handler call yields (converted in bulk by :meth:`_flush`)."""
