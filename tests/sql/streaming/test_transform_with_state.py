@@ -298,6 +298,29 @@ def test_processing_time_timers_and_ttl_on_the_manual_clock(spark: SparkSession)
     assert removed == 2  # the value and the map's entry
 
 
+def test_ttl_eviction_counts_each_row_once() -> None:
+    from dstream.sql.streaming.state.processor_state import KeyedStates
+
+    # A list is one row (Spark's count): removed once, when its last value expires.
+    states = KeyedStates(None, "processingtime", 1000, -1, "UTC")
+    states.declare("list", "l", ("v long",), 100)
+    states.declare("value", "v", ("n long",), 100)
+    states.declare("value", "keep", ("n long",), None)  # keeps the key's entry alive
+    states.set_key(("a",))
+    states.list_put("l", [(1,), (2,)], True, "ListState.appendList")
+    states.value_update("keep", (0,))
+    states.finish_key()
+    states.batch_timestamp_ms = 1100
+    states.evict_expired()
+    assert states.removed == 1 and states.total_rows() == 1
+    states.set_key(("a",))
+    states.value_update("v", (5,))
+    states.finish_key()
+    states.batch_timestamp_ms = 1200
+    states.evict_expired()
+    assert states.removed == 2  # the value; the list gone earlier is not counted again
+
+
 def test_state_survives_a_restart(spark: SparkSession, tmp_path: Any) -> None:
     checkpoint = str(tmp_path / "checkpoint")
     stream = MemoryStream("k string, v long", spark)

@@ -413,8 +413,12 @@ class KeyedStates:
             for part, at in (("list", 1), ("map", 2)):
                 for name, items in list(entry.get(part, {}).items()):
                     kept = [x for x in items if not 0 <= x[at] <= now]
-                    self.removed += len(items) - len(kept) if part == "map" else int(not kept)
-                    entry[part][name] = kept
+                    # A map counts a row per entry; a list one row, gone when its last value is.
+                    self.removed += len(items) - len(kept) if part == "map" else int(bool(items) and not kept)
+                    if kept:
+                        entry[part][name] = kept
+                    else:
+                        del entry[part][name]
         self._rewrite_all(stale, drop)
 
     def _rewrite_all(self, matches: Any, change: Any) -> None:
