@@ -35,10 +35,13 @@ from .arrays import constant
 __all__ = ["hash_columns", "normalize_floats", "partition_ids", "same_as_previous"]
 
 _U64 = pa.uint64()
-_NULL_HASH = 0x5BD1E9955BD1E995
-_MIX1 = pa.scalar(0xBF58476D1CE4E5B9, _U64)
-_MIX2 = pa.scalar(0x94D049BB133111EB, _U64)
-_COMBINE = pa.scalar(0x9E3779B97F4A7C15, _U64)
+# The hash arithmetic is numpy's (uint64, wrapping): a partial aggregation's exchange
+# hashes a few dozen rows, where each Arrow kernel call costs more than the work.
+_NULL_HASH = np.uint64(0x5BD1E9955BD1E995)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_COMBINE = np.uint64(0x9E3779B97F4A7C15)
+_SHIFT27, _SHIFT30, _SHIFT31, _SHIFT33 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(33)
 
 
 def same_as_previous(values: pa.Array) -> pa.Array:
@@ -64,13 +67,15 @@ def normalize_floats(arr: pa.Array) -> pa.Array:
     return pc.if_else(pc.is_nan(plus_zero), pa.scalar(float("nan"), arr.type), plus_zero)
 
 
-def _mix(h: pa.Array) -> pa.Array:
-    """Scramble the bits of a uint64 array (a splitmix64 finalizer; wrapping arithmetic)."""
-    h = pc.bit_wise_xor(h, pc.shift_right(h, pa.scalar(30, _U64)))
-    h = pc.multiply(h, _MIX1)
-    h = pc.bit_wise_xor(h, pc.shift_right(h, pa.scalar(27, _U64)))
-    h = pc.multiply(h, _MIX2)
-    return pc.bit_wise_xor(h, pc.shift_right(h, pa.scalar(31, _U64)))
+def _mix(h: np.ndarray) -> np.ndarray:
+    """Scramble the bits of a uint64 array in place (a splitmix64 finalizer; numpy's uint64
+    arithmetic wraps) and return it."""
+    h ^= h >> _SHIFT30
+    h *= _MIX1
+    h ^= h >> _SHIFT27
+    h *= _MIX2
+    h ^= h >> _SHIFT31
+    return h
 
 
 def _bytes_hash(value: bytes) -> int:
@@ -101,7 +106,7 @@ _SEED_DELTA = np.array([zlib.crc32(b"\0" * n, _SECOND_SEED) ^ zlib.crc32(b"\0" *
                         for n in range(_VECTOR_MAX_BYTES + 1)], np.uint32)
 
 
-def _bytes_hashes(values: pa.Array) -> pa.Array:
+def _bytes_hashes(values: pa.Array) -> np.ndarray:
     """``_bytes_hash`` of every value of a string or binary array without nulls, vectorized."""
     buffers = values.buffers()
     wide = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
@@ -131,25 +136,27 @@ def _bytes_hashes(values: pa.Array) -> pa.Array:
     for index in order[short:].tolist():
         value = data[offsets[index]:offsets[index + 1]].tobytes()
         first_crc[index], second_crc[index] = zlib.crc32(value), zlib.crc32(value, _SECOND_SEED)
-    hashes = (first_crc.astype(np.uint64) << np.uint64(32)) | second_crc.astype(np.uint64)
-    return pa.array(hashes, _U64)
+    return (first_crc.astype(np.uint64) << np.uint64(32)) | second_crc.astype(np.uint64)
 
 
-def _hash_by_dictionary(arr: pa.Array) -> pa.Array:
-    """Hash each distinct value once, then spread the hashes with ``take``."""
+def _hash_by_dictionary(arr: pa.Array) -> np.ndarray:
+    """Hash each distinct value once, then spread the hashes by the dictionary's indices
+    (a null's entry is left for the caller to replace)."""
     encoded = arr.dictionary_encode()
     values = encoded.dictionary
     textual = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
     if (textual or pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type)) \
             and len(values) >= _VECTOR_MIN_VALUES and not values.null_count:
-        return pc.take(_bytes_hashes(values), encoded.indices)
-    if textual:
-        hashes = [_bytes_hash(v.encode("utf-8")) for v in values.to_pylist()]
+        hashes = _bytes_hashes(values)
+    elif textual:
+        hashes = np.array([_bytes_hash(v.encode("utf-8")) for v in values.to_pylist()], np.uint64)
     elif pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
-        hashes = [_bytes_hash(v) for v in values.to_pylist()]
+        hashes = np.array([_bytes_hash(v) for v in values.to_pylist()], np.uint64)
     else:
-        hashes = [_bytes_hash(repr(v).encode("utf-8")) for v in values.to_pylist()]
-    return pc.take(pa.array(hashes, _U64), encoded.indices)
+        hashes = np.array([_bytes_hash(repr(v).encode("utf-8")) for v in values.to_pylist()], np.uint64)
+    if not len(hashes):
+        return np.zeros(len(arr), np.uint64)
+    return hashes[_numbers(encoded.indices.cast(pa.int64()))]
 
 
 def _as_int64(arr: pa.Array) -> pa.Array:
@@ -161,7 +168,14 @@ def _as_int64(arr: pa.Array) -> pa.Array:
     return arr.view(pa.int32() if t.bit_width == 32 else pa.int64()).cast(pa.int64())
 
 
-def _column_hash(arr: pa.Array) -> pa.Array:
+def _numbers(arr: pa.Array) -> np.ndarray:
+    """A 64-bit Arrow array's values as a new uint64 numpy array (a null's value is 0)."""
+    if arr.null_count:
+        arr = arr.fill_null(0)
+    return arr.to_numpy(zero_copy_only=False).view(np.uint64).copy()
+
+
+def _column_hash(arr: pa.Array) -> np.ndarray:
     """A uint64 hash per value of one column; nulls get a fixed hash."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
@@ -170,16 +184,17 @@ def _column_hash(arr: pa.Array) -> pa.Array:
         arr = arr.cast(t.value_type)
         t = arr.type
     if pa.types.is_null(t):
-        return constant(len(arr), _NULL_HASH, _U64)
+        return np.full(len(arr), _NULL_HASH, np.uint64)
     if pa.types.is_boolean(t) or pa.types.is_integer(t) or pa.types.is_date(t) or pa.types.is_timestamp(t) \
             or pa.types.is_time(t) or pa.types.is_duration(t):
-        h = _mix(_as_int64(arr).view(_U64))
+        h = _mix(_numbers(_as_int64(arr)))
     elif pa.types.is_floating(t):
-        bits = normalize_floats(arr.cast(pa.float64())).fill_null(0.0).view(pa.int64())
-        h = _mix(pc.add(bits.view(_U64), _COMBINE))
+        bits = _numbers(normalize_floats(arr.cast(pa.float64())).fill_null(0.0).view(pa.int64()))
+        bits += _COMBINE
+        h = _mix(bits)
     elif pa.types.is_struct(t):
         fields = [arr.field(i) for i in range(t.num_fields)]
-        h = _combine([_column_hash(f) for f in fields]) if fields else constant(len(arr), 0, _U64)
+        h = _combine([_column_hash(f) for f in fields]) if fields else np.zeros(len(arr), np.uint64)
     elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) \
             or pa.types.is_large_binary(t):
         h = _hash_by_dictionary(arr)
@@ -187,22 +202,28 @@ def _column_hash(arr: pa.Array) -> pa.Array:
         h = _hash_by_dictionary(arr.cast(pa.string()) if pa.types.is_decimal(t) else pa.array(
             [None if v is None else repr(v) for v in arr.to_pylist()], pa.string()))
     if arr.null_count:
-        h = pc.if_else(arr.is_valid(), h, pa.scalar(_NULL_HASH, _U64))
+        h[arr.is_null().to_numpy(zero_copy_only=False)] = _NULL_HASH
     return h
 
 
-def _combine(hashes: Sequence[pa.Array]) -> pa.Array:
+def _combine(hashes: Sequence[np.ndarray]) -> np.ndarray:
     h = hashes[0]
     for nxt in hashes[1:]:
-        h = _mix(pc.add(pc.multiply(h, _COMBINE), nxt))
+        h = h * _COMBINE
+        h += nxt
+        h = _mix(h)
     return h
+
+
+def _hashes(columns: Sequence[pa.Array], length: int) -> np.ndarray:
+    if not columns:
+        return np.zeros(length, np.uint64)
+    return _combine([_column_hash(c) for c in columns])
 
 
 def hash_columns(columns: Sequence[pa.Array], length: int) -> pa.Array:
     """A stable uint64 hash per row of the key ``columns`` (all ``length`` long)."""
-    if not columns:
-        return constant(length, 0, _U64)
-    return _combine([_column_hash(c) for c in columns])
+    return pa.array(_hashes(columns, length), _U64)
 
 
 def partition_ids(columns: Sequence[pa.Array], num_partitions: int) -> pa.Array:
@@ -213,6 +234,5 @@ def partition_ids(columns: Sequence[pa.Array], num_partitions: int) -> pa.Array:
     length = len(columns[0]) if columns else 0
     if num_partitions == 1 or not columns:
         return constant(length, 0, pa.int32()) if num_partitions == 1 else pa.array([], pa.int32())
-    h = pc.shift_right(hash_columns(columns, length), pa.scalar(33, _U64)).cast(pa.int64())
-    n = pa.scalar(num_partitions, pa.int64())
-    return pc.subtract(h, pc.multiply(pc.divide(h, n), n)).cast(pa.int32())
+    ids = (_hashes(columns, length) >> _SHIFT33) % np.uint64(num_partitions)
+    return pa.array(ids.astype(np.int32), pa.int32())
