@@ -19,7 +19,6 @@ Invariants
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -83,8 +82,10 @@ def wrap_query_event(event: Any) -> Any:
         return QueryStartedEventLogged(event.id, event.runId, event.name, event.timestamp)
     if kind == "QueryProgressEvent":
         # Spark logs the progress' JSON (offsets as JSON, empty maps left out), not the object.
+        # (json_object is that JSON read back, built directly: this runs once per trigger.)
         progress = event.progress
-        return QueryProgressEventLogged(json.loads(progress.json) if hasattr(progress, "json") else dict(progress))
+        json_object = getattr(progress, "json_object", None)
+        return QueryProgressEventLogged(json_object() if json_object is not None else dict(progress))
     if kind == "QueryIdleEvent":
         return QueryIdleEventLogged(event.id, event.runId, event.timestamp)
     if kind == "QueryTerminatedEvent":

@@ -73,6 +73,10 @@ class _JsonDict(dict[str, Any]):
     def json(self) -> str:
         return json.dumps(self._json_value(), separators=(",", ":"))
 
+    def json_object(self) -> dict[str, Any]:
+        """What ``json.loads(self.json)`` gives, without writing and parsing the text (a fresh copy)."""
+        return self._json_value()
+
     @property
     def prettyJson(self) -> str:  # noqa: N802 - PySpark's name
         return _jackson(self._json_value(), 0)
@@ -159,13 +163,20 @@ def _parsed(text: Any) -> Any:
     # Spark's tryParse: an offset's JSON as JSON, null for a missing one, else the text.
     if text is None or text == "None":
         return None
+    if type(text) is str and text.isdigit():  # a plain number offset (a memory or socket source's), parsed cheaply
+        return int(text)
     try:
         return json.loads(text)
     except (TypeError, ValueError):
         return text
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def _json_value(value: Any) -> Any:
+    if type(value) in _SCALARS:  # most of a progress: checked first, it is rendered per trigger
+        return value
     if isinstance(value, _JsonDict):
         return value._json_value()
     if isinstance(value, dict):
