@@ -410,6 +410,28 @@ def test_progress_prints_and_reads_as_pysparks(spark: SparkSession) -> None:
         query.stop()
 
 
+def test_progress_json_object_is_its_json_read_back(spark: SparkSession, tmp_path: Path) -> None:
+    # The listener bus and the UI take json_object() instead of parsing the JSON text.
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.json").write_text('{"t": "2024-01-01 00:00:03", "v": 1}\n'
+                                            '{"t": "2024-01-01 00:00:31", "v": 2}\n')
+    events = spark.readStream.schema("t timestamp, v long").json(str(tmp_path / "in"))
+    counts = (events.withWatermark("t", "5 seconds").groupBy(F.window("t", "10 seconds")).count()
+              .observe("seen", F.count(F.lit(1)).alias("rows")))
+    query = counts.writeStream.format("memory").queryName("progress_json_object").outputMode("append").start()
+    try:
+        query.processAllAvailable(DEADLINE)
+        assert query.recentProgress
+        for p in query.recentProgress:
+            built = p.json_object()
+            assert built == json.loads(p.json)
+            built["sources"][0]["endOffset"]["logOffset"] = -5  # a copy: the progress is unchanged
+            assert json.loads(p.json)["sources"][0]["endOffset"] == {"logOffset": 0}
+        assert json.loads(query.recentProgress[0].json)["stateOperators"][0]["numRowsTotal"] == 2
+    finally:
+        query.stop()
+
+
 def test_an_unnamed_failed_querys_message_names_its_ids(spark: SparkSession) -> None:
     def boom(df: Any, batch_id: int) -> None:
         raise ValueError("bad batch")
