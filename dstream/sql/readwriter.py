@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DataFrameReader", "DataFrameWriter", "DataFrameWriterV2", "OptionsBuilder"]
 
-_FORMATS = ("text", "csv", "json", "parquet", "orc")
+_FORMATS = ("text", "csv", "json", "parquet", "orc", "xml")
 
 
 def _option_text(value: Any) -> str:
@@ -182,6 +182,15 @@ class DataFrameReader(OptionsBuilder):
         """Read ORC files (the first file's schema, every file's with ``mergeSchema``)."""
         return self.format("orc").load(path, mergeSchema=mergeSchema, pathGlobFilter=pathGlobFilter,
                                        recursiveFileLookup=recursiveFileLookup)
+
+    def xml(self, path: str | list[str] | RDD[Any], rowTag: str | None = None,  # noqa: N803 - PySpark's names
+            schema: StructType | str | None = None, **options: Any) -> DataFrame:
+        """Read XML files: one row per ``rowTag`` element (``attributePrefix``, ``valueTag``,
+        ``excludeAttribute``, ``ignoreSurroundingSpaces``, ``nullValue``, ``inferSchema``, ``mode``... as
+        options), or an RDD of strings, each one XML record."""
+        if isinstance(path, RDD):
+            return self._read_rdd("xml", path, schema, {"rowTag": rowTag, **options})
+        return self.format("xml").load(path, schema=schema, rowTag=rowTag, **options)
 
     def table(self, tableName: str) -> DataFrame:  # noqa: N803 - PySpark's name
         """The DataFrame of a temporary view."""
@@ -351,6 +360,13 @@ class DataFrameWriter(OptionsBuilder):
         if partitionBy is not None:
             self.partitionBy(partitionBy)
         self.format("parquet").options(compression=compression)._write(path)
+
+    def xml(self, path: str, rowTag: str | None = None, mode: str | None = None,  # noqa: N803 - PySpark's names
+            **options: Any) -> None:
+        """Write XML files: one ``rowTag`` (``ROW``) element per row inside ``rootTag`` (``ROWS``)."""
+        if mode is not None:
+            self.mode(mode)
+        self.format("xml").options(rowTag=rowTag, **options)._write(path)
 
     def orc(self, path: str, mode: str | None = None, partitionBy: Any = None,  # noqa: N803 - PySpark's name
             compression: str | None = None) -> None:

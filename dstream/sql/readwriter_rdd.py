@@ -1,9 +1,9 @@
-"""``spark.read.json(rdd)`` and ``spark.read.csv(rdd)``: DataFrames parsed from an RDD of strings.
+"""``spark.read.json(rdd)``, ``.csv(rdd)`` and ``.xml(rdd)``: DataFrames parsed from an RDD of strings.
 
 What this module owns
 ---------------------
 :func:`read_string_rdd`: the reader entry points PySpark offers over an RDD of strings
-(JSON records, CSV lines), with the file readers' options, inference and corrupt-record
+(JSON records, CSV lines, XML records), with the file readers' options, inference and corrupt-record
 handling. The strings stay in the engine: inference runs one job whose tasks each infer
 their partition (the driver merges the partial schemas), and the rows are parsed in the
 tasks of the DataFrame's own plan, one partition of the RDD per partition of the DataFrame.
@@ -11,6 +11,7 @@ tasks of the DataFrame's own plan, one partition of the RDD per partition of the
 Invariants
 ----------
 * Each JSON string is one record, whatever line breaks it holds; blank strings are skipped.
+* Each XML string is one record: the element it holds is the row, whatever its tag.
 * Each CSV string is one line. With ``header``, the first non-blank, non-comment line names
   the columns and every line equal to it is dropped (Spark's rule for a Dataset of lines,
   not only the first line of each partition).
@@ -30,8 +31,10 @@ from .arrow_convert import from_arrow_schema, to_arrow_schema
 from .expressions.base import column_key
 from .io.csvfmt import CsvFormat, CsvOptions
 from .io.files import option_bool
-from .io.jsonfmt import JsonFormat, merge_json_types, records_of_texts
+from .io.jsonfmt import JsonFormat, merge_json_types, nulls_as_strings, records_of_texts
 from .io.strconv import merge_types
+from .io.xml_records import XmlOptions, merge_xml_types
+from .io.xmlfmt import infer_xml_record, xml_rows
 from .local_data import attributes_of
 from .plan.arrow_rdd import ArrowRDDRelation
 from .types import StructType
@@ -94,6 +97,37 @@ def _csv_read(schema: pa.Schema, options: Mapping[str, str], header_line: str | 
     yield from _named(keys, CsvFormat().read_bytes(data, schema, options, False))
 
 
+# --------------------------------------------------------------------------- XML (in tasks)
+def _xml_infer(options: Mapping[str, str], items: Iterable[Any]) -> Iterator[tuple[pa.DataType, bool]]:
+    opts = XmlOptions.of(options)
+    merged: pa.DataType = pa.struct([])
+    corrupt = False
+    for text in _texts(items):
+        found, bad = infer_xml_record(text, opts)
+        if found is not None:
+            merged = merge_xml_types(merged, found, opts.value_tag)
+        corrupt = corrupt or bad
+    yield merged, corrupt
+
+
+def _xml_read(schema: pa.Schema, options: Mapping[str, str], keys: list[str],
+              items: Iterable[Any]) -> Iterator[pa.RecordBatch]:
+    rows = xml_rows(_texts(items), schema, XmlOptions.of(options))
+    yield from _named(keys, [pa.RecordBatch.from_pylist(rows, schema=schema)])
+
+
+def _xml_schema(rdd: Any, options: Mapping[str, str]) -> pa.Schema:
+    opts = XmlOptions.of(options)
+    merged: pa.DataType = pa.struct([])
+    corrupt = False
+    for found, bad in rdd.mapPartitions(functools.partial(_xml_infer, options)).collect():
+        merged, corrupt = merge_xml_types(merged, found, opts.value_tag), corrupt or bad
+    fields = list(nulls_as_strings(merged))
+    if corrupt and opts.mode == "PERMISSIVE" and opts.corrupt_column not in [f.name for f in fields]:
+        fields = sorted([*fields, pa.field(opts.corrupt_column, pa.string())], key=lambda f: f.name)
+    return pa.schema(fields)
+
+
 # --------------------------------------------------------------------------- driver
 def _json_schema(rdd: Any, options: Mapping[str, str]) -> pa.Schema:
     merged: pa.DataType = pa.struct([])
@@ -125,7 +159,8 @@ def read_string_rdd(session: SparkSession, fmt: str, rdd: Any, schema: StructTyp
     session : SparkSession
         The reading session.
     fmt : str
-        ``"json"`` (each string one JSON record) or ``"csv"`` (each string one line).
+        ``"json"`` (each string one JSON record), ``"csv"`` (each string one line) or ``"xml"``
+        (each string one XML record).
     rdd : RDD
         The strings.
     schema : StructType or None
@@ -142,11 +177,14 @@ def read_string_rdd(session: SparkSession, fmt: str, rdd: Any, schema: StructTyp
         first = rdd.mapPartitions(functools.partial(_csv_lines, opts, None)).take(1) if header or schema is None else []
         header_line = first[0] if first and header else None
         arrow = _csv_schema(rdd, opts, first[0] if first else None) if schema is None else to_arrow_schema(schema)
+    elif fmt == "xml":
+        arrow = _xml_schema(rdd, opts) if schema is None else to_arrow_schema(schema)
     else:
         arrow = _json_schema(rdd, opts) if schema is None else to_arrow_schema(schema)
     struct = from_arrow_schema(arrow) if schema is None else schema
     attrs = attributes_of(struct)
     keys = [column_key(a.expr_id) for a in attrs]
     read = (functools.partial(_csv_read, arrow, opts, header_line, keys) if fmt == "csv"
+            else functools.partial(_xml_read, arrow, opts, keys) if fmt == "xml"
             else functools.partial(_json_read, arrow, opts, keys))
     return session._new_dataframe(ArrowRDDRelation(attrs, rdd.mapPartitions(read), "LogicalRDD"))

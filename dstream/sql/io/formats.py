@@ -14,15 +14,17 @@ from dstream.sql.io.jsonfmt import JsonFormat
 from dstream.sql.io.orc import OrcFormat
 from dstream.sql.io.parquet import ParquetFormat
 from dstream.sql.io.text import TextFormat
+from dstream.sql.io.xmlfmt import XmlFormat
 
 __all__ = ["get_format"]
 
 _FORMATS: dict[str, FileFormat] = {f.name: f for f in (TextFormat(), CsvFormat(), JsonFormat(), ParquetFormat(),
-                                                        OrcFormat())}
+                                                        OrcFormat(), XmlFormat())}
 
 
 def get_format(name: str) -> FileFormat:
-    """The format of ``name`` (``"text"``, ``"csv"``, ``"json"``, ``"parquet"``, ``"orc"``; case-insensitive).
+    """The format of ``name`` (``"text"``, ``"csv"``, ``"json"``, ``"parquet"``, ``"orc"``, ``"xml"``;
+    case-insensitive).
 
     Raises
     ------
@@ -31,6 +33,7 @@ def get_format(name: str) -> FileFormat:
     """
     fmt = _FORMATS.get(name.lower())
     if fmt is None:
-        raise AnalysisException(f"Failed to find the data source: {name}. Use one of text, csv, json, parquet, orc.",
+        raise AnalysisException(f"Failed to find the data source: {name}. Use one of text, csv, json, parquet, orc, "
+                                "xml.",
                                 "DATA_SOURCE_NOT_FOUND", {"provider": name})
     return fmt

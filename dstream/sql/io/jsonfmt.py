@@ -35,7 +35,8 @@ from dstream.sql.io.csvfmt import malformed_error
 from dstream.sql.io.files import FileSplit, option, option_bool, read_line_range
 from dstream.sql.io.strconv import ParseOptions, _value_parser
 
-__all__ = ["JsonFormat", "infer_json_type", "inferred_json_type", "merge_json_types", "records_of_texts"]
+__all__ = ["JsonFormat", "infer_json_type", "inferred_json_type", "merge_json_types", "nulls_as_strings",
+           "records_of_texts"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -102,20 +103,21 @@ def merge_json_types(a: pa.DataType, b: pa.DataType) -> pa.DataType:
     return pa.string()
 
 
-def _canonical(t: pa.DataType) -> pa.DataType:
-    """Nulls become strings, at every level, as Spark's inference ends."""
+def nulls_as_strings(t: pa.DataType) -> pa.DataType:
+    """Unknown (null) types become strings, at every level, struct fields sorted by name, as Spark's
+    JSON and XML inference end."""
     if pa.types.is_null(t):
         return pa.string()
     if pa.types.is_list(t):
-        return pa.list_(pa.field("element", _canonical(t.value_type)))
+        return pa.list_(pa.field("element", nulls_as_strings(t.value_type)))
     if pa.types.is_struct(t):
-        return _sorted_struct([pa.field(f.name, _canonical(f.type)) for f in t])
+        return _sorted_struct([pa.field(f.name, nulls_as_strings(f.type)) for f in t])
     return t
 
 
 def inferred_json_type(value: Any, primitives_as_string: bool = False) -> pa.DataType:
     """The type Spark's JSON inference ends with for one parsed value (nulls as strings)."""
-    return _canonical(infer_json_type(value, primitives_as_string))
+    return nulls_as_strings(infer_json_type(value, primitives_as_string))
 
 
 _PLAIN = (pa.types.is_boolean, pa.types.is_int64, pa.types.is_float64, pa.types.is_string, pa.types.is_null)
@@ -219,7 +221,7 @@ class JsonFormat(FileFormat):
     def inferred_schema(self, merged: pa.DataType, corrupt: bool, options: Mapping[str, Any]) -> pa.Schema:
         """The schema inference ends with: nulls as strings, and the corrupt-record column if a record was."""
         corrupt_name = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
-        fields = list(_canonical(merged))
+        fields = list(nulls_as_strings(merged))
         if corrupt and corrupt_name not in [f.name for f in fields]:
             fields = sorted(fields + [pa.field(corrupt_name, pa.string())], key=lambda f: f.name)
         return pa.schema(fields)

@@ -166,6 +166,9 @@ def _format(fmt: FileFormat | str) -> FileFormat:
 def _file_bytes(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any]) -> bytes | None:
     """The text-format content of a part file (``None`` for Parquet, written by pyarrow)."""
     zone = time_zone_option(options)
+    own = getattr(fmt, "file_bytes", None)  # a text format with its own writer (XML)
+    if own is not None:
+        return bytes(own(table, options))
     if fmt.name == "text":
         if table.num_columns != 1 or not pa.types.is_string(table.schema.field(0).type):
             raise AnalysisException(

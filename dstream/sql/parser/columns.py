@@ -105,7 +105,7 @@ _VALUE_ARGS: dict[str, tuple[int, ...]] = {
     "shiftleft": (1,), "shiftright": (1,), "shiftrightunsigned": (1,), "conv": (1, 2), "rand": (0,),
     "randn": (0,), "months_between": (2,), "window": (1, 2, 3), "decode": (1,), "encode": (1,),
     "levenshtein": (2,), "overlay": (2, 3), "next_day": (1,), "json_tuple": (1,), "from_csv": (1,),
-    "schema_of_csv": (0,), "histogram_numeric": (1,),
+    "schema_of_csv": (0,), "histogram_numeric": (1,), "from_xml": (1,), "schema_of_xml": (0,),
 }
 _VALUE_REST = frozenset({"json_tuple"})
 

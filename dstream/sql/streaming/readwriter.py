@@ -114,6 +114,11 @@ class DataStreamReader(OptionsBuilder):
         """A stream of the rows of new ORC files in ``path``."""
         return self.format("orc").load(path, **options)
 
+    def xml(self, path: str, rowTag: str | None = None, schema: StructType | str | None = None,  # noqa: N803
+            **options: Any) -> DataFrame:
+        """A stream of the ``rowTag`` elements of new XML files in ``path`` (a schema is required)."""
+        return self.format("xml").load(path, schema=schema, rowTag=rowTag, **options)
+
     def table(self, tableName: str) -> DataFrame:  # noqa: N803 - PySpark's name
         """A stream of the rows of the table ``tableName``: new files in its directory, or a streaming view.
 
