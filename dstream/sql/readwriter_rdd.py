@@ -33,8 +33,9 @@ from .io.csvfmt import CsvFormat, CsvOptions
 from .io.files import option_bool
 from .io.jsonfmt import JsonFormat, merge_json_types, nulls_as_strings, records_of_texts
 from .io.strconv import merge_types
-from .io.xml_records import XmlOptions, merge_xml_types
-from .io.xmlfmt import infer_xml_record, xml_rows
+from .io.xml_infer import infer_records, merge_xml_types
+from .io.xml_records import XmlOptions
+from .io.xmlfmt import records_of_strings, xml_rows
 from .local_data import attributes_of
 from .plan.arrow_rdd import ArrowRDDRelation
 from .types import StructType
@@ -100,19 +101,13 @@ def _csv_read(schema: pa.Schema, options: Mapping[str, str], header_line: str | 
 # --------------------------------------------------------------------------- XML (in tasks)
 def _xml_infer(options: Mapping[str, str], items: Iterable[Any]) -> Iterator[tuple[pa.DataType, bool]]:
     opts = XmlOptions.of(options)
-    merged: pa.DataType = pa.struct([])
-    corrupt = False
-    for text in _texts(items):
-        found, bad = infer_xml_record(text, opts)
-        if found is not None:
-            merged = merge_xml_types(merged, found, opts.value_tag)
-        corrupt = corrupt or bad
-    yield merged, corrupt
+    yield infer_records(records_of_strings(_texts(items), opts), opts)
 
 
 def _xml_read(schema: pa.Schema, options: Mapping[str, str], keys: list[str],
               items: Iterable[Any]) -> Iterator[pa.RecordBatch]:
-    rows = xml_rows(_texts(items), schema, XmlOptions.of(options))
+    opts = XmlOptions.of(options)
+    rows = xml_rows(records_of_strings(_texts(items), opts), schema, opts)
     yield from _named(keys, [pa.RecordBatch.from_pylist(rows, schema=schema)])
 
 

@@ -299,3 +299,15 @@ def test_stream_of_xml_files_to_an_xml_sink(spark: SparkSession, files: dict[str
         Row(_id="bk101", price=44.95, title="XML Developer's Guide"),
         Row(_id="bk102", price=5.0, title="Midnight Rain"),
         Row(_id="bk103", price=5.95, title="Maeve Ascendant")]
+
+
+def test_value_that_does_not_fit_keeps_its_record_text(spark: SparkSession, tmp_path: Path) -> None:
+    # A well-formed file is parsed in one go; a row whose value does not fit the schema is still
+    # malformed, its text cut from the file as written (an empty-element row too).
+    path = tmp_path / "fit.xml"
+    path.write_text('<?xml version="1.0"?>\n<root>\n  <row><a>1</a></row>\n  <row><a>x</a></row>\n'
+                    '  <row a="y" />\n  <row a="2"/>\n</root>\n', encoding="utf-8")
+    rows = spark.read.xml(str(path), rowTag="row", schema="a int, _a int, _corrupt_record string").collect()
+    assert rows == [Row(a=1, _a=None, _corrupt_record=None),
+                    Row(a=None, _a=None, _corrupt_record="<row><a>x</a></row>"),
+                    Row(a=None, _a=None, _corrupt_record='<row a="y" />'), Row(a=None, _a=2, _corrupt_record=None)]

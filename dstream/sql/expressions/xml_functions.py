@@ -70,7 +70,7 @@ class FromXml(Expression):
             if text is None:
                 out.append(None)
                 continue
-            row, bad = convert_row(parse_record(text, opts.ignore_namespace), fields, opts)
+            row, bad = convert_row(parse_record(text, opts.ignore_namespace), fields, opts)  # (None: malformed)
             if bad and opts.mode == "FAILFAST":
                 raise malformed_error(text)
             if corrupt:

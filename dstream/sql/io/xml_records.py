@@ -6,24 +6,18 @@ What this module owns
   ``attributePrefix`` ``_``, ``valueTag`` ``_VALUE``, ``excludeAttribute``,
   ``ignoreSurroundingSpaces`` (on), ``ignoreNamespace``, ``nullValue``, ``inferSchema``,
   ``mode``, ``columnNameOfCorruptRecord``, ``timestampFormat``/``dateFormat``).
-* :func:`record_texts`: the text of every element named by the row tag, at any depth
-  (an element inside another row element belongs to that row), in file order.
-* :func:`parse_record`: one record's element tree, or ``None`` for text that is no well-formed
-  XML (a malformed record). Prefixes stay in names (``ns:q``) unless ``ignoreNamespace``.
-* :func:`infer_element` / :func:`merge_xml_types`: Spark's XML
-  inference: a leaf's text is ``bigint``, ``double``, ``boolean``, ``date``, ``timestamp`` or
-  ``string`` (empty: unknown, ``string`` in the end); attributes are fields named with the
-  prefix; a child that repeats is an array; text beside children or attributes is the
-  value tag's field (an array when it comes in several pieces); struct fields sorted by name.
-* :func:`convert_row`: a record's values for a schema, or :class:`XmlMalformedError`.
+* :func:`document_records`: the rows of a file: its elements named by the row tag, at any
+  depth (an element inside a row belongs to that row), in file order. A well-formed file is
+  parsed once; otherwise :func:`record_texts` cuts each row's text out and each is parsed
+  alone (:func:`parse_record`), a malformed one given as its text.
+* :class:`Element`: a parsed element; prefixes stay in names (``ns:q``) unless
+  ``ignoreNamespace``, ``xmlns`` declarations are no attributes.
+* :func:`convert_row`: a record's values for a schema, and whether a value did not fit.
 
 Invariants
 ----------
 * Whitespace-only text between elements is layout, never a value; other text is trimmed
   when ``ignoreSurroundingSpaces`` is on.
-* Types meet as Spark's ``compatibleType``: ``bigint`` and ``double`` at ``double``, ``date``
-  and ``timestamp`` at ``timestamp``, a value and an array of it at the array, a value and
-  a struct with the value tag at that struct; anything else at ``string``.
 * A string field whose element has children reads the element's inner XML text.
 """
 
@@ -40,15 +34,13 @@ import pyarrow as pa
 
 from dstream.sql.errors import AnalysisException
 from dstream.sql.io.files import option, option_bool
-from dstream.sql.io.strconv import ParseOptions, _default_timestamp, _value_parser
+from dstream.sql.io.strconv import ParseOptions, _value_parser
 
-__all__ = ["XmlMalformedError", "XmlOptions", "Element", "convert_row", "infer_element", "merge_xml_types",
-           "parse_record", "record_texts"]
+__all__ = ["XmlMalformedError", "XmlOptions", "Element", "convert_fields", "convert_row", "document_records",
+           "parse_record", "record_texts", "text_of"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _LONG = re.compile(r"[+-]?[0-9]+")
-_DOUBLE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 #: A boolean's texts (any case), read as Spark's XML source reads them.
 _BOOLEAN_TEXTS = {"true": True, "false": False}
 _JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)[fFdD]?")
@@ -132,180 +124,143 @@ def record_texts(text: str, row_tag: str) -> Iterator[str]:
 
 # ------------------------------------------------------------------------------ parsing
 class Element:
-    """One element: its name, attributes, child elements and non-layout text pieces."""
+    """One element: its name, attributes, child elements and non-layout text pieces; ``start``
+    and ``end`` locate its start tag and its end tag (the same for ``<a/>``) in ``source``."""
 
-    __slots__ = ("name", "attrs", "children", "texts", "source", "inner")
+    __slots__ = ("name", "attrs", "children", "texts", "source", "start", "end")
 
-    def __init__(self, name: str, attrs: dict[str, str], source: bytes) -> None:
+    def __init__(self, name: str, attrs: dict[str, str], source: bytes, start: int) -> None:
         self.name = name
         self.attrs = attrs
         self.children: list[Element] = []
         self.texts: list[str] = []
         self.source = source
-        self.inner = (0, 0)  # byte range of the content, between the start and end tags
+        self.start = start
+        self.end = start
 
     def inner_xml(self) -> str:
         """The element's content as written (a string field of an element with children)."""
-        return self.source[self.inner[0]:self.inner[1]].decode("utf-8", errors="replace")
+        content = _start_tag_end(self.source, self.start)
+        return "" if content < 0 else self.source[content:self.end].decode("utf-8", errors="replace")
+
+    def outer_xml(self) -> str:
+        """The element as written, tags included (a malformed row's corrupt-record text)."""
+        content = _start_tag_end(self.source, self.start)
+        stop = self.source.find(b">", self.end) + 1 if content >= 0 else -content
+        return self.source[self.start:stop].decode("utf-8", errors="replace")
 
 
-def parse_record(text: str, ignore_namespace: bool = False) -> Element | None:
-    """The tree of one record (``None`` when it is no well-formed XML)."""
-    data = text.encode("utf-8")
+def _build(data: bytes, row_tag: str | None, ignore_namespace: bool) -> list[Element]:
+    """The rows of ``data`` parsed by expat: with a ``row_tag``, the outermost elements of that
+    name (nothing outside them is kept); without one, the document element. Raises
+    ``xml.parsers.expat.ExpatError`` for text that is no well-formed XML."""
     parser = xml.parsers.expat.ParserCreate()
+    parser.buffer_text = True
+    rows: list[Element] = []
     stack: list[Element] = []
     pieces: list[str] = []
-    root: list[Element] = []
+    push, pop, keep = stack.append, stack.pop, pieces.append
 
     def local(name: str) -> str:
         return name.rsplit(":", 1)[-1] if ignore_namespace else name
 
-    def flush() -> None:
-        if pieces and stack:
+    def text(piece: str) -> None:
+        if stack:
+            keep(piece)
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        # Closures, not methods: a file of rows calls this for every element.
+        if ignore_namespace:
+            name = local(name)
+        if not stack and row_tag is not None and name != row_tag:
+            return  # outside every row
+        if pieces:
             joined = "".join(pieces)
             if joined.strip():
                 stack[-1].texts.append(joined)
-        pieces.clear()
-
-    def start(name: str, attrs: dict[str, str]) -> None:
-        flush()
-        element = Element(local(name), {local(k): v for k, v in attrs.items()
-                                        if k != "xmlns" and not k.startswith("xmlns:")}, data)
-        tag_end = _start_tag_end(data, parser.CurrentByteIndex)
-        element.inner = (tag_end, tag_end)
-        if stack:
-            stack[-1].children.append(element)
-        else:
-            root.append(element)
-        stack.append(element)
+            pieces.clear()
+        if attrs:
+            attrs = {local(k): v for k, v in attrs.items() if k != "xmlns" and not k.startswith("xmlns:")}
+        element = Element(name, attrs, data, parser.CurrentByteIndex)
+        (stack[-1].children if stack else rows).append(element)
+        push(element)
 
     def end(name: str) -> None:
-        flush()
-        element = stack.pop()
-        if element.inner[0] >= 0:
-            element.inner = (element.inner[0], parser.CurrentByteIndex)
+        if stack:
+            if pieces:
+                joined = "".join(pieces)
+                if joined.strip():
+                    stack[-1].texts.append(joined)
+                pieces.clear()
+            pop().end = parser.CurrentByteIndex
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
-    parser.CharacterDataHandler = pieces.append
+    parser.CharacterDataHandler = text
+    parser.Parse(data, True)
+    return rows
+
+
+def parse_record(text: str, ignore_namespace: bool = False) -> Element | None:
+    """The tree of one record (``None`` when it is no well-formed XML)."""
     try:
-        parser.Parse(data, True)
+        rows = _build(text.encode("utf-8"), None, ignore_namespace)
     except xml.parsers.expat.ExpatError:
         return None
-    return root[0] if root else None
+    return rows[0] if rows else None
+
+
+_PROLOG = re.compile(r"\A\s*(<\?xml[^>]*\?>)?", re.S)
+_WRAPPER = "dstream-document"
+
+
+def document_records(text: str, opts: XmlOptions) -> Iterator[Element | str]:
+    """The records of a file's ``text``: each row element, or for a malformed record its text.
+
+    The document is parsed once (wrapped in one element, so rows need no common root); only
+    when that fails are the rows cut out of the text and parsed one by one, so that one
+    malformed record spoils only itself.
+    """
+    body = text[_PROLOG.match(text).end():]  # type: ignore[union-attr]
+    if "<!DOCTYPE" not in body:
+        try:
+            rows = _build(f"<{_WRAPPER}>{body}</{_WRAPPER}>".encode(), opts.row_tag, opts.ignore_namespace)
+        except xml.parsers.expat.ExpatError:
+            pass
+        else:
+            yield from rows
+            return
+    for record in record_texts(text, opts.row_tag):
+        element = parse_record(record, opts.ignore_namespace)
+        yield record if element is None else element
 
 
 def _start_tag_end(data: bytes, start: int) -> int:
-    """Where the content after the start tag at ``start`` begins; -1 for an empty-element tag
-    (``<a/>``). The tag ends at its first ``>`` outside quoted attribute values."""
-    i, quote = start, 0
-    while i < len(data):
-        c = data[i]
-        if quote:
-            quote = 0 if c == quote else quote
-        elif c in (34, 39):  # " and '
-            quote = c
-        elif c == 62:  # >
-            return -1 if data[i - 1] == 47 else i + 1  # / before >
-        i += 1
-    return len(data)
+    """Where the content after the start tag at ``start`` begins, or for an empty-element tag
+    (``<a/>``) minus where the tag ends. The tag ends at its first ``>`` outside quotes."""
+    close = data.find(b">", start)
+    if close < 0:
+        return len(data)
+    tag = data[start:close]
+    if b'"' in tag or b"'" in tag:  # a '>' may sit in a quoted value: walk the tag
+        i, quote = start, 0
+        while i < len(data):
+            c = data[i]
+            if quote:
+                quote = 0 if c == quote else quote
+            elif c in (34, 39):  # " and '
+                quote = c
+            elif c == 62:  # >
+                break
+            i += 1
+        close = i
+    return -(close + 1) if data[close - 1] == 47 else close + 1  # / before >: no content
 
 
-def _text(element: Element, opts: XmlOptions) -> str:
+def text_of(element: Element, opts: XmlOptions) -> str:
+    """A leaf element's text (trimmed when ``ignoreSurroundingSpaces``)."""
     joined = "".join(element.texts)
     return joined.strip() if opts.trim else joined
-
-
-# ------------------------------------------------------------------------------ inference
-def _infer_text(text: str | None, opts: XmlOptions) -> pa.DataType:
-    if text is None or text == "":  # (the nullValue text is inferred as any text, as Spark does)
-        return pa.null()
-    if not opts.infer_types:
-        return pa.string()
-    value = text.strip()
-    if _LONG.fullmatch(value):
-        return pa.int64() if -2**63 <= int(value) < 2**63 else pa.float64()
-    if _DOUBLE.fullmatch(value):
-        return pa.float64()
-    if value.lower() in _BOOLEAN_TEXTS:
-        return pa.bool_()
-    if _DATE.fullmatch(value) and opts.parse.date_format in (None, "yyyy-MM-dd"):
-        try:
-            datetime.date.fromisoformat(value)
-            return pa.date32()
-        except ValueError:
-            pass
-    if opts.parse.timestamp_format is None:
-        try:
-            if _default_timestamp(value, datetime.timezone.utc) is not None:  # type: ignore[arg-type]
-                return pa.timestamp("us", tz="UTC")
-        except ValueError:
-            pass
-    return pa.string()
-
-
-def infer_element(element: Element, opts: XmlOptions, top: bool = False) -> pa.DataType:
-    """The type of one element's value (a row's is always a struct, ``top``)."""
-    attrs = {} if opts.exclude_attribute else element.attrs
-    if not element.children and not attrs and not top:
-        return _infer_text(_text(element, opts), opts)
-    fields: dict[str, pa.DataType] = {}
-    for name, value in attrs.items():
-        fields[opts.attribute_prefix + name] = _infer_text(value.strip() if opts.trim else value, opts)
-    seen: dict[str, int] = {}
-    for child in element.children:
-        t = infer_element(child, opts)
-        seen[child.name] = seen.get(child.name, 0) + 1
-        if seen[child.name] == 1:
-            fields[child.name] = t
-        else:
-            before = fields[child.name]
-            element_type = before.value_type if seen[child.name] > 2 else before
-            fields[child.name] = pa.list_(pa.field("element", merge_xml_types(element_type, t, opts.value_tag)))
-    texts = [t.strip() if opts.trim else t for t in element.texts]
-    if len(texts) == 1:
-        fields[opts.value_tag] = merge_xml_types(fields.get(opts.value_tag, pa.null()), _infer_text(texts[0], opts),
-                                                 opts.value_tag)
-    elif texts:
-        merged: pa.DataType = pa.null()
-        for text in texts:
-            merged = merge_xml_types(merged, _infer_text(text, opts), opts.value_tag)
-        fields[opts.value_tag] = pa.list_(pa.field("element", merged))
-    return pa.struct(sorted((pa.field(k, v) for k, v in fields.items()), key=lambda f: f.name))
-
-
-def _rank(t: pa.DataType) -> int | None:
-    return 0 if pa.types.is_int64(t) else 1 if pa.types.is_float64(t) else None
-
-
-def merge_xml_types(a: pa.DataType, b: pa.DataType, value_tag: str = "_VALUE") -> pa.DataType:
-    """The type two inferred XML types meet at (see the module doc)."""
-    if a == b:
-        return a
-    if pa.types.is_null(a):
-        return b
-    if pa.types.is_null(b):
-        return a
-    if _rank(a) is not None and _rank(b) is not None:
-        return pa.float64()
-    if {pa.types.is_date(a) or pa.types.is_timestamp(a), pa.types.is_date(b) or pa.types.is_timestamp(b)} == {True}:
-        return pa.timestamp("us", tz="UTC")
-    if pa.types.is_struct(a) and pa.types.is_struct(b):
-        merged = {f.name: f.type for f in a}
-        for fld in b:
-            merged[fld.name] = merge_xml_types(merged[fld.name], fld.type, value_tag) if fld.name in merged \
-                else fld.type
-        return pa.struct(sorted((pa.field(k, v) for k, v in merged.items()), key=lambda f: f.name))
-    if pa.types.is_list(a) and pa.types.is_list(b):
-        return pa.list_(pa.field("element", merge_xml_types(a.value_type, b.value_type, value_tag)))
-    if pa.types.is_list(a) or pa.types.is_list(b):
-        listed, other = (a, b) if pa.types.is_list(a) else (b, a)
-        return pa.list_(pa.field("element", merge_xml_types(listed.value_type, other, value_tag)))
-    if pa.types.is_struct(a) or pa.types.is_struct(b):
-        struct, other = (a, b) if pa.types.is_struct(a) else (b, a)
-        if struct.get_field_index(value_tag) >= 0:
-            return merge_xml_types(struct, pa.struct([pa.field(value_tag, other)]), value_tag)
-    return pa.string()
 
 
 # ------------------------------------------------------------------------------ conversion
@@ -360,7 +315,7 @@ def _convert_one(element: Element, t: pa.DataType, opts: XmlOptions) -> Any:
             inner = element.inner_xml()
             return inner.strip() if opts.trim else inner
         raise XmlMalformedError(element.name)
-    return _convert_text(_text(element, opts), t, opts)
+    return _convert_text(text_of(element, opts), t, opts)
 
 
 def convert_fields(element: Element, fields: list[pa.Field], opts: XmlOptions,

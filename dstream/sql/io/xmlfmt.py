@@ -25,7 +25,7 @@ Invariants
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -35,16 +35,10 @@ from dstream.sql.io.csvfmt import malformed_error
 from dstream.sql.io.encode import format_temporal_columns, value_encoder
 from dstream.sql.io.files import FileSplit, option, read_line_range
 from dstream.sql.io.jsonfmt import nulls_as_strings
-from dstream.sql.io.xml_records import (
-    XmlOptions,
-    convert_row,
-    infer_element,
-    merge_xml_types,
-    parse_record,
-    record_texts,
-)
+from dstream.sql.io.xml_infer import infer_element, infer_records, merge_xml_types
+from dstream.sql.io.xml_records import Element, XmlOptions, convert_row, document_records, parse_record
 
-__all__ = ["XmlFormat", "element_text", "infer_xml_record", "xml_rows"]
+__all__ = ["XmlFormat", "element_text", "infer_xml_record", "records_of_strings", "xml_rows"]
 
 _INDENT = "    "
 
@@ -55,6 +49,13 @@ def _decoded(data: bytes, options: Mapping[str, Any]) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def _failing_fast(records: Iterable[Element | str]) -> Iterator[Element | str]:
+    for record in records:
+        if isinstance(record, str):
+            raise malformed_error(record)
+        yield record
+
+
 def infer_xml_record(text: str, opts: XmlOptions) -> tuple[pa.DataType | None, bool]:
     """The struct type one record infers (``None`` when it is malformed) and whether it was."""
     element = parse_record(text, opts.ignore_namespace)
@@ -63,20 +64,30 @@ def infer_xml_record(text: str, opts: XmlOptions) -> tuple[pa.DataType | None, b
     return infer_element(element, opts, top=True), False
 
 
-def xml_rows(records: Iterator[str], schema: pa.Schema, opts: XmlOptions) -> list[dict[str, Any]]:
-    """The rows of ``records`` (each one row element's text) for ``schema``, under ``mode``."""
+def records_of_strings(texts: Iterable[str], opts: XmlOptions) -> Iterator[Element | str]:
+    """Each string as one record (its element, or its text when it is no well-formed XML)."""
+    for text in texts:
+        element = parse_record(text, opts.ignore_namespace)
+        yield text if element is None else element
+
+
+def xml_rows(records: Iterable[Element | str], schema: pa.Schema, opts: XmlOptions) -> list[dict[str, Any]]:
+    """The rows of ``records`` (row elements, or malformed records' texts) for ``schema``, under ``mode``."""
     corrupt = opts.corrupt_column if opts.corrupt_column in schema.names else ""
     fields = [f for f in schema if f.name != corrupt]
     rows = []
-    for text in records:
-        row, bad = convert_row(parse_record(text, opts.ignore_namespace), fields, opts)
+    for record in records:
+        row, bad = convert_row(None if isinstance(record, str) else record, fields, opts)
         if bad:
+            text = record if isinstance(record, str) else record.outer_xml()
             if opts.mode == "FAILFAST":
                 raise malformed_error(text)
             if opts.mode == "DROPMALFORMED":
                 continue
-        if corrupt:
-            row[corrupt] = text if bad else None
+            if corrupt:
+                row[corrupt] = text
+        elif corrupt:
+            row[corrupt] = None
         rows.append(row)
     return rows
 
@@ -94,15 +105,12 @@ class XmlFormat(FileFormat):
         merged: pa.DataType = pa.struct([])
         corrupt = False
         for path in files:
-            for text in record_texts(_decoded(read_line_range(FileSplit(path)), options), opts.row_tag):
-                found, bad = infer_xml_record(text, opts)
-                if bad:
-                    if opts.mode == "FAILFAST":
-                        raise malformed_error(text)
-                    corrupt = corrupt or opts.mode == "PERMISSIVE"
-                    continue
-                assert found is not None
-                merged = merge_xml_types(merged, found, opts.value_tag)
+            records = document_records(_decoded(read_line_range(FileSplit(path)), options), opts)
+            if opts.mode == "FAILFAST":
+                records = _failing_fast(records)
+            found, bad = infer_records(records, opts)
+            merged = merge_xml_types(merged, found, opts.value_tag)
+            corrupt = corrupt or (bad and opts.mode == "PERMISSIVE")
         fields = list(nulls_as_strings(merged))
         if corrupt and opts.corrupt_column not in [f.name for f in fields]:
             fields = sorted([*fields, pa.field(opts.corrupt_column, pa.string())], key=lambda f: f.name)
@@ -111,7 +119,7 @@ class XmlFormat(FileFormat):
     def _read_data(self, split: FileSplit, schema: pa.Schema, columns: Sequence[str], options: Mapping[str, Any],
                    filters: Sequence[Filter] | None) -> Iterator[pa.RecordBatch]:
         opts = XmlOptions.of({"timeZone": time_zone_option(options), **options})
-        records = record_texts(_decoded(read_line_range(split), options), opts.row_tag)
+        records = document_records(_decoded(read_line_range(split), options), opts)
         yield pa.RecordBatch.from_pylist(xml_rows(records, schema, opts), schema=schema)
 
     # ------------------------------------------------------------------ writes
