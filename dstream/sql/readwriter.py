@@ -94,8 +94,9 @@ class DataFrameReader(OptionsBuilder):
         self._schema: StructType | None = None
 
     def format(self, source: str) -> DataFrameReader:
-        """The format: ``text``, ``csv``, ``json``, ``parquet``, or ``kafka`` (records of an offset range)."""
-        self._format = _check_format(source)
+        """The format: ``text``, ``csv``, ``json``, ``parquet``, ``orc``, ``xml``, ``kafka`` (records of an
+        offset range), or the name of a Python data source (``spark.dataSource.register``)."""
+        self._format = source.lower() if source.lower() in self._session._data_sources else _check_format(source)
         return self
 
     def schema(self, schema: StructType | str) -> DataFrameReader:
@@ -119,6 +120,12 @@ class DataFrameReader(OptionsBuilder):
             from .streaming.sources.kafka import kafka_relation
 
             return self._session._new_dataframe(kafka_relation(self._session, dict(self._options), self._schema))
+        python_source = self._session._data_sources.get(self._format)
+        if python_source is not None:
+            from .datasource_exec import read_python_source  # noqa: PLC0415 - loads with its first use
+
+            return read_python_source(self._session, python_source, dict(self._options), self._schema,
+                                      path if isinstance(path, str) else None)
         if path is None:
             raise PySparkValueError("load() needs a path.", "CANNOT_BE_NONE", {"arg_name": "path"})
         paths = [path] if isinstance(path, str) else list(path)
@@ -221,8 +228,10 @@ class DataFrameWriter(OptionsBuilder):
         return self
 
     def format(self, source: str) -> DataFrameWriter:
-        """The format: ``text``, ``csv``, ``json``, ``parquet``, or ``kafka`` (records sent to topics)."""
-        self._format = _check_format(source)
+        """The format: ``text``, ``csv``, ``json``, ``parquet``, ``orc``, ``xml``, ``kafka`` (records sent to
+        topics), or the name of a Python data source (``spark.dataSource.register``)."""
+        known = source.lower() in self._df._session._data_sources
+        self._format = source.lower() if known else _check_format(source)
         return self
 
     def partitionBy(self, *cols: str) -> DataFrameWriter:  # noqa: N802 - PySpark's name
@@ -266,6 +275,12 @@ class DataFrameWriter(OptionsBuilder):
             from .streaming.sinks.kafka import save_kafka
 
             save_kafka(self._df, dict(self._options), self._mode)
+            return
+        python_source = self._df._session._data_sources.get(self._format)
+        if python_source is not None:
+            from .datasource_exec import write_python_source  # noqa: PLC0415 - loads with its first use
+
+            write_python_source(self._df, python_source, dict(self._options), self._mode, path)
             return
         if path is None:
             raise PySparkValueError("save() needs a path.", "CANNOT_BE_NONE", {"arg_name": "path"})

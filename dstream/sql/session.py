@@ -154,6 +154,7 @@ class SparkSession:
         self.catalog = Catalog(self)
         self._udf_registration: Any = None
         self._udtf_registration: Any = None
+        self._data_sources: dict[str, Any] = {}  # spark.dataSource.register: lower-case name -> class
         self._cached: list[DataFrame] = []
         self._stopped = False
         with _lock:
@@ -186,6 +187,13 @@ class SparkSession:
 
             self._udtf_registration = UDTFRegistration(self)
         return self._udtf_registration
+
+    @property
+    def dataSource(self) -> Any:  # noqa: N802 - PySpark's name
+        """The session's Python data sources (``spark.dataSource.register(MySource)``)."""
+        from .datasource import DataSourceRegistration  # noqa: PLC0415 - loads with its first use
+
+        return DataSourceRegistration(self)
 
     @property
     def sparkContext(self) -> SparkContext:  # noqa: N802 - PySpark's name

@@ -87,7 +87,13 @@ class DataStreamReader(OptionsBuilder):
                                         {"arg_name": "path", "arg_value": str(path)})
             self._options["path"] = path
         name = self._format or _default_source(self._session)
-        provider = source_provider(name)
+        python_source = self._session._data_sources.get(name.lower())
+        if python_source is not None:
+            from .python_data_source import PythonSourceProvider  # noqa: PLC0415 - loads with its first use
+
+            provider: Any = PythonSourceProvider(python_source)
+        else:
+            provider = source_provider(name)
         schema_now = provider.schema(self._session, dict(self._options), self._schema)
         spec = SourceSpec(name.lower(), dict(self._options), schema_now, provider)
         metadata = metadata_attribute(name) if name.lower() in FILE_FORMATS else None
@@ -280,7 +286,13 @@ class DataStreamWriter(OptionsBuilder):
         sink = self._sink
         needs_checkpoint = False
         if sink is None:
-            provider = sink_provider(self._format or _default_source(session))
+            python_sink = session._data_sources.get((self._format or "").lower())
+            if python_sink is not None:
+                from .python_data_source import PythonSinkProvider  # noqa: PLC0415 - loads with its first use
+
+                provider: Any = PythonSinkProvider(python_sink)
+            else:
+                provider = sink_provider(self._format or _default_source(session))
             needs_checkpoint = provider.needs_checkpoint
             provider.check_output_mode(self._mode)  # before the query's checks, as Spark
         check_streaming_query(plan, self._mode)
