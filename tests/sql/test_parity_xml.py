@@ -311,3 +311,14 @@ def test_value_that_does_not_fit_keeps_its_record_text(spark: SparkSession, tmp_
     assert rows == [Row(a=1, _a=None, _corrupt_record=None),
                     Row(a=None, _a=None, _corrupt_record="<row><a>x</a></row>"),
                     Row(a=None, _a=None, _corrupt_record='<row a="y" />'), Row(a=None, _a=2, _corrupt_record=None)]
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_string_fields_read_nested_elements_as_written(spark: SparkSession, tmp_path: Path, declared: bool) -> None:
+    # A document without namespace declarations goes through the C parser, which keeps no
+    # offsets: the inner text is found by parsing the row again; with them, expat's offsets.
+    root = '<root xmlns:p="urn:p">' if declared else "<root>"
+    path = tmp_path / "inner.xml"
+    path.write_text(f'{root}\n<r><x><y>2</y></x><z><w><v a="1">1</v><v>3</v></w></z></r>\n</root>\n', encoding="utf-8")
+    assert spark.read.xml(str(path), rowTag="r", schema="x string, z struct<w: string>").collect() == [
+        Row(x="<y>2</y>", z=Row(w='<v a="1">1</v><v>3</v>'))]

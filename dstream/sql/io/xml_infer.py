@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import datetime
 import re
+import xml.etree.ElementTree as ET  # noqa: N817 - the module's usual name
 from collections.abc import Iterable
 from typing import Any
 
 import pyarrow as pa
 
 from dstream.sql.io.strconv import _default_timestamp
-from dstream.sql.io.xml_records import Element, XmlOptions, text_of
+from dstream.sql.io.xml_records import XmlOptions, XmlRecord, text_of, texts_of
 
 __all__ = ["infer_element", "infer_records", "merge_xml_types"]
 
@@ -72,17 +73,17 @@ def _text_type(text: str | None, opts: XmlOptions) -> str:
     return "string"
 
 
-def _describe(element: Element, opts: XmlOptions, top: bool = False) -> Any:
-    attrs = {} if opts.exclude_attribute else element.attrs
-    if not element.children and not attrs and not top:
+def _describe(element: ET.Element, opts: XmlOptions, top: bool = False) -> Any:
+    attrs = {} if opts.exclude_attribute else element.attrib
+    if not len(element) and not attrs and not top:
         return _text_type(text_of(element, opts), opts)
     fields: dict[str, Any] = {}
     for name, value in attrs.items():
         fields[opts.attribute_prefix + name] = _text_type(value.strip() if opts.trim else value, opts)
     repeated: set[str] = set()
-    for child in element.children:
+    for child in element:
         t = _describe(child, opts)
-        name = child.name
+        name = child.tag
         if name not in fields:
             fields[name] = t
         elif name in repeated:
@@ -90,7 +91,7 @@ def _describe(element: Element, opts: XmlOptions, top: bool = False) -> Any:
         else:
             repeated.add(name)
             fields[name] = ("array", _merge(fields[name], t, opts.value_tag))
-    texts = [t.strip() if opts.trim else t for t in element.texts]
+    texts = [t.strip() if opts.trim else t for t in texts_of(element)]
     if len(texts) == 1:
         fields[opts.value_tag] = _merge(fields.get(opts.value_tag, "null"), _text_type(texts[0], opts),
                                         opts.value_tag)
@@ -160,12 +161,12 @@ def _description(t: pa.DataType) -> Any:
     return "string"
 
 
-def infer_element(element: Element, opts: XmlOptions, top: bool = False) -> pa.DataType:
+def infer_element(element: ET.Element, opts: XmlOptions, top: bool = False) -> pa.DataType:
     """The type of one element's value (a row's is always a struct, ``top``)."""
     return _arrow(_describe(element, opts, top))
 
 
-def infer_records(records: Iterable[Element | str], opts: XmlOptions) -> tuple[pa.DataType, bool]:
+def infer_records(records: Iterable[XmlRecord | str], opts: XmlOptions) -> tuple[pa.DataType, bool]:
     """The struct type ``records`` (rows, or a malformed record's text) infer, and whether one
     was malformed; merge results with :func:`merge_xml_types`."""
     merged: Any = ("struct", ())
@@ -174,7 +175,7 @@ def infer_records(records: Iterable[Element | str], opts: XmlOptions) -> tuple[p
         if isinstance(record, str):
             malformed = True
             continue
-        merged = _merge(merged, _describe(record, opts, top=True), opts.value_tag)
+        merged = _merge(merged, _describe(record.element, opts, top=True), opts.value_tag)
     return _arrow(merged), malformed
 
 

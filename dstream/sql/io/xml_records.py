@@ -10,8 +10,9 @@ What this module owns
   depth (an element inside a row belongs to that row), in file order. A well-formed file is
   parsed once; otherwise :func:`record_texts` cuts each row's text out and each is parsed
   alone (:func:`parse_record`), a malformed one given as its text.
-* :class:`Element`: a parsed element; prefixes stay in names (``ns:q``) unless
-  ``ignoreNamespace``, ``xmlns`` declarations are no attributes.
+* :class:`XmlRecord`: a parsed row, an ElementTree element, and its text as written;
+  prefixes stay in names (``ns:q``) unless ``ignoreNamespace``, ``xmlns`` declarations are
+  no attributes.
 * :func:`convert_row`: a record's values for a schema, and whether a value did not fit.
 
 Invariants
@@ -25,8 +26,9 @@ from __future__ import annotations
 
 import datetime
 import re
+import xml.etree.ElementTree as ET  # noqa: N817 - the module's usual name
 import xml.parsers.expat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +38,8 @@ from dstream.sql.errors import AnalysisException
 from dstream.sql.io.files import option, option_bool
 from dstream.sql.io.strconv import ParseOptions, _value_parser
 
-__all__ = ["XmlMalformedError", "XmlOptions", "Element", "convert_fields", "convert_row", "document_records",
-           "parse_record", "record_texts", "text_of"]
+__all__ = ["XmlMalformedError", "XmlOptions", "XmlRecord", "convert_fields", "convert_row", "document_records",
+           "parse_record", "record_texts", "text_of", "texts_of"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _LONG = re.compile(r"[+-]?[0-9]+")
@@ -123,76 +125,138 @@ def record_texts(text: str, row_tag: str) -> Iterator[str]:
 
 
 # ------------------------------------------------------------------------------ parsing
-class Element:
-    """One element: its name, attributes, child elements and non-layout text pieces; ``start``
-    and ``end`` locate its start tag and its end tag (the same for ``<a/>``) in ``source``."""
+# Rows are ElementTree elements: built by its C parser when a document declares no namespace
+# (4x quicker than expat's Python callbacks), else by expat with prefixes kept, into the C
+# TreeBuilder. Inference and conversion read them directly: element.tag, .attrib, its
+# children, and the text pieces of texts_of().
 
-    __slots__ = ("name", "attrs", "children", "texts", "source", "start", "end")
+class XmlRecord:
+    """One row: its ``element``, and how to show it (or a part of it) as written."""
 
-    def __init__(self, name: str, attrs: dict[str, str], source: bytes, start: int) -> None:
-        self.name = name
-        self.attrs = attrs
-        self.children: list[Element] = []
-        self.texts: list[str] = []
-        self.source = source
-        self.start = start
-        self.end = start
+    __slots__ = ("element", "_document", "_index")
 
-    def inner_xml(self) -> str:
-        """The element's content as written (a string field of an element with children)."""
-        content = _start_tag_end(self.source, self.start)
-        return "" if content < 0 else self.source[content:self.end].decode("utf-8", errors="replace")
+    def __init__(self, element: ET.Element, document: _Document, index: int) -> None:
+        self.element = element
+        self._document = document
+        self._index = index
 
     def outer_xml(self) -> str:
-        """The element as written, tags included (a malformed row's corrupt-record text)."""
-        content = _start_tag_end(self.source, self.start)
-        stop = self.source.find(b">", self.end) + 1 if content >= 0 else -content
-        return self.source[self.start:stop].decode("utf-8", errors="replace")
+        """The row as written, tags included (a malformed row's corrupt-record text)."""
+        return self._document.written(self._index, self.element, True)
+
+    def inner_xml(self, node: ET.Element) -> str:
+        """The content of ``node`` (the row or an element in it) as written."""
+        return self._document.written(self._index, node, False)
 
 
-def _build(data: bytes, row_tag: str | None, ignore_namespace: bool) -> list[Element]:
-    """The rows of ``data`` parsed by expat: with a ``row_tag``, the outermost elements of that
-    name (nothing outside them is kept); without one, the document element. Raises
-    ``xml.parsers.expat.ExpatError`` for text that is no well-formed XML."""
+class _Document:
+    """Where the rows of one parse were written: expat's byte offsets of every element, or, for
+    rows the C parser built (it keeps none), the rows' texts, cut out again when first needed
+    and parsed by expat to find an element's offsets."""
+
+    def __init__(self, source: bytes = b"", positions: dict[int, tuple[int, int]] | None = None,
+                 text: str = "", row_tag: str = "", rows: list[ET.Element] | None = None) -> None:
+        self._source = source
+        self._positions = positions
+        self._text = text
+        self._row_tag = row_tag
+        self._rows = rows or []
+        self._row_texts: list[str] | None = None
+
+    def written(self, index: int, node: ET.Element, outer: bool) -> str:
+        if self._positions is not None:
+            source, (start, end) = self._source, self._positions[id(node)]
+        else:
+            source, start, end = self._reparsed(index, node)
+        content = _start_tag_end(source, start)
+        if outer:
+            stop = source.find(b">", end) + 1 if content >= 0 else -content
+            return source[start:stop].decode("utf-8", errors="replace")
+        return "" if content < 0 else source[content:end].decode("utf-8", errors="replace")
+
+    def _reparsed(self, index: int, node: ET.Element) -> tuple[bytes, int, int]:
+        if self._row_texts is None:
+            self._row_texts = list(record_texts(self._text, self._row_tag))
+        data = self._row_texts[index].encode("utf-8")
+        positions: dict[int, tuple[int, int]] = {}
+        again = _build(data, None, False, positions)[0]
+        for child_index in _path_to(self._rows[index], node) or []:
+            again = again[child_index]
+        start, end = positions[id(again)]
+        return data, start, end
+
+
+def _path_to(root: ET.Element, node: ET.Element) -> list[int] | None:
+    """The child indices leading from ``root`` to ``node`` (``None`` if it is not below it)."""
+    if root is node:
+        return []
+    for i, child in enumerate(root):
+        found = _path_to(child, node)
+        if found is not None:
+            return [i, *found]
+    return None
+
+
+def texts_of(element: ET.Element) -> list[str]:
+    """The element's text pieces that are no layout: before its first child, after each child."""
+    out = []
+    text = element.text
+    if text and not text.isspace():
+        out.append(text)
+    for child in element:
+        tail = child.tail
+        if tail and not tail.isspace():
+            out.append(tail)
+    return out
+
+
+def text_of(element: ET.Element, opts: XmlOptions) -> str:
+    """A leaf element's text (trimmed when ``ignoreSurroundingSpaces``)."""
+    text = element.text
+    if not text or text.isspace():
+        return ""
+    return text.strip() if opts.trim else text
+
+
+def _build(data: bytes, row_tag: str | None, ignore_namespace: bool,
+           positions: dict[int, tuple[int, int]]) -> list[ET.Element]:
+    """The rows of ``data`` parsed by expat (prefixes kept): with a ``row_tag``, the outermost
+    elements of that name; without one, the document element. Each element's start and end tag
+    offsets go to ``positions`` (by ``id``). Raises ``xml.parsers.expat.ExpatError`` for text
+    that is no well-formed XML."""
     parser = xml.parsers.expat.ParserCreate()
     parser.buffer_text = True
-    rows: list[Element] = []
-    stack: list[Element] = []
-    pieces: list[str] = []
-    push, pop, keep = stack.append, stack.pop, pieces.append
+    rows: list[ET.Element] = []
+    depth = [0]
+    builder: list[ET.TreeBuilder] = []
+    starts: list[tuple[ET.Element, int]] = []
 
     def local(name: str) -> str:
         return name.rsplit(":", 1)[-1] if ignore_namespace else name
 
-    def text(piece: str) -> None:
-        if stack:
-            keep(piece)
-
     def start(name: str, attrs: dict[str, str]) -> None:
-        # Closures, not methods: a file of rows calls this for every element.
-        if ignore_namespace:
-            name = local(name)
-        if not stack and row_tag is not None and name != row_tag:
-            return  # outside every row
-        if pieces:
-            joined = "".join(pieces)
-            if joined.strip():
-                stack[-1].texts.append(joined)
-            pieces.clear()
+        name = local(name)
+        if not depth[0]:
+            if row_tag is not None and name != row_tag:
+                return  # outside every row
+            builder[:] = [ET.TreeBuilder()]
+        depth[0] += 1
         if attrs:
             attrs = {local(k): v for k, v in attrs.items() if k != "xmlns" and not k.startswith("xmlns:")}
-        element = Element(name, attrs, data, parser.CurrentByteIndex)
-        (stack[-1].children if stack else rows).append(element)
-        push(element)
+        starts.append((builder[0].start(name, attrs), parser.CurrentByteIndex))
 
     def end(name: str) -> None:
-        if stack:
-            if pieces:
-                joined = "".join(pieces)
-                if joined.strip():
-                    stack[-1].texts.append(joined)
-                pieces.clear()
-            pop().end = parser.CurrentByteIndex
+        if depth[0]:
+            depth[0] -= 1
+            element = builder[0].end(local(name))
+            _, began = starts.pop()
+            positions[id(element)] = (began, parser.CurrentByteIndex)
+            if not depth[0]:
+                rows.append(builder[0].close())
+
+    def text(piece: str) -> None:
+        if depth[0]:
+            builder[0].data(piece)
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
@@ -201,38 +265,62 @@ def _build(data: bytes, row_tag: str | None, ignore_namespace: bool) -> list[Ele
     return rows
 
 
-def parse_record(text: str, ignore_namespace: bool = False) -> Element | None:
-    """The tree of one record (``None`` when it is no well-formed XML)."""
+def parse_record(text: str, ignore_namespace: bool = False) -> XmlRecord | None:
+    """One record's element (``None`` when it is no well-formed XML)."""
+    data = text.encode("utf-8")
+    positions: dict[int, tuple[int, int]] = {}
     try:
-        rows = _build(text.encode("utf-8"), None, ignore_namespace)
+        rows = _build(data, None, ignore_namespace, positions)
     except xml.parsers.expat.ExpatError:
         return None
-    return rows[0] if rows else None
+    return XmlRecord(rows[0], _Document(data, positions), 0) if rows else None
 
 
 _PROLOG = re.compile(r"\A\s*(<\?xml[^>]*\?>)?", re.S)
 _WRAPPER = "dstream-document"
 
 
-def document_records(text: str, opts: XmlOptions) -> Iterator[Element | str]:
-    """The records of a file's ``text``: each row element, or for a malformed record its text.
+def _tree_rows(node: ET.Element, row_tag: str) -> Iterator[ET.Element]:
+    for child in node:
+        if child.tag == row_tag:
+            yield child
+        else:
+            yield from _tree_rows(child, row_tag)
+
+
+def document_records(text: str, opts: XmlOptions) -> Iterator[XmlRecord | str]:
+    """The records of a file's ``text``: each row, or for a malformed record its text.
 
     The document is parsed once (wrapped in one element, so rows need no common root); only
     when that fails are the rows cut out of the text and parsed one by one, so that one
     malformed record spoils only itself.
     """
     body = text[_PROLOG.match(text).end():]  # type: ignore[union-attr]
-    if "<!DOCTYPE" not in body:
+    wrapped = f"<{_WRAPPER}>{body}</{_WRAPPER}>"
+    if "<!DOCTYPE" not in body and "xmlns" not in body:
+        # A prefix without a declaration fails the C parser: expat, below, keeps it as written.
         try:
-            rows = _build(f"<{_WRAPPER}>{body}</{_WRAPPER}>".encode(), opts.row_tag, opts.ignore_namespace)
+            found = list(_tree_rows(ET.fromstring(wrapped), opts.row_tag))
+        except (ET.ParseError, RecursionError):
+            pass
+        else:
+            document = _Document(text=text, row_tag=opts.row_tag, rows=found)
+            yield from (XmlRecord(element, document, i) for i, element in enumerate(found))
+            return
+    if "<!DOCTYPE" not in body:
+        data = wrapped.encode("utf-8")
+        positions: dict[int, tuple[int, int]] = {}
+        try:
+            rows = _build(data, opts.row_tag, opts.ignore_namespace, positions)
         except xml.parsers.expat.ExpatError:
             pass
         else:
-            yield from rows
+            document = _Document(data, positions)
+            yield from (XmlRecord(element, document, i) for i, element in enumerate(rows))
             return
-    for record in record_texts(text, opts.row_tag):
-        element = parse_record(record, opts.ignore_namespace)
-        yield record if element is None else element
+    for record_text in record_texts(text, opts.row_tag):
+        record = parse_record(record_text, opts.ignore_namespace)
+        yield record_text if record is None else record
 
 
 def _start_tag_end(data: bytes, start: int) -> int:
@@ -255,12 +343,6 @@ def _start_tag_end(data: bytes, start: int) -> int:
             i += 1
         close = i
     return -(close + 1) if data[close - 1] == 47 else close + 1  # / before >: no content
-
-
-def text_of(element: Element, opts: XmlOptions) -> str:
-    """A leaf element's text (trimmed when ``ignoreSurroundingSpaces``)."""
-    joined = "".join(element.texts)
-    return joined.strip() if opts.trim else joined
 
 
 # ------------------------------------------------------------------------------ conversion
@@ -294,52 +376,56 @@ def _convert_text(text: str | None, t: pa.DataType, opts: XmlOptions) -> Any:
     raise XmlMalformedError(value)
 
 
-def _convert(elements: list[Element], t: pa.DataType, opts: XmlOptions) -> Any:
+_Inner = Callable[[ET.Element], str]
+
+
+def _convert(elements: list[ET.Element], t: pa.DataType, opts: XmlOptions, inner: _Inner) -> Any:
     """The value of a field from the child elements of its name (an array takes them all)."""
     if not elements:
         return None
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return [_convert_one(e, t.value_type, opts) for e in elements]
-    return _convert_one(elements[-1], t, opts)
+        return [_convert_one(e, t.value_type, opts, inner) for e in elements]
+    return _convert_one(elements[-1], t, opts, inner)
 
 
-def _convert_one(element: Element, t: pa.DataType, opts: XmlOptions) -> Any:
+def _convert_one(element: ET.Element, t: pa.DataType, opts: XmlOptions, inner: _Inner) -> Any:
     if pa.types.is_struct(t):
-        return convert_fields(element, list(t), opts)
+        return convert_fields(element, list(t), opts, inner)
     if pa.types.is_map(t):
-        return [(c.name, _convert_one(c, t.item_type, opts)) for c in element.children]
+        return [(c.tag, _convert_one(c, t.item_type, opts, inner)) for c in element]
     if pa.types.is_list(t) or pa.types.is_large_list(t):  # an array in an array: the writer's item elements
-        return [_convert_one(c, t.value_type, opts) for c in element.children]
-    if element.children:
+        return [_convert_one(c, t.value_type, opts, inner) for c in element]
+    if len(element):
         if pa.types.is_string(t):
-            inner = element.inner_xml()
-            return inner.strip() if opts.trim else inner
-        raise XmlMalformedError(element.name)
+            written = inner(element)
+            return written.strip() if opts.trim else written
+        raise XmlMalformedError(element.tag)
     return _convert_text(text_of(element, opts), t, opts)
 
 
-def convert_fields(element: Element, fields: list[pa.Field], opts: XmlOptions,
+def convert_fields(element: ET.Element, fields: list[pa.Field], opts: XmlOptions, inner: _Inner,
                    failed: list[str] | None = None) -> dict[str, Any]:
     """The element's values for ``fields``: attributes by prefix, children by name, text by the
-    value tag. A value that does not fit raises, or with ``failed`` is null and its name noted."""
-    by_name: dict[str, list[Element]] = {}
-    for child in element.children:
-        by_name.setdefault(child.name, []).append(child)
+    value tag (``inner`` shows an element's content as written, for a string field with children).
+    A value that does not fit raises, or with ``failed`` is null and its name noted."""
+    by_name: dict[str, list[ET.Element]] = {}
+    for child in element:
+        by_name.setdefault(child.tag, []).append(child)
+    attrs = element.attrib
     prefix = opts.attribute_prefix
     out: dict[str, Any] = {}
     for fld in fields:
         try:
             if fld.name == opts.value_tag and fld.name not in by_name:
-                texts = [t.strip() if opts.trim else t for t in element.texts]
+                texts = [t.strip() if opts.trim else t for t in texts_of(element)]
                 if pa.types.is_list(fld.type):
                     out[fld.name] = [_convert_text(t, fld.type.value_type, opts) for t in texts] if texts else None
                 else:
                     out[fld.name] = _convert_text("".join(texts), fld.type, opts) if texts else None
             elif fld.name in by_name:
-                out[fld.name] = _convert(by_name[fld.name], fld.type, opts)
-            elif (not opts.exclude_attribute and fld.name.startswith(prefix)
-                  and fld.name[len(prefix):] in element.attrs):
-                raw = element.attrs[fld.name[len(prefix):]]
+                out[fld.name] = _convert(by_name[fld.name], fld.type, opts, inner)
+            elif not opts.exclude_attribute and fld.name.startswith(prefix) and fld.name[len(prefix):] in attrs:
+                raw = attrs[fld.name[len(prefix):]]
                 out[fld.name] = _convert_text(raw.strip() if opts.trim else raw, fld.type, opts)
             else:
                 out[fld.name] = None
@@ -351,9 +437,9 @@ def convert_fields(element: Element, fields: list[pa.Field], opts: XmlOptions,
     return out
 
 
-def convert_row(element: Element | None, fields: list[pa.Field], opts: XmlOptions) -> tuple[dict[str, Any], bool]:
+def convert_row(record: XmlRecord | None, fields: list[pa.Field], opts: XmlOptions) -> tuple[dict[str, Any], bool]:
     """A record's row for ``fields`` and whether it was malformed (its bad values null)."""
-    if element is None:
+    if record is None:
         return {f.name: None for f in fields}, True
     failed: list[str] = []
-    return convert_fields(element, fields, opts, failed), bool(failed)
+    return convert_fields(record.element, fields, opts, record.inner_xml, failed), bool(failed)

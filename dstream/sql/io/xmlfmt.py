@@ -36,7 +36,7 @@ from dstream.sql.io.encode import format_temporal_columns, value_encoder
 from dstream.sql.io.files import FileSplit, option, read_line_range
 from dstream.sql.io.jsonfmt import nulls_as_strings
 from dstream.sql.io.xml_infer import infer_element, infer_records, merge_xml_types
-from dstream.sql.io.xml_records import Element, XmlOptions, convert_row, document_records, parse_record
+from dstream.sql.io.xml_records import XmlOptions, XmlRecord, convert_row, document_records, parse_record
 
 __all__ = ["XmlFormat", "element_text", "infer_xml_record", "records_of_strings", "xml_rows"]
 
@@ -49,7 +49,7 @@ def _decoded(data: bytes, options: Mapping[str, Any]) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _failing_fast(records: Iterable[Element | str]) -> Iterator[Element | str]:
+def _failing_fast(records: Iterable[XmlRecord | str]) -> Iterator[XmlRecord | str]:
     for record in records:
         if isinstance(record, str):
             raise malformed_error(record)
@@ -58,20 +58,20 @@ def _failing_fast(records: Iterable[Element | str]) -> Iterator[Element | str]:
 
 def infer_xml_record(text: str, opts: XmlOptions) -> tuple[pa.DataType | None, bool]:
     """The struct type one record infers (``None`` when it is malformed) and whether it was."""
-    element = parse_record(text, opts.ignore_namespace)
-    if element is None:
+    record = parse_record(text, opts.ignore_namespace)
+    if record is None:
         return None, True
-    return infer_element(element, opts, top=True), False
+    return infer_element(record.element, opts, top=True), False
 
 
-def records_of_strings(texts: Iterable[str], opts: XmlOptions) -> Iterator[Element | str]:
+def records_of_strings(texts: Iterable[str], opts: XmlOptions) -> Iterator[XmlRecord | str]:
     """Each string as one record (its element, or its text when it is no well-formed XML)."""
     for text in texts:
-        element = parse_record(text, opts.ignore_namespace)
-        yield text if element is None else element
+        record = parse_record(text, opts.ignore_namespace)
+        yield text if record is None else record
 
 
-def xml_rows(records: Iterable[Element | str], schema: pa.Schema, opts: XmlOptions) -> list[dict[str, Any]]:
+def xml_rows(records: Iterable[XmlRecord | str], schema: pa.Schema, opts: XmlOptions) -> list[dict[str, Any]]:
     """The rows of ``records`` (row elements, or malformed records' texts) for ``schema``, under ``mode``."""
     corrupt = opts.corrupt_column if opts.corrupt_column in schema.names else ""
     fields = [f for f in schema if f.name != corrupt]
