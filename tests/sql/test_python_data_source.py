@@ -307,8 +307,8 @@ def test_stream_readers(spark: SparkSession, tmp_path: Path) -> None:
     finally:
         query.stop()
     assert sorted(spark.table("py_stream").collect()) == [Row(id=i, v=f"r{i}") for i in range(6)]
-    assert _progress(query) == [(0, 2, "None", '{"offset":2}'), (1, 2, '{"offset":2}', '{"offset":4}'),
-                                (2, 2, '{"offset":4}', '{"offset":6}')]
+    assert _progress(query) == [(0, 2, "None", '{"offset": 2}'), (1, 2, '{"offset": 2}', '{"offset": 4}'),
+                                (2, 2, '{"offset": 4}', '{"offset": 6}')]
     calls = open(log).read().splitlines()
     # PySpark's order; it polls latestOffset once less before its query stops.
     assert calls[:9] == ["latestOffset 2", "initialOffset", "partitions {'offset': 0} {'offset': 2}", "latestOffset 4",
@@ -321,7 +321,8 @@ def test_stream_readers(spark: SparkSession, tmp_path: Path) -> None:
     finally:
         simple.stop()
     assert sorted(spark.table("py_simple").collect()) == [Row(id=i, v=f"s{i}") for i in range(5)]
-    assert _progress(simple) == [(0, 2, "None", '{"o":2}'), (1, 2, '{"o":2}', '{"o":4}'), (2, 1, '{"o":4}', '{"o":5}')]
+    assert _progress(simple) == [(0, 2, "None", '{"o": 2}'), (1, 2, '{"o": 2}', '{"o": 4}'),
+                                 (2, 1, '{"o": 4}', '{"o": 5}')]
 
 
 def test_simple_reader_reads_a_rerun_batch_between_offsets(spark: SparkSession) -> None:

@@ -435,7 +435,7 @@ class MicroBatchExecution:
         self.pending = None
         self.batch_id = batch_id + 1
         sources = [source_progress(source.description, starts[i], ends[i], source.reports_latest_offset(),
-                                   int(counters[i].value)) for i, source in enumerate(self.sources)]
+                                   int(counters[i].value), source.offset_text) for i, source in enumerate(self.sources)]
         event_time = event_time_progress(bool(self.tracker.delays), list(stats.values()), seq.batch_watermark_ms)
         operators = operators_progress(sorted(info.operators.items()), idle=False)
         progress = build_progress(
@@ -473,7 +473,8 @@ class MicroBatchExecution:
         if self._last_progress_ms is not None and start_ms - self._last_progress_ms < self.idle_progress_ms:
             return
         recorder = ProgressRecorder(start_ms)
-        sources = [source_progress(s.description, c, c, c, 0) for s, c in zip(self.sources, self.committed)]
+        sources = [source_progress(s.description, c, c, c, 0, s.offset_text)
+                   for s, c in zip(self.sources, self.committed)]
         known = sorted(self.last_info.operators.items()) if self.last_info is not None else []
         operators = operators_progress(known, idle=True)
         event_time = event_time_progress(bool(self.tracker.delays), [], self.tracker.current_ms)

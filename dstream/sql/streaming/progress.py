@@ -33,7 +33,7 @@ import json
 import math
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -286,10 +286,12 @@ def state_operator_progress(name: str, metrics: dict[str, Any], partitions: int,
     }
 
 
-def source_progress(description: str, start: Any, end: Any, latest: Any, rows: int) -> dict[str, Any]:
-    """One entry of ``sources`` (the rates are filled in by :func:`build_progress`); offsets as JSON text."""
-    return {"description": description, "startOffset": offset_text(start), "endOffset": offset_text(end),
-            "latestOffset": offset_text(end if latest is None else latest), "numInputRows": rows,
+def source_progress(description: str, start: Any, end: Any, latest: Any, rows: int,
+                    text: Callable[[Any], str] = offset_text) -> dict[str, Any]:
+    """One entry of ``sources`` (the rates are filled in by :func:`build_progress`); offsets as JSON
+    text (written by ``text``: a source may print its offsets its own way)."""
+    return {"description": description, "startOffset": text(start), "endOffset": text(end),
+            "latestOffset": text(end if latest is None else latest), "numInputRows": rows,
             "inputRowsPerSecond": 0.0, "processedRowsPerSecond": 0.0, "metrics": {}}
 
 

@@ -21,6 +21,7 @@ Invariants
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -105,6 +106,10 @@ class _PythonSource(Source):
 
     def reports_latest_offset(self) -> Offset | None:
         return self._latest
+
+    def offset_text(self, offset: Offset | None) -> str:
+        # PySpark keeps a Python source's offsets as the text Python's json.dumps wrote.
+        return "None" if offset is None else json.dumps(offset)
 
 
 class PythonSourceProvider(SourceProvider):

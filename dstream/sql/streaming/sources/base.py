@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..progress import offset_text
 from ..registry import FormatRegistry
 
 if TYPE_CHECKING:
@@ -67,6 +68,10 @@ class Source:
     def reports_latest_offset(self) -> Offset | None:
         """The offset available at the source (for progress ``latestOffset``); ``None`` if unknown."""
         return None
+
+    def offset_text(self, offset: Offset | None) -> str:
+        """An offset as progress shows it: compact JSON, ``"None"`` where there is none (as PySpark)."""
+        return offset_text(offset)
 
 
 class SourceProvider:
