@@ -59,18 +59,18 @@ class FromXml(Expression):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
         from ..io.csvfmt import malformed_error  # noqa: PLC0415 - the io package loads when used
-        from ..io.xml_records import XmlOptions, convert_row, parse_record  # noqa: PLC0415
+        from ..io.xml_records import RowConverter, XmlOptions, parse_record  # noqa: PLC0415
 
         opts = XmlOptions.of({"timeZone": ctx.time_zone, **self.options}, reading=False)
         struct_type = to_arrow_type(self.schema)
         corrupt = opts.corrupt_column if struct_type.get_field_index(opts.corrupt_column) >= 0 else ""
-        fields = [f for f in struct_type if f.name != corrupt]
+        convert = RowConverter([f for f in struct_type if f.name != corrupt], opts)
         out: list[dict[str, Any] | None] = []
         for text in _values(self.children[0].eval(batch, ctx)):
             if text is None:
                 out.append(None)
                 continue
-            row, bad = convert_row(parse_record(text, opts.ignore_namespace), fields, opts)  # (None: malformed)
+            row, bad = convert(parse_record(text, opts.ignore_namespace))  # (None: malformed)
             if bad and opts.mode == "FAILFAST":
                 raise malformed_error(text)
             if corrupt:

@@ -13,7 +13,8 @@ What this module owns
 * :class:`XmlRecord`: a parsed row, an ElementTree element, and its text as written;
   prefixes stay in names (``ns:q``) unless ``ignoreNamespace``, ``xmlns`` declarations are
   no attributes.
-* :func:`convert_row`: a record's values for a schema, and whether a value did not fit.
+* :class:`RowConverter`: a schema compiled once into converters: a record's values, and
+  whether one did not fit.
 
 Invariants
 ----------
@@ -38,8 +39,8 @@ from dstream.sql.errors import AnalysisException
 from dstream.sql.io.files import option, option_bool
 from dstream.sql.io.strconv import ParseOptions, _value_parser
 
-__all__ = ["XmlMalformedError", "XmlOptions", "XmlRecord", "convert_fields", "convert_row", "document_records",
-           "parse_record", "record_texts", "text_of", "texts_of"]
+__all__ = ["RowConverter", "XmlMalformedError", "XmlOptions", "XmlRecord", "document_records", "parse_record",
+           "record_texts", "text_of", "texts_of"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _LONG = re.compile(r"[+-]?[0-9]+")
@@ -346,100 +347,141 @@ def _start_tag_end(data: bytes, start: int) -> int:
 
 
 # ------------------------------------------------------------------------------ conversion
-def _convert_text(text: str | None, t: pa.DataType, opts: XmlOptions) -> Any:
-    if text is None or (opts.null_value is not None and text == opts.null_value):
-        return None
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return text
-    value = text.strip()
-    if value == "":
-        return None
-    if pa.types.is_boolean(t):
-        if value.lower() in _BOOLEAN_TEXTS:
-            return _BOOLEAN_TEXTS[value.lower()]
-    elif pa.types.is_integer(t):
-        if _LONG.fullmatch(value) and -2**(t.bit_width - 1) <= int(value) < 2**(t.bit_width - 1):
-            return int(value)
-    elif pa.types.is_floating(t):
-        if _JAVA_DOUBLE.fullmatch(value):
-            return float(value.rstrip("fFdD"))
-    elif pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_decimal(t) or pa.types.is_binary(t):
-        try:
-            parsed: Any = _value_parser(t, opts.parse)(value)
-        except (ValueError, ArithmeticError):
-            raise XmlMalformedError(value) from None
-        if pa.types.is_date(t):
-            return datetime.date(1970, 1, 1) + datetime.timedelta(days=int(parsed))
-        if pa.types.is_timestamp(t):
-            return _EPOCH + datetime.timedelta(microseconds=int(parsed))
-        return parsed
-    raise XmlMalformedError(value)
-
+# A schema is compiled once into converter functions (per field, per type), so that a row's
+# values are read without deciding each value's type again.
 
 _Inner = Callable[[ET.Element], str]
+_Text = Callable[[str | None], Any]
+_Value = Callable[[ET.Element, _Inner], Any]
 
 
-def _convert(elements: list[ET.Element], t: pa.DataType, opts: XmlOptions, inner: _Inner) -> Any:
-    """The value of a field from the child elements of its name (an array takes them all)."""
-    if not elements:
-        return None
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return [_convert_one(e, t.value_type, opts, inner) for e in elements]
-    return _convert_one(elements[-1], t, opts, inner)
+def _text_converter(t: pa.DataType, opts: XmlOptions) -> _Text:
+    """A function from an element's or attribute's text to a value of ``t`` (or XmlMalformedError)."""
+    null_value = opts.null_value
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return lambda text: None if text is None or text == null_value else text
+    if pa.types.is_boolean(t):
+        def parse(value: str) -> Any:
+            found = _BOOLEAN_TEXTS.get(value.lower())
+            if found is None:
+                raise XmlMalformedError(value)
+            return found
+    elif pa.types.is_integer(t):
+        low, high = -2**(t.bit_width - 1), 2**(t.bit_width - 1)
+
+        def parse(value: str) -> Any:
+            if _LONG.fullmatch(value) and low <= int(value) < high:
+                return int(value)
+            raise XmlMalformedError(value)
+    elif pa.types.is_floating(t):
+        def parse(value: str) -> Any:
+            if _JAVA_DOUBLE.fullmatch(value):
+                return float(value.rstrip("fFdD"))
+            raise XmlMalformedError(value)
+    elif pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_decimal(t) or pa.types.is_binary(t):
+        read = _value_parser(t, opts.parse)
+        date, stamp = pa.types.is_date(t), pa.types.is_timestamp(t)
+
+        def parse(value: str) -> Any:
+            try:
+                parsed: Any = read(value)
+            except (ValueError, ArithmeticError):
+                raise XmlMalformedError(value) from None
+            if date:
+                return datetime.date(1970, 1, 1) + datetime.timedelta(days=int(parsed))
+            if stamp:
+                return _EPOCH + datetime.timedelta(microseconds=int(parsed))
+            return parsed
+    else:
+        def parse(value: str) -> Any:
+            raise XmlMalformedError(value)
+
+    def convert(text: str | None) -> Any:
+        if text is None or text == null_value:
+            return None
+        value = text.strip()
+        return None if value == "" else parse(value)
+    return convert
 
 
-def _convert_one(element: ET.Element, t: pa.DataType, opts: XmlOptions, inner: _Inner) -> Any:
+def _value_converter(t: pa.DataType, opts: XmlOptions) -> _Value:
+    """A function from one element to a value of ``t``."""
     if pa.types.is_struct(t):
-        return convert_fields(element, list(t), opts, inner)
+        fields = _FieldsConverter(list(t), opts)
+        return lambda element, inner: fields(element, inner, None)
     if pa.types.is_map(t):
-        return [(c.tag, _convert_one(c, t.item_type, opts, inner)) for c in element]
+        item = _value_converter(t.item_type, opts)
+        return lambda element, inner: [(c.tag, item(c, inner)) for c in element]
     if pa.types.is_list(t) or pa.types.is_large_list(t):  # an array in an array: the writer's item elements
-        return [_convert_one(c, t.value_type, opts, inner) for c in element]
-    if len(element):
-        if pa.types.is_string(t):
+        each = _value_converter(t.value_type, opts)
+        return lambda element, inner: [each(c, inner) for c in element]
+    text = _text_converter(t, opts)
+    string, trim = pa.types.is_string(t) or pa.types.is_large_string(t), opts.trim
+
+    def leaf(element: ET.Element, inner: _Inner) -> Any:
+        if len(element):
+            if not string:
+                raise XmlMalformedError(element.tag)
             written = inner(element)
-            return written.strip() if opts.trim else written
-        raise XmlMalformedError(element.tag)
-    return _convert_text(text_of(element, opts), t, opts)
+            return written.strip() if trim else written
+        return text(text_of(element, opts))
+    return leaf
 
 
-def convert_fields(element: ET.Element, fields: list[pa.Field], opts: XmlOptions, inner: _Inner,
-                   failed: list[str] | None = None) -> dict[str, Any]:
-    """The element's values for ``fields``: attributes by prefix, children by name, text by the
-    value tag (``inner`` shows an element's content as written, for a string field with children).
-    A value that does not fit raises, or with ``failed`` is null and its name noted."""
-    by_name: dict[str, list[ET.Element]] = {}
-    for child in element:
-        by_name.setdefault(child.tag, []).append(child)
-    attrs = element.attrib
-    prefix = opts.attribute_prefix
-    out: dict[str, Any] = {}
-    for fld in fields:
-        try:
-            if fld.name == opts.value_tag and fld.name not in by_name:
-                texts = [t.strip() if opts.trim else t for t in texts_of(element)]
-                if pa.types.is_list(fld.type):
-                    out[fld.name] = [_convert_text(t, fld.type.value_type, opts) for t in texts] if texts else None
+class _FieldsConverter:
+    """The values of a struct's ``fields`` from an element: attributes by prefix, children by
+    name (an array takes them all, another type the last), text by the value tag."""
+
+    def __init__(self, fields: list[pa.Field], opts: XmlOptions) -> None:
+        self._opts = opts
+        self._fields: list[tuple[str, str | None, bool, Any, Any]] = []
+        prefix = opts.attribute_prefix
+        for fld in fields:
+            listed = pa.types.is_list(fld.type) or pa.types.is_large_list(fld.type)
+            attribute = (fld.name[len(prefix):] if not opts.exclude_attribute and fld.name.startswith(prefix)
+                         else None)
+            value = _value_converter(fld.type.value_type if listed else fld.type, opts)
+            text = _text_converter(fld.type.value_type if listed else fld.type, opts)
+            self._fields.append((fld.name, attribute, listed, value, text))
+
+    def __call__(self, element: ET.Element, inner: _Inner, failed: list[str] | None) -> dict[str, Any]:
+        opts = self._opts
+        by_name: dict[str, list[ET.Element]] = {}
+        for child in element:
+            by_name.setdefault(child.tag, []).append(child)
+        attrs = element.attrib
+        out: dict[str, Any] = {}
+        for name, attribute, listed, value, text in self._fields:
+            try:
+                children = by_name.get(name)
+                if children is not None:
+                    out[name] = [value(c, inner) for c in children] if listed else value(children[-1], inner)
+                elif name == opts.value_tag:
+                    pieces = [t.strip() if opts.trim else t for t in texts_of(element)]
+                    out[name] = None if not pieces else [text(p) for p in pieces] if listed else text("".join(pieces))
+                elif attribute is not None and attribute in attrs:
+                    raw = attrs[attribute]
+                    out[name] = text(raw.strip() if opts.trim else raw)
                 else:
-                    out[fld.name] = _convert_text("".join(texts), fld.type, opts) if texts else None
-            elif fld.name in by_name:
-                out[fld.name] = _convert(by_name[fld.name], fld.type, opts, inner)
-            elif not opts.exclude_attribute and fld.name.startswith(prefix) and fld.name[len(prefix):] in attrs:
-                raw = attrs[fld.name[len(prefix):]]
-                out[fld.name] = _convert_text(raw.strip() if opts.trim else raw, fld.type, opts)
-            else:
-                out[fld.name] = None
-        except XmlMalformedError:
-            if failed is None:
-                raise
-            failed.append(fld.name)
-            out[fld.name] = None
-    return out
+                    out[name] = None
+            except XmlMalformedError:
+                if failed is None:
+                    raise
+                failed.append(name)
+                out[name] = None
+        return out
 
 
-def convert_row(record: XmlRecord | None, fields: list[pa.Field], opts: XmlOptions) -> tuple[dict[str, Any], bool]:
-    """A record's row for ``fields`` and whether it was malformed (its bad values null)."""
-    if record is None:
-        return {f.name: None for f in fields}, True
-    failed: list[str] = []
-    return convert_fields(record.element, fields, opts, record.inner_xml, failed), bool(failed)
+class RowConverter:
+    """A schema's ``fields`` compiled once: called with a record, its row and whether it was
+    malformed (no well-formed XML, ``None``, or a value that did not fit, left null)."""
+
+    def __init__(self, fields: list[pa.Field], opts: XmlOptions) -> None:
+        self._names = [f.name for f in fields]
+        self._fields = _FieldsConverter(fields, opts)
+
+    def __call__(self, record: XmlRecord | None) -> tuple[dict[str, Any], bool]:
+        if record is None:
+            return dict.fromkeys(self._names), True
+        failed: list[str] = []
+        return self._fields(record.element, record.inner_xml, failed), bool(failed)

@@ -36,7 +36,7 @@ from dstream.sql.io.encode import format_temporal_columns, value_encoder
 from dstream.sql.io.files import FileSplit, option, read_line_range
 from dstream.sql.io.jsonfmt import nulls_as_strings
 from dstream.sql.io.xml_infer import infer_element, infer_records, merge_xml_types
-from dstream.sql.io.xml_records import XmlOptions, XmlRecord, convert_row, document_records, parse_record
+from dstream.sql.io.xml_records import RowConverter, XmlOptions, XmlRecord, document_records, parse_record
 
 __all__ = ["XmlFormat", "element_text", "infer_xml_record", "records_of_strings", "xml_rows"]
 
@@ -74,10 +74,10 @@ def records_of_strings(texts: Iterable[str], opts: XmlOptions) -> Iterator[XmlRe
 def xml_rows(records: Iterable[XmlRecord | str], schema: pa.Schema, opts: XmlOptions) -> list[dict[str, Any]]:
     """The rows of ``records`` (row elements, or malformed records' texts) for ``schema``, under ``mode``."""
     corrupt = opts.corrupt_column if opts.corrupt_column in schema.names else ""
-    fields = [f for f in schema if f.name != corrupt]
+    convert = RowConverter([f for f in schema if f.name != corrupt], opts)
     rows = []
     for record in records:
-        row, bad = convert_row(None if isinstance(record, str) else record, fields, opts)
+        row, bad = convert(None if isinstance(record, str) else record)
         if bad:
             text = record if isinstance(record, str) else record.outer_xml()
             if opts.mode == "FAILFAST":
