@@ -101,3 +101,24 @@ def test_json_aggregate(master: str, tmp_path: Path) -> None:
     got = table(out)
     assert [[s, n, w, lo, hi] for s, n, w, _, lo, hi in got] == expected
     assert all(abs(float(row[3]) - mean) < 0.0006 for row, mean in zip(got, means))
+
+
+@pytest.mark.parametrize("master", MASTERS)
+def test_python_data_source(master: str) -> None:
+    # The example's readings, computed here in plain Python: per sensor, the count and the mean.
+    example = load(EXAMPLES / "sql" / "python_data_source.py")
+    rows = 300
+    values: dict[str, list[float]] = defaultdict(list)
+    for n in range(rows):
+        sensor, _, value = example.reading(n)
+        values[sensor].append(value)
+    out = run("python_data_source.py", "--master", master, "--rows", str(rows), "--partitions", "3",
+              "--rows-per-batch", "100")
+    assert f"batch read: {rows} readings in 3 partitions" in out
+    assert f"streamed: {rows} readings in 3 micro-batches" in out
+    tables = [line for line in out.splitlines() if line.startswith("|")]
+    batch = [[c.strip() for c in line.strip("|").split("|")] for line in tables[1:1 + len(values)]]
+    streamed = [[c.strip() for c in line.strip("|").split("|")] for line in tables[2 + len(values):]]
+    assert [[s, n] for s, n, _ in batch] == [[s, str(len(v))] for s, v in sorted(values.items())]
+    assert all(abs(float(mean) - sum(values[s]) / len(values[s])) < 0.006 for s, _, mean in batch)
+    assert streamed == [[s, str(len(v))] for s, v in sorted(values.items())]
