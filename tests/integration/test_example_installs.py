@@ -45,6 +45,7 @@ RUNS = {
     "sql/wordcount.py": ["--lines", "200", "--top", "3", "--master", "local"],
     "sql/csv_join.py": ["--customers", "20", "--orders", "100", "--master", "local"],
     "sql/json_aggregate.py": ["--records", "100", "--master", "local"],
+    "sql/python_data_source.py": ["--rows", "100", "--master", "local"],
     "sql/streaming/structured_kafka_wordcount.py": ["--help"],
     "sql/streaming/structured_network_wordcount.py": ["--batches", "1", "--master", "local"],
     "sql/streaming/structured_network_wordcount_windowed.py": ["--help"],
