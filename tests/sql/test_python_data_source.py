@@ -337,6 +337,19 @@ def test_simple_reader_reads_a_rerun_batch_between_offsets(spark: SparkSession) 
     assert spark._new_dataframe(plan).collect() == [Row(id=2, v="again2"), Row(id=3, v="again3")]
 
 
+def test_a_readers_last_latest_offset_bounds_no_wait(spark: SparkSession, tmp_path: Path) -> None:
+    # processAllAvailable ends at a source's reported latest offset when it has one. A stream
+    # reader's latestOffset() moves on with each call, so the source reports none: a wait
+    # that began after the first batch once returned with the later rows unread.
+    from dstream.sql.streaming.python_data_source import PythonSourceProvider
+
+    provider = PythonSourceProvider(Streams)
+    options = {"log": str(tmp_path / "log")}
+    source = provider.create(spark, options, provider.schema(spark, options, None), "")
+    assert source.latest_offset(None, True) == {"offset": 2}
+    assert source.reports_latest_offset() is None
+
+
 def test_stream_writer(spark: SparkSession, tmp_path: Path) -> None:
     spark.dataSource.register(Streams)
     out = str(tmp_path / "batches")

@@ -64,21 +64,18 @@ class _PythonSource(Source):
             self._reader = None
             self._simple = source.simpleStreamReader(schema=schema)
         self._pending: dict[str, list[Any]] = {}  # a simple reader's rows, by the offsets they span
-        self._latest: Offset | None = None
 
     def _initial(self) -> Offset:
         return (self._reader or self._simple).initialOffset()
 
     def latest_offset(self, start: Offset | None, limited: bool) -> Offset | None:
         if self._reader is not None:
-            self._latest = self._reader.latestOffset()
-            return self._latest
+            return self._reader.latestOffset()
         begin = self._initial() if start is None else start
         rows, end = self._simple.read(begin)
         rows = list(rows)
         if end != begin:
             self._pending[repr((begin, end))] = rows
-        self._latest = end
         return end
 
     def get_batch(self, start: Offset | None, end: Offset, output: list[AttributeReference]) -> LogicalPlan:
@@ -104,8 +101,8 @@ class _PythonSource(Source):
         if self._reader is not None:
             self._reader.stop()
 
-    def reports_latest_offset(self) -> Offset | None:
-        return self._latest
+    # No reports_latest_offset: a reader's latestOffset() may move on each call, so what it gave
+    # last is no bound for processAllAvailable, which then waits for a trigger that finds nothing.
 
     def offset_text(self, offset: Offset | None) -> str:
         # PySpark keeps a Python source's offsets as the text Python's json.dumps wrote.
