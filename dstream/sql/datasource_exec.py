@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import pickle
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import cloudpickle
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .dataframe import DataFrame
     from .session import SparkSession
 
-__all__ = ["instance", "partitions_rdd", "python_source", "read_python_source", "schema_of", "write_partition",
+__all__ = ["instance", "partitions_rdd", "python_source", "read_python_source", "schema_of", "write_messages",
            "write_python_source"]
 
 _MODE_NAMES = {"error": "ErrorIfExists", "errorifexists": "ErrorIfExists", "default": "ErrorIfExists",
@@ -54,7 +54,7 @@ def python_source(session: SparkSession, name: str) -> type[DataSource] | None:
 
 
 def instance(cls: type[DataSource], options: Mapping[str, str], path: str | None) -> DataSource:
-    opts = CaseInsensitiveDict({k: v for k, v in options.items()})
+    opts = CaseInsensitiveDict(options)
     if path is not None:
         opts["path"] = path
     return cls(opts)  # type: ignore[arg-type]
@@ -135,14 +135,29 @@ def read_python_source(session: SparkSession, cls: type[DataSource], options: Ma
     return session._new_dataframe(ArrowRDDRelation(attrs, rdd, f"PythonDataSource {cls.name()}"))
 
 
-def write_partition(writer: Any, names: list[str], time_zone: str,
-                    batches: Iterator[pa.RecordBatch]) -> Iterator[Any]:
+def _write_partition(writer: Any, names: list[str], time_zone: str,
+                     batches: Iterator[pa.RecordBatch]) -> Iterator[Any]:
     """One task of a write: ``writer.write`` of the partition's rows (record batches for an Arrow writer)."""
     named = (pa.RecordBatch.from_arrays(b.columns, names=names) for b in batches)
     if isinstance(writer, DataSourceArrowWriter):
         yield writer.write(named)
     else:
         yield writer.write(row for batch in named for row in arrow_to_rows(batch, time_zone))
+
+
+def write_messages(df: DataFrame, writer: Any, abort: Callable[[list[Any]], None]) -> list[Any]:
+    """The commit messages of ``writer.write`` run on each partition of ``df`` (in partition order).
+
+    When a task fails, ``abort`` gets ``None`` for every partition (the messages of the tasks
+    that finished are not kept) and the error propagates.
+    """
+    rdd = df._execution().to_rdd()
+    task = functools.partial(_write_partition, writer, list(df.columns), python_time_zone())
+    try:
+        return rdd.mapPartitions(task).collect()
+    except BaseException:
+        abort([None] * rdd.getNumPartitions())
+        raise
 
 
 def write_python_source(df: DataFrame, cls: type[DataSource], options: Mapping[str, str], mode: str,
@@ -156,11 +171,4 @@ def write_python_source(df: DataFrame, cls: type[DataSource], options: Mapping[s
             {"source": cls.name(), "createMode": shown})
     source = instance(cls, options, path)
     writer = source.writer(df.schema, shown == "Overwrite")
-    rdd = df._execution().to_rdd()
-    task = functools.partial(write_partition, writer, list(df.columns), python_time_zone())
-    try:
-        messages = rdd.mapPartitions(task).collect()
-    except BaseException:
-        writer.abort([None] * rdd.getNumPartitions())
-        raise
-    writer.commit(messages)
+    writer.commit(write_messages(df, writer, writer.abort))

@@ -28,13 +28,12 @@ import pyarrow as pa
 
 from ..arrow_convert import to_arrow_schema
 from ..datasource import DataSource
-from ..datasource_exec import instance, partitions_rdd, schema_of, write_partition
+from ..datasource_exec import instance, partitions_rdd, schema_of, write_messages
 from ..errors import PySparkNotImplementedError
 from ..expressions.base import column_key
 from ..local_data import rows_to_batches
 from ..plan.arrow_rdd import ArrowRDDRelation
 from ..plan.logical import LocalRelation
-from ..timezones import python_time_zone
 from .sinks.base import Sink, SinkProvider
 from .sources.base import Offset, Source, SourceProvider
 
@@ -134,16 +133,8 @@ class _PythonSink(Sink):
         self._writer = self._source.streamWriter(schema=schema, overwrite=self._overwrite)
 
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
-        import functools  # noqa: PLC0415 - only the sink's batches bind the task
-
-        rdd = df._execution().to_rdd()
-        task = functools.partial(write_partition, self._writer, list(df.columns), python_time_zone())
-        try:
-            messages = rdd.mapPartitions(task).collect()
-        except BaseException:
-            self._writer.abort([None] * rdd.getNumPartitions(), batch_id)
-            raise
-        self._writer.commit(messages, batch_id)
+        writer = self._writer
+        writer.commit(write_messages(df, writer, lambda messages: writer.abort(messages, batch_id)), batch_id)
         return -1
 
 
