@@ -31,11 +31,11 @@ from .arrow_convert import from_arrow_schema, to_arrow_schema
 from .expressions.base import column_key
 from .io.csvfmt import CsvFormat, CsvOptions
 from .io.files import option_bool
-from .io.jsonfmt import JsonFormat, merge_json_types, nulls_as_strings, records_of_texts
+from .io.jsonfmt import JsonFormat, merge_json_types, records_of_texts
 from .io.strconv import merge_types
 from .io.xml_infer import infer_records, merge_xml_types
 from .io.xml_records import XmlOptions
-from .io.xmlfmt import records_of_strings, xml_rows
+from .io.xmlfmt import records_of_strings, xml_inferred_schema, xml_rows
 from .local_data import attributes_of
 from .plan.arrow_rdd import ArrowRDDRelation
 from .types import StructType
@@ -117,10 +117,7 @@ def _xml_schema(rdd: Any, options: Mapping[str, str]) -> pa.Schema:
     corrupt = False
     for found, bad in rdd.mapPartitions(functools.partial(_xml_infer, options)).collect():
         merged, corrupt = merge_xml_types(merged, found, opts.value_tag), corrupt or bad
-    fields = list(nulls_as_strings(merged))
-    if corrupt and opts.mode == "PERMISSIVE" and opts.corrupt_column not in [f.name for f in fields]:
-        fields = sorted([*fields, pa.field(opts.corrupt_column, pa.string())], key=lambda f: f.name)
-    return pa.schema(fields)
+    return xml_inferred_schema(merged, corrupt, opts)
 
 
 # --------------------------------------------------------------------------- driver

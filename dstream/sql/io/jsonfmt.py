@@ -35,8 +35,8 @@ from dstream.sql.io.csvfmt import malformed_error
 from dstream.sql.io.files import FileSplit, option, option_bool, read_line_range
 from dstream.sql.io.strconv import ParseOptions, _value_parser
 
-__all__ = ["JsonFormat", "infer_json_type", "inferred_json_type", "merge_json_types", "nulls_as_strings",
-           "records_of_texts"]
+__all__ = ["JsonFormat", "infer_json_type", "inferred_json_type", "inferred_schema_of", "merge_json_types",
+           "nulls_as_strings", "records_of_texts"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -113,6 +113,15 @@ def nulls_as_strings(t: pa.DataType) -> pa.DataType:
     if pa.types.is_struct(t):
         return _sorted_struct([pa.field(f.name, nulls_as_strings(f.type)) for f in t])
     return t
+
+
+def inferred_schema_of(merged: pa.DataType, corrupt_column: str | None) -> pa.Schema:
+    """The schema a JSON or XML inference ends with: the fields of ``merged`` with nulls as strings,
+    and the ``corrupt_column`` (a string, in name order) when a record was malformed."""
+    fields = list(nulls_as_strings(merged))
+    if corrupt_column is not None and corrupt_column not in [f.name for f in fields]:
+        fields = sorted(fields + [pa.field(corrupt_column, pa.string())], key=lambda f: f.name)
+    return pa.schema(fields)
 
 
 def inferred_json_type(value: Any, primitives_as_string: bool = False) -> pa.DataType:
@@ -221,10 +230,7 @@ class JsonFormat(FileFormat):
     def inferred_schema(self, merged: pa.DataType, corrupt: bool, options: Mapping[str, Any]) -> pa.Schema:
         """The schema inference ends with: nulls as strings, and the corrupt-record column if a record was."""
         corrupt_name = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
-        fields = list(nulls_as_strings(merged))
-        if corrupt and corrupt_name not in [f.name for f in fields]:
-            fields = sorted(fields + [pa.field(corrupt_name, pa.string())], key=lambda f: f.name)
-        return pa.schema(fields)
+        return inferred_schema_of(merged, corrupt_name if corrupt else None)
 
     # --------------------------------------------------------------- reads
     def _read_data(self, split: FileSplit, schema: pa.Schema, columns: Sequence[str], options: Mapping[str, Any],

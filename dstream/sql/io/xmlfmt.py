@@ -34,11 +34,11 @@ from dstream.sql.io.base import FileFormat, Filter, time_zone_option
 from dstream.sql.io.csvfmt import malformed_error
 from dstream.sql.io.encode import format_temporal_columns, value_encoder
 from dstream.sql.io.files import FileSplit, option, read_line_range
-from dstream.sql.io.jsonfmt import nulls_as_strings
+from dstream.sql.io.jsonfmt import inferred_schema_of
 from dstream.sql.io.xml_infer import infer_element, infer_records, merge_xml_types
 from dstream.sql.io.xml_records import RowConverter, XmlOptions, XmlRecord, document_records, parse_record
 
-__all__ = ["XmlFormat", "element_text", "infer_xml_record", "records_of_strings", "xml_rows"]
+__all__ = ["XmlFormat", "element_text", "infer_xml_record", "records_of_strings", "xml_inferred_schema", "xml_rows"]
 
 _INDENT = "    "
 
@@ -47,6 +47,12 @@ def _decoded(data: bytes, options: Mapping[str, Any]) -> str:
     encoding = option(options, "charset") or option(options, "encoding") or "utf-8"
     text = data.decode(encoding, errors="replace")
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def xml_inferred_schema(merged: pa.DataType, malformed: bool, opts: XmlOptions) -> pa.Schema:
+    """The schema an XML inference ends with: unknown types as strings, and under ``PERMISSIVE``
+    the corrupt-record column when a record was malformed."""
+    return inferred_schema_of(merged, opts.corrupt_column if malformed and opts.mode == "PERMISSIVE" else None)
 
 
 def _failing_fast(records: Iterable[XmlRecord | str]) -> Iterator[XmlRecord | str]:
@@ -110,11 +116,8 @@ class XmlFormat(FileFormat):
                 records = _failing_fast(records)
             found, bad = infer_records(records, opts)
             merged = merge_xml_types(merged, found, opts.value_tag)
-            corrupt = corrupt or (bad and opts.mode == "PERMISSIVE")
-        fields = list(nulls_as_strings(merged))
-        if corrupt and opts.corrupt_column not in [f.name for f in fields]:
-            fields = sorted([*fields, pa.field(opts.corrupt_column, pa.string())], key=lambda f: f.name)
-        return pa.schema(fields)
+            corrupt = corrupt or bad
+        return xml_inferred_schema(merged, corrupt, opts)
 
     def _read_data(self, split: FileSplit, schema: pa.Schema, columns: Sequence[str], options: Mapping[str, Any],
                    filters: Sequence[Filter] | None) -> Iterator[pa.RecordBatch]:
