@@ -2,9 +2,9 @@
 
 What this module owns
 ---------------------
-:func:`hash_columns` (a 64-bit hash per row of some key columns) and
-:func:`partition_ids` (that hash modulo a partition count), used by every hash
-exchange (aggregation, join, deduplication, ``repartition(n, cols)``).
+:func:`partition_ids`: a 64-bit hash per row of some key columns, modulo a partition
+count, used by every hash exchange (aggregation, join, deduplication,
+``repartition(n, cols)``).
 
 Invariants
 ----------
@@ -32,9 +32,8 @@ import pyarrow.compute as pc
 
 from .arrays import constant
 
-__all__ = ["hash_columns", "normalize_floats", "partition_ids", "same_as_previous"]
+__all__ = ["normalize_floats", "partition_ids", "same_as_previous"]
 
-_U64 = pa.uint64()
 # The hash arithmetic is numpy's (uint64, wrapping): a partial aggregation's exchange
 # hashes a few dozen rows, where each Arrow kernel call costs more than the work.
 _NULL_HASH = np.uint64(0x5BD1E9955BD1E995)
@@ -219,11 +218,6 @@ def _hashes(columns: Sequence[pa.Array], length: int) -> np.ndarray:
     if not columns:
         return np.zeros(length, np.uint64)
     return _combine([_column_hash(c) for c in columns])
-
-
-def hash_columns(columns: Sequence[pa.Array], length: int) -> pa.Array:
-    """A stable uint64 hash per row of the key ``columns`` (all ``length`` long)."""
-    return pa.array(_hashes(columns, length), _U64)
 
 
 def partition_ids(columns: Sequence[pa.Array], num_partitions: int) -> pa.Array:
