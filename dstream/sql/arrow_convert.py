@@ -57,7 +57,9 @@ from dstream.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VariantType,
 )
+from dstream.sql.variant.arrow import VARIANT_ARROW, has_variant, is_variant, storage_type
 
 __all__ = [
     "to_arrow_type",
@@ -68,6 +70,7 @@ __all__ = [
     "RowEncoder",
     "arrow_to_rows",
     "session_time_zone_default",
+    "spark_variant_types",
     "to_pandas",
 ]
 
@@ -101,6 +104,8 @@ def to_arrow_type(dt: DataType) -> pa.DataType:
                        pa.field("value", to_arrow_type(dt.valueType), nullable=dt.valueContainsNull))
     if isinstance(dt, StructType):
         return pa.struct([_to_arrow_field(f) for f in dt.fields])
+    if isinstance(dt, VariantType):
+        return VARIANT_ARROW
     raise PySparkTypeError(f"{dt!r} is not supported in conversion to Arrow.", "UNSUPPORTED_DATA_TYPE_FOR_ARROW",
                            {"data_type": repr(dt)})
 
@@ -155,6 +160,8 @@ def from_arrow_type(at: pa.DataType) -> DataType:
         return ArrayType(from_arrow_type(at.value_type), at.value_field.nullable)
     if t.is_struct(at):
         return StructType([_from_arrow_field(at.field(i)) for i in range(at.num_fields)])
+    if is_variant(at):
+        return VariantType()
     if t.is_dictionary(at):
         return from_arrow_type(at.value_type)
     raise PySparkTypeError(f"Arrow type {at} has no Spark SQL type.", "UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION",
@@ -184,6 +191,23 @@ def spark_field_metadata(schema: pa.Schema) -> dict[str, dict[bytes, bytes]]:
                 for f in fields if f.get("metadata")}
     except (ValueError, KeyError, TypeError):
         return {}  # another writer's footer, not Spark's schema: no column metadata
+
+
+def spark_variant_types(schema: pa.Schema) -> dict[str, pa.DataType]:
+    """Per column name, the Arrow type of each column the Spark footer of a file declares as (or
+    holding) VARIANT: Parquet stores a variant as a struct of its two binaries, the footer says
+    it is one."""
+    import json  # noqa: PLC0415 - only files with the key need it
+
+    text = (schema.metadata or {}).get(SPARK_ROW_METADATA_KEY.encode())
+    if not text or b"variant" not in text:
+        return {}
+    try:
+        fields = json.loads(text)["fields"]
+        found = {f["name"]: to_arrow_type(DataType.fromJson(f["type"])) for f in fields}
+    except (ValueError, KeyError, TypeError, PySparkValueError):
+        return {}  # another writer's footer, not Spark's schema
+    return {name: t for name, t in found.items() if has_variant(t)}
 
 
 def _from_arrow_field(field: pa.Field) -> StructField:
@@ -251,7 +275,10 @@ class RowEncoder:
         arrays = []
         for column, convert, field in zip(columns, self._converters, self.arrow_schema):
             values = column if convert is None else [convert(v) for v in column]
-            arrays.append(pa.array(values, type=field.type))
+            if has_variant(field.type):  # Arrow builds no extension type nested in lists or structs
+                arrays.append(pa.array(values, type=storage_type(field.type)).view(field.type))
+            else:
+                arrays.append(pa.array(values, type=field.type))
         return pa.Table.from_arrays(arrays, schema=self.arrow_schema)
 
 

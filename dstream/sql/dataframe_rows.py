@@ -133,6 +133,7 @@ class RowMethods:
     def _set_operation(self, other: DataFrame, name: str, how: str) -> DataFrame:
         df: DataFrame = self  # type: ignore[assignment]
         _same_width(df, other, name)
+        _refuse_variants(df)
         # The other side renumbered first when it shares columns with this one: matched on
         # the shared ids, each row would equal itself.
         right = dedup_right(df._plan, other._plan)
@@ -144,6 +145,7 @@ class RowMethods:
 
         df: DataFrame = self  # type: ignore[assignment]
         _same_width(df, other, name)
+        _refuse_variants(df)
         keys = [f"c{i}" for i in range(len(df.columns))]
         left = df.toDF(*keys).withColumn(_SIDE, F.lit(1))
         right = other.toDF(*keys).withColumn(_SIDE, F.lit(-1))
@@ -161,3 +163,11 @@ def _same_width(df: DataFrame, other: DataFrame, name: str) -> None:
             f"{len(df.columns)} columns and the second input has {len(other.columns)} columns.",
             "NUM_COLUMNS_MISMATCH", {"operator": name, "firstNumColumns": str(len(df.columns)),
                                      "invalidOrdinalNum": "second", "invalidNumColumns": str(len(other.columns))})
+
+
+def _refuse_variants(df: DataFrame) -> None:
+    from .variant.casting import contains_variant, set_operation_error  # noqa: PLC0415 - the error path is rare
+
+    for field in df.schema.fields:
+        if contains_variant(field.dataType):
+            raise set_operation_error(field.name, field.dataType)

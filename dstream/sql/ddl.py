@@ -33,6 +33,7 @@ _ATOMIC_ALIASES: dict[str, str] = {
     "int": "int", "integer": "int", "bigint": "bigint", "long": "bigint", "float": "float", "real": "float",
     "double": "double", "date": "date", "timestamp": "timestamp", "timestamp_ltz": "timestamp",
     "timestamp_ntz": "timestamp_ntz", "string": "string", "binary": "binary", "void": "void",
+    "variant": "variant",
 }
 _DECIMAL_NAMES = frozenset({"decimal", "dec", "numeric"})
 # char(n)/varchar(n) read as strings, as Spark does for DataFrame schemas.

@@ -89,6 +89,8 @@ from .functions_stats import __all__ as _stats_all
 from .functions_text import *  # noqa: F403 - the string functions are part of this module's surface
 from .functions_text import __all__ as _text_all
 from .functions_udf import UserDefinedFunction, udf  # noqa: F401 - re-exported (listed in __all__)
+from .functions_variant import *  # noqa: F403 - the VARIANT functions are part of this module's surface
+from .functions_variant import __all__ as _variant_all
 from .functions_window import *  # noqa: F403 - the window functions are part of this module's surface
 from .functions_window import __all__ as _window_all
 from .functions_xml import *  # noqa: F403 - the XML text functions are part of this module's surface
@@ -108,7 +110,7 @@ __all__ = sorted([
     *_datetime_all,
     *_datetime_more_all, *_epoch_all, *_generators_all,
     *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_more_all, *_partition_all, *_regex_all,
-    *_scalar_all, *_stats_all, *_text_all, *_window_all, *_xml_all,
+    *_scalar_all, *_stats_all, *_text_all, *_variant_all, *_window_all, *_xml_all,
 ])
 
 ColumnOrName = Column | str

@@ -21,15 +21,12 @@ from .expressions.aggregates import (
     CollectSet,
     Count,
     CountDistinct,
-    First,
-    Last,
-    Max,
-    Min,
     StddevSamp,
     Sum,
     VarianceSamp,
 )
 from .expressions.base import Literal
+from .expressions.value_aggregates import First, Last, Max, Min
 from .types import IntegerType
 
 __all__ = [

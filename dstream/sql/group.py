@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 from .column import Column, expr_of
 from .errors import AnalysisException, PySparkTypeError
 from .expressions.aggregate_base import AggregateFunction
-from .expressions.aggregates import CollectList, CollectSet, First
+from .expressions.aggregates import CollectList, CollectSet
 from .expressions.base import Alias, Expression
 from .expressions.collection_functions import CreateStruct
+from .expressions.value_aggregates import First
 from .plan.analysis import ensure_named, unique_outputs
 from .plan.builders import build_aggregate, check_grouped, resolver_for
 from .plan.grouping_sets import build_grouping_sets

@@ -47,6 +47,8 @@ from dstream.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VariantType,
+    VariantVal,
 )
 
 __all__ = ["make_converter", "struct_values", "Converter"]
@@ -72,6 +74,7 @@ _ACCEPTABLE: dict[type[DataType], tuple[type, ...]] = {
     TimestampNTZType: (datetime.datetime,),
     DayTimeIntervalType: (datetime.timedelta,),
     NullType: (type(None),),
+    VariantType: (VariantVal,),
 }
 _INT_BOUNDS: dict[type[DataType], tuple[int, int]] = {
     ByteType: (-(1 << 7), (1 << 7) - 1),
@@ -168,6 +171,8 @@ def _value_converter(dt: DataType, name: str | None, zone: datetime.tzinfo, veri
         return _map_converter(dt, name, zone, verify)
     if isinstance(dt, StructType):
         return _struct_converter(dt, name, zone, verify)
+    if isinstance(dt, VariantType):
+        return lambda v: {"value": bytes(v.value), "metadata": bytes(v.metadata)}
     return None
 
 

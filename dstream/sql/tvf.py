@@ -3,7 +3,8 @@
 What this module owns
 ---------------------
 :class:`TableValuedFunction`: ``range``, ``explode``, ``explode_outer``, ``posexplode``,
-``posexplode_outer``, ``inline``, ``inline_outer``, ``json_tuple`` and ``stack``. Each is the
+``posexplode_outer``, ``inline``, ``inline_outer``, ``json_tuple``, ``stack``, ``variant_explode``
+and ``variant_explode_outer``. Each is the
 SQL table function of that name: the rows the generator makes from its arguments, under the
 generator's column names (``col``, ``pos``, ``c0``...), as ``SELECT * FROM explode(...)``.
 
@@ -76,6 +77,22 @@ class TableValuedFunction:
         # functions.json_tuple takes the field names as strings: a literal Column gives its text.
         names = [f.expr.value if isinstance(f, _Column) and hasattr(f.expr, "value") else f for f in fields]
         return self._generate("json_tuple", input, *names)
+
+    def variant_explode(self, input: Column) -> DataFrame:  # noqa: A002 - PySpark's name
+        """A row per field of a variant object (``pos``, ``key``, ``value``) or element of an array
+        (``key`` null); none for a scalar or null."""
+        return self._variant_explode(input, outer=False)
+
+    def variant_explode_outer(self, input: Column) -> DataFrame:  # noqa: A002 - PySpark's name
+        """:meth:`variant_explode`, with one row of nulls for a scalar or null."""
+        return self._variant_explode(input, outer=True)
+
+    def _variant_explode(self, input: Column, outer: bool) -> DataFrame:  # noqa: A002 - PySpark's name
+        from .column import Column as _Column  # noqa: PLC0415 - the column module loads with the session
+        from .column import expr_of  # noqa: PLC0415
+        from .expressions.variant_functions import VariantExplode  # noqa: PLC0415 - the expressions load when used
+
+        return self._session.range(1).select(_Column(VariantExplode(expr_of(input), outer)))
 
     def stack(self, n: Column, *fields: Column) -> DataFrame:
         """``n`` rows from the values (``col0``, ``col1``...), filled row by row."""

@@ -47,6 +47,8 @@ from dstream.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VariantType,
+    VariantVal,
 )
 
 __all__ = ["infer_type", "infer_schema", "infer_record_schema", "merge_type", "has_nulltype"]
@@ -64,6 +66,7 @@ _TYPE_MAPPINGS: dict[type, type[DataType]] = {
     datetime.date: DateType,
     datetime.datetime: TimestampType,
     datetime.timedelta: DayTimeIntervalType,
+    VariantVal: VariantType,
 }
 
 # array.array typecodes and the element type PySpark infers for them.

@@ -54,6 +54,8 @@ __all__ = [
     "StructType",
     "TimestampNTZType",
     "TimestampType",
+    "VariantType",
+    "VariantVal",
 ]
 
 
@@ -193,6 +195,10 @@ class TimestampNTZType(AtomicType, metaclass=_Singleton):
         return "timestamp_ntz"
 
 
+class VariantType(AtomicType, metaclass=_Singleton):
+    """Semi-structured values (``parse_json``'s result); collected as :class:`VariantVal`."""
+
+
 class DayTimeIntervalType(AtomicType):
     """A span of days, hours, minutes and seconds in microseconds (``datetime.timedelta``).
 
@@ -208,10 +214,7 @@ class DayTimeIntervalType(AtomicType):
         default to the widest span, ``DAY`` to ``SECOND``.
     """
 
-    DAY = 0
-    HOUR = 1
-    MINUTE = 2
-    SECOND = 3
+    DAY, HOUR, MINUTE, SECOND = 0, 1, 2, 3
     _fields: ClassVar[dict[int, str]] = {0: "day", 1: "hour", 2: "minute", 3: "second"}
 
     def __init__(self, startField: int | None = None, endField: int | None = None) -> None:  # noqa: N803 - PySpark's names
@@ -247,9 +250,7 @@ class DayTimeIntervalType(AtomicType):
 
     def toInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
         """Microseconds of a ``timedelta``."""
-        if obj is None:
-            return None
-        return (obj.days * 86_400 + obj.seconds) * 1_000_000 + obj.microseconds
+        return None if obj is None else (obj.days * 86_400 + obj.seconds) * 1_000_000 + obj.microseconds
 
     def fromInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
         """The ``timedelta`` of a number of microseconds."""
@@ -585,7 +586,7 @@ class StructType(DataType):
 
 _ATOMIC_TYPES: tuple[type[DataType], ...] = (
     NullType, StringType, BinaryType, BooleanType, DateType, TimestampType, TimestampNTZType,
-    DoubleType, FloatType, ByteType, ShortType, IntegerType, LongType,
+    DoubleType, FloatType, ByteType, ShortType, IntegerType, LongType, VariantType,
 )
 _ATOMIC_BY_JSON_NAME: dict[str, type[DataType]] = {t.typeName(): t for t in _ATOMIC_TYPES}
 _ATOMIC_BY_JSON_NAME["null"] = NullType  # older Spark versions wrote NullType as "null"
@@ -669,3 +670,4 @@ def _nullable(dt: Any) -> Any:
 
 
 from dstream.sql.row import Row  # noqa: E402 - PySpark exports Row from the types module too
+from dstream.sql.variant.value import VariantVal  # noqa: E402 - PySpark exports it from the types module

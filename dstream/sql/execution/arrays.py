@@ -21,6 +21,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..variant.arrow import has_variant, storage_type, storage_value
+
 __all__ = ["arange", "concat_batches", "constant", "row_count_table", "table_as_batch", "table_to_batches"]
 
 
@@ -54,6 +56,8 @@ def constant(length: int, value: Any, arrow_type: pa.DataType) -> pa.Array:
     """
     if value is None:
         return pa.nulls(length, arrow_type)
+    if has_variant(arrow_type):  # Arrow makes no scalar of an extension type from Python values
+        return constant(length, storage_value(value), storage_type(arrow_type)).view(arrow_type)
     scalar = pa.scalar(value, arrow_type)
     if 0 < length <= _SMALL:  # (Arrow cannot repeat some nested scalars zero times)
         return pa.repeat(scalar, length)

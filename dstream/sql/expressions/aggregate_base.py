@@ -125,6 +125,15 @@ class SortOrder(Expression):
     def data_type(self) -> DataType:
         return self.child.data_type()
 
+    def check_input_types(self) -> None:
+        from ..variant.casting import contains_variant  # noqa: PLC0415 - variants are rare in orderings
+        from .checks import mismatch, quoted_type  # noqa: PLC0415
+
+        dt = self.child.data_type()
+        if contains_variant(dt):
+            raise mismatch(self, "INVALID_ORDERING_TYPE",
+                           f"The `sortorder` does not support ordering on type {quoted_type(dt)}")
+
     def sql(self) -> str:
         direction = "ASC" if self.ascending else "DESC"
         nulls = "NULLS FIRST" if self.nulls_first else "NULLS LAST"

@@ -23,52 +23,18 @@ from typing import Any
 import pyarrow as pa
 
 from ..types import (
-    ArrayType,
-    BinaryType,
-    BooleanType,
     DataType,
-    DateType,
     DayTimeIntervalType,
-    MapType,
     NullType,
     StringType,
-    StructType,
-    TimestampNTZType,
-    TimestampType,
+    VariantType,
 )
 from .base import EvalContext, Expression
+from .castability import can_cast
 from .checks import mismatch, quoted_type
-from .coercion import is_numeric, type_sql
+from .coercion import type_sql
 
 __all__ = ["Cast", "TryCast", "can_cast", "cast_to"]
-
-
-def can_cast(src: DataType, dst: DataType) -> bool:
-    """Whether Spark 4 (ANSI) has a cast from ``src`` to ``dst``."""
-    if src == dst or isinstance(src, NullType) or isinstance(dst, StringType):
-        return True
-    if isinstance(src, StringType):
-        return isinstance(dst, (BinaryType, BooleanType, DateType, TimestampType, TimestampNTZType)) or is_numeric(dst)
-    if isinstance(dst, BooleanType):
-        return is_numeric(src)
-    if is_numeric(dst):
-        return is_numeric(src) or isinstance(src, (BooleanType, TimestampType))
-    if isinstance(dst, TimestampType):
-        return isinstance(src, (DateType, TimestampNTZType)) or is_numeric(src)
-    if isinstance(dst, TimestampNTZType):
-        return isinstance(src, (DateType, TimestampType))
-    if isinstance(dst, DateType):
-        return isinstance(src, (TimestampType, TimestampNTZType))
-    if isinstance(dst, DayTimeIntervalType):
-        return isinstance(src, DayTimeIntervalType)
-    if isinstance(src, ArrayType) and isinstance(dst, ArrayType):
-        return can_cast(src.elementType, dst.elementType)
-    if isinstance(src, MapType) and isinstance(dst, MapType):
-        return can_cast(src.keyType, dst.keyType) and can_cast(src.valueType, dst.valueType)
-    if isinstance(src, StructType) and isinstance(dst, StructType):
-        return len(src.fields) == len(dst.fields) and all(
-            can_cast(a.dataType, b.dataType) for a, b in zip(src.fields, dst.fields))
-    return False
 
 
 class Cast(Expression):
@@ -138,6 +104,10 @@ class Cast(Expression):
             return pa.nulls(len(values), to_arrow_type(self.to_type))
         if isinstance(src, DayTimeIntervalType):
             return _cast_interval(values, src, self.to_type)
+        if isinstance(src, VariantType) or isinstance(self.to_type, VariantType):
+            from ..variant.convert import cast_variant  # noqa: PLC0415 - the variant package loads when used
+
+            return cast_variant(values, src, self.to_type, self.mode(ctx), ctx.time_zone)
         from ..kernels import cast as cast_kernels  # noqa: PLC0415 - kernels load at run time
 
         return cast_kernels.cast(values, src, self.to_type, self.mode(ctx), ctx.time_zone)

@@ -25,7 +25,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ArrayIndexOutOfBoundsException
-from ..types import ArrayType, BooleanType, DataType, IntegerType, MapType, StringType, StructField, StructType
+from ..types import (
+    ArrayType,
+    BooleanType,
+    DataType,
+    IntegerType,
+    MapType,
+    StringType,
+    StructField,
+    StructType,
+    VariantType,
+)
 from .base import Alias, AttributeReference, EvalContext, Expression, UnresolvedAttribute, with_new_children
 from .cast import cast_to
 from .checks import mismatch, quoted_type
@@ -339,7 +349,7 @@ class ToJson(Expression):
 
     def check_input_types(self) -> None:
         dt = self.children[0].data_type()
-        if not isinstance(dt, (StructType, MapType, ArrayType)):
+        if not isinstance(dt, (StructType, MapType, ArrayType, VariantType)):
             raise mismatch(self, "INVALID_JSON_SCHEMA",
                            f'Input schema {quoted_type(dt)} must be a struct, an array, a map or a variant')
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..types import BooleanType, DataType, NullType
+from ..variant.arrow import as_storage, storage_type
 from .base import EvalContext, Expression, with_new_children
 from .cast import cast_to
 from .checks import eval_where, mismatch, quoted_type
@@ -118,18 +119,19 @@ class CaseWhen(Expression):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
 
-        arrow_type = to_arrow_type(self.data_type())
+        declared = to_arrow_type(self.data_type())
+        arrow_type = storage_type(declared)  # Arrow's if_else takes no variant (an extension type)
         result = pa.nulls(batch.num_rows, arrow_type)
         remaining = pa.array([True] * batch.num_rows, pa.bool_())
         for cond, value in self.branches:
             hit = pc.and_(remaining, pc.fill_null(eval_where(cond, batch, ctx, remaining), False))
             if pc.any(hit).as_py():
-                result = pc.if_else(hit, eval_where(value, batch, ctx, hit).cast(arrow_type), result)
+                result = pc.if_else(hit, as_storage(eval_where(value, batch, ctx, hit)).cast(arrow_type), result)
             remaining = pc.and_(remaining, pc.invert(hit))
         if self.else_value is not None and pc.any(remaining).as_py():
-            result = pc.if_else(remaining, eval_where(self.else_value, batch, ctx, remaining).cast(arrow_type),
-                                result)
-        return result
+            result = pc.if_else(remaining, as_storage(eval_where(self.else_value, batch, ctx, remaining)).cast(
+                arrow_type), result)
+        return result if declared == arrow_type else result.view(declared)
 
 
 class If(Expression):
@@ -192,14 +194,15 @@ class Coalesce(Expression):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
 
-        arrow_type = to_arrow_type(self.data_type())
-        result = self.children[0].eval(batch, ctx).cast(arrow_type)
+        declared = to_arrow_type(self.data_type())
+        arrow_type = storage_type(declared)  # Arrow's coalesce takes no variant (an extension type)
+        result = as_storage(self.children[0].eval(batch, ctx)).cast(arrow_type)
         for child in self.children[1:]:
             missing = pc.is_null(result)
             if not pc.any(missing).as_py():
                 break
-            result = pc.coalesce(result, eval_where(child, batch, ctx, missing).cast(arrow_type))
-        return result
+            result = pc.coalesce(result, as_storage(eval_where(child, batch, ctx, missing)).cast(arrow_type))
+        return result if declared == arrow_type else result.view(declared)
 
     def _options(self) -> Any:
         return (self.name,)

@@ -49,6 +49,7 @@ from ..types import (
     TimestampNTZType,
     TimestampType,
 )
+from ..variant.casting import contains_variant
 from .base import EvalContext
 from .datetime_functions import epoch_value
 from .function_registry import FunctionSpec, register
@@ -246,6 +247,8 @@ def contains_map(dt: DataType) -> bool:
 def _hash_types(name: str) -> Any:
     def check(types: list[DataType]) -> list[DataType | None]:
         for dt in types:
+            if contains_variant(dt):
+                raise TypeError(f'Input to the function `{name}` cannot contain elements of the "VARIANT" type yet')
             if contains_map(dt):
                 raise TypeError(f'input to the function `{name}` cannot contain elements of the "MAP" type: '
                                 f'{dt.simpleString()}. In Spark, same maps may have different hashcode, thus '

@@ -23,10 +23,11 @@ import pyarrow.compute as pc
 
 from ..types import BooleanType, DataType, DoubleType
 from .aggregate_base import AggregateFunction, ArrowAgg
-from .aggregates import Count, First, Last, _Simple
+from .aggregates import Count, _Simple
 from .base import EvalContext
 from .checks import mismatch, quoted_type
 from .coercion import is_numeric
+from .value_aggregates import First, Last
 
 __all__ = ["AnyValue", "BoolAnd", "BoolOr", "CountIf", "FirstValue", "LastValue", "Product"]
 

@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..types import BooleanType, DataType, DoubleType, FloatType, MapType, NullType, StringType
+from ..variant.casting import contains_variant
 from .base import EvalContext, Expression
 from .cast import cast_to
 from .checks import eval_where, mismatch, quoted_type
@@ -105,9 +106,9 @@ class BinaryComparison(_Binary):
             raise mismatch(self, "BINARY_OP_DIFF_TYPES",
                            "the left and right operands of the binary operator have incompatible types "
                            f"({quoted_type(lt)} and {quoted_type(rt)})")
-        if isinstance(common, MapType):
+        if isinstance(common, MapType) or contains_variant(common):
             raise mismatch(self, "INVALID_ORDERING_TYPE",
-                           f'the {self.symbol} does not support ordering on type {quoted_type(common)}')
+                           f"The `{self.symbol}` does not support ordering on type {quoted_type(common)}")
         left, right = cast_to(self.left, common), cast_to(self.right, common)
         if left is self.left and right is self.right:
             return self

@@ -33,6 +33,7 @@ from dstream.sql.io.files import (
     partition_schema,
     partition_values,
 )
+from dstream.sql.variant.arrow import has_variant, storage_type
 
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
@@ -61,7 +62,9 @@ def conform_batch(batch: pa.RecordBatch | pa.Table, schema: pa.Schema) -> pa.Rec
             column = batch.column(names.index(fld.name))
             if isinstance(column, pa.ChunkedArray):
                 column = column.combine_chunks()
-            if column.type != fld.type:
+            if column.type != fld.type and has_variant(fld.type):  # a variant read as its storage struct
+                column = column.cast(storage_type(fld.type)).view(fld.type)
+            elif column.type != fld.type:
                 column = column.cast(fld.type)
             arrays.append(column)
         else:

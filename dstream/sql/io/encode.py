@@ -111,6 +111,10 @@ class _Raw(str):
 def _json_value(value: Any, t: pa.DataType, time_zone: str, keep_nulls: bool = False) -> Any:
     if value is None:
         return None
+    if isinstance(t, pa.ExtensionType):  # a variant, embedded as its own JSON (as Spark writes it)
+        from dstream.sql.variant.render import spark_json  # noqa: PLC0415 - variants are rare in files
+
+        return _Raw(spark_json(bytes(value.value), bytes(value.metadata), time_zone))
     if pa.types.is_struct(t):
         return {f.name: _json_value(value[f.name], f.type, time_zone, keep_nulls) for f in t
                 if keep_nulls or value.get(f.name) is not None}

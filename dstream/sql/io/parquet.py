@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dstream.sql.arrow_convert import spark_field_metadata
+from dstream.sql.arrow_convert import spark_field_metadata, spark_variant_types
 from dstream.sql.io.base import FileFormat, Filter, conform_batch
 from dstream.sql.io.files import FileSplit, max_partition_bytes, option_bool
 
@@ -212,7 +212,9 @@ def _normalize(schema: pa.Schema) -> pa.Schema:
     """A file's schema in the Arrow types of Spark's types (timestamps in microseconds, strings not large),
     each column with the Spark metadata the file's footer gives it."""
     metadata = spark_field_metadata(schema)
-    return pa.schema([pa.field(f.name, _spark_arrow(f.type), True, metadata.get(f.name)) for f in schema])
+    variants = spark_variant_types(schema)
+    return pa.schema([pa.field(f.name, variants.get(f.name) or _spark_arrow(f.type), True, metadata.get(f.name))
+                      for f in schema])
 
 
 def _spark_arrow(t: pa.DataType) -> pa.DataType:

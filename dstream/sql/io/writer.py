@@ -39,6 +39,7 @@ from dstream.sql.io.base import FileFormat, time_zone_option
 from dstream.sql.io.encode import CsvDialect, csv_field, format_temporal_columns, json_text, value_encoder
 from dstream.sql.io.files import HIVE_DEFAULT_PARTITION, option, option_bool
 from dstream.sql.io.formats import get_format
+from dstream.sql.variant.arrow import has_variant
 
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
@@ -109,10 +110,10 @@ def check_writable(fmt: str, schema: StructType, partition_by: Sequence[str] = (
     AnalysisException
         ``ALL_PARTITION_COLUMNS_NOT_ALLOWED`` when every column is a partition column (the
         files would hold no column); ``UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE`` for an array,
-        map or struct column in CSV, or a text write that is not one string column.
+        map, struct or variant column in CSV, or a text write that is not one string column.
     """
     from dstream.sql.expressions.coercion import type_sql  # noqa: PLC0415 - the analyzer's type names, on use
-    from dstream.sql.types import ArrayType, MapType, StringType, StructType  # noqa: PLC0415 - as above
+    from dstream.sql.types import ArrayType, MapType, StringType, StructType, VariantType  # noqa: PLC0415 - as above
 
     wanted = {n.lower() for n in partition_by}
     data = [f for f in schema.fields if f.name.lower() not in wanted]
@@ -124,7 +125,7 @@ def check_writable(fmt: str, schema: StructType, partition_by: Sequence[str] = (
     name = fmt.lower()
     label = {"csv": "CSV", "text": "Text"}.get(name)
     for fld in data:
-        if (name == "csv" and isinstance(fld.dataType, ArrayType | MapType | StructType)) or (
+        if (name == "csv" and isinstance(fld.dataType, ArrayType | MapType | StructType | VariantType)) or (
                 name == "text" and not isinstance(fld.dataType, StringType)):
             fix = ("write it as JSON or Parquet, or turn it into a string first (to_json, concat_ws)"
                    if name == "csv" else "select one string column (e.g. with concat_ws) before writing text")
@@ -309,8 +310,10 @@ def write_files(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schem
     # flags (spark.range's id is not null) must not make it a different schema.
     arrow_schema = pa.schema([f.with_nullable(True) for f in _arrow_schema(schema)])
     fmt = _format(fmt)
-    if fmt.name == "parquet" and not isinstance(schema, pa.Schema) and any(f.metadata for f in schema.fields):
-        # Column metadata travels as Spark writes it: the schema's JSON in the file's footer.
+    if fmt.name == "parquet" and not isinstance(schema, pa.Schema) and any(
+            f.metadata or has_variant(arrow_schema.field(f.name).type) for f in schema.fields):
+        # Column metadata and variant columns travel as Spark writes them: the schema's JSON in the
+        # file's footer (Spark reads a struct of two binaries as a variant when the footer says so).
         arrow_schema = arrow_schema.with_metadata({SPARK_ROW_METADATA_KEY: schema.json()})
     table = pa.Table.from_batches([_conform(b, arrow_schema) for b in batches], schema=arrow_schema)
     if not partition_by:

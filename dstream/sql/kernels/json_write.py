@@ -72,6 +72,11 @@ class _Writer:
     def fragments(self, a: pa.Array) -> list[str | None]:
         """The JSON text of every value of ``a`` (None for NULL)."""
         t = a.type
+        if isinstance(t, pa.ExtensionType):  # a variant: its own JSON, as Spark embeds it
+            from dstream.sql.variant.arrow import parts  # noqa: PLC0415 - variants are rare in to_json
+            from dstream.sql.variant.render import spark_json  # noqa: PLC0415
+
+            return [None if p is None else spark_json(p[0], p[1], self.time_zone) for p in parts(a)]
         if pa.types.is_struct(t):
             return self.struct(a)
         if pa.types.is_map(t):
@@ -150,7 +155,7 @@ class _Writer:
 
 
 def to_json(values: Any, dt: Any = None, options: dict[str, str] | None = None, time_zone: str = "UTC") -> pa.Array:
-    """Spark's ``to_json(value)`` of structs, arrays or maps.
+    """Spark's ``to_json(value)`` of structs, arrays, maps or variants.
 
     Parameters
     ----------

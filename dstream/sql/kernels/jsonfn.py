@@ -68,7 +68,9 @@ from dstream.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VariantType,
 )
+from dstream.sql.variant.arrow import has_variant, storage_type
 
 __all__ = ["from_json", "to_json"]
 
@@ -94,6 +96,11 @@ class _Reader:
     def convert(self, value: Any, dt: DataType) -> Any:
         if value is None:
             return None
+        if isinstance(dt, VariantType):
+            from dstream.sql.variant.parse import parse_json  # noqa: PLC0415 - variants are rare in from_json
+
+            encoded = parse_json(_json_text(value))
+            return {"value": encoded[0], "metadata": encoded[1]}
         if isinstance(dt, StructType):
             if not isinstance(value, dict):
                 raise _BadValueError
@@ -212,6 +219,17 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _json_text(value: Any) -> str:
+    """A decoded document as JSON text again, numbers as written (for a VARIANT field)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(json.dumps(k) + ":" + _json_text(v) for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_json_text(v) for v in value) + "]"
+    if isinstance(value, Decimal):
+        return str(value)
+    return json.dumps(value)
+
+
 def _decoder() -> json.JSONDecoder:
     # Decimals keep numbers exact for DECIMAL fields; NaN/Infinity tokens are Jackson's non-numeric numbers.
     return json.JSONDecoder(parse_float=Decimal, parse_constant=float)
@@ -256,4 +274,7 @@ def from_json(values: Any, schema: DataType, options: dict[str, str] | None = No
             out.append(reader.convert(doc, schema))
         except _BadValueError:
             out.append({} if is_struct else None)
-    return pa.array(out, type=to_arrow_type(schema))
+    target = to_arrow_type(schema)
+    if has_variant(target):  # Arrow builds no extension type from Python values: its storage, then a view
+        return pa.array(out, type=storage_type(target)).view(target)
+    return pa.array(out, type=target)

@@ -74,6 +74,7 @@ AGGREGATES = frozenset({
     "product", "bit_and", "bit_or", "bit_xor", "try_sum", "try_avg", "string_agg", "listagg", "grouping",
     "grouping_id", "regr_count", "regr_avgx", "regr_avgy", "regr_slope", "regr_intercept", "regr_r2",
     "regr_sxx", "regr_sxy", "regr_syy", "histogram_numeric", "bitmap_construct_agg", "bitmap_or_agg",
+    "schema_of_variant_agg",
 })
 
 # SQL names PySpark spells differently; tried when ``F`` has no function of the SQL name.
@@ -106,6 +107,7 @@ _VALUE_ARGS: dict[str, tuple[int, ...]] = {
     "randn": (0,), "months_between": (2,), "window": (1, 2, 3), "decode": (1,), "encode": (1,),
     "levenshtein": (2,), "overlay": (2, 3), "next_day": (1,), "json_tuple": (1,), "from_csv": (1,),
     "schema_of_csv": (0,), "histogram_numeric": (1,), "from_xml": (1,), "schema_of_xml": (0,),
+    "variant_get": (2,), "try_variant_get": (2,),
 }
 _VALUE_REST = frozenset({"json_tuple"})
 

@@ -54,6 +54,7 @@ _TYPE_NAMES = {
     "short": "smallint", "tinyint": "tinyint", "byte": "tinyint", "float": "float", "real": "float",
     "double": "double", "string": "string", "boolean": "boolean", "binary": "binary", "date": "date",
     "timestamp": "timestamp", "timestamp_ltz": "timestamp", "timestamp_ntz": "timestamp_ntz", "void": "void",
+    "variant": "variant",
     "decimal": "decimal", "dec": "decimal", "numeric": "decimal", "varchar": "string", "char": "string",
     "character": "string",
 }

@@ -112,6 +112,13 @@ def table_function(builder: Any, node: TableFunction, generators: frozenset[str]
             raise AnalysisException(f"range takes 1 to 4 arguments, got {len(values)}.",
                                     "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", {"functionName": "`range`"})
         df = builder.session.range(*values)
+    elif node.name in ("variant_explode", "variant_explode_outer"):  # table functions only, not in functions
+        if len(args) != 1:
+            raise AnalysisException(f"{node.name} takes one variant, got {len(args)} arguments.",
+                                    "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", {"functionName": f"`{node.name}`"})
+        df = getattr(builder.session.tvf, node.name)(builder.column(args[0]))
+        if node.columns:
+            df = df.toDF(*node.columns)
     elif node.name in generators:
         generated = builder.column(Call(node.name, args))
         if node.columns:

@@ -26,11 +26,13 @@ from ..errors import AnalysisException, PySparkIndexError, PySparkValueError
 from ..expressions.aggregate_base import AggregateFunction, SortOrder
 from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
 from ..expressions.cast import Cast
+from ..expressions.checks import quoted_type
 from ..expressions.extractors import extract_field
 from ..expressions.generators import Generator
 from ..expressions.predicates import And, EqualNullSafe, EqualTo
 from ..expressions.window_functions import WindowExpression
 from ..types import DataType
+from ..variant.casting import contains_variant
 from .analysis import Resolver, ensure_named, quote, resolve_star, unique_outputs
 from .logical import (
     Aggregate,
@@ -211,6 +213,13 @@ def build_aggregate(plan: LogicalPlan, grouping: Sequence[Expression], aggregate
     Raises ``MISSING_AGGREGATION`` for a column that is neither grouped nor aggregated.
     """
     keys = {g.semantic_key() for g in grouping}
+    for g in grouping:
+        shown = quoted_type(g.data_type())
+        if contains_variant(g.data_type()):
+            raise AnalysisException(
+                f'The expression "{g.sql()}" cannot be used as a grouping expression because its data type '
+                f"{shown} is not an orderable data type.", "GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE",
+                {"sqlExpr": f'"{g.sql()}"', "dataType": shown})
     for expr in aggregates:
         refuse_bare_window_functions(expr)
         refuse_nested_aggregates(expr)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..expressions.base import Alias, AttributeReference, Expression
+from ..variant.casting import contains_variant, set_operation_error
 
 __all__ = [
     "Aggregate",
@@ -453,6 +454,9 @@ class Deduplicate(UnaryPlan):
     def __init__(self, keys: Sequence[AttributeReference], child: LogicalPlan) -> None:
         super().__init__(child)
         self.keys = list(keys)
+        for key in self.keys:
+            if contains_variant(key.data_type()):
+                raise set_operation_error(key.name, key.data_type())
 
     def with_children(self, children: Sequence[LogicalPlan]) -> LogicalPlan:
         return Deduplicate(self.keys, children[0])
