@@ -119,7 +119,7 @@ def _convert(parts: list[Part], target: DataType, try_mode: bool, zone: str) -> 
     live = [None if p is None or _is_null(p) else p for p in parts]
     if isinstance(target, (StructType, MapType, ArrayType)):
         return _nested(live, target, try_mode, zone)
-    scalars: dict[DataType, list[int]] = defaultdict(list)
+    scalars: dict[DataType, list[tuple[int, Any]]] = defaultdict(list)
     out: list[Any] = [None] * len(live)
     for i, p in enumerate(live):
         if p is None:
@@ -131,8 +131,8 @@ def _convert(parts: list[Part], target: DataType, try_mode: bool, zone: str) -> 
             if not try_mode:
                 raise invalid_cast(p, target, zone)
             continue
-        source, _ = _scalar(p)
-        scalars[source].append(i)
+        source, value = _scalar(p)
+        scalars[source].append((i, value))
     for source, rows in scalars.items():
         _cast_group(live, rows, source, target, try_mode, zone, out)
     return out
@@ -170,28 +170,32 @@ def _scalar(part: tuple[bytes, list[str], int]) -> tuple[DataType, Any]:
     return source, vf.read_int(value, pos + 1, 4 if kind == vf.DATE else 8, signed=True)
 
 
-def _cast_group(live: list[Part], rows: list[int], source: DataType, target: DataType, try_mode: bool, zone: str,
-                out: list[Any]) -> None:
+def _cast_group(live: list[Part], rows: list[tuple[int, Any]], source: DataType, target: DataType, try_mode: bool,
+                zone: str, out: list[Any]) -> None:
     from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - the type mapping imports this package
     from ..expressions.castability import can_cast  # noqa: PLC0415 - the expressions load when used
     from ..kernels import cast as cast_kernels  # noqa: PLC0415 - kernels load at run time
 
     if not can_cast(source, target):
         if not try_mode:
-            first = live[rows[0]]
+            first = live[rows[0][0]]
             assert first is not None
             raise invalid_cast(first, target, zone)
         return
-    values = [_scalar(p)[1] for p in (live[i] for i in rows) if p is not None]
+    if source == target:  # nothing to cast (a BIGINT, a STRING...)
+        for i, value in rows:
+            out[i] = value
+        return
+    values = [value for _, value in rows]
     src_arrow = to_arrow_type(source)
     if isinstance(source, (DateType, TimestampType, TimestampNTZType)):
         raw = pa.array(values, pa.int32() if isinstance(source, DateType) else pa.int64()).view(src_arrow)
     else:
         raw = pa.array(values, src_arrow)
-    cast = raw if source == target else cast_kernels.cast(raw, source, target, "try", zone)
+    cast = cast_kernels.cast(raw, source, target, "try", zone)
     converted = cast.to_pylist() if not pa.types.is_timestamp(cast.type) and not pa.types.is_date(cast.type) \
         else cast.view(pa.int64() if pa.types.is_timestamp(cast.type) else pa.int32()).to_pylist()
-    for i, got in zip(rows, converted):
+    for (i, _), got in zip(rows, converted):
         if got is None and not try_mode:
             part = live[i]
             assert part is not None

@@ -37,7 +37,7 @@ Invariants
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from ..errors import SparkRuntimeException
 
@@ -47,8 +47,8 @@ __all__ = [
     "DATE", "TIMESTAMP", "TIMESTAMP_NTZ", "FLOAT", "BINARY", "LONG_STR", "UUID",
     "EMPTY_METADATA", "SIZE_LIMIT",
     "VariantBuilder", "malformed", "type_info", "scalar_kind", "read_int", "read_double", "read_float",
-    "read_decimal", "read_string", "read_binary", "object_fields", "array_elements", "metadata_keys",
-    "value_end", "java_order",
+    "read_decimal", "read_string", "read_binary", "object_fields", "object_field", "array_elements", "metadata_keys",
+    "value_end", "java_order", "int_width", "encode_metadata", "checked",
 ]
 
 PRIMITIVE, SHORT_STR, OBJECT, ARRAY = 0, 1, 2, 3
@@ -83,7 +83,7 @@ def _size_error() -> SparkRuntimeException:
         {"sizeLimit": "128.0 MiB", "functionName": "`parse_json`"})
 
 
-def _width(value: int) -> int:
+def int_width(value: int) -> int:
     """The fewest bytes (1-4) an unsigned offset or id needs."""
     if value <= 0xFF:
         return 1
@@ -212,8 +212,8 @@ class VariantBuilder:
         data_size = len(self._buffer) - start
         large = size > 0xFF
         count_width = 4 if large else 1
-        id_width = _width(max((f[1] for f in fields), default=0))
-        offset_width = _width(data_size)
+        id_width = int_width(max((f[1] for f in fields), default=0))
+        offset_width = int_width(data_size)
         header = bytearray()
         header.append((int(large) << 6) | ((id_width - 1) << 4) | ((offset_width - 1) << 2) | OBJECT)
         header += size.to_bytes(count_width, "little")
@@ -229,7 +229,7 @@ class VariantBuilder:
         size = len(offsets)
         data_size = len(self._buffer) - start
         large = size > 0xFF
-        offset_width = _width(data_size)
+        offset_width = int_width(data_size)
         header = bytearray()
         header.append((int(large) << 4) | ((offset_width - 1) << 2) | ARRAY)
         header += size.to_bytes(4 if large else 1, "little")
@@ -238,24 +238,38 @@ class VariantBuilder:
         header += data_size.to_bytes(offset_width, "little")
         self._buffer[start:start] = header
 
+    def value_bytes(self) -> bytes:
+        """The value written so far (for a builder of one scalar)."""
+        return bytes(self._buffer)
+
     def result(self) -> tuple[bytes, bytes]:
         """The finished ``(value, metadata)``."""
-        keys = [k.encode("utf-8", "surrogatepass") for k in self._keys]
-        total = sum(len(k) for k in keys)
-        width = _width(max(total, len(keys)))
-        metadata = bytearray()
-        metadata.append(_VERSION | ((width - 1) << 6))
-        metadata += len(keys).to_bytes(width, "little")
-        offset = 0
+        return checked(bytes(self._buffer), encode_metadata(self._keys))
+
+
+def encode_metadata(keys: Iterable[str]) -> bytes:
+    """The metadata of a dictionary whose key ids are the keys' positions."""
+    encoded = [k.encode("utf-8", "surrogatepass") for k in keys]
+    total = sum(len(k) for k in encoded)
+    width = int_width(max(total, len(encoded)))
+    metadata = bytearray()
+    metadata.append(_VERSION | ((width - 1) << 6))
+    metadata += len(encoded).to_bytes(width, "little")
+    offset = 0
+    metadata += offset.to_bytes(width, "little")
+    for k in encoded:
+        offset += len(k)
         metadata += offset.to_bytes(width, "little")
-        for k in keys:
-            offset += len(k)
-            metadata += offset.to_bytes(width, "little")
-        for k in keys:
-            metadata += k
-        if len(self._buffer) > SIZE_LIMIT or len(metadata) > SIZE_LIMIT:
-            raise _size_error()
-        return bytes(self._buffer), bytes(metadata)
+    for k in encoded:
+        metadata += k
+    return bytes(metadata)
+
+
+def checked(value: bytes, metadata: bytes) -> tuple[bytes, bytes]:
+    """``(value, metadata)``, or ``VARIANT_SIZE_LIMIT`` when either is over Spark's limit."""
+    if len(value) > SIZE_LIMIT or len(metadata) > SIZE_LIMIT:
+        raise _size_error()
+    return value, metadata
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -268,6 +282,10 @@ def _check(value: bytes, end: int) -> None:
 
 def read_int(data: bytes, pos: int, width: int, signed: bool = False) -> int:
     """The little-endian integer of ``width`` bytes at ``pos``."""
+    if width == 1 and not signed:
+        if pos >= len(data):
+            raise malformed()
+        return data[pos]
     _check(data, pos + width)
     return int.from_bytes(data[pos:pos + width], "little", signed=signed)
 
@@ -335,35 +353,75 @@ def read_binary(value: bytes, pos: int) -> bytes:
     return bytes(value[pos + 5:pos + 5 + length])
 
 
+def _uints(data: bytes, at: int, count: int, width: int) -> list[int]:
+    """``count`` little-endian unsigned integers of ``width`` bytes from ``at`` (bounds checked)."""
+    end = at + count * width
+    _check(data, end)
+    if width == 1:
+        return list(data[at:end])
+    if width in (2, 4):
+        return list(struct.unpack_from(f"<{count}{'H' if width == 2 else 'I'}", data, at))
+    return [int.from_bytes(data[i:i + 3], "little") for i in range(at, end, 3)]
+
+
+#: Parsed metadata dictionaries by their bytes: the rows of a column mostly share a handful.
+_KEYS_CACHE: dict[bytes, list[str]] = {}
+_KEYS_CACHE_SIZE = 1024
+
+
 def metadata_keys(metadata: bytes) -> list[str]:
-    """The dictionary of a metadata buffer, by key id."""
+    """The dictionary of a metadata buffer, by key id (a shared list: do not change it)."""
+    if not isinstance(metadata, bytes):
+        metadata = bytes(metadata)
+    found = _KEYS_CACHE.get(metadata)
+    if found is not None:
+        return found
     if not metadata or (metadata[0] & 0x0F) != _VERSION:
         raise malformed()
     width = ((metadata[0] >> 6) & 3) + 1
     count = read_int(metadata, 1, width)
     offsets_at = 1 + width
     strings_at = offsets_at + (count + 1) * width
-    _check(metadata, strings_at)
-    offsets = [read_int(metadata, offsets_at + i * width, width) for i in range(count + 1)]
+    offsets = _uints(metadata, offsets_at, count + 1, width)
     _check(metadata, strings_at + offsets[-1])
-    return [bytes(metadata[strings_at + a:strings_at + b]).decode("utf-8", "surrogatepass")
+    keys = [bytes(metadata[strings_at + a:strings_at + b]).decode("utf-8", "surrogatepass")
             for a, b in zip(offsets, offsets[1:])]
+    if len(_KEYS_CACHE) >= _KEYS_CACHE_SIZE:
+        _KEYS_CACHE.clear()
+    _KEYS_CACHE[metadata] = keys
+    return keys
 
 
-def object_fields(value: bytes, pos: int) -> Iterator[tuple[int, int]]:
-    """``(key id, value position)`` of each field of the object at ``pos``, in key order."""
+def _object_layout(value: bytes, pos: int) -> tuple[int, int, int, int, int]:
+    """``(count, ids at, id width, offsets at, offset width)`` of the object at ``pos``."""
     _, info = type_info(value, pos)
     offset_width = (info & 3) + 1
     id_width = ((info >> 2) & 3) + 1
     count_width = 4 if (info >> 4) & 1 else 1
     count = read_int(value, pos + 1, count_width)
     ids_at = pos + 1 + count_width
-    offsets_at = ids_at + count * id_width
+    return count, ids_at, id_width, ids_at + count * id_width, offset_width
+
+
+def object_fields(value: bytes, pos: int) -> list[tuple[int, int]]:
+    """``(key id, value position)`` of each field of the object at ``pos``, in key order."""
+    count, ids_at, id_width, offsets_at, offset_width = _object_layout(value, pos)
+    ids = _uints(value, ids_at, count, id_width)
+    offsets = _uints(value, offsets_at, count + 1, offset_width)
     data_at = offsets_at + (count + 1) * offset_width
-    _check(value, data_at)
-    for i in range(count):
-        offset = read_int(value, offsets_at + i * offset_width, offset_width)
-        yield read_int(value, ids_at + i * id_width, id_width), data_at + offset
+    return [(key_id, data_at + offset) for key_id, offset in zip(ids, offsets)]
+
+
+def object_field(value: bytes, keys: list[str], pos: int, key: str) -> int | None:
+    """The position of field ``key`` of the object at ``pos``, or ``None`` when it has none."""
+    count, ids_at, id_width, offsets_at, offset_width = _object_layout(value, pos)
+    for i, key_id in enumerate(_uints(value, ids_at, count, id_width)):
+        if key_id >= len(keys):
+            raise malformed()
+        if keys[key_id] == key:
+            data_at = offsets_at + (count + 1) * offset_width
+            return data_at + read_int(value, offsets_at + i * offset_width, offset_width)
+    return None
 
 
 def array_elements(value: bytes, pos: int) -> list[int]:
@@ -374,8 +432,7 @@ def array_elements(value: bytes, pos: int) -> list[int]:
     count = read_int(value, pos + 1, count_width)
     offsets_at = pos + 1 + count_width
     data_at = offsets_at + (count + 1) * offset_width
-    _check(value, data_at)
-    return [data_at + read_int(value, offsets_at + i * offset_width, offset_width) for i in range(count)]
+    return [data_at + offset for offset in _uints(value, offsets_at, count, offset_width)]
 
 
 def value_end(value: bytes, pos: int) -> int:

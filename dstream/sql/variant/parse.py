@@ -27,9 +27,12 @@ Invariants
 from __future__ import annotations
 
 import json
+import struct
 from decimal import Decimal, InvalidOperation
+from itertools import accumulate
 from typing import Any
 
+from . import format as vf
 from .format import VariantBuilder
 
 __all__ = ["MalformedJsonError", "parse_json", "append_json_number"]
@@ -81,50 +84,137 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_float=_Float, parse_
                             parse_constant=_constant)
 
 
+def _number_parts(text: str) -> tuple[int, int, int] | None:
+    """``(unscaled, scale, precision)`` of a number without exponent that fits a decimal, else ``None``."""
+    if "e" in text or "E" in text:
+        return None
+    try:
+        number = Decimal(text)
+    except InvalidOperation as exc:
+        raise MalformedJsonError(f"{text!r} is not a number") from exc
+    sign, digits, exponent = number.as_tuple()
+    assert isinstance(exponent, int)
+    scale = max(-exponent, 0)
+    unscaled = int("".join(map(str, digits))) * 10 ** max(exponent, 0)
+    precision = len(str(unscaled))
+    if scale > 38 or precision > 38:
+        return None
+    return (-unscaled if sign else unscaled), scale, precision
+
+
 def append_json_number(builder: VariantBuilder, text: str) -> None:
     """Append a number written as ``text`` (no exponent: decimal if it fits 38 digits, else double)."""
-    if "e" not in text and "E" not in text:
-        try:
-            number = Decimal(text)
-        except InvalidOperation as exc:
-            raise MalformedJsonError(f"{text!r} is not a number") from exc
-        sign, digits, exponent = number.as_tuple()
-        assert isinstance(exponent, int)
-        scale = max(-exponent, 0)
-        unscaled = int("".join(map(str, digits))) * 10 ** max(exponent, 0)
-        precision = len(str(unscaled))
-        if scale <= 38 and precision <= 38:
-            builder.append_decimal(-unscaled if sign else unscaled, scale, precision)
-            return
-    builder.append_double(float(text))
-
-
-def _append(builder: VariantBuilder, value: Any) -> None:
-    if isinstance(value, str):
-        if isinstance(value, _Float | _BigInt):
-            append_json_number(builder, value)
-        else:
-            builder.append_string(value)
-    elif value is None:
-        builder.append_null()
-    elif value is True or value is False:
-        builder.append_bool(value)
-    elif isinstance(value, int):
-        builder.append_long(value)
-    elif isinstance(value, _Object):
-        start = builder.position
-        fields = []
-        for key, item in value:
-            fields.append((key, builder.add_key(key), builder.position - start))
-            _append(builder, item)
-        builder.finish_object(start, fields)
+    parts = _number_parts(text)
+    if parts is None:
+        builder.append_double(float(text))
     else:
-        start = builder.position
-        offsets = []
-        for item in value:
-            offsets.append(builder.position - start)
-            _append(builder, item)
-        builder.finish_array(start, offsets)
+        builder.append_decimal(*parts)
+
+
+def _number(text: str) -> bytes:
+    if "e" in text or "E" in text:
+        return _DOUBLE + struct.pack("<d", float(text))
+    whole, _, fraction = text.partition(".")
+    unscaled = int(whole + fraction)  # JSON's grammar: digits, one optional point, no exponent here
+    precision = len(str(abs(unscaled)))
+    scale = len(fraction)
+    if scale > 38 or precision > 38:
+        return _DOUBLE + struct.pack("<d", float(text))
+    for type_id, limit, width in _DECIMALS:
+        if scale <= limit and precision <= limit:
+            return bytes((type_id << 2, scale)) + unscaled.to_bytes(width, "little", signed=True)
+    raise AssertionError("unreachable: 38 digits fit DECIMAL16")
+
+
+_SMALL_INTS = {v: bytes((vf.INT1 << 2, v & 0xFF)) for v in range(-128, 128)}
+_NULL, _TRUE, _FALSE = bytes((vf.NULL << 2,)), bytes((vf.TRUE << 2,)), bytes((vf.FALSE << 2,))
+_LONG_STR = bytes((vf.LONG_STR << 2,))
+_DOUBLE = bytes((vf.DOUBLE << 2,))
+_DECIMALS = ((vf.DECIMAL4, 9, 4), (vf.DECIMAL8, 18, 8), (vf.DECIMAL16, 38, 16))
+
+
+def _width_bytes(values: list[int], width: int) -> bytes:
+    if width == 1:
+        return bytes(values)
+    return b"".join(v.to_bytes(width, "little") for v in values)
+
+
+def _encode(value: Any, keys: dict[str, int]) -> bytes:
+    """The encoding of a decoded JSON value (bottom-up: each container's header before its parts)."""
+    kind = type(value)
+    if kind is str:
+        data = value.encode("utf-8", "surrogatepass")
+        if len(data) <= 0x3F:
+            return bytes(((len(data) << 2) | vf.SHORT_STR,)) + data
+        return _LONG_STR + len(data).to_bytes(4, "little") + data
+    if kind is int:
+        small = _SMALL_INTS.get(value)
+        if small is not None:
+            return small
+        builder = VariantBuilder()
+        builder.append_long(value)
+        return builder.value_bytes()
+    if value is None:
+        return _NULL
+    if kind is bool:
+        return _TRUE if value else _FALSE
+    if kind is _Float or kind is _BigInt:
+        return _number(value)
+    if kind is _Object:
+        names = [key for key, _ in value]
+        ids = []
+        parts = []
+        for key, item in value:  # a key is numbered before the keys inside its value, as Spark's builder does
+            key_id = keys.get(key)
+            if key_id is None:
+                key_id = keys[key] = len(keys)
+            ids.append(key_id)
+            parts.append(_encode(item, keys))
+        order = sorted(range(len(names)), key=names.__getitem__ if "".join(names).isascii()
+                       else (lambda i: vf.java_order(names[i])))
+        return _container(parts, order, ids)
+    return _container([_encode(item, keys) for item in value], None, None)
+
+
+def _container(parts: list[bytes], order: list[int] | None, ids: list[int] | None) -> bytes:
+    """An object (``order``: its fields by key, ``ids`` their key ids) or an array of encoded ``parts``."""
+    offsets = list(accumulate(map(len, parts), initial=0))  # each part's start, then the total
+    count = len(parts)
+    size = offsets[-1]
+    if count <= 0xFF and size <= 0xFF:  # one-byte counts, offsets (and ids): most small documents
+        if order is None:
+            return bytes((vf.ARRAY, count, *offsets)) + b"".join(parts)
+        assert ids is not None
+        if max(ids, default=0) <= 0xFF:
+            return bytes((vf.OBJECT, count, *[ids[i] for i in order], *[offsets[i] for i in order], size)) + \
+                b"".join(parts)
+    large = count > 0xFF
+    offset_width = vf.int_width(size)
+    count_bytes = count.to_bytes(4 if large else 1, "little")
+    if order is None:
+        header = bytes(((int(large) << 4) | ((offset_width - 1) << 2) | vf.ARRAY,))
+        head = header + count_bytes + _width_bytes(offsets, offset_width)
+    else:
+        assert ids is not None
+        id_width = vf.int_width(max(ids, default=0))
+        header = bytes(((int(large) << 6) | ((id_width - 1) << 4) | ((offset_width - 1) << 2) | vf.OBJECT,))
+        head = (header + count_bytes + _width_bytes([ids[i] for i in order], id_width)
+                + _width_bytes([offsets[i] for i in order] + [size], offset_width))
+    return head + b"".join(parts)
+
+
+#: Metadata by key sequence: the documents of a column mostly share a few.
+_METADATA: dict[tuple[str, ...], bytes] = {}
+
+
+def _metadata(keys: dict[str, int]) -> bytes:
+    sequence = tuple(keys)
+    found = _METADATA.get(sequence)
+    if found is None:
+        if len(_METADATA) >= 1024:
+            _METADATA.clear()
+        found = _METADATA[sequence] = vf.encode_metadata(sequence)
+    return found
 
 
 def parse_json(text: str) -> tuple[bytes, bytes]:
@@ -144,6 +234,6 @@ def parse_json(text: str) -> tuple[bytes, bytes]:
         # A number or a literal must be followed by whitespace at the top level (Jackson's
         # rule): "01", "1x" and "truex" are errors, where "[1]x" and '"a"b' are read.
         raise MalformedJsonError(f"unexpected character {text[end]!r} after the value")
-    builder = VariantBuilder()
-    _append(builder, parsed)
-    return builder.result()
+    keys: dict[str, int] = {}
+    value = _encode(parsed, keys)
+    return vf.checked(value, _metadata(keys))

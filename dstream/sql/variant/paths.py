@@ -66,12 +66,7 @@ def parse_path(path: str, function: str = "variant_get") -> tuple[str | int, ...
 
 def find_field(value: bytes, keys: list[str], pos: int, key: str) -> int | None:
     """The position of field ``key`` of the object at ``pos``, or ``None``."""
-    for key_id, at in vf.object_fields(value, pos):
-        if key_id >= len(keys):
-            raise vf.malformed()
-        if keys[key_id] == key:
-            return at
-    return None
+    return vf.object_field(value, keys, pos, key)
 
 
 def follow(value: bytes, keys: list[str], steps: tuple[str | int, ...], pos: int = 0) -> int | None:

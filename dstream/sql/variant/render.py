@@ -104,8 +104,18 @@ def _scalar(value: bytes, pos: int, zone: str, top_text: bool) -> str | None:
 
 
 def _render(value: bytes, keys: list[str], pos: int, zone: str, out: list[str]) -> None:
-    basic, _ = vf.type_info(value, pos)
-    if basic == vf.OBJECT:
+    if pos >= len(value):
+        raise vf.malformed()
+    header = value[pos]
+    basic = header & 3
+    if basic == vf.SHORT_STR:  # the common leaves first, without the general scalar path
+        end = pos + 1 + (header >> 2)
+        if end > len(value):
+            raise vf.malformed()
+        out.append(json_string(value[pos + 1:end].decode("utf-8", "surrogatepass")))
+    elif basic == vf.PRIMITIVE and vf.INT1 <= header >> 2 <= vf.INT8:
+        out.append(str(vf.read_int(value, pos + 1, 1 << ((header >> 2) - vf.INT1), signed=True)))
+    elif basic == vf.OBJECT:
         out.append("{")
         for i, (key_id, at) in enumerate(vf.object_fields(value, pos)):
             if key_id >= len(keys):
@@ -116,7 +126,8 @@ def _render(value: bytes, keys: list[str], pos: int, zone: str, out: list[str]) 
     elif basic == vf.ARRAY:
         out.append("[")
         for i, at in enumerate(vf.array_elements(value, pos)):
-            out.append("," if i else "")
+            if i:
+                out.append(",")
             _render(value, keys, at, zone, out)
         out.append("]")
     else:
