@@ -201,6 +201,18 @@ def test_variants_through_the_engine(spark: SparkSession, tmp_path: Path) -> Non
         v.write.csv(str(tmp_path / "c"))
 
 
+def test_variants_in_aggregates_windows_and_nested_casts(spark: SparkSession) -> None:
+    rows = "values (2, parse_json('1')), (1, parse_json('2')) as s(k, v)"
+    got = _one(spark, f"select first(v), last(v), max_by(v, k), min_by(v, k) from {rows}")
+    assert [str(v) for v in got] == ["1", "2", "1", "2"]
+    assert [(k, str(v)) for k, v in spark.sql(f"select k, first(v) over (partition by k order by k) from {rows}"
+                                              ).collect()] == [(1, "2"), (2, "1")]
+    assert [str(v) for v in _one(spark, "select nvl(v, parse_json('0')), ifnull(null, v) from values "
+                                        "(parse_json('1')) as s(v)")] == ["1", "1"]
+    assert _one(spark, "select cast(array(parse_json('1')) as string), "
+                       "cast(named_struct('v', parse_json('{\"a\":1}')) as string)") == ("[1]", '{{"a":1}}')
+
+
 def test_variant_explode_as_spark(spark: SparkSession) -> None:
     rows = spark.sql("select * from variant_explode(parse_json('{\"a\":1,\"b\":[2]}'))").collect()
     assert [(r.pos, r.key, bytes(r.value.value), bytes(r.value.metadata)) for r in rows] == [
@@ -234,7 +246,7 @@ def test_parquet_files_as_spark_writes_them(spark: SparkSession, tmp_path: Path)
     # Written back: the same layout (required binaries under the group) and the same footer type.
     read.write.parquet(str(tmp_path / "ours"))
     written = pq.read_schema(next((tmp_path / "ours").glob("*.parquet")))
-    assert written.field("v").type.storage_type == storage
+    assert written.field("v").type == storage
     assert json.loads(written.metadata[b"org.apache.spark.sql.parquet.row.metadata"])["fields"][0]["type"] == \
         "variant"
 
@@ -263,3 +275,26 @@ def test_variants_in_udfs_and_streams(spark: SparkSession) -> None:
         query.stop()
     assert row.s == "OBJECT<k: STRING, x: VARIANT, y: ARRAY<BIGINT>>"
     assert [str(v) for v in row.vs] == ['{"k":"a","x":1}', '{"k":"a","x":"s"}', '{"k":"a","y":[1]}']
+
+
+def test_json_files_read_into_variants(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "x.json").write_text('{"a":1,"b":[1,2.50]}\n{"a":"x"}\nnot json\n')
+    path = str(tmp_path / "in")
+    whole = spark.read.option("singleVariantColumn", "v").json(path)
+    assert whole.schema == StructType([StructField("v", VariantType(), True)])
+    assert [None if r.v is None else str(r.v) for r in whole.collect()] == ['{"a":1,"b":[1,2.50]}', '{"a":"x"}', None]
+    with pytest.raises(SparkRuntimeException, match="MALFORMED_RECORD_IN_PARSING"):
+        spark.read.option("singleVariantColumn", "v").option("mode", "FAILFAST").json(path).collect()
+    fields = spark.read.schema("a variant, b variant").json(path).collect()
+    assert [tuple(None if x is None else str(x) for x in r) for r in fields] == [
+        ("1", "[1,2.50]"), ('"x"', None), (None, None)]
+    assert bytes(fields[0].b.value) == b"\x03\x02\x00\x02\x08\x0c\x01 \x02\xfa\x00\x00\x00"  # 2.50: DECIMAL(3,2)
+    assert [r._corrupt_record for r in spark.read.schema("a variant, _corrupt_record string").json(path).collect()] \
+        == [None, None, "not json"]
+    query = (spark.readStream.option("singleVariantColumn", "v").json(path)
+             .select(F.variant_get("v", "$.a", "string").alias("a"))
+             .writeStream.format("memory").queryName("variant_lines").trigger(availableNow=True).start())
+    assert query.awaitTermination(60)
+    assert sorted(spark.table("variant_lines").collect(), key=lambda r: (r.a is None, r.a or "")) == [
+        Row(a="1"), Row(a="x"), Row(a=None)]

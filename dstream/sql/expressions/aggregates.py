@@ -87,6 +87,9 @@ def group_aggregate(table: pa.Table, key_cols: list[str], aggs: list[tuple[str, 
     Arrow names them; a ``list_concat`` column holds each group's lists concatenated in
     row order (a group whose lists are all null gets an empty list).
     """
+    for index, field in enumerate(table.schema):
+        if has_variant(field.type):  # Arrow aggregates no extension type: variants as their storage
+            table = table.set_column(index, field.name, as_storage(table.column(index)))
     plain = [(c, fn, o) for c, fn, o in aggs if fn != LIST_CONCAT]
     lists = [c for c, fn, _ in aggs if fn == LIST_CONCAT]
     # An empty column name is an aggregation of no column (``count_all``: the group's rows).

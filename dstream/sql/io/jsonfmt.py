@@ -34,6 +34,8 @@ from dstream.sql.io.base import FileFormat, Filter, time_zone_option
 from dstream.sql.io.csvfmt import malformed_error
 from dstream.sql.io.files import FileSplit, option, option_bool, read_line_range
 from dstream.sql.io.strconv import ParseOptions, _value_parser
+from dstream.sql.variant.arrow import VARIANT_ARROW, has_variant, is_variant, storage_type, variant_array
+from dstream.sql.variant.parse import MalformedJsonError, document_text, parse_json
 
 __all__ = ["JsonFormat", "infer_json_type", "inferred_json_type", "inferred_schema_of", "merge_json_types",
            "nulls_as_strings", "records_of_texts"]
@@ -164,17 +166,19 @@ class JsonFormat(FileFormat):
         return not option_bool(options, "multiLine")
 
     # --------------------------------------------------------------- parsing
-    def _records(self, data: bytes, options: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
-        """``(text, parsed value or _MalformedError)`` per record of a split."""
+    def _pieces(self, data: bytes, options: Mapping[str, Any]) -> list[str]:
         text = data.decode(option(options, "encoding") or "utf-8", errors="replace")
         if option_bool(options, "multiLine"):
-            pieces = [text] if text.strip() else []
-        else:
-            pieces = [ln for ln in text.splitlines() if ln.strip()]
+            return [text] if text.strip() else []
+        return [ln for ln in text.splitlines() if ln.strip()]
+
+    def _records(self, data: bytes, options: Mapping[str, Any], exact: bool = False) -> Iterator[tuple[str, Any]]:
+        """``(text, parsed value or _MalformedError)`` per record of a split (``exact``: numbers
+        with a fraction as Decimals, as written, for VARIANT fields)."""
         multi_line = option_bool(options, "multiLine")
-        for piece in pieces:
+        for piece in self._pieces(data, options):
             try:
-                yield piece, json.loads(piece)
+                yield piece, json.loads(piece, parse_float=decimal.Decimal) if exact else json.loads(piece)
             except ValueError:
                 if multi_line:
                     # Spark's parser reads a multiLine file's first JSON value and ignores what follows.
@@ -195,6 +199,9 @@ class JsonFormat(FileFormat):
 
     # --------------------------------------------------------------- inference
     def _infer_data_schema(self, files: Sequence[str], options: Mapping[str, Any]) -> pa.Schema:
+        single = option(options, "singleVariantColumn")
+        if single:  # each record one variant: nothing to infer
+            return pa.schema([pa.field(single, VARIANT_ARROW)])
         merged: pa.DataType = pa.struct([])
         corrupt = False
         simple = not option_bool(options, "primitivesAsString") and not option_bool(options, "multiLine") and (
@@ -241,6 +248,13 @@ class JsonFormat(FileFormat):
         """The rows of ``data`` (JSON Lines, or one document with ``multiLine``) as batches of ``schema``."""
         corrupt = option(options, "columnNameOfCorruptRecord", "_corrupt_record") or "_corrupt_record"
         data_fields = [f for f in schema if f.name != corrupt]
+        single = option(options, "singleVariantColumn")
+        if single:
+            yield self._single_variants(data, schema, single, options)
+            return
+        if any(has_variant(f.type) for f in data_fields):
+            yield from self.read_records(self._records(data, options, exact=True), schema, options)
+            return
         if (not option_bool(options, "multiLine") and not option_bool(options, "primitivesAsString")
                 and all(_plain(f.type) for f in data_fields) and data_fields
                 and (option(options, "encoding") or "utf-8").lower().replace("-", "") == "utf8"):
@@ -276,7 +290,29 @@ class JsonFormat(FileFormat):
                         rows.append({**partial, corrupt: text} if corrupt else partial)
                 continue
             rows.extend(converted)
+        if any(has_variant(f.type) for f in schema):  # Arrow builds no extension type: storage, then a view
+            storage = pa.RecordBatch.from_pylist(rows, schema=pa.schema([f.with_type(storage_type(f.type))
+                                                                         for f in schema]))
+            yield pa.RecordBatch.from_arrays([c.view(f.type) for c, f in zip(storage.columns, schema)], schema=schema)
+            return
         yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+    def _single_variants(self, data: bytes, schema: pa.Schema, name: str,
+                         options: Mapping[str, Any]) -> pa.RecordBatch:
+        """``singleVariantColumn``: each record parsed whole into one variant (malformed: null)."""
+        mode = (option(options, "mode") or "PERMISSIVE").upper()
+        values: list[tuple[bytes, bytes] | None] = []
+        for piece in self._pieces(data, options):
+            try:
+                values.append(parse_json(piece))
+            except MalformedJsonError:
+                if mode == "FAILFAST":
+                    raise malformed_error(piece) from None
+                if mode != "DROPMALFORMED":
+                    values.append(None)
+        column = variant_array(values)
+        return pa.RecordBatch.from_arrays([column if f.name == name else pa.nulls(len(column), f.type)
+                                           for f in schema], schema=schema)
 
     def _conform(self, table: pa.Table, schema: pa.Schema) -> pa.Table:
         arrays = [table.column(f.name) if f.name in table.schema.names else pa.nulls(table.num_rows, f.type)
@@ -321,13 +357,15 @@ def _convert(value: Any, t: pa.DataType, parse: ParseOptions) -> Any:
             bits = t.bit_width
             if -2**(bits - 1) <= value < 2**(bits - 1):
                 return value
+    elif is_variant(t):
+        return dict(zip(("value", "metadata"), parse_json(document_text(value)), strict=True))
     elif pa.types.is_floating(t):
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
             return float(value)
         if isinstance(value, str) and value in _SPECIAL:
             return _SPECIAL[value]
     elif pa.types.is_decimal(t):
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
             number = decimal.Decimal(str(value)).quantize(decimal.Decimal(1).scaleb(-t.scale), decimal.ROUND_HALF_UP)
             if len(number.as_tuple().digits) <= t.precision:
                 return number

@@ -39,7 +39,7 @@ from dstream.sql.io.base import FileFormat, time_zone_option
 from dstream.sql.io.encode import CsvDialect, csv_field, format_temporal_columns, json_text, value_encoder
 from dstream.sql.io.files import HIVE_DEFAULT_PARTITION, option, option_bool
 from dstream.sql.io.formats import get_format
-from dstream.sql.variant.arrow import has_variant
+from dstream.sql.variant.arrow import has_variant, parquet_layout
 
 if TYPE_CHECKING:
     from dstream.sql.types import StructType
@@ -247,7 +247,8 @@ def _write_file(table: pa.Table, fmt: FileFormat, options: Mapping[str, Any], ta
     content = _file_bytes(table, fmt, options)
     if content is None:
         compression = (option(options, "compression") or "snappy").lower()
-        pq.write_table(table, target, compression=None if compression in ("none", "uncompressed") else compression,
+        pq.write_table(parquet_layout(table), target,
+                       compression=None if compression in ("none", "uncompressed") else compression,
                        coerce_timestamps="us", allow_truncated_timestamps=True)
         return
     with open(target, "wb") as handle:

@@ -312,6 +312,11 @@ def to_string(a: Any, time_zone: str = "UTC") -> pa.Array:
             return pa.array([None if v is None else v.decode("utf-8", "replace") for v in x.to_pylist()], pa.string())
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t) or pa.types.is_struct(t):
         return _nested_to_string(x, time_zone)
+    if isinstance(t, pa.ExtensionType):  # a variant (inside an array, map or struct): its cast to string
+        from dstream.sql.variant.arrow import parts  # noqa: PLC0415 - variants are rare in casts
+        from dstream.sql.variant.render import variant_text  # noqa: PLC0415
+
+        return pa.array([None if p is None else variant_text(p[0], p[1], time_zone) for p in parts(x)], pa.string())
     return pc.cast(x, pa.string())
 
 

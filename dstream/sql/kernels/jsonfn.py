@@ -97,9 +97,9 @@ class _Reader:
         if value is None:
             return None
         if isinstance(dt, VariantType):
-            from dstream.sql.variant.parse import parse_json  # noqa: PLC0415 - variants are rare in from_json
+            from dstream.sql.variant.parse import document_text, parse_json  # noqa: PLC0415 - variants are rare here
 
-            encoded = parse_json(_json_text(value))
+            encoded = parse_json(document_text(value))
             return {"value": encoded[0], "metadata": encoded[1]}
         if isinstance(dt, StructType):
             if not isinstance(value, dict):
@@ -217,17 +217,6 @@ def _compact(value: Any) -> str:
         return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + ("null" if v is None else _compact(v))
                               for k, v in value.items()) + "}"
     return json.dumps(value, ensure_ascii=False)
-
-
-def _json_text(value: Any) -> str:
-    """A decoded document as JSON text again, numbers as written (for a VARIANT field)."""
-    if isinstance(value, dict):
-        return "{" + ",".join(json.dumps(k) + ":" + _json_text(v) for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_json_text(v) for v in value) + "]"
-    if isinstance(value, Decimal):
-        return str(value)
-    return json.dumps(value)
 
 
 def _decoder() -> json.JSONDecoder:

@@ -72,6 +72,10 @@ def arrow_type(dt: Any) -> pa.DataType:
         return pa.map_(arrow_type(dt.keyType), arrow_type(dt.valueType))
     if name == "StructType":
         return pa.struct([pa.field(f.name, arrow_type(f.dataType), f.nullable) for f in dt.fields])
+    if name == "VariantType":
+        from dstream.sql.variant.arrow import VARIANT_ARROW  # noqa: PLC0415 - variants are rare in kernels
+
+        return VARIANT_ARROW
     raise TypeError(f"no Arrow type for {dt!r}")
 
 

@@ -17,8 +17,8 @@ Invariants
 * The type is registered with Arrow when this module is imported; the type mapping
   (``dstream.sql.arrow_convert``) imports it, so every process that reads a variant column
   from IPC or Parquet knows the type.
-* A null variant is a null struct (its parts empty); both parts are non-nullable binaries, as
-  Spark requires of a variant in Parquet.
+* A null variant is a null struct; the storage of a valid one has both parts set. Parquet
+  files get :func:`parquet_layout`: the parts as required binaries, as Spark requires.
 """
 
 from __future__ import annotations
@@ -27,15 +27,17 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .value import VariantVal
 
 __all__ = ["VARIANT_ARROW", "VariantArrowType", "variant_array", "parts", "is_variant", "has_variant", "storage_type",
-           "storage_value", "as_storage"]
+           "storage_value", "as_storage", "parquet_layout"]
 
 _NAME = "dstreams.variant"
-# Both parts are required, as Spark writes (and insists on reading) them in Parquet.
-_STORAGE = pa.struct([pa.field("value", pa.binary(), nullable=False),
+_STORAGE = pa.struct([pa.field("value", pa.binary()), pa.field("metadata", pa.binary())])
+# In Parquet both parts are required, as Spark writes (and insists on reading) them.
+_PARQUET = pa.struct([pa.field("value", pa.binary(), nullable=False),
                       pa.field("metadata", pa.binary(), nullable=False)])
 
 
@@ -115,6 +117,18 @@ def as_storage(array: pa.Array | pa.ChunkedArray) -> pa.Array:
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     return array.view(storage_type(array.type)) if has_variant(array.type) else array
+
+
+def parquet_layout(table: pa.Table) -> pa.Table:
+    """``table`` with each variant column as Spark lays it out in Parquet: a plain struct of two
+    required binaries (empty under a null variant). The file's Spark schema says they are variants."""
+    for index, field in enumerate(table.schema):
+        if is_variant(field.type):
+            storage = as_storage(table.column(index))
+            parts = [pc.fill_null(storage.field(i), b"") for i in range(2)]
+            laid = pa.StructArray.from_arrays(parts, fields=list(_PARQUET), mask=storage.is_null())
+            table = table.set_column(index, field.with_type(_PARQUET), laid)
+    return table
 
 
 def storage_value(value: Any) -> Any:

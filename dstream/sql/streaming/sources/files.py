@@ -43,7 +43,7 @@ from ...errors import AnalysisException, IllegalArgumentException, SparkRuntimeE
 from ...io import get_format, list_input_files
 from ...io.manifest import has_manifest, path_to_uri, uri_to_path
 from ...plan.logical import FileRelation
-from ...types import StringType, StructField, StructType
+from ...types import StringType, StructField, StructType, VariantType
 from ..logs import CompactibleFileLog, ConcurrentUpdateError
 from .base import Offset, Source, SourceProvider, register_source
 from .options import SourceOptions
@@ -196,6 +196,9 @@ class FileStreamSourceProvider(SourceProvider):
                                               _reader_options(session, options, path))
         if self.format_name == "text":
             return StructType([StructField("value", StringType(), True)])
+        single = next((v for k, v in options.items() if k.lower() == "singlevariantcolumn"), None)
+        if self.format_name == "json" and single:  # each record one variant: nothing to infer
+            return StructType([StructField(single, VariantType(), True)])
         inference = session.conf.get_boolean("spark.sql.streaming.schemaInference", False)
         files = _list_files(path, options)
         if not inference and (self.format_name != "parquet" or not files):
