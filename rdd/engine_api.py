@@ -38,6 +38,8 @@ Runtime:
 
 * :func:`active_spark_context` — the process's active SparkContext, or ``None``;
   :func:`context_stopped` — whether a SparkContext was stopped.
+* :func:`cancel_jobs_with_tag` — cancel the jobs carrying a tag and learn the tags of
+  each one cancelled (what ``SparkSession.interruptTag`` reports its operations from).
 * :func:`block_manager` — this process's block manager (``put``/``get``/``contains``/
   ``remove`` of named blocks; driver and workers each have one).
 * :func:`new_rdd_id` — a fresh id from a context's RDD counter, for data a layer keeps
@@ -151,6 +153,7 @@ __all__ = [
     "context_stopped",
     "append_to_list",
     "block_manager",
+    "cancel_jobs_with_tag",
     "checkpoint_file",
     "codec_of",
     "constant_pair_value",
@@ -248,6 +251,12 @@ def spark_user() -> str:
 def context_stopped(sc: SparkContext) -> bool:
     """Whether ``sc.stop()`` was called (a session over it must not be handed out again)."""
     return sc._stopped
+
+
+def cancel_jobs_with_tag(sc: SparkContext, tag: str, reason: str) -> list[frozenset[str]]:
+    """Cancel ``sc``'s running and waiting jobs tagged ``tag`` (as ``sc.cancelJobsWithTag``);
+    the tags of each job cancelled, for a layer that names its operations by tag."""
+    return sc._env.runner.cancel(reason, tag=tag)
 
 
 def block_manager() -> BlockManager:

@@ -69,12 +69,14 @@ class RowMethods:
     def foreach(self, f: Callable[[Row], Any]) -> None:
         """Call ``f`` on every row, in the tasks."""
         df: DataFrame = self  # type: ignore[assignment]
-        df.rdd.foreach(f)
+        with df._session._operation():
+            df.rdd.foreach(f)
 
     def foreachPartition(self, f: Callable[[Iterator[Row]], Any]) -> None:  # noqa: N802 - PySpark's name
         """Call ``f`` on each partition's iterator of rows, in the tasks."""
         df: DataFrame = self  # type: ignore[assignment]
-        df.rdd.foreachPartition(f)
+        with df._session._operation():
+            df.rdd.foreachPartition(f)
 
     def toJSON(self, use_unicode: bool = True) -> RDD[str]:  # noqa: N802 - PySpark's name
         """An RDD of one JSON object per row (null fields left out)."""

@@ -154,7 +154,8 @@ def write_messages(df: DataFrame, writer: Any, abort: Callable[[list[Any]], None
     rdd = df._execution().to_rdd()
     task = functools.partial(_write_partition, writer, list(df.columns), python_time_zone())
     try:
-        return rdd.mapPartitions(task).collect()
+        with df._session._operation():
+            return rdd.mapPartitions(task).collect()
     except BaseException:
         abort([None] * rdd.getNumPartitions())
         raise

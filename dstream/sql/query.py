@@ -81,9 +81,10 @@ class QueryExecution:
         return self.physical(qctx).execute(qctx)
 
     def to_arrow(self) -> pa.Table:
-        """Every row, as one Arrow table with the DataFrame's column names."""
-        qctx = self.context()
-        return to_arrow_table(self.physical(qctx), qctx)
+        """Every row, as one Arrow table with the DataFrame's column names (one operation of the session)."""
+        with self.session._operation():
+            qctx = self.context()
+            return to_arrow_table(self.physical(qctx), qctx)
 
     def collect(self, time_zone: str | None = None) -> list[Row]:
         """Every row, as PySpark's ``collect()`` returns them.
@@ -101,15 +102,17 @@ class QueryExecution:
         names = [a.name for a in physical.output]
         tz = python_time_zone()
         for index in range(rdd.getNumPartitions()):
-            batches = rdd.context.runJob(rdd, lambda it: list(it), [index])
+            with self.session._operation():
+                batches = rdd.context.runJob(rdd, lambda it: list(it), [index])
             if batches:
                 table = pa.Table.from_batches(batches).rename_columns(names)
                 yield from arrow_to_rows(table, tz)
 
     def batches(self) -> list[pa.RecordBatch]:
         """The record batches of every partition, in partition order (columns named by id)."""
-        qctx = self.context()
-        return collect_batches(self.physical(qctx), qctx)
+        with self.session._operation():
+            qctx = self.context()
+            return collect_batches(self.physical(qctx), qctx)
 
     def explain_text(self, mode: str) -> str:
         """What ``explain(mode)`` prints."""

@@ -310,9 +310,10 @@ class DataFrameWriter(OptionsBuilder):
             # write_task takes the columns by position under the schema's names.
             yield write_task(batches, schema, fmt, options, path, index, job_id, partition_by)
 
-        rdd = df._execution().to_rdd()
         try:
-            written = [p for part in rdd.mapPartitionsWithIndex(task).collect() for p in part]
+            with df._session._operation():
+                rdd = df._execution().to_rdd()
+                written = [p for part in rdd.mapPartitionsWithIndex(task).collect() for p in part]
         except BaseException:
             abort_output(path, job_id)
             raise

@@ -189,11 +189,12 @@ class JobRunner:
                 outcome = action
         return outcome
 
-    def cancel(self, reason: str, group: str | None = None, tag: str | None = None) -> None:
+    def cancel(self, reason: str, group: str | None = None, tag: str | None = None) -> list[frozenset[str]]:
         """Cancel the running and waiting jobs (of job group ``group``, or with tag ``tag``, if given).
 
-        Returns at once; each cancelled job raises :class:`JobCancelledError`, whose
-        message ends with ``reason``, in the thread that ran its action.
+        Returns at once, with the tags of each job cancelled; each cancelled job raises
+        :class:`JobCancelledError`, whose message ends with ``reason``, in the thread
+        that ran its action.
         """
         with self._tickets_lock:
             hit = [t for t in self._tickets
@@ -205,6 +206,7 @@ class JobRunner:
             assert running.job_id is not None
             self._wake()
             self.backend.cancel_job(running.job_id)
+        return [t.tags for t in hit]
 
     def stop(self) -> None:
         """Refuse new jobs and cancel the running and waiting ones (never waits for them)."""
