@@ -95,6 +95,8 @@ from .functions_window import *  # noqa: F403 - the window functions are part of
 from .functions_window import __all__ as _window_all
 from .functions_xml import *  # noqa: F403 - the XML text functions are part of this module's surface
 from .functions_xml import __all__ as _xml_all
+from .functions_xpath import *  # noqa: F403 - the XPath functions are part of this module's surface
+from .functions_xpath import __all__ as _xpath_all
 from .parser.columns import unresolved_routine
 from .types import DataType, StringType, _parse_datatype_string
 from .udtf import udtf  # noqa: F401 - re-exported (listed in __all__)
@@ -110,7 +112,7 @@ __all__ = sorted([
     *_datetime_all,
     *_datetime_more_all, *_epoch_all, *_generators_all,
     *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_more_all, *_partition_all, *_regex_all,
-    *_scalar_all, *_stats_all, *_text_all, *_variant_all, *_window_all, *_xml_all,
+    *_scalar_all, *_stats_all, *_text_all, *_variant_all, *_window_all, *_xml_all, *_xpath_all,
 ])
 
 ColumnOrName = Column | str

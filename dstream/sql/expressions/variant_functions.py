@@ -177,7 +177,7 @@ class VariantGet(Expression):
         _require_variant(self, self.children[0])
         if not self.children[1].foldable:
             raise mismatch(self, "NON_FOLDABLE_INPUT", 'the input `path` should be a foldable "STRING" expression; '
-                           f"however, got {self.children[1].sql()}.")
+                           f'however, got "{self.children[1].sql()}"')
         _check_target(self, self.target)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
