@@ -50,6 +50,15 @@ class PlanMethods:
         df: Any = self
         return isinstance(df._plan, LocalRelation)
 
+    @property
+    def executionInfo(self) -> Any:  # noqa: N802 - PySpark's name
+        """Spark Connect only: raises ``CLASSIC_OPERATION_NOT_SUPPORTED_ON_DF``, as PySpark Classic does."""
+        from .errors import PySparkValueError  # noqa: PLC0415 - the error path only
+
+        raise PySparkValueError(
+            "Calling property or member 'queryExecution' is not supported in PySpark Classic, please use Spark "
+            "Connect instead.", "CLASSIC_OPERATION_NOT_SUPPORTED_ON_DF", {"member": "queryExecution"})
+
     def inputFiles(self) -> list[str]:  # noqa: N802 - PySpark's name
         """The files the DataFrame reads (``file:`` paths, each once, sorted)."""
         from .plan.logical import FileRelation  # noqa: PLC0415 - the plan's node classes

@@ -32,6 +32,7 @@ from .dataframe import DataFrame
 from .errors import AnalysisException
 from .local_data import is_pandas_frame, local_relation, range_relation, rdd_relation
 from .readwriter import DataFrameReader
+from .session_artifacts import SessionArtifacts
 from .session_tags import SessionTags
 from .timezones import python_time_zone
 
@@ -133,7 +134,7 @@ class _BuilderDescriptor:
         return Builder()
 
 
-class SparkSession(SessionTags):
+class SparkSession(SessionTags, SessionArtifacts):
     """The entry point of DataFrame programs (``pyspark.sql.SparkSession``).
 
     Parameters
