@@ -174,6 +174,16 @@ def test_schema_of_variant_and_the_others(spark: SparkSession) -> None:
      'The first parameter requires the "STRING" type, however "1" has the type "INT".'),
     ("select distinct v from t", "UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE",
      'but the type of column `v` is "VARIANT".'),
+    ("select array_contains(array(v), v) from t", "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+     'The `array_contains` does not support ordering on type "VARIANT".'),
+    ("select sort_array(array(v)) from t", "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+     'The `sort_array` does not support ordering on type "ARRAY<VARIANT>".'),
+    ("select greatest(v, v) from t", "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+     'The `greatest` does not support ordering on type "VARIANT".'),
+    ("select v in (v) from t", "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+     'The `in` does not support ordering on type "VARIANT".'),
+    ("select map(v, 1) from t", "DATATYPE_MISMATCH.INVALID_MAP_KEY_TYPE",
+     'The key of map cannot be/contain "VARIANT".'),
 ])
 def test_errors_as_spark(spark: SparkSession, sql: str, condition: str, text: str) -> None:
     with pytest.raises((AnalysisException, SparkRuntimeException)) as caught:
@@ -191,6 +201,7 @@ def test_variants_through_the_engine(spark: SparkSession, tmp_path: Path) -> Non
     assert _one(spark, "select count(v), count(distinct v) from t") == (1, 1)
     assert _one(spark, "select from_json('{\"a\":{\"b\":1}}', 'a variant')")[0].a.toPython() == {"b": 1}  # type: ignore
     assert _one(spark, "select concat(v, 'x') from t") == (DOC + "x",)
+    assert str(_one(spark, "select map('a', v)['a'] from t")[0]) == str(_one(spark, "select v from t")[0])
     v.write.parquet(str(tmp_path / "p"))
     back = spark.read.parquet(str(tmp_path / "p"))
     assert back.schema == v.schema and back.collect() == v.collect()

@@ -76,3 +76,33 @@ def eval_where(expr: Expression, batch: pa.RecordBatch, ctx: EvalContext, mask: 
         return expr.eval(batch, ctx)
     values = expr.eval(batch.filter(mask), ctx)
     return scatter(mask, values, batch.num_rows)
+
+
+#: Functions that compare their inputs' values (Spark refuses VARIANT, which has no order).
+_COMPARING = frozenset({"array_contains", "array_distinct", "greatest", "least", "array_union", "array_intersect",
+                        "array_except", "array_position", "array_remove", "arrays_overlap", "array_max", "array_min",
+                        "sort_array", "in"})
+
+
+def refuse_variant_comparisons(expr: Expression) -> None:
+    """Spark's analysis errors for a comparing function over VARIANT values (``INVALID_ORDERING_TYPE``)
+    and for a map keyed by VARIANT (``INVALID_MAP_KEY_TYPE``)."""
+    from ..types import ArrayType, MapType  # noqa: PLC0415 - light; the types import nothing of this
+    from ..variant.casting import contains_variant  # noqa: PLC0415
+
+    if not any(contains_variant(c.data_type()) for c in expr.children if c.resolved):
+        return
+    text = expr.sql()
+    name = text.lstrip("(").split("(", 1)[0].strip().lower()
+    if " in " in text.lower() and text.startswith("("):
+        name = "in"
+    if name == "map" and isinstance(expr.data_type(), MapType) and contains_variant(expr.data_type().keyType):
+        raise mismatch(expr, "INVALID_MAP_KEY_TYPE", 'The key of map cannot be/contain "VARIANT"')
+    if name not in _COMPARING:
+        return
+    for child in expr.children:
+        dt = child.data_type()
+        if contains_variant(dt):
+            shown = dt.elementType if isinstance(dt, ArrayType) and name != "sort_array" else dt
+            raise mismatch(expr, "INVALID_ORDERING_TYPE",
+                           f"The `{name}` does not support ordering on type {quoted_type(shown)}")

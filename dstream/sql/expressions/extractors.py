@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from ..errors import AnalysisException, ArrayIndexOutOfBoundsException
 from ..types import ArrayType, DataType, IntegerType, MapType, StringType, StructType
+from ..variant.arrow import has_variant, storage_type, storage_value
 from .base import EvalContext, Expression, Literal
 from .cast import cast_to
 from .checks import quoted_type
@@ -227,7 +228,10 @@ def map_lookup(maps: pa.Array, keys: pa.Array) -> pa.Array:
                 if mk == k:
                     value = mv
         out.append(value)
-    return pa.array(out, maps.type.item_type)
+    item_type = maps.type.item_type
+    if has_variant(item_type):  # VariantVal values: Arrow builds their storage structs, then a view
+        return pa.array([storage_value(v) for v in out], storage_type(item_type)).view(item_type)
+    return pa.array(out, item_type)
 
 
 class GetMapValue(Expression):

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from ..errors import AnalysisException
 from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
 from ..expressions.cast import Cast
+from ..expressions.checks import refuse_variant_comparisons
 from ..expressions.collection_functions import CreateStruct
 from ..expressions.text_functions import edit_distance
 from ..types import StructType
@@ -115,6 +116,7 @@ class Resolver:
             return None
         coerced = node.coerce()
         coerced.check_input_types()
+        refuse_variant_comparisons(coerced)
         return coerced if coerced is not node else None
 
     def _missing(self, attr: AttributeReference) -> None:
