@@ -96,7 +96,8 @@ def refuse_variant_comparisons(expr: Expression) -> None:
     name = text.lstrip("(").split("(", 1)[0].strip().lower()
     if " in " in text.lower() and text.startswith("("):
         name = "in"
-    if name == "map" and isinstance(expr.data_type(), MapType) and contains_variant(expr.data_type().keyType):
+    result = expr.data_type()
+    if name == "map" and isinstance(result, MapType) and contains_variant(result.keyType):
         raise mismatch(expr, "INVALID_MAP_KEY_TYPE", 'The key of map cannot be/contain "VARIANT"')
     if name not in _COMPARING:
         return
