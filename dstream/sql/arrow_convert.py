@@ -59,7 +59,7 @@ from dstream.sql.types import (
     TimestampType,
     VariantType,
 )
-from dstream.sql.variant.arrow import VARIANT_ARROW, has_variant, is_variant, storage_type
+from dstream.sql.variant.arrow import VARIANT_ARROW, has_variant, is_variant, storage_type, storage_value
 
 __all__ = [
     "to_arrow_type",
@@ -433,6 +433,10 @@ def to_pandas(table: pa.Table, time_zone: str) -> Any:
     for field in table.schema:
         if pa.types.is_timestamp(field.type) and field.type.tz is not None:
             frame[field.name] = frame[field.name].dt.tz_convert(arrow_zone(time_zone)).dt.tz_localize(None)
+        elif is_variant(field.type):  # VariantVal objects, as PySpark hands variants to pandas
+            import pandas as pd  # noqa: PLC0415 - checked above
+
+            frame[field.name] = pd.Series(table.column(field.name).to_pylist(), index=frame.index, dtype=object)
     return frame
 
 
@@ -444,8 +448,17 @@ def from_pandas(frame: Any, target: pa.Schema, time_zone: str) -> pa.Table:
     that the instants round-trip. Other columns are converted as Arrow converts them;
     matching them to ``target`` (names, casts) is the caller's.
     """
-    table = pa.Table.from_pandas(frame, preserve_index=False)
     wanted = {f.name: f.type for f in target}
+    variants = [name for name in frame.columns if name in wanted and is_variant(wanted[name])]
+    if variants:  # VariantVal objects: Arrow reads their storage structs, then sees them as variants
+        frame = frame.assign(**{name: frame[name].map(storage_value) for name in variants})
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    for name in variants:
+        index = table.schema.get_field_index(name)
+        column = table.column(index).combine_chunks()
+        stored = column.cast(storage_type(wanted[name])) if not pa.types.is_null(column.type) else \
+            pa.nulls(len(column), storage_type(wanted[name]))
+        table = table.set_column(index, name, stored.view(wanted[name]))
     for i, field in enumerate(table.schema):
         want = wanted.get(field.name)
         if (want is not None and pa.types.is_timestamp(want) and want.tz is not None

@@ -309,3 +309,15 @@ def test_json_files_read_into_variants(spark: SparkSession, tmp_path: Path) -> N
     assert query.awaitTermination(60)
     assert sorted(spark.table("variant_lines").collect(), key=lambda r: (r.a is None, r.a or "")) == [
         Row(a="1"), Row(a="x"), Row(a=None)]
+
+
+def test_variants_in_pandas_functions(spark: SparkSession, tmp_path: Path) -> None:
+    df = spark.createDataFrame([('{"a":1}',), (None,)], "j string").select(F.parse_json("j").alias("v"))
+    shown = F.pandas_udf(lambda s: s.map(str), "string")
+    assert [r[0] for r in df.select(shown("v")).collect()] == ['{"a":1}', "None"]  # VariantVals, as PySpark
+    back = df.mapInPandas(lambda frames: (f.assign(s=f["v"].map(str)) for f in frames), "v variant, s string")
+    assert [(None if r.v is None else r.v.toPython(), r.s) for r in back.collect()] == [({"a": 1}, '{"a":1}'),
+                                                                                          (None, "None")]
+    assert [str(v) for v in df.toPandas()["v"]] == ['{"a":1}', "None"]
+    with pytest.raises(AnalysisException, match="The ORC datasource doesn't support the column `v`"):
+        df.write.orc(str(tmp_path / "orc"))

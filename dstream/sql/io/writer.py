@@ -110,7 +110,7 @@ def check_writable(fmt: str, schema: StructType, partition_by: Sequence[str] = (
     AnalysisException
         ``ALL_PARTITION_COLUMNS_NOT_ALLOWED`` when every column is a partition column (the
         files would hold no column); ``UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE`` for an array,
-        map, struct or variant column in CSV, or a text write that is not one string column.
+        map, struct or variant column in CSV, a variant column in ORC, or a text write that is not one string column.
     """
     from dstream.sql.expressions.coercion import type_sql  # noqa: PLC0415 - the analyzer's type names, on use
     from dstream.sql.types import ArrayType, MapType, StringType, StructType, VariantType  # noqa: PLC0415 - as above
@@ -123,12 +123,13 @@ def check_writable(fmt: str, schema: StructType, partition_by: Sequence[str] = (
             "column for the files. Keep at least one column out of partitionBy.", "ALL_PARTITION_COLUMNS_NOT_ALLOWED",
             {})
     name = fmt.lower()
-    label = {"csv": "CSV", "text": "Text"}.get(name)
+    label = {"csv": "CSV", "text": "Text", "orc": "ORC"}.get(name)
     for fld in data:
         if (name == "csv" and isinstance(fld.dataType, ArrayType | MapType | StructType | VariantType)) or (
+                name == "orc" and isinstance(fld.dataType, VariantType)) or (
                 name == "text" and not isinstance(fld.dataType, StringType)):
             fix = ("write it as JSON or Parquet, or turn it into a string first (to_json, concat_ws)"
-                   if name == "csv" else "select one string column (e.g. with concat_ws) before writing text")
+                   if name in ("csv", "orc") else "select one string column (e.g. with concat_ws) before writing text")
             raise AnalysisException(
                 f"The {label} datasource doesn't support the column `{fld.name}` of the type "
                 f'"{type_sql(fld.dataType)}": {fix}.', "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
