@@ -34,6 +34,7 @@ from typing import Any, get_args
 from dstream.sql.errors import AnalysisException, ParseException
 from dstream.sql.parser.columns import AGGREGATES, quote_name, to_column, to_sort
 from dstream.sql.parser.expression import parse_expression_ast
+from dstream.sql.parser.lateral_subquery import lateral_subquery
 from dstream.sql.parser.nodes import (
     Alias,
     Call,
@@ -42,6 +43,7 @@ from dstream.sql.parser.nodes import (
     Join,
     Lambda,
     LateralFunction,
+    LateralSubquery,
     LateralView,
     Literal,
     Name,
@@ -266,6 +268,13 @@ class _QueryBuilder:
     def contains_aggregate(self, node: Expr) -> bool:
         return _contains_aggregate(node)
 
+    def contains_window(self, node: Expr) -> bool:
+        return _contains_window(node)
+
+    def rewrite(self, node: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+        """``node`` with every subtree ``fn`` maps replaced (outermost first; lambdas untouched)."""
+        return _rewrite(node, fn)
+
     def query(self, node: Query) -> Any:
         if isinstance(node, With):
             return self.with_ctes(node)
@@ -326,6 +335,8 @@ class _QueryBuilder:
             return self.lateral_view(node)
         if isinstance(node, LateralFunction):
             return lateral_function(self, node)
+        if isinstance(node, LateralSubquery):
+            return lateral_subquery(self, node)
         if isinstance(node, InlineTable):
             return self.inline_table(node)
         if isinstance(node, TableFunction):

@@ -25,7 +25,7 @@ __all__ = [
     "Expr", "Literal", "Name", "Star", "Unary", "Binary", "Call", "Case", "Cast", "In", "Between",
     "Like", "IsNull", "IsBool", "DistinctFrom", "Subscript", "Field", "Alias", "Lambda", "Over", "SortItem",
     "Table", "SubqueryRef", "Join", "Select", "SetOp", "Relation", "Query", "TableSample", "Pivot",
-    "TableArgument", "LateralFunction", "NamedArgument",
+    "TableArgument", "LateralFunction", "LateralSubquery", "NamedArgument",
 ]
 
 
@@ -320,6 +320,18 @@ class LateralFunction:
 
 
 @dataclass(frozen=True)
+class LateralSubquery:
+    """``relation, LATERAL (SELECT ...) [AS] alias`` or ``relation [INNER|CROSS] JOIN LATERAL (...)
+    alias [ON cond]``: each row of ``relation`` followed by the rows the subquery makes from it
+    (its expressions may name ``relation``'s columns)."""
+
+    relation: Relation
+    subquery: SubqueryRef
+    condition: Expr | None = None
+    how: str = "inner"
+
+
+@dataclass(frozen=True)
 class LateralView:
     """``relation LATERAL VIEW [OUTER] generator(args) table [AS] col, ...``: each row joined with
     the rows its generator makes (``columns`` empty: the generator's own names)."""
@@ -353,8 +365,8 @@ class Pivot:
     values: tuple[Expr, ...]
 
 
-Relation = (Table | SubqueryRef | Join | LateralView | InlineTable | TableFunction | TableSample | Pivot
-            | LateralFunction)
+Relation = (Table | SubqueryRef | Join | LateralView | LateralSubquery | InlineTable | TableFunction | TableSample
+            | Pivot | LateralFunction)
 
 
 @dataclass(frozen=True)

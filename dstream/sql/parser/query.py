@@ -45,6 +45,7 @@ from dstream.sql.parser.nodes import (
     InlineTable,
     Join,
     Lambda,
+    LateralSubquery,
     LateralView,
     Literal,
     Over,
@@ -475,9 +476,12 @@ class QueryParser(ExpressionParser):
                 if natural:
                     raise syntax_error(self.tok)
                 return relation
-            if how in ("inner", "cross") and not natural and self.tok.is_word("LATERAL") and \
-                    not self.peek().is_word("VIEW"):  # t JOIN LATERAL f(t.a): a lateral call
+            if not natural and self.tok.is_word("LATERAL") and not self.peek().is_word("VIEW") and (
+                    how in ("inner", "cross") or self.peek().is_op("(")):  # t JOIN LATERAL f(t.a) / (SELECT ...)
                 relation = lateral_function_call(self, relation)
+                if isinstance(relation, LateralSubquery):
+                    relation = replace(relation, how=how, condition=self.expression() if self.accept_word("ON")
+                                       else None)
                 continue
             right = self._primary_relation()
             if natural:

@@ -1,5 +1,5 @@
 """Parsing table function calls in FROM: their arguments (``TABLE(...)`` with its partitioning) and
-``LATERAL f(...)``.
+``LATERAL f(...)`` / ``LATERAL (SELECT ...)``.
 
 What this module owns
 ---------------------
@@ -24,6 +24,7 @@ from dstream.sql.parser.lexer import syntax_error
 from dstream.sql.parser.nodes import (
     Expr,
     LateralFunction,
+    LateralSubquery,
     NamedArgument,
     Relation,
     SortItem,
@@ -53,13 +54,16 @@ def table_function_call(parser: Any, name: str) -> TableFunction:
     return TableFunction(name.lower(), tuple(args), alias, columns)
 
 
-def lateral_function_call(parser: Any, relation: Relation) -> LateralFunction:
-    """``LATERAL f(args) [alias]`` after ``relation`` (LATERAL the current token)."""
+def lateral_function_call(parser: Any, relation: Relation) -> LateralFunction | LateralSubquery:
+    """``LATERAL f(args) [alias]`` or ``LATERAL (SELECT ...) [alias] [ON cond]`` after ``relation``
+    (LATERAL the current token; ``ON`` only after a JOIN, which the caller says with ``join``)."""
     at = parser.advance()
     function = parser._primary_relation()
+    if isinstance(function, SubqueryRef):
+        return LateralSubquery(relation, function)
     if not isinstance(function, TableFunction):
-        raise syntax_error(at, ": LATERAL here takes a table function call, such as LATERAL my_udtf(t.col); "
-                               "LATERAL subqueries are not supported")
+        raise syntax_error(at, ": LATERAL here takes a table function call, such as LATERAL my_udtf(t.col), "
+                               "or a subquery, such as LATERAL (SELECT t.a * 2 AS b)")
     return LateralFunction(relation, function)
 
 

@@ -1,0 +1,140 @@
+"""``LATERAL (SELECT ...)`` in FROM: a subquery evaluated for each row of the relations before it.
+
+What this module owns
+---------------------
+:func:`lateral_subquery` builds ``t, LATERAL (SELECT items [FROM r] [WHERE cond]) [AS] s`` and
+``t [INNER|CROSS] JOIN LATERAL (...) s [ON cond]`` as Spark's decorrelation does for such a
+subquery: ``t`` crossed with ``r`` (one row when there is no FROM), filtered by ``cond``, then
+``t``'s columns followed by ``items``. Inside the subquery its own columns come first: a
+name the subquery's relation has is that relation's, any other name (``a``, ``t.a``) is the
+outer row's. The subquery's columns are renamed while the two are joined, so a name both
+sides have is not ambiguous; ``s.col`` and ``s.*`` in the outer query name the subquery's
+items.
+
+``LEFT JOIN LATERAL (...) s ON cond`` numbers the outer rows and left-joins the subquery's
+rows (with ``cond``) back to them, so an outer row without any keeps one row of nulls.
+
+Only a SELECT of items and a WHERE is decorrelated: a lateral subquery with GROUP BY,
+aggregates, DISTINCT, ORDER BY, LIMIT, windows or set operations raises
+``UNSUPPORTED_FEATURE`` naming the construct.
+
+Invariants
+----------
+* The result has the outer relation's columns (as they were, qualifiers kept), then the
+  subquery's items, one row per pair of outer row and subquery row.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import Any
+
+from dstream.sql.errors import AnalysisException
+from dstream.sql.parser.nodes import Alias, Expr, LateralSubquery, Name, Select, Star, SubqueryRef, Table
+
+__all__ = ["lateral_subquery"]
+
+_IDS = itertools.count()
+
+
+def _unsupported(what: str) -> AnalysisException:
+    return AnalysisException(
+        f"The feature is not supported: {what} in a LATERAL subquery. A lateral subquery here is a SELECT of "
+        "expressions over an optional FROM and WHERE; aggregate in a subquery of its own and join it instead.",
+        "UNSUPPORTED_FEATURE", {"feature": f"{what} in a LATERAL subquery"})
+
+
+def _relation_alias(relation: Any) -> str | None:
+    if isinstance(relation, Table):
+        return relation.alias or relation.parts[-1]
+    if isinstance(relation, SubqueryRef):
+        return relation.alias
+    return getattr(relation, "alias", None)
+
+
+def lateral_subquery(builder: Any, node: LateralSubquery) -> Any:
+    """The DataFrame of ``node`` (see the module doc); ``builder`` is the SQL builder."""
+    _rewrite = builder.rewrite
+    query = node.subquery.query
+    if node.how not in ("inner", "cross", "left"):
+        raise _unsupported(f"{node.how.upper().replace('_', ' ')} JOIN")
+    if not isinstance(query, Select):
+        raise _unsupported("a set operation or WITH")
+    for present, what in ((query.group_by or query.having is not None, "GROUP BY"), (query.distinct, "DISTINCT"),
+                          (query.order_by, "ORDER BY"), (query.limit is not None or query.offset is not None, "LIMIT"),
+                          (any(builder.contains_aggregate(i) for i in query.items), "an aggregate"),
+                          (any(builder.contains_window(i) for i in query.items), "a window function")):
+        if present:
+            raise _unsupported(what)
+    left = builder.relation(node.relation)
+    if query.relation is None:
+        inner = builder.session.range(0, 1, 1, 1).select()
+    else:
+        inner = builder.relation(query.relation)
+    own = _relation_alias(query.relation)
+    tag = next(_IDS)
+    hidden = {c.lower(): f"__lateral{tag}_{i}" for i, c in enumerate(inner.columns)}
+    original = {c.lower(): c for c in inner.columns}
+    renamed = inner.select(*[inner[c].alias(hidden[c.lower()]) for c in inner.columns])
+
+    def inside(sub: Expr) -> Expr | None:  # the subquery's own names first, then the outer row's
+        if isinstance(sub, Name):
+            parts = sub.parts
+            if parts[0].lower() in hidden:
+                return Name((hidden[parts[0].lower()], *parts[1:]))
+            if len(parts) >= 2 and own is not None and parts[0].lower() == own.lower() and \
+                    parts[1].lower() in hidden:
+                return Name((hidden[parts[1].lower()], *parts[2:]))
+        return None
+
+    outer_alias = _relation_alias(node.relation)
+
+    def shown_outer(sub: Expr) -> Expr | None:  # Spark names an outer column outer(t.a) in a generated name
+        if isinstance(sub, Name) and inside(sub) is None:
+            written = ".".join(sub.parts if len(sub.parts) > 1 or outer_alias is None else (outer_alias, *sub.parts))
+            return Name((f"outer({written})",))
+        return None
+
+    items: list[Any] = []
+    for item in query.items:
+        if isinstance(item, Star) and (not item.qualifier or (own is not None and len(item.qualifier) == 1
+                                                              and item.qualifier[0].lower() == own.lower())):
+            items += [Alias(Name((h,)), (original[c],)) for c, h in hidden.items()]
+        elif isinstance(item, Alias):
+            items.append(replace(item, operand=_rewrite(item.operand, inside)))
+        else:
+            shown = builder.column(_rewrite(item, shown_outer)).expr.sql() if not isinstance(item, Name) \
+                else item.parts[-1]
+            items.append(Alias(_rewrite(item, inside), (shown,)))
+    width = len(left.columns)
+    row = f"__lateral{tag}_row"
+    if node.how == "left":  # each outer row numbered, to join the subquery's rows back to it
+        left = left.withColumn(row, builder.fns.monotonically_increasing_id())
+    joined = left.crossJoin(renamed)
+    if query.where is not None:
+        joined = joined.where(builder.column(_rewrite(query.where, inside)))
+    outputs = [joined[i] for i in range(len(left.columns))] + [builder.column(i) for i in items]
+    result = joined.select(*outputs)
+    names = tuple(result.columns[len(left.columns):])
+    alias = node.subquery.alias
+    if alias is not None:
+        builder.lateral_tables[alias.lower()] = names
+    condition = None
+    if node.condition is not None:
+        condition = node.condition
+        if alias is not None:
+            def strip(sub: Expr) -> Expr | None:
+                if isinstance(sub, Name) and len(sub.parts) == 2 and sub.parts[0].lower() == alias.lower():
+                    return Name(sub.parts[1:])
+                return None
+            condition = _rewrite(condition, strip)
+    if node.how != "left":
+        return result if condition is None else result.where(builder.column(condition))
+    # LEFT: the outer rows without a subquery row (or whose rows fail ON) keep one row of nulls.
+    found = result.select(result[row].alias(f"{row}_of"), *[result[n] for n in names])
+    on = left[row] == found[f"{row}_of"]
+    if condition is not None:
+        on = on & builder.column(condition)
+    both = left.join(found, on, "left")
+    return both.select(*[both[i] for i in range(width)], *[found[n] for n in names])
