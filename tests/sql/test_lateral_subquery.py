@@ -37,6 +37,15 @@ T = "values (1), (2) as t(a)"
      [(1, None), (2, 1)], ["a", "id"]),
     (f"select t.a, s.x from {T} left join lateral (select a * 3 as x) s on s.x > 4", [(1, None), (2, 6)],
      ["a", "x"]),
+    (f"select * from {T}, lateral (select * from range(5) where id >= a order by id desc limit 2)",
+     [(1, 4), (1, 3), (2, 4), (2, 3)], ["a", "id"]),
+    (f"select * from {T}, lateral (select id * a as p from range(4) order by p limit 1)", [(1, 0), (2, 0)],
+     ["a", "p"]),
+    (f"select * from {T} left join lateral (select * from range(3) where id > a order by id limit 1) s on true",
+     [(1, 2), (2, None)], ["a", "id"]),
+    (f"select * from {T}, lateral (select * from range(5) where id >= a order by id limit 2 offset 1)",
+     [(1, 2), (1, 3), (2, 3), (2, 4)], ["a", "id"]),
+    (f"select * from {T}, lateral (select * from range(5) where id >= a limit 1)", [(1, 1), (2, 2)], ["a", "id"]),
 ])
 def test_lateral_subqueries_as_spark(spark: SparkSession, sql: str, rows: list[tuple[object, ...]],
                                      columns: list[str]) -> None:

@@ -14,8 +14,12 @@ items.
 ``LEFT JOIN LATERAL (...) s ON cond`` numbers the outer rows and left-joins the subquery's
 rows (with ``cond``) back to them, so an outer row without any keeps one row of nulls.
 
-Only a SELECT of items and a WHERE is decorrelated: a lateral subquery with GROUP BY,
-aggregates, DISTINCT, ORDER BY, LIMIT, windows or set operations raises
+``ORDER BY``, ``LIMIT`` and ``OFFSET`` apply per outer row (the top rows of each): the rows of
+one outer row are ranked with ``row_number`` in ``ORDER BY`` order (input order for ties and
+without one) and cut to ``OFFSET + 1 .. OFFSET + LIMIT``.
+
+Only a SELECT of items with WHERE, ORDER BY, LIMIT and OFFSET is decorrelated: a lateral
+subquery with GROUP BY, aggregates, DISTINCT, windows or set operations raises
 ``UNSUPPORTED_FEATURE`` naming the construct.
 
 Invariants
@@ -62,7 +66,6 @@ def lateral_subquery(builder: Any, node: LateralSubquery) -> Any:
     if not isinstance(query, Select):
         raise _unsupported("a set operation or WITH")
     for present, what in ((query.group_by or query.having is not None, "GROUP BY"), (query.distinct, "DISTINCT"),
-                          (query.order_by, "ORDER BY"), (query.limit is not None or query.offset is not None, "LIMIT"),
                           (any(builder.contains_aggregate(i) for i in query.items), "an aggregate"),
                           (any(builder.contains_window(i) for i in query.items), "a window function")):
         if present:
@@ -109,14 +112,17 @@ def lateral_subquery(builder: Any, node: LateralSubquery) -> Any:
             items.append(Alias(_rewrite(item, inside), (shown,)))
     width = len(left.columns)
     row = f"__lateral{tag}_row"
-    if node.how == "left":  # each outer row numbered, to join the subquery's rows back to it
+    limited = bool(query.order_by) or query.limit is not None or query.offset is not None
+    if node.how == "left" or limited:  # each outer row numbered: to join its rows back, or to rank them
         left = left.withColumn(row, builder.fns.monotonically_increasing_id())
     joined = left.crossJoin(renamed)
     if query.where is not None:
         joined = joined.where(builder.column(_rewrite(query.where, inside)))
-    outputs = [joined[i] for i in range(len(left.columns))] + [builder.column(i) for i in items]
-    result = joined.select(*outputs)
-    names = tuple(result.columns[len(left.columns):])
+    if limited:
+        joined = _first_rows(builder, query, joined, items, row, tag, inside)
+    kept = [joined[i] for i in range(width)] + ([joined[row]] if node.how == "left" else [])
+    result = joined.select(*kept, *[builder.column(i) for i in items])
+    names = tuple(result.columns[len(kept):])
     alias = node.subquery.alias
     if alias is not None:
         builder.lateral_tables[alias.lower()] = names
@@ -138,3 +144,31 @@ def lateral_subquery(builder: Any, node: LateralSubquery) -> Any:
         on = on & builder.column(condition)
     both = left.join(found, on, "left")
     return both.select(*[both[i] for i in range(width)], *[found[n] for n in names])
+
+
+def _first_rows(builder: Any, query: Select, joined: Any, items: list[Any], row: str, tag: int, inside: Any) -> Any:
+    """``joined`` cut to each outer row's rows ``OFFSET`` to ``OFFSET + LIMIT`` in ``ORDER BY``
+    order (``row_number`` over the outer row's number; ties and no ORDER BY in input order)."""
+    from dstream.sql.parser.columns import to_sort  # noqa: PLC0415 - the column builder's sort form
+    from dstream.sql.window import Window  # noqa: PLC0415 - only lateral subqueries with LIMIT need it
+
+    fns = builder.fns
+    named = {i.names[0].lower(): i for i in items if isinstance(i, Alias) and len(i.names) == 1}
+    keys = []
+    for j, item in enumerate(query.order_by):
+        operand = item.operand
+        target = named.get(operand.parts[0].lower()) if isinstance(operand, Name) and len(operand.parts) == 1 \
+            else None
+        expr = target.operand if target is not None else builder.rewrite(operand, inside)
+        name = f"__lateral{tag}_key{j}"
+        joined = joined.withColumn(name, builder.column(expr))
+        keys.append(to_sort(item, fns, fns.col(name)))
+    sequence = f"__lateral{tag}_seq"
+    joined = joined.withColumn(sequence, fns.monotonically_increasing_id())
+    rank = f"__lateral{tag}_rank"
+    joined = joined.withColumn(rank, fns.row_number().over(Window.partitionBy(row).orderBy(*keys, sequence)))
+    first = (query.offset or 0) + 1
+    joined = joined.where(fns.col(rank) >= first)
+    if query.limit is not None:
+        joined = joined.where(fns.col(rank) < first + query.limit)
+    return joined.orderBy(row, rank)
