@@ -46,6 +46,14 @@ T = "values (1), (2) as t(a)"
     (f"select * from {T}, lateral (select * from range(5) where id >= a order by id limit 2 offset 1)",
      [(1, 2), (1, 3), (2, 3), (2, 4)], ["a", "id"]),
     (f"select * from {T}, lateral (select * from range(5) where id >= a limit 1)", [(1, 1), (2, 2)], ["a", "id"]),
+    ("select * from values (1), (2), (0) as t(a), lateral (select count(*) from range(3) where id < a)",
+     [(1, 1), (2, 2), (0, 0)], ["a", "count(1)"]),
+    (f"select * from {T} left join lateral (select count(*) c from range(3) where id < a) s on s.c > 1",
+     [(1, None), (2, 2)], ["a", "c"]),
+    (f"select * from {T}, lateral (select id, count(*) from range(3) where id < a group by id)",
+     [(1, 0, 1), (2, 0, 1), (2, 1, 1)], ["a", "id", "count(1)"]),
+    (f"select * from {T}, lateral (select max(id) m from range(3) where id < a having max(id) > 0)", [(2, 1)],
+     ["a", "m"]),
 ])
 def test_lateral_subqueries_as_spark(spark: SparkSession, sql: str, rows: list[tuple[object, ...]],
                                      columns: list[str]) -> None:
@@ -55,10 +63,16 @@ def test_lateral_subqueries_as_spark(spark: SparkSession, sql: str, rows: list[t
 
 
 @pytest.mark.parametrize(("sql", "what"), [
-    (f"select * from {T}, lateral (select count(*) from range(3) where id < a)", "an aggregate"),
+    (f"select * from {T}, lateral (select count(*) from range(3) where id < a limit 1)", "ORDER BY or LIMIT"),
     (f"select * from {T}, lateral (select a as x union all select a * 2)", "a set operation"),
     (f"select * from {T}, lateral (select distinct a)", "DISTINCT"),
 ])
 def test_what_is_not_decorrelated_says_so(spark: SparkSession, sql: str, what: str) -> None:
     with pytest.raises(AnalysisException, match=f"UNSUPPORTED_FEATURE.*{what}.* in a LATERAL subquery"):
         spark.sql(sql).collect()
+
+
+def test_outer_references_outside_where_with_aggregates(spark: SparkSession) -> None:
+    with pytest.raises(AnalysisException, match="UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE"):
+        spark.sql(f"select * from {T}, lateral (select count(*) + a as x from range(3) where id < a)").collect()
+    assert spark.catalog.listTables() == []  # the helper view is gone

@@ -18,9 +18,13 @@ rows (with ``cond``) back to them, so an outer row without any keeps one row of 
 one outer row are ranked with ``row_number`` in ``ORDER BY`` order (input order for ties and
 without one) and cut to ``OFFSET + 1 .. OFFSET + LIMIT``.
 
-Only a SELECT of items with WHERE, ORDER BY, LIMIT and OFFSET is decorrelated: a lateral
-subquery with GROUP BY, aggregates, DISTINCT, windows or set operations raises
-``UNSUPPORTED_FEATURE`` naming the construct.
+Aggregates group per outer row (and per the subquery's GROUP BY keys, then HAVING); without
+GROUP BY every outer row gets one row, the aggregates of no rows for those without inner
+rows (``count`` 0), as Spark's rule for correlated aggregates says. An outer column read
+outside WHERE/HAVING next to aggregates is Spark's ``CORRELATED_REFERENCE`` error.
+
+A lateral subquery with DISTINCT, windows, a set operation, or ORDER BY/LIMIT with
+aggregates raises ``UNSUPPORTED_FEATURE`` naming the construct.
 
 Invariants
 ----------
@@ -35,7 +39,7 @@ from dataclasses import replace
 from typing import Any
 
 from dstream.sql.errors import AnalysisException
-from dstream.sql.parser.nodes import Alias, Expr, LateralSubquery, Name, Select, Star, SubqueryRef, Table
+from dstream.sql.parser.nodes import Alias, Expr, LateralSubquery, Literal, Name, Select, Star, SubqueryRef, Table
 
 __all__ = ["lateral_subquery"]
 
@@ -65,8 +69,10 @@ def lateral_subquery(builder: Any, node: LateralSubquery) -> Any:
         raise _unsupported(f"{node.how.upper().replace('_', ' ')} JOIN")
     if not isinstance(query, Select):
         raise _unsupported("a set operation or WITH")
-    for present, what in ((query.group_by or query.having is not None, "GROUP BY"), (query.distinct, "DISTINCT"),
-                          (any(builder.contains_aggregate(i) for i in query.items), "an aggregate"),
+    aggregated = bool(query.group_by) or query.having is not None or any(
+        builder.contains_aggregate(i) for i in query.items)
+    limited = bool(query.order_by) or query.limit is not None or query.offset is not None
+    for present, what in ((query.distinct, "DISTINCT"), (aggregated and limited, "ORDER BY or LIMIT with aggregates"),
                           (any(builder.contains_window(i) for i in query.items), "a window function")):
         if present:
             raise _unsupported(what)
@@ -112,16 +118,19 @@ def lateral_subquery(builder: Any, node: LateralSubquery) -> Any:
             items.append(Alias(_rewrite(item, inside), (shown,)))
     width = len(left.columns)
     row = f"__lateral{tag}_row"
-    limited = bool(query.order_by) or query.limit is not None or query.offset is not None
-    if node.how == "left" or limited:  # each outer row numbered: to join its rows back, or to rank them
+    if node.how == "left" or limited or aggregated:  # each outer row numbered: to join back, rank or group
         left = left.withColumn(row, builder.fns.monotonically_increasing_id())
     joined = left.crossJoin(renamed)
     if query.where is not None:
         joined = joined.where(builder.column(_rewrite(query.where, inside)))
-    if limited:
-        joined = _first_rows(builder, query, joined, items, row, tag, inside)
-    kept = [joined[i] for i in range(width)] + ([joined[row]] if node.how == "left" else [])
-    result = joined.select(*kept, *[builder.column(i) for i in items])
+    if aggregated:
+        result = _aggregated(builder, query, left, joined, items, row, tag, inside)
+        kept = [result[row]]
+    else:
+        if limited:
+            joined = _first_rows(builder, query, joined, items, row, tag, inside)
+        kept = [joined[i] for i in range(width)] + ([joined[row]] if node.how == "left" else [])
+        result = joined.select(*kept, *[builder.column(i) for i in items])
     names = tuple(result.columns[len(kept):])
     alias = node.subquery.alias
     if alias is not None:
@@ -135,15 +144,62 @@ def lateral_subquery(builder: Any, node: LateralSubquery) -> Any:
                     return Name(sub.parts[1:])
                 return None
             condition = _rewrite(condition, strip)
-    if node.how != "left":
+    if node.how != "left" and not aggregated:
         return result if condition is None else result.where(builder.column(condition))
-    # LEFT: the outer rows without a subquery row (or whose rows fail ON) keep one row of nulls.
+    # Joined back to the numbered outer rows; LEFT keeps the rows without any (or failing ON) once, with nulls.
     found = result.select(result[row].alias(f"{row}_of"), *[result[n] for n in names])
     on = left[row] == found[f"{row}_of"]
     if condition is not None:
         on = on & builder.column(condition)
-    both = left.join(found, on, "left")
+    both = left.join(found, on, "left" if node.how == "left" else "inner")
     return both.select(*[both[i] for i in range(width)], *[found[n] for n in names])
+
+
+def _aggregated(builder: Any, query: Select, left: Any, joined: Any, items: list[Any], row: str, tag: int,
+                inside: Any) -> Any:
+    """The subquery's aggregates per outer row (``row``, then the items); without GROUP BY one row for
+    each outer row, those without inner rows getting the aggregates of no rows (``count`` 0), as Spark."""
+    for item in items:
+        outer = _outer_names(builder, item)
+        if outer:
+            raise AnalysisException(
+                "Unsupported subquery expression: Expressions referencing the outer query are not supported outside "
+                f"of WHERE/HAVING clauses: {', '.join(outer)}. Move the reference into the subquery's WHERE.",
+                "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.CORRELATED_REFERENCE", {"sqlExprs": ", ".join(outer)})
+    view = f"__lateral{tag}_rows"
+    joined.createOrReplaceTempView(view)
+    try:
+        keys = tuple(builder.rewrite(g, inside) for g in query.group_by)
+        having = None if query.having is None else builder.rewrite(query.having, inside)
+        grouped = builder.select(Select(items=(Name((row,)), *items), relation=Table((view,)),
+                                        group_by=(Name((row,)), *keys), having=having))
+        if keys:
+            return grouped
+        over_none = builder.select(Select(items=tuple(items), relation=Table((view,)), where=Literal(False, "boolean"),
+                                          having=having)).collect()
+    finally:
+        builder.session.catalog.dropTempView(view)
+    if not over_none:  # HAVING drops the aggregates of no rows: outer rows without inner rows give none
+        return grouped
+    fns = builder.fns
+    names = grouped.columns[1:]
+    hit = f"{row}_hit"
+    filled = left.select(row).join(grouped.withColumn(hit, fns.lit(True)), row, "left")
+    return filled.select(row, *[fns.when(filled[hit].isNotNull(), filled[n]).otherwise(
+        fns.lit(over_none[0][i]).cast(grouped.schema[n].dataType)).alias(n) for i, n in enumerate(names)])
+
+
+def _outer_names(builder: Any, item: Any) -> list[str]:
+    """The outer row's columns an (already renamed) item reads: names not hidden inner columns."""
+    found: list[str] = []
+
+    def probe(sub: Expr) -> Expr | None:
+        if isinstance(sub, Name) and not sub.parts[0].startswith("__lateral"):
+            found.append(".".join(sub.parts))
+        return None
+
+    builder.rewrite(item, probe)
+    return found
 
 
 def _first_rows(builder: Any, query: Select, joined: Any, items: list[Any], row: str, tag: int, inside: Any) -> Any:
