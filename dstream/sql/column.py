@@ -280,6 +280,12 @@ class Column:
         """Bitwise XOR of two integral values."""
         return Column(BitwiseXor(self.expr, to_expr(other)))
 
+    def outer(self) -> Column:
+        """This column, read from the outer DataFrame of a lateral join (``df.lateralJoin``)."""
+        from .expressions.outer_reference import OuterReference  # noqa: PLC0415 - lateral joins only
+
+        return Column(OuterReference(self.expr))
+
     def isNull(self) -> Column:  # noqa: N802 - PySpark's name
         """True where the value is null."""
         return Column(IsNull(self.expr))

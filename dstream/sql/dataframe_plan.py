@@ -50,6 +50,24 @@ class PlanMethods:
         df: Any = self
         return isinstance(df._plan, LocalRelation)
 
+    def lateralJoin(self, other: Any, on: Column | None = None, how: str | None = None) -> DataFrame:  # noqa: N802
+        """Each row joined with the rows ``other`` makes of it (PySpark 4's ``lateralJoin``).
+
+        Parameters
+        ----------
+        other : DataFrame or a table function call
+            ``spark.tvf.explode(col("arr").outer())`` and the other table functions over
+            ``outer()`` columns of this DataFrame, or a DataFrame (joined as is).
+        on : Column, optional
+            A condition on the joined rows.
+        how : str, optional
+            ``"inner"`` (default), ``"cross"`` or ``"left"``; a table function runs as given
+            (``explode_outer`` keeps the rows ``explode`` makes nothing of), as in PySpark.
+        """
+        from .lateral_join import lateral_join  # noqa: PLC0415 - loads with its first use
+
+        return lateral_join(self, other, on, how)  # type: ignore[arg-type]
+
     @property
     def executionInfo(self) -> Any:  # noqa: N802 - PySpark's name
         """Spark Connect only: raises ``CLASSIC_OPERATION_NOT_SUPPORTED_ON_DF``, as PySpark Classic does."""

@@ -34,7 +34,10 @@ class TableValuedFunction:
 
     def _generate(self, name: str, *args: Any) -> DataFrame:
         from . import functions  # noqa: PLC0415 - the functions import the session's modules
+        from .lateral_join import LateralCall, has_outer_argument  # noqa: PLC0415
 
+        if has_outer_argument(args):  # over outer() columns: the right side of a lateralJoin
+            return LateralCall(name, args)  # type: ignore[return-value]
         return self._session.range(1).select(getattr(functions, name)(*args))
 
     def range(self, start: int, end: int | None = None, step: int = 1,
@@ -91,6 +94,10 @@ class TableValuedFunction:
         from .column import Column as _Column  # noqa: PLC0415 - the column module loads with the session
         from .column import expr_of  # noqa: PLC0415
         from .expressions.variant_functions import VariantExplode  # noqa: PLC0415 - the expressions load when used
+        from .lateral_join import LateralCall, has_outer_argument  # noqa: PLC0415
+
+        if has_outer_argument((input,)):
+            return LateralCall("variant_explode_outer" if outer else "variant_explode", (input,))  # type: ignore
 
         return self._session.range(1).select(_Column(VariantExplode(expr_of(input), outer)))
 

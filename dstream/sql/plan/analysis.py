@@ -28,6 +28,7 @@ from ..expressions.base import Alias, AttributeReference, Expression, Unresolved
 from ..expressions.cast import Cast
 from ..expressions.checks import refuse_variant_comparisons
 from ..expressions.collection_functions import CreateStruct
+from ..expressions.outer_reference import OuterReference
 from ..expressions.text_functions import edit_distance
 from ..types import StructType
 
@@ -80,6 +81,9 @@ class Resolver:
         Aliases below the top are removed, as Spark's ``CleanupAliases`` does: only a
         column's own alias names it.
         """
+        for outer in expr.walk():
+            if isinstance(outer, OuterReference):
+                outer.data_type()  # raises: outer() is taken only by the table functions of a lateral join
         if not isinstance(expr, UnresolvedStar):
             expr = expr.transform_down(self._expand_star_arguments)
         resolved = expr.transform_up(self._resolve_node)
