@@ -59,7 +59,7 @@ from dstream.sql.types import (
     TimestampType,
     VariantType,
 )
-from dstream.sql.variant.arrow import VARIANT_ARROW, has_variant, is_variant, storage_type, storage_value
+from dstream.sql.variant.arrow import VARIANT_ARROW, has_variant, is_variant, python_array, storage_type, storage_value
 
 __all__ = [
     "to_arrow_type",
@@ -275,10 +275,7 @@ class RowEncoder:
         arrays = []
         for column, convert, field in zip(columns, self._converters, self.arrow_schema):
             values = column if convert is None else [convert(v) for v in column]
-            if has_variant(field.type):  # Arrow builds no extension type nested in lists or structs
-                arrays.append(pa.array(values, type=storage_type(field.type)).view(field.type))
-            else:
-                arrays.append(pa.array(values, type=field.type))
+            arrays.append(python_array(values, field.type))
         return pa.Table.from_arrays(arrays, schema=self.arrow_schema)
 
 

@@ -47,6 +47,14 @@ def mismatch(expr: Expression, sub: str, detail: str) -> AnalysisException:
     )
 
 
+def require_foldable_path(expr: Expression, path: Expression) -> None:
+    """Spark's ``NON_FOLDABLE_INPUT`` for a ``path`` argument that is not a constant
+    (``variant_get``, the ``xpath`` functions)."""
+    if not path.foldable:
+        raise mismatch(expr, "NON_FOLDABLE_INPUT", 'the input `path` should be a foldable "STRING" expression; '
+                       f'however, got "{path.sql()}"')
+
+
 def scatter(mask: pa.Array, values: pa.Array, length: int) -> pa.Array:
     """An array of ``length`` with ``values`` at the true positions of ``mask``, null elsewhere."""
     if len(values) == length:

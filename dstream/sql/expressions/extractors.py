@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from ..errors import AnalysisException, ArrayIndexOutOfBoundsException
 from ..types import ArrayType, DataType, IntegerType, MapType, StringType, StructType
-from ..variant.arrow import has_variant, storage_type, storage_value
+from ..variant.arrow import python_array
 from .base import EvalContext, Expression, Literal
 from .cast import cast_to
 from .checks import quoted_type
@@ -228,10 +228,7 @@ def map_lookup(maps: pa.Array, keys: pa.Array) -> pa.Array:
                 if mk == k:
                     value = mv
         out.append(value)
-    item_type = maps.type.item_type
-    if has_variant(item_type):  # VariantVal values: Arrow builds their storage structs, then a view
-        return pa.array([storage_value(v) for v in out], storage_type(item_type)).view(item_type)
-    return pa.array(out, item_type)
+    return python_array(out, maps.type.item_type)
 
 
 class GetMapValue(Expression):

@@ -27,13 +27,18 @@ __all__ = ["OuterReference", "has_outer", "without_outer"]
 
 
 class OuterReference(Expression):
-    """``outer(child)`` (see the module doc)."""
+    """``outer(column)`` (see the module doc).
 
-    def __init__(self, child: Expression) -> None:
-        self.children = (child,)
+    The marked column is no child: the analyzer meets the mark before it would try to
+    resolve the column against the wrong DataFrame.
+    """
+
+    def __init__(self, column: Expression) -> None:
+        self.column = column
+        self.children = ()
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return OuterReference(children[0])
+        return self
 
     @property
     def resolved(self) -> bool:
@@ -49,10 +54,10 @@ class OuterReference(Expression):
             "UNSUPPORTED_FEATURE", {"feature": "outer() outside a table function of lateralJoin"})
 
     def sql(self) -> str:
-        return f"outer({self.children[0].sql()})"
+        return f"outer({self.column.sql()})"
 
     def _options(self) -> Any:
-        return ()
+        return self.column.sql()
 
 
 def has_outer(expr: Expression) -> bool:
@@ -62,4 +67,4 @@ def has_outer(expr: Expression) -> bool:
 
 def without_outer(expr: Expression) -> Expression:
     """``expr`` with each :class:`OuterReference` replaced by the column it marks."""
-    return expr.transform_up(lambda e: e.children[0] if isinstance(e, OuterReference) else None)
+    return expr.transform_up(lambda e: e.column if isinstance(e, OuterReference) else None)

@@ -46,7 +46,7 @@ from ..types import (
     TimestampNTZType,
     TimestampType,
 )
-from ..variant.arrow import has_variant, storage_type, storage_value
+from ..variant.arrow import python_array
 from .base import EvalContext, Expression
 
 __all__ = ["PythonUDF", "convert_result", "udf_failure"]
@@ -173,9 +173,7 @@ class PythonUDF(Expression):
         arrow_type = to_arrow_type(self.return_type)
         if isinstance(self.return_type, (TimestampType,)):
             out = [_to_utc(v, zone) for v in out]
-        if has_variant(arrow_type):  # VariantVal results: Arrow builds their storage structs, then a view
-            return pa.array([storage_value(v) for v in out], storage_type(arrow_type)).view(arrow_type)
-        return pa.array(out, arrow_type)
+        return python_array(out, arrow_type)
 
     def semantic_key(self) -> Any:
         return ("udf", id(self.func), self.return_type.simpleString(),

@@ -46,7 +46,7 @@ from ..types import (
 from ..variant.casting import castable_to_variant, variant_target_ok
 from .aggregates import _flatten_groups, _ListBased
 from .base import EvalContext, Expression, Literal
-from .checks import mismatch, quoted_type
+from .checks import mismatch, quoted_type, require_foldable_path
 from .generators import Generator
 
 __all__ = ["ParseJson", "VariantGet", "IsVariantNull", "SchemaOfVariant", "SchemaOfVariantAgg",
@@ -175,9 +175,7 @@ class VariantGet(Expression):
 
     def check_input_types(self) -> None:
         _require_variant(self, self.children[0])
-        if not self.children[1].foldable:
-            raise mismatch(self, "NON_FOLDABLE_INPUT", 'the input `path` should be a foldable "STRING" expression; '
-                           f'however, got "{self.children[1].sql()}"')
+        require_foldable_path(self, self.children[1])
         _check_target(self, self.target)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:

@@ -53,7 +53,7 @@ from ..types import (
 )
 from .base import EvalContext, Expression, Literal
 from .cast import cast_to
-from .checks import mismatch
+from .checks import require_foldable_path
 
 __all__ = ["XPath", "XPATH_KINDS"]
 
@@ -148,10 +148,7 @@ class XPath(Expression):
         return f"{self.kind}({self.children[0].sql()}, {shown})"
 
     def check_input_types(self) -> None:
-        path = self.children[1]
-        if not path.foldable:
-            raise mismatch(self, "NON_FOLDABLE_INPUT", 'the input `path` should be a foldable "STRING" expression; '
-                           f'however, got "{path.sql()}"')
+        require_foldable_path(self, self.children[1])
 
     def coerce(self) -> Expression:
         self.check_input_types()

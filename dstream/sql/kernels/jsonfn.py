@@ -70,7 +70,7 @@ from dstream.sql.types import (
     TimestampType,
     VariantType,
 )
-from dstream.sql.variant.arrow import has_variant, storage_type
+from dstream.sql.variant.arrow import python_array
 
 __all__ = ["from_json", "to_json"]
 
@@ -263,7 +263,4 @@ def from_json(values: Any, schema: DataType, options: dict[str, str] | None = No
             out.append(reader.convert(doc, schema))
         except _BadValueError:
             out.append({} if is_struct else None)
-    target = to_arrow_type(schema)
-    if has_variant(target):  # Arrow builds no extension type from Python values: its storage, then a view
-        return pa.array(out, type=storage_type(target)).view(target)
-    return pa.array(out, type=target)
+    return python_array(out, to_arrow_type(schema))

@@ -81,9 +81,6 @@ class Resolver:
         Aliases below the top are removed, as Spark's ``CleanupAliases`` does: only a
         column's own alias names it.
         """
-        for outer in expr.walk():
-            if isinstance(outer, OuterReference):
-                outer.data_type()  # raises: outer() is taken only by the table functions of a lateral join
         if not isinstance(expr, UnresolvedStar):
             expr = expr.transform_down(self._expand_star_arguments)
         resolved = expr.transform_up(self._resolve_node)
@@ -116,6 +113,8 @@ class Resolver:
             if node.expr_id not in self._ids:
                 self._missing(node)
             return None
+        if isinstance(node, OuterReference):
+            node.data_type()  # raises: outer() is taken only by the table functions of a lateral join
         if not node.resolved:
             return None
         coerced = node.coerce()

@@ -32,7 +32,8 @@ import pyarrow.compute as pc
 from .value import VariantVal
 
 __all__ = ["VARIANT_ARROW", "VariantArrowType", "variant_array", "parts", "is_variant", "has_variant", "storage_type",
-           "storage_value", "as_storage", "parquet_layout"]
+           "storage_value", "as_storage", "parquet_layout",
+           "python_array"]
 
 _NAME = "dstreams.variant"
 _STORAGE = pa.struct([pa.field("value", pa.binary()), pa.field("metadata", pa.binary())])
@@ -142,6 +143,15 @@ def storage_value(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: storage_value(v) for k, v in value.items()}
     return value
+
+
+def python_array(values: Sequence[Any], arrow_type: pa.DataType) -> pa.Array:
+    """``pa.array(values, arrow_type)``, also where the type is or holds the variant type: Arrow
+    builds no extension type from Python values, so variants (``VariantVal`` objects or their
+    storage dicts) are built as their storage, then viewed as variants."""
+    if not has_variant(arrow_type):
+        return pa.array(values, arrow_type)
+    return pa.array([storage_value(v) for v in values], storage_type(arrow_type)).view(arrow_type)
 
 
 def variant_array(pairs: Sequence[tuple[bytes, bytes] | None]) -> pa.ExtensionArray:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import defaultdict
-from decimal import Context, Decimal
 from typing import Any
 
 import pyarrow as pa
@@ -54,9 +53,9 @@ from ..types import (
     VariantType,
 )
 from . import format as vf
-from .arrow import storage_type, variant_array
+from .arrow import python_array, variant_array
 from .paths import copy_into, extract, find_field
-from .render import spark_json
+from .render import part_json
 
 __all__ = ["Part", "variants_to", "variant_of_values", "invalid_cast", "cast_variant", "has_temporal"]
 
@@ -64,7 +63,6 @@ __all__ = ["Part", "variants_to", "variant_of_values", "invalid_cast", "cast_var
 Part = tuple[bytes, list[str], int] | None
 
 _EPOCH_DAY = _dt.date(1970, 1, 1).toordinal()
-_EXACT = Context(prec=100)
 _SOURCE_TYPES: dict[int, DataType] = {
     vf.TRUE: BooleanType(), vf.FALSE: BooleanType(), vf.INT1: LongType(), vf.INT2: LongType(), vf.INT4: LongType(),
     vf.INT8: LongType(), vf.DOUBLE: DoubleType(), vf.FLOAT: FloatType(), vf.DATE: DateType(),
@@ -78,18 +76,10 @@ def invalid_cast(part: tuple[bytes, list[str], int], target: DataType, zone: str
     from ..schema_tree import type_sql  # noqa: PLC0415 - the error path only
 
     value, keys, pos = part
-    text = spark_json(value, _metadata_of(keys), zone, pos)
+    text = part_json(value, keys, pos, zone)
     return SparkRuntimeException(
         f'The variant value `{text}` cannot be cast into `"{type_sql(target)}"`. Please use `try_variant_get` '
         "instead.", "INVALID_VARIANT_CAST", {"value": text, "dataType": f'"{type_sql(target)}"'})
-
-
-def _metadata_of(keys: list[str]) -> bytes:
-    builder = vf.VariantBuilder()
-    for key in keys:
-        builder.add_key(key)
-    builder.append_null()
-    return builder.result()[1]
 
 
 def variants_to(parts: list[Part], target: DataType, try_mode: bool, zone: str) -> pa.Array:
@@ -100,7 +90,7 @@ def variants_to(parts: list[Part], target: DataType, try_mode: bool, zone: str) 
     values = _convert(parts, target, try_mode, zone)
     if isinstance(values, pa.Array):
         return values
-    return pa.array(values, storage_type(arrow)).view(arrow)
+    return python_array(values, arrow)
 
 
 def _basic(part: tuple[bytes, list[str], int]) -> int:
@@ -126,7 +116,7 @@ def _convert(parts: list[Part], target: DataType, try_mode: bool, zone: str) -> 
             continue
         if _basic(p) in (vf.OBJECT, vf.ARRAY):
             if isinstance(target, StringType):
-                out[i] = spark_json(p[0], _metadata_of(p[1]), zone, p[2])
+                out[i] = part_json(p[0], p[1], p[2], zone)
                 continue
             if not try_mode:
                 raise invalid_cast(p, target, zone)
@@ -143,15 +133,8 @@ def _scalar(part: tuple[bytes, list[str], int]) -> tuple[DataType, Any]:
     value, _, pos = part
     kind = vf.scalar_kind(value, pos)
     if kind in (vf.DECIMAL4, vf.DECIMAL8, vf.DECIMAL16):
-        unscaled, scale = vf.read_decimal(value, pos)
-        number = Decimal(unscaled).scaleb(-scale, _EXACT).normalize(_EXACT)
-        exponent = number.as_tuple().exponent
-        assert isinstance(exponent, int)
-        if exponent > 0:
-            number = number.quantize(Decimal(1), context=_EXACT)
-        digits = len(number.as_tuple().digits)
-        dec_scale = max(-int(number.as_tuple().exponent), 0)
-        return DecimalType(min(max(digits, dec_scale), 38), dec_scale), number
+        number, precision, scale = vf.stripped_decimal(value, pos)
+        return DecimalType(min(precision, 38), scale), number
     source = _SOURCE_TYPES.get(kind)
     if source is None:
         raise vf.malformed()

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable
+from decimal import Context, Decimal
 
 from ..errors import SparkRuntimeException
 
@@ -47,7 +48,8 @@ __all__ = [
     "DATE", "TIMESTAMP", "TIMESTAMP_NTZ", "FLOAT", "BINARY", "LONG_STR", "UUID",
     "EMPTY_METADATA", "SIZE_LIMIT",
     "VariantBuilder", "malformed", "type_info", "scalar_kind", "read_int", "read_double", "read_float",
-    "read_decimal", "read_string", "read_binary", "object_fields", "object_field", "array_elements", "metadata_keys",
+    "read_decimal", "stripped_decimal", "read_string", "read_binary", "object_fields", "object_field",
+    "array_elements", "metadata_keys",
     "value_end", "java_order", "int_width", "encode_metadata", "checked",
 ]
 
@@ -56,6 +58,7 @@ NULL, TRUE, FALSE, INT1, INT2, INT4, INT8, DOUBLE = 0, 1, 2, 3, 4, 5, 6, 7
 DECIMAL4, DECIMAL8, DECIMAL16, DATE, TIMESTAMP, TIMESTAMP_NTZ = 8, 9, 10, 11, 12, 13
 FLOAT, BINARY, LONG_STR = 14, 15, 16
 UUID = 20
+_EXACT = Context(prec=100)  # decimals of 38 digits, never rounded
 
 _VERSION = 1
 _MAX_SHORT_STR = 0x3F
@@ -331,6 +334,19 @@ def read_decimal(value: bytes, pos: int) -> tuple[int, int]:
     if scale > 38:
         raise malformed()
     return read_int(value, pos + 2, width, signed=True), scale
+
+
+def stripped_decimal(value: bytes, pos: int) -> tuple[Decimal, int, int]:
+    """The decimal at ``pos`` as Spark reads a variant's decimal: ``(number, precision, scale)``
+    without trailing zeros (``1.50`` is 1.5 of ``(2, 1)``), a whole number at scale 0 (100, not
+    1E+2), the precision at least the scale (0.001 is ``(3, 3)``)."""
+    unscaled, scale = read_decimal(value, pos)
+    number = Decimal(unscaled).scaleb(-scale, _EXACT).normalize(_EXACT)
+    if int(number.as_tuple().exponent) > 0:
+        number = number.quantize(Decimal(1), context=_EXACT)
+    _, digits, exponent = number.as_tuple()
+    scale = -int(exponent)
+    return number, max(len(digits), scale), scale
 
 
 def read_string(value: bytes, pos: int) -> str:

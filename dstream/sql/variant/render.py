@@ -22,18 +22,16 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import uuid
-from decimal import Context, Decimal
 from zoneinfo import ZoneInfo
 
 from ..formatting import java_double_str, java_float_str
 from . import format as vf
 
-__all__ = ["spark_json", "variant_text", "json_string", "plain_decimal"]
+__all__ = ["spark_json", "part_json", "variant_text", "json_string"]
 
 _ESCAPES = {i: f"\\u{i:04X}" for i in range(32)}
 _ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
                  ord("\b"): "\\b", ord("\f"): "\\f"})
-_EXACT = Context(prec=100)
 _NON_NUMBERS = frozenset({"NaN", "Infinity", "-Infinity"})
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _EPOCH_NTZ = _dt.datetime(1970, 1, 1)
@@ -43,12 +41,6 @@ _EPOCH_DAY = _dt.date(1970, 1, 1).toordinal()
 def json_string(text: str) -> str:
     """``text`` as a JSON string literal, escaped as Jackson escapes it."""
     return '"' + text.translate(_ESCAPES) + '"'
-
-
-def plain_decimal(unscaled: int, scale: int) -> str:
-    """``unscaled * 10**-scale`` in plain notation without trailing fractional zeros."""
-    value = Decimal(unscaled).scaleb(-scale, _EXACT).normalize(_EXACT)
-    return format(value, "f")
 
 
 def _fraction(micros: int) -> str:
@@ -86,7 +78,7 @@ def _scalar(value: bytes, pos: int, zone: str, top_text: bool) -> str | None:
         # Jackson quotes the values JSON has no number for.
         return f'"{text}"' if not top_text and text in _NON_NUMBERS else text
     if info in (vf.DECIMAL4, vf.DECIMAL8, vf.DECIMAL16):
-        return plain_decimal(*vf.read_decimal(value, pos))
+        return format(vf.stripped_decimal(value, pos)[0], "f")  # plain, without trailing zeros
     if info == vf.DATE:
         day = _dt.date.fromordinal(_EPOCH_DAY + vf.read_int(value, pos + 1, 4, signed=True)).isoformat()
         return day if top_text else f'"{day}"'
@@ -139,8 +131,13 @@ def spark_json(value: bytes, metadata: bytes, zone: str = "UTC", pos: int = 0) -
     basic, _ = vf.type_info(value, pos)
     if basic not in (vf.OBJECT, vf.ARRAY):
         return _scalar(value, pos, zone, False) or "null"
+    return part_json(value, vf.metadata_keys(metadata), pos, zone)
+
+
+def part_json(value: bytes, keys: list[str], pos: int, zone: str = "UTC") -> str:
+    """:func:`spark_json` of the part at ``pos``, its metadata already read into ``keys``."""
     out: list[str] = []
-    _render(value, vf.metadata_keys(metadata), pos, zone, out)
+    _render(value, keys, pos, zone, out)
     return "".join(out)
 
 

@@ -24,7 +24,6 @@ Invariants
 from __future__ import annotations
 
 import re
-from decimal import Context, Decimal
 from typing import Any
 
 from . import format as vf
@@ -40,7 +39,6 @@ _NAMES = {vf.NULL: "VOID", vf.TRUE: "BOOLEAN", vf.FALSE: "BOOLEAN", vf.DOUBLE: "
           vf.INT8: "BIGINT"}
 _PLAIN_NAME = re.compile(r"[a-zA-Z0-9_]+")
 _TIMES = {"DATE": 0, "TIMESTAMP_NTZ": 1, "TIMESTAMP": 2}
-_EXACT = Context(prec=100)
 
 
 def schema_of(value: bytes, metadata: bytes) -> Any:
@@ -63,13 +61,8 @@ def _schema(value: bytes, keys: list[str], pos: int) -> Any:
             element = merge(element, _schema(value, keys, at))
         return ("ARRAY", element)
     if kind in (vf.DECIMAL4, vf.DECIMAL8, vf.DECIMAL16):
-        unscaled, scale = vf.read_decimal(value, pos)
-        number = Decimal(unscaled).scaleb(-scale, _EXACT).normalize(_EXACT)
-        exponent = int(number.as_tuple().exponent)
-        digits = len(number.as_tuple().digits)
-        if exponent > 0:  # 100 is 1E+2 once normalized: Spark sets such scales back to 0
-            digits, exponent = digits + exponent, 0
-        return ("DECIMAL", max(digits, -exponent), -exponent)
+        _, precision, scale = vf.stripped_decimal(value, pos)
+        return ("DECIMAL", precision, scale)
     name = _NAMES.get(kind)
     if name is None:
         raise vf.malformed()
