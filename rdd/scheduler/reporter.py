@@ -14,6 +14,11 @@ Invariants
 * The engine's threads only snapshot facts (times, attempts, the call site) and queue
   them with ``post_deferred``; the events are built on the bus's delivery thread, so
   a job pays a few appends for its events, not their construction.
+* A queued post holds plain values (builders by their bus code, stages by id) except
+  the job's start, which holds its stages' RDDs: the garbage collector forgets the others
+  at its first pass, so a loop of small jobs does not make it walk their facts again
+  and again while they wait for the bus's linger (with a Stage object per post, that
+  walking was most of what the UI cost a 40 us job).
 * Per stage attempt the order is StageSubmitted, then its TaskStart/TaskEnd events,
   then StageCompleted; a job's JobStart comes before its stages and JobEnd after them.
   The runner keeps this order by reporting notices before performing actions, and the
@@ -113,13 +118,11 @@ def _triples(flat: Sequence[Any]) -> Iterable[tuple[Any, Any, Any]]:
     return zip(flat[0::3], flat[1::3], flat[2::3])
 
 
-def _notice_facts(notices: Iterable[tuple[Any, ...]]) -> list[Any]:
-    """The DAG scheduler's notices as flat ``kind, stage, attempt, failure`` quadruples, the
-    attempt as it is now."""
-    out: list[Any] = []
-    for n in notices:
-        out += (n[0], n[1], n[1].attempt, n[2] if n[0] == "failed" else None)
-    return out
+def _stage_snapshot(stage: Any) -> tuple[Any, ...]:
+    """What the builders need of a stage: ``id, node, parent ids, is_shuffle_map``, then its
+    lineage's ``rdd, name, storage level`` triples as they are now."""
+    return (stage.id, stage.node, tuple([p.id for p in stage.parents]), stage.shuffle_dep is not None,
+            *_lineage(stage.node))
 
 
 def level_name(level: StorageLevel) -> str:
@@ -138,14 +141,21 @@ class JobReporter:
         self._levels: dict[str, str] = {}                     # rdd id (as in block ids) -> level
         self._rdd_infos: dict[int, tuple[RDDInfo, ...]] = {}  # stage id -> its RDDs, for the running job
         self._job_properties: dict[str, str] = {}
-        # The builders, bound once: a bound method made per post would wait in the queue
-        # as one more object (see the snapshots above).
-        self._task_start_builder = self._build_task_start
-        self._task_outcome_builder = self._build_task_outcome
-        self._task_finished_builder = self._build_task_finished
-        self._job_start_builder = self._build_job_start
-        self._notices_builder = self._build_stage_notices
-        self._job_end_builder = self._build_job_end
+        # stage id -> (node, parent ids, is_shuffle_map), for the running job (builders only)
+        self._stage_facts: dict[int, tuple[Any, tuple[int, ...], bool]] = {}
+        # The ids of the stages the running job's start reported (the engine's thread only):
+        # a notice names such a stage by id, any other one comes with its snapshot.
+        self._listed: set[int] = set()
+        # Stage-end notices waiting for the next post (the engine's thread only; see notices()).
+        self._held: tuple[Any, ...] = ()
+        # The builders by their bus codes (see the module doc).
+        code = bus.builder_code
+        self._task_start_builder = code(self._build_task_start)
+        self._task_outcome_builder = code(self._build_task_outcome)
+        self._task_finished_builder = code(self._build_task_finished)
+        self._job_start_builder = code(self._build_job_start)
+        self._notices_builder = code(self._build_stage_notices)
+        self._job_end_builder = code(self._build_job_end)
 
     # -- executors (called by the backends) -------------------------------------------
     def executor_added(self, executor_id: str, pid: int | None, cores: int = 1) -> None:
@@ -173,20 +183,22 @@ class JobReporter:
             return
         if isinstance(event, TaskFinished):
             # The common outcome as plain values (see task_launched): the result's value,
-            # which may be large, is not held until the event is built.
+            # which may be large, is not held until the event is built. The dicts go as
+            # tuples of items: the collector never forgets a tuple that holds a dict.
             spec, result = event.spec, event.result
+            blocks = result.block_sizes
             self._bus.post_deferred(self._task_finished_builder, spec.task_id, spec.partition, spec.attempt,
-                                    spec.stage_id, spec.is_shuffle_map, result.metrics, result.block_sizes,
-                                    result.executor_id, _now())
+                                    spec.stage_id, spec.is_shuffle_map, tuple(result.metrics.items()),
+                                    tuple(blocks.items()) if blocks else (), result.executor_id, _now())
         else:
             self._bus.post_deferred(self._task_outcome_builder, event, _now())
 
     def _build_task_finished(self, task_id: int, partition: int, attempt: int, stage_id: int, shuffle_map: bool,
-                             metrics: dict[str, int], block_sizes: dict[str, tuple[int, int]], executor_id: str,
-                             now: int) -> list[Any]:
+                             metrics: tuple[tuple[str, int], ...], block_sizes: tuple[tuple[str, tuple[int, int]], ...],
+                             executor_id: str, now: int) -> list[Any]:
         out: list[Any] = [self._task_end(task_id, partition, attempt, stage_id, shuffle_map, {"Reason": "Success"},
-                                         metrics, False, now)]
-        for block_id, (memory, disk) in block_sizes.items():
+                                         dict(metrics), False, now)]
+        for block_id, (memory, disk) in block_sizes:
             level = self._levels.get(block_id.split("_")[1], "NONE")
             out.append(SparkListenerBlockUpdated(executor_id, block_id, level, memory, disk))
         return out
@@ -237,37 +249,65 @@ class JobReporter:
         if self._bus.listeners:
             # Snapshot what may change before the events are built: the call site, each
             # stage's attempt, and its RDDs' names and storage levels (setName, unpersist).
-            # Per stage one flat tuple: the stage, its attempt, then its lineage's triples.
-            snapshot = [(stage, max(stage.attempt, 0), *_lineage(stage.node)) for stage in stages]
-            self._bus.post_deferred(self._job_start_builder, job_id, snapshot, dict(properties),
+            listed = self._listed
+            listed.clear()
+            listed.update([stage.id for stage in stages])
+            self._bus.post_deferred(self._job_start_builder, job_id, tuple([_stage_snapshot(s) for s in stages]),
+                                    tuple([max(stage.attempt, 0) for stage in stages]), dict(properties),
                                     call_site_parts(2) if site is None else site,
-                                    _notice_facts(notices), _now())
+                                    self._notice_facts(notices), _now())
 
-    def _build_job_start(self, job_id: int, stages: list[tuple[Any, ...]], properties: dict[str, str],
-                         site: tuple[str, str, int], notices: list[Any], now: int) -> list[Any]:
+    def _build_job_start(self, job_id: int, stages: tuple[tuple[Any, ...], ...], attempts: tuple[int, ...],
+                         properties: dict[str, str], site: tuple[str, str, int], notices: tuple[Any, ...],
+                         now: int) -> list[Any]:
         self._job_site = site_text(*site)
         self._job_properties = properties
         self._rdd_infos.clear()
-        for stage, _, *lineage in stages:
-            self._remember_rdds(stage.id, lineage)
-        infos = [self._stage_info(stage, attempt) for stage, attempt, *_ in stages]
+        for snapshot in stages:
+            self._learn_stage(snapshot)
+        infos = [self._stage_info(snapshot[0], attempt) for snapshot, attempt in zip(stages, attempts)]
         return [SparkListenerJobStart(job_id, now, infos, properties), *self._build_stage_notices(notices, now)]
 
-    def notices(self, notices: list[tuple[Any, ...]]) -> None:
-        """Report the DAG scheduler's stage notices (``take_notices``)."""
-        if notices and self._bus.listeners:
-            self._bus.post_deferred(self._notices_builder, _notice_facts(notices), _now())
-
-    def _build_stage_notices(self, facts: list[Any], now: int) -> list[Any]:
+    def _notice_facts(self, notices: Iterable[tuple[Any, ...]]) -> tuple[Any, ...]:
+        """The DAG scheduler's notices as flat ``kind, stage id, attempt, failure, snapshot``
+        quintuples, the attempt as it is now; the snapshot only for a stage the job's start
+        did not report."""
         out: list[Any] = []
-        for kind, stage, attempt, failure in zip(facts[0::4], facts[1::4], facts[2::4], facts[3::4]):
+        listed = self._listed
+        for n in notices:
+            stage = n[1]
+            out += (n[0], stage.id, stage.attempt, n[2] if n[0] == "failed" else None,
+                    None if stage.id in listed else _stage_snapshot(stage))
+        return tuple(out)
+
+    def notices(self, notices: list[tuple[Any, ...]]) -> None:
+        """Report the DAG scheduler's stage notices (``take_notices``).
+
+        A stage's end alone (the last stage's, before its job ends) rides with the next post,
+        which follows within the same scheduler step: one post fewer per job.
+        """
+        if notices and self._bus.listeners:
+            facts = self._notice_facts(notices)
+            if len(notices) == 1 and notices[0][0] == "completed":
+                self._held += facts
+                return
+            held, self._held = self._held, ()
+            self._bus.post_deferred(self._notices_builder, held + facts, _now())
+
+    def _build_stage_notices(self, facts: tuple[Any, ...], now: int) -> list[Any]:
+        out: list[Any] = []
+        for i in range(0, len(facts), 5):
+            kind, stage_id, attempt, failure, snapshot = facts[i:i + 5]
+            if snapshot is not None:
+                self._learn_stage(snapshot)
             if kind == "submitted":
-                self._attempts[stage.id] = attempt
-                info = self._stage_info(stage, attempt, num_tasks=stage.node.num_partitions, submitted=now)
-                self._running_stages[stage.id] = info
+                self._attempts[stage_id] = attempt
+                info = self._stage_info(stage_id, attempt, num_tasks=self._stage_facts[stage_id][0].num_partitions,
+                                        submitted=now)
+                self._running_stages[stage_id] = info
                 out.append(SparkListenerStageSubmitted(info, self._job_properties))
             else:
-                out.extend(self._complete(stage.id, failure, now))
+                out.extend(self._complete(stage_id, failure, now))
         return out
 
     def job_ended(self, job_id: int, error: BaseException | None,
@@ -275,9 +315,10 @@ class JobReporter:
         """Report the stage ``notices`` left at a job's end, then the end itself (one post)."""
         if self._bus.listeners:
             text = None if error is None else f"{type(error).__name__}: {error}"
-            self._bus.post_deferred(self._job_end_builder, job_id, text, _notice_facts(notices), _now())
+            held, self._held = self._held, ()
+            self._bus.post_deferred(self._job_end_builder, job_id, text, held + self._notice_facts(notices), _now())
 
-    def _build_job_end(self, job_id: int, text: str | None, notices: list[Any], now: int) -> list[Any]:
+    def _build_job_end(self, job_id: int, text: str | None, notices: tuple[Any, ...], now: int) -> list[Any]:
         out: list[Any] = self._build_stage_notices(notices, now)
         for stage_id in list(self._running_stages):
             out.extend(self._complete(stage_id, text or "Job ended before the stage finished", now))
@@ -287,6 +328,7 @@ class JobReporter:
         self._attempts.clear()
         self._levels.clear()
         self._rdd_infos.clear()
+        self._stage_facts.clear()
         return out
 
     def _complete(self, stage_id: int, failure: str | None, now: int) -> tuple[Any, ...]:
@@ -297,7 +339,13 @@ class JobReporter:
                          info.details, info.submissionTime, now, failure, info.isShuffleMap)
         return (SparkListenerStageCompleted(done),)
 
-    def _remember_rdds(self, stage_id: int, lineage: Sequence[Any]) -> tuple[RDDInfo, ...]:
+    def _learn_stage(self, snapshot: tuple[Any, ...]) -> None:
+        """Note a stage's facts and RDDs from its :func:`_stage_snapshot`."""
+        stage_id, node, parent_ids, shuffle_map, *lineage = snapshot
+        self._stage_facts[stage_id] = (node, parent_ids, shuffle_map)
+        self._remember_rdds(stage_id, lineage)
+
+    def _remember_rdds(self, stage_id: int, lineage: Sequence[Any]) -> None:
         """Note the RDDs of a stage from its lineage's flat ``(rdd, name, level)`` triples."""
         rdds = self._rdd_infos[stage_id] = tuple([
             RDDInfo(node.id, name or node.describe(), node.num_partitions, level_name(level), level.useMemory,
@@ -306,14 +354,10 @@ class JobReporter:
         for rdd in rdds:
             if rdd.storageLevel != "NONE":
                 self._levels[str(rdd.id)] = rdd.storageLevel
-        return rdds
 
-    def _stage_info(self, stage: Any, attempt: int, num_tasks: int | None = None,
+    def _stage_info(self, stage_id: int, attempt: int, num_tasks: int | None = None,
                     submitted: int | None = None) -> StageInfo:
-        rdds = self._rdd_infos.get(stage.id)
-        if rdds is None:  # a stage the job's start did not list
-            rdds = self._remember_rdds(stage.id, _lineage(stage.node))
-        name = stage.node.creation_site or self._job_site
-        return StageInfo(stage.id, attempt, name, num_tasks if num_tasks is not None else stage.node.num_partitions,
-                         rdds, tuple([p.id for p in stage.parents]), self._job_site, submitted, None, None,
-                         stage.is_shuffle_map)
+        node, parent_ids, shuffle_map = self._stage_facts[stage_id]
+        name = node.creation_site or self._job_site
+        return StageInfo(stage_id, attempt, name, num_tasks if num_tasks is not None else node.num_partitions,
+                         self._rdd_infos[stage_id], parent_ids, self._job_site, submitted, None, None, shuffle_map)

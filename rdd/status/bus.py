@@ -35,7 +35,9 @@ Invariants
 * ``post_deferred(build, *args)`` is a post whose events are built on the delivery
   thread, in their place in the posting order; a ``build`` that raises is logged and
   counted like a listener that raises. A queued item counts as one towards the capacity
-  and the statistics, however many events it builds.
+  and the statistics, however many events it builds. ``build`` may be the code
+  :meth:`ListenerBus.builder_code` gave for it: a queued item of plain values and a code
+  holds no reference the garbage collector must follow (see that method).
 * With a ``linger`` (the context's bus: 50 ms), an event is delivered within that
   delay, or at once when someone waits (``wait_until_empty``, ``stop``).
 * An idle delivery thread is woken by the first post after it went idle, however posts
@@ -113,6 +115,7 @@ class ListenerBus:
         # Copy-on-write: the delivery thread iterates a snapshot without a lock.
         self._listeners: tuple[Any, ...] = ()
         self._watchers: tuple[Callable[[], None], ...] = ()
+        self._builders: list[Callable[..., Iterable[Any]]] = []  # builder_code -> builder
         self._queue: deque[Any] = deque()
         # Two conditions on one lock: the delivery thread alone waits on _wakeup, so the
         # single notify of a post always reaches it (with waiters on the same condition, a
@@ -209,13 +212,27 @@ class ListenerBus:
         if self._listeners:
             self._enqueue(event)
 
-    def post_deferred(self, build: Callable[..., Iterable[Any]], *args: Any) -> None:
+    def builder_code(self, build: Callable[..., Iterable[Any]]) -> int:
+        """A code standing for ``build`` in :meth:`post_deferred`, for the bus's lifetime.
+
+        A queued post is a tuple; one that holds a function (a tracked object) is carried by
+        the garbage collector through its generations until delivered, and the engine's
+        loops of small jobs then pay a collection every few hundred posts. A tuple of plain
+        values (numbers, strings, ``None``, dicts of them) is dropped from the collector's
+        books at its first collection: a code keeps the builder out of the tuple.
+        """
+        with self._wakeup:
+            self._builders.append(build)
+            return len(self._builders) - 1
+
+    def post_deferred(self, build: Callable[..., Iterable[Any]] | int, *args: Any) -> None:
         """Queue ``build(*args)``: the delivery thread calls it and delivers the events it returns.
 
         For a poster on the engine's critical path (the job reporter): it snapshots the
         facts it owns into ``args`` (cheap), and building the event objects is left to the
         delivery thread. ``build`` runs on that thread, in posting order with the other
-        posts; what it raises is logged and counted like a listener's failure.
+        posts; what it raises is logged and counted like a listener's failure. ``build``
+        may be given by its :meth:`builder_code`.
         """
         if self._listeners:
             # One tuple per queued post (the call's own args tuple dies here): what waits in
@@ -338,10 +355,13 @@ class ListenerBus:
                 listeners = self._listeners
                 targets = [(listener, getattr(listener, "on_event", None)) for listener in listeners]
             if type(item) is tuple:  # a post_deferred: (build, *args); events are never tuples
+                build = item[0]
+                if type(build) is int:
+                    build = self._builders[build]
                 try:
-                    events: Iterable[Any] = item[0](*item[1:])
+                    events: Iterable[Any] = build(*item[1:])
                 except Exception:
-                    self._failed(f"event builder {item[0]!r}", "building events")
+                    self._failed(f"event builder {build!r}", "building events")
                     continue
             else:
                 events = (item,)

@@ -7,6 +7,7 @@ context's bus sees the events in order.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import threading
 from dataclasses import dataclass
@@ -303,3 +304,38 @@ def test_a_full_context_bus_counts_its_drops(make_sc: Any, caplog: pytest.LogCap
     gate.set()
     assert sc._listener_bus.statistics().dropped > 0
     assert "queue is full" in caplog.text and "spark.scheduler.listenerbus.eventqueue.capacity" in caplog.text
+
+
+def test_a_jobs_queued_posts_leave_the_garbage_collectors_books_but_its_start(make_sc: Any) -> None:
+    # The reporter's posts wait in the queue for the bus's linger: each one the collector
+    # still tracks after a pass is walked again by every later collection. Only a job's
+    # start may stay tracked (it holds its stages' RDDs); the rest are plain values.
+    gate = threading.Event()
+    delivering = threading.Event()
+
+    class Stuck:
+        def on_event(self, event: Any) -> None:
+            delivering.set()
+            gate.wait(WAIT)
+
+    sc = make_sc("local")
+    sc._listener_bus.add_listener(Stuck())
+    rdd = sc.parallelize([1, 2, 3], 1)
+    try:
+        rdd.count()
+        assert delivering.wait(WAIT), "the bus delivered nothing within 10 s"
+        queue = sc._listener_bus._queue
+        before = len(queue)
+        jobs = 20
+        for _ in range(jobs):
+            rdd.count()
+        for _ in range(4):  # a pass drops a tuple only if its items were dropped before it: one level a pass
+            gc.collect()
+        posts = list(queue)[before:]
+        assert len(posts) == 4 * jobs  # start, task start, task end, end (the stage's end rides with the job's)
+        tracked = [post for post in posts if gc.is_tracked(post)]
+        assert len(tracked) == jobs, tracked[:3]
+        assert all(type(post[0]) is int for post in posts)  # builders by their codes
+    finally:
+        gate.set()
+    settle(sc)
