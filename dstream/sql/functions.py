@@ -84,6 +84,8 @@ from .functions_regex import *  # noqa: F403 - the pattern functions are part of
 from .functions_regex import __all__ as _regex_all
 from .functions_scalar import *  # noqa: F403 - the scalar functions are part of this module's surface
 from .functions_scalar import __all__ as _scalar_all
+from .functions_sketch import *  # noqa: F403 - the HyperLogLog sketch functions are part of this module's surface
+from .functions_sketch import __all__ as _sketch_all
 from .functions_stats import *  # noqa: F403 - the statistical aggregates are part of this module's surface
 from .functions_stats import __all__ as _stats_all
 from .functions_text import *  # noqa: F403 - the string functions are part of this module's surface
@@ -112,7 +114,7 @@ __all__ = sorted([
     *_datetime_all,
     *_datetime_more_all, *_epoch_all, *_generators_all,
     *_higher_order_all, *_json_all, *_map_all, *_math_all, *_misc_all, *_more_all, *_partition_all, *_regex_all,
-    *_scalar_all, *_stats_all, *_text_all, *_variant_all, *_window_all, *_xml_all, *_xpath_all,
+    *_scalar_all, *_sketch_all, *_stats_all, *_text_all, *_variant_all, *_window_all, *_xml_all, *_xpath_all,
 ])
 
 ColumnOrName = Column | str

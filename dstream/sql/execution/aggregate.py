@@ -195,7 +195,7 @@ class AggregateSpec:
         buffers.update({name: grouped.column("count_all") for name in counted})
         for fi, f in enumerate(self.functions):
             for j in range(len(f.partial_aggs())):
-                out[f"b{fi}_{j}"] = buffers[f"b{fi}_{j}"]
+                out[f"b{fi}_{j}"] = f.partial_output(j, buffers[f"b{fi}_{j}"], ctx)
         return pa.table(out) if out else grouped.select([])
 
     def final(self, table: pa.Table | None, ctx: EvalContext) -> pa.Table | None:
@@ -206,7 +206,7 @@ class AggregateSpec:
             table = self.partial(self.input_schema.empty_table(), ctx)
         return self.finish(self.merge(table), ctx)
 
-    def merge(self, table: pa.Table, extra: Sequence[tuple[str, str]] = ()) -> pa.Table:
+    def merge(self, table: pa.Table, extra: Sequence[tuple[str, str]] = (), ctx: EvalContext | None = None) -> pa.Table:
         """Partial buffers merged into one row per group, in the partial layout (keys, ``b<f>_<j>``).
 
         Merging is associative, so merged buffers can be merged again (a streaming
@@ -238,9 +238,10 @@ class AggregateSpec:
         out: dict[str, pa.Array] = {}
         for i, arrow_type in enumerate(key_types):
             out[column_key(self.key_attrs[i].expr_id)] = decode_key(f"k{i}", arrow_type, grouped)
+        context = ctx if ctx is not None else EvalContext()
         for fi, f in enumerate(self.functions):
             for j, (fn, _) in enumerate(f.merge_aggs()):
-                out[f"b{fi}_{j}"] = grouped.column(f"b{fi}_{j}_{fn}").combine_chunks()
+                out[f"b{fi}_{j}"] = f.merge_output(j, grouped.column(f"b{fi}_{j}_{fn}").combine_chunks(), context)
         for name, fn in extra:
             out[name] = grouped.column(f"{name}_{fn}").combine_chunks()
         return pa.table(out) if out else grouped.select([])

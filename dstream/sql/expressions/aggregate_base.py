@@ -96,6 +96,19 @@ class AggregateFunction(Expression):
         """How each buffer column combines across partitions (same length as partial)."""
         raise NotImplementedError
 
+    def partial_output(self, j: int, buffer: pa.Array, ctx: EvalContext) -> pa.Array:
+        """Buffer column ``j`` as the partial aggregation leaves it: ``buffer`` unless overridden.
+
+        For a function whose buffer Arrow cannot compute (a sketch): its partial
+        aggregation collects each group's values, and this turns them into the buffer.
+        """
+        return buffer
+
+    def merge_output(self, j: int, buffer: pa.Array, ctx: EvalContext) -> pa.Array:
+        """Buffer column ``j`` as a merge leaves it: ``buffer`` unless overridden (a fold of the
+        partial buffers a merge collected, so that merging merged buffers stays bounded)."""
+        return buffer
+
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         """The results from the merged buffers, one per group."""
         raise NotImplementedError

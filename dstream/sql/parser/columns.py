@@ -74,7 +74,7 @@ AGGREGATES = frozenset({
     "product", "bit_and", "bit_or", "bit_xor", "try_sum", "try_avg", "string_agg", "listagg", "grouping",
     "grouping_id", "regr_count", "regr_avgx", "regr_avgy", "regr_slope", "regr_intercept", "regr_r2",
     "regr_sxx", "regr_sxy", "regr_syy", "histogram_numeric", "bitmap_construct_agg", "bitmap_or_agg",
-    "schema_of_variant_agg",
+    "schema_of_variant_agg", "hll_sketch_agg", "hll_union_agg",
 })
 
 # SQL names PySpark spells differently; tried when ``F`` has no function of the SQL name.
