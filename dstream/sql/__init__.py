@@ -18,7 +18,9 @@ import typing as _typing
 if _typing.TYPE_CHECKING:
     from .column import Column
     from .conf import RuntimeConfig
+    from .context import HiveContext, SQLContext
     from .dataframe import DataFrame
+    from .dataframe_stat import DataFrameStatFunctions
     from .errors import (
         AnalysisException,
         ArithmeticException,
@@ -32,12 +34,15 @@ if _typing.TYPE_CHECKING:
         StreamingQueryException,
     )
     from .group import GroupedData
+    from .group_pandas import PandasCogroupedOps
     from .na import DataFrameNaFunctions
     from .readwriter import DataFrameReader, DataFrameWriter
     from .row import Row
     from .session import Catalog, SparkSession
+    from .session_artifacts import is_remote
     from .udf_registration import UDFRegistration
     from .udtf import UDTFRegistration
+    from .variant.value import VariantVal
     from .window import Window, WindowSpec
     from .writer_v2 import DataFrameWriterV2
 
@@ -48,26 +53,32 @@ _WHERE = {
     "Column": ".column",
     "DataFrame": ".dataframe",
     "DataFrameNaFunctions": ".na",
+    "DataFrameStatFunctions": ".dataframe_stat",
     "DataFrameReader": ".readwriter",
     "DataFrameWriter": ".readwriter",
     "DataFrameWriterV2": ".writer_v2",
     "DateTimeException": ".errors",
     "GroupedData": ".group",
+    "HiveContext": ".context",
     "IllegalArgumentException": ".errors",
     "NumberFormatException": ".errors",
     "Observation": ".observation",
+    "PandasCogroupedOps": ".group_pandas",
     "ParseException": ".errors",
     "PySparkException": ".errors",
     "PythonException": ".errors",
     "Row": ".row",
     "RuntimeConfig": ".conf",
+    "SQLContext": ".context",
     "SparkRuntimeException": ".errors",
     "SparkSession": ".session",
     "StreamingQueryException": ".errors",
     "UDFRegistration": ".udf_registration",
     "UDTFRegistration": ".udtf",
+    "VariantVal": ".variant.value",
     "Window": ".window",
     "WindowSpec": ".window",
+    "is_remote": ".session_artifacts",
 }
 
 __all__ = sorted(_WHERE)

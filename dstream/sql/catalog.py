@@ -172,7 +172,7 @@ class Catalog:
             found += [Table(n, None, [], None, "TEMPORARY", True) for n in self._views]
         if pattern is not None:
             found = [t for t in found if fnmatch.fnmatchcase(t.name, pattern.lower())]
-        return sorted(found, key=lambda t: (not t.isTemporary, t.name))
+        return sorted(found, key=lambda t: (t.isTemporary, t.name))  # tables, then views (as Spark)
 
     def getTable(self, tableName: str) -> Table:  # noqa: N802,N803 - PySpark's names
         """The ``Table`` record of ``tableName``."""
@@ -328,7 +328,8 @@ class Catalog:
         return tableName.lower() in self._cached_tables
 
     def uncacheTable(self, tableName: str) -> None:  # noqa: N802,N803 - PySpark's names
-        """Drop a view's or table's cached rows."""
+        """Drop a view's or table's cached rows (``TABLE_OR_VIEW_NOT_FOUND`` if there is no such table)."""
+        self._lookup(tableName)
         df = self._cached_tables.pop(tableName.lower(), None)
         if df is not None:
             df.unpersist()

@@ -79,7 +79,7 @@ class RuntimeConfig:
         if default is not ...:
             return default
         raise SparkNoSuchElementException(
-            f"The SQL config {key!r} cannot be found. Please verify that the config exists.",
+            f'The SQL config "{key}" cannot be found. Please verify that the config exists.',
             "SQL_CONF_NOT_FOUND", {"sqlConf": key})
 
     def unset(self, key: str) -> None:

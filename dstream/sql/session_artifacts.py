@@ -17,6 +17,7 @@ What this module owns
 Invariants
 ----------
 * Nothing here changes the session's state but the files it ships.
+* ``is_remote()`` is false: a program that asks takes the Classic path.
 """
 
 from __future__ import annotations
@@ -32,7 +33,12 @@ from .errors import PySparkRuntimeError, PySparkValueError
 if TYPE_CHECKING:
     from rdd import SparkContext
 
-__all__ = ["SessionArtifacts"]
+__all__ = ["SessionArtifacts", "is_remote"]
+
+
+def is_remote() -> bool:
+    """Whether the program runs against Spark Connect (``pyspark.sql.is_remote``): never here."""
+    return False
 
 
 def _connect_only(member: str) -> NoReturn:

@@ -28,8 +28,8 @@ STREAMING = [s for s in SCRIPTS if "/" not in s and s != "kafka_wordcount.py"]
 #: The Structured Streaming examples, which take --batches N (micro-batches) and --master;
 #: tests/sql/test_examples_structured.py checks that exactly N are printed.
 QUERIES = [s for s in SCRIPTS if s.startswith("sql/streaming/")]
-#: What the pprint of every batch prints first (recoverable_network_wordcount.py prints
-#: its own line per batch instead).
+#: What the pprint of every batch prints first (recoverable_network_wordcount.py and
+#: sql_network_wordcount.py print their own line per batch instead).
 PPRINT_HEADER = "-" * 43 + "\nTime: "
 
 
@@ -91,6 +91,8 @@ def test_batches_n_runs_exactly_n_batches(script: str) -> None:
     assert example.wait() == 0, example.stderr
     if script == "recoverable_network_wordcount.py":
         assert example.stdout.count("Counts at time ") == 2, example.stdout
+    elif script == "sql_network_wordcount.py":
+        assert example.stdout.count("========= ") == 2, example.stdout  # Spark's example's header per batch
     else:
         assert example.stdout.count(PPRINT_HEADER) == 2, example.stdout
     assert "Traceback" not in example.stderr

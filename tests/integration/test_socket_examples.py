@@ -28,6 +28,14 @@ def test_network_wordcount_counts_its_sample_text() -> None:
     assert "Traceback" not in example.stderr
 
 
+def test_sql_network_wordcount_queries_each_batch_with_sql() -> None:
+    example = Example("sql_network_wordcount.py", "--batches", "2", "--batch-interval", "0.5")
+    assert example.wait() == 0, example.stderr
+    assert example.stdout.count("========= ") == 2  # one header per batch, as Spark's example prints
+    assert "|word|total|" in example.stdout.replace(" ", "")  # a batch's counts, printed by show()
+    assert "Traceback" not in example.stderr
+
+
 @pytest.mark.skipif(not have_netcat(), reason="nc is not installed (run scripts/ensure-netcat.sh)")
 def test_network_wordcount_counts_lines_typed_into_nc() -> None:
     port = free_port()
