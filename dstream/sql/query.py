@@ -32,6 +32,7 @@ from .plan.logical import LogicalPlan
 from .plan.optimizer import optimize
 from .row import Row
 from .timezones import python_time_zone
+from .udf_profiler import EXTRAS_KEY, PROFILER_KEY, profiler_for
 
 if TYPE_CHECKING:
     from rdd import RDD
@@ -68,6 +69,9 @@ class QueryExecution:
             partitions = max(1, sc.defaultParallelism)
         eval_ctx = EvalContext(ansi=conf.ansi_enabled(), time_zone=conf.time_zone(),
                                now_us=time.time_ns() // 1000)
+        profiler = profiler_for(sc, conf.get(PROFILER_KEY, None))
+        if profiler is not None:
+            eval_ctx.extras[EXTRAS_KEY] = profiler
         return QueryContext(sc=sc, eval_ctx=eval_ctx, shuffle_partitions=partitions,
                             broadcast_threshold=conf.broadcast_threshold(), conf=conf.getAll())
 

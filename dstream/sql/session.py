@@ -198,6 +198,14 @@ class SparkSession(SessionTags, SessionArtifacts):
         return DataSourceRegistration(self)
 
     @property
+    def profile(self) -> Any:
+        """The Python UDF profiles (``spark.profile.show()``): collected while
+        ``spark.sql.pyspark.udf.profiler`` is ``perf``."""
+        from .udf_profiler import Profile  # noqa: PLC0415 - loads with its first use
+
+        return Profile(self._sc)
+
+    @property
     def sparkContext(self) -> SparkContext:  # noqa: N802 - PySpark's name
         """The SparkContext this session runs on."""
         return self._sc

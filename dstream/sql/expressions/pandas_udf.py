@@ -29,8 +29,9 @@ import pyarrow.compute as pc
 
 from ..errors import PythonException
 from ..types import DataType, StructType
+from ..udf_profiler import profiled_call
 from .aggregate_base import AggregateFunction
-from .base import EvalContext, Expression
+from .base import EvalContext, Expression, new_expr_id
 from .udf import udf_failure
 
 __all__ = ["PandasAggUDF", "PandasUDF"]
@@ -110,19 +111,21 @@ class PandasUDF(Expression):
     """
 
     def __init__(self, func: Callable[..., Any], return_type: DataType, children: Sequence[Expression], name: str,
-                 iterator: bool = False) -> None:
+                 iterator: bool = False, udf_id: int | None = None) -> None:
         self.func = func
         self.return_type = return_type
         self.children = tuple(children)
         self.name = name
         self.iterator = iterator
+        #: The id ``spark.profile`` shows its profile under (kept by copies of the call).
+        self.udf_id = new_expr_id() if udf_id is None else udf_id
 
     @property
     def foldable(self) -> bool:
         return False
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return PandasUDF(self.func, self.return_type, children, self.name, self.iterator)
+        return PandasUDF(self.func, self.return_type, children, self.name, self.iterator, self.udf_id)
 
     def data_type(self) -> DataType:
         return self.return_type
@@ -147,12 +150,14 @@ class PandasUDF(Expression):
                 value = constant(n, value.as_py(), value.type)
             arrays.append(value)
         series = _frames(arrays, ctx.time_zone)
+        func, profiled = profiled_call(ctx.extras, self.udf_id, self.func)
         if self.iterator:
             single = series[0] if len(series) == 1 else tuple(series)
-            parts = list(_call(self.name, lambda: list(self.func(iter([single])))))
+            parts = list(_call(self.name, lambda: list(func(iter([single])))))
             result: Any = parts[0] if len(parts) == 1 else _concat(parts)
         else:
-            result = _call(self.name, self.func, *series)
+            result = _call(self.name, func, *series)
+        profiled()
         return to_arrow_result(self.name, result, self.return_type, n, ctx.time_zone)
 
     def semantic_key(self) -> Any:

@@ -46,8 +46,9 @@ from ..types import (
     TimestampNTZType,
     TimestampType,
 )
+from ..udf_profiler import profiled_call
 from ..variant.arrow import python_array
-from .base import EvalContext, Expression
+from .base import EvalContext, Expression, new_expr_id
 
 __all__ = ["PythonUDF", "convert_result", "udf_failure"]
 
@@ -131,11 +132,13 @@ class PythonUDF(Expression):
     """
 
     def __init__(self, func: Callable[..., Any], return_type: DataType, children: Sequence[Expression], name: str,
-                 deterministic: bool = True) -> None:
+                 deterministic: bool = True, udf_id: int | None = None) -> None:
         self.func = func
         self.return_type = return_type
         self.children = tuple(children)
         self.name = name
+        #: The id ``spark.profile`` shows its profile under (kept by copies of the call).
+        self.udf_id = new_expr_id() if udf_id is None else udf_id
         if not deterministic:
             self.__class__ = NondeterministicPythonUDF
 
@@ -144,7 +147,7 @@ class PythonUDF(Expression):
         return False
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return PythonUDF(self.func, self.return_type, children, self.name, self.deterministic)
+        return PythonUDF(self.func, self.return_type, children, self.name, self.deterministic, self.udf_id)
 
     def data_type(self) -> DataType:
         return self.return_type
@@ -164,12 +167,14 @@ class PythonUDF(Expression):
         zone = python_time_zone()
         rows = arrow_to_rows(table, zone) if table is not None else [()] * batch.num_rows
         out = []
+        func, profiled = profiled_call(ctx.extras, self.udf_id, self.func)
         for row in rows:
             try:
-                value = self.func(*row)
+                value = func(*row)
             except Exception as exc:
                 raise udf_failure(self.name, exc) from exc
             out.append(convert_result(value, self.return_type))
+        profiled()
         arrow_type = to_arrow_type(self.return_type)
         if isinstance(self.return_type, (TimestampType,)):
             out = [_to_utc(v, zone) for v in out]

@@ -165,7 +165,7 @@ class IncrementalExecution(QueryExecution):
     def context(self) -> QueryContext:
         base = super().context()
         eval_ctx = EvalContext(ansi=base.eval_ctx.ansi, time_zone=base.eval_ctx.time_zone,
-                               now_us=self.info.batch_timestamp_ms * 1000)
+                               now_us=self.info.batch_timestamp_ms * 1000, extras=dict(base.eval_ctx.extras))
         return QueryContext(sc=base.sc, eval_ctx=eval_ctx, shuffle_partitions=self.info.state_partitions,
                             broadcast_threshold=base.broadcast_threshold, conf=base.conf,
                             streaming=MicroBatchPlanner(self.info))
