@@ -29,6 +29,7 @@ __all__ = [
     "AnalysisException",
     "ParseException",
     "ArithmeticException",
+    "UnsupportedOperationException",
     "IllegalArgumentException",
     "NumberFormatException",
     "DateTimeException",
@@ -74,6 +75,8 @@ _SQLSTATES: dict[str, str] = {
     "INVALID_ARRAY_INDEX_IN_ELEMENT_AT": "22003",
     "INVALID_BITMAP_POSITION": "22003",
     "HLL_INVALID_LG_K": "22546",
+    "UNSUPPORTED_PARTITION_TRANSFORM": "0A000",
+    "PARTITION_TRANSFORM_EXPRESSION_NOT_IN_PARTITIONED_BY": "42S23",
     "SQL_CONF_NOT_FOUND": "42K0I",
     "HLL_INVALID_INPUT_SKETCH_BUFFER": "22546",
     "HLL_UNION_DIFFERENT_LG_K": "22000",
@@ -169,6 +172,10 @@ class AnalysisException(CapturedException):
 
 class ParseException(AnalysisException):
     """An SQL text or expression string could not be parsed."""
+
+
+class UnsupportedOperationException(CapturedException):
+    """An operation Spark does not support (``UNSUPPORTED_PARTITION_TRANSFORM``...)."""
 
 
 class ArithmeticException(CapturedException, ArithmeticError):

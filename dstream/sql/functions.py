@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import functions_partitioning as partitioning  # PySpark 4's functions.partitioning
 from .column import Column, column_of, expr_of, lit_expr, to_expr
 from .errors import PySparkTypeError
 from .expressions.base import Expression, Literal
@@ -103,13 +104,20 @@ from .parser.columns import unresolved_routine
 from .types import DataType, StringType, _parse_datatype_string
 from .udtf import udtf  # noqa: F401 - re-exported (listed in __all__)
 
+# PySpark 4's deprecated spellings of the partition transforms (functions.partitioning's).
+years = partitioning.deprecated("years")
+months = partitioning.deprecated("months")
+days = partitioning.deprecated("days")
+hours = partitioning.deprecated("hours")
+bucket = partitioning.deprecated("bucket")
+
 __all__ = sorted([
     "abs", "array", "array_contains", "asc", "broadcast", "call_function", "coalesce", "col", "column", "desc",
     "element_at",
     "explode", "explode_outer", "expr", "from_json", "ifnull", "isnan", "isnull", "lit", "named_struct", "nullif",
     "nvl", "posexplode", "posexplode_outer", "session_window", "size", "struct", "to_json", "try_add",
     "try_divide", "try_multiply", "try_subtract", "udf", "udtf", "UserDefinedFunction", "when", "window", "pandas_udf",
-    "PandasUDFType",
+    "PandasUDFType", "years", "months", "days", "hours", "bucket",
     *_agg_all, *_agg_more_all, *_aliases_all, *_arrays_all, *_arrays_more_all, *_bitwise_all, *_checks_all, *_csv_all,
     *_datetime_all,
     *_datetime_more_all, *_epoch_all, *_generators_all,

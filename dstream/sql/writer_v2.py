@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import AnalysisException, PySparkTypeError
+from .errors import AnalysisException, PySparkTypeError, UnsupportedOperationException
 
 if TYPE_CHECKING:
     from .column import Column
@@ -39,6 +39,8 @@ class DataFrameWriterV2:
         self._provider = "parquet"
         self._options: dict[str, str] = {}
         self._partitioned_by: list[str] = []
+        self._bucket: tuple[int, str] | None = None  # partitionedBy(bucket(n, col))
+        self._time_transform: str | None = None  # partitionedBy(years(col)...): refused at create
         self._properties: dict[str, str] = {}
 
     def using(self, provider: str) -> DataFrameWriterV2:
@@ -63,27 +65,55 @@ class DataFrameWriterV2:
         return self
 
     def partitionedBy(self, col: Column | str, *cols: Column | str) -> DataFrameWriterV2:  # noqa: N802
-        """Partition the table's files by these columns (names, or Columns naming them)."""
+        """Partition the table's files by these columns (names, or Columns naming them), or bucket
+        it with ``partitioning.bucket(n, col)``. The time transforms (``partitioning.years``...)
+        are refused by ``create`` as Spark refuses them for the session catalog's tables."""
         from .column import expr_of  # noqa: PLC0415 - the columns import this module's callers
+        from .expressions.partition_transforms import PartitionTransform  # noqa: PLC0415
 
         names = []
         for c in (col, *cols):
             expr = expr_of(c)
+            if isinstance(expr, PartitionTransform):
+                target = expr.children[0]
+                column = getattr(target, "name", None) or ".".join(getattr(target, "parts", ()))
+                if expr.name == "bucket" and expr.num_buckets is not None and column:
+                    self._bucket = (expr.num_buckets, column)
+                else:
+                    self._time_transform = expr.sql()
+                continue
             name = getattr(expr, "name", None) or ".".join(getattr(expr, "parts", ()))
             if not name:
-                raise PySparkTypeError(f"partitionedBy takes column names here (no partition transforms), got "
-                                       f"{expr.sql()}.", "NOT_COLUMN_NAME", {"arg_name": "col"})
+                raise PySparkTypeError(f"partitionedBy takes column names or partition transforms "
+                                       f"(functions.partitioning), got {expr.sql()}.", "NOT_COLUMN_NAME",
+                                       {"arg_name": "col"})
             names.append(name)
         self._partitioned_by = names
+        return self
+
+    def clusterBy(self, col: str, *cols: str) -> DataFrameWriterV2:  # noqa: N802 - PySpark's name
+        """Cluster the table by these columns: recorded as its ``clusteringColumns`` property, as
+        Spark records it; the rows are the same (clustering is a layout hint)."""
+        names = [col, *cols]
+        if not all(isinstance(n, str) for n in names):
+            raise PySparkTypeError("clusterBy takes column names (str).", "NOT_STR", {"arg_name": "col"})
+        self._properties["clusteringColumns"] = "[" + ",".join(f'["{n}"]' for n in names) + "]"
         return self
 
     def _exists(self) -> bool:
         return self._df.sparkSession.catalog.tableExists(self._table)
 
     def _save(self, mode: str, df: DataFrame | None = None) -> None:
+        if self._time_transform is not None:
+            raise UnsupportedOperationException(
+                f"Unsupported partition transform: `{self._time_transform}`. The supported transforms are "
+                "`identity`, `bucket`, and `clusterBy`. Ensure your transform expression uses one of these.",
+                "UNSUPPORTED_PARTITION_TRANSFORM", {"transform": f"`{self._time_transform}`"})
         writer = (df or self._df).write.format(self._provider).mode(mode).options(**self._options)
         if self._partitioned_by:
             writer = writer.partitionBy(*self._partitioned_by)
+        if self._bucket is not None:
+            writer = writer.bucketBy(*self._bucket)
         writer.saveAsTable(self._table)
 
     def create(self) -> None:
