@@ -35,6 +35,7 @@ if _typing.TYPE_CHECKING:
     )
     from .group import GroupedData
     from .group_pandas import PandasCogroupedOps
+    from .merge import MergeIntoWriter
     from .na import DataFrameNaFunctions
     from .readwriter import DataFrameReader, DataFrameWriter
     from .row import Row
@@ -60,6 +61,7 @@ _WHERE = {
     "DateTimeException": ".errors",
     "GroupedData": ".group",
     "HiveContext": ".context",
+    "MergeIntoWriter": ".merge",
     "IllegalArgumentException": ".errors",
     "NumberFormatException": ".errors",
     "Observation": ".observation",

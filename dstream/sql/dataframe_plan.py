@@ -175,6 +175,17 @@ class PlanMethods:
         df: Any = self
         return DataFrameWriterV2(df, table)
 
+    def mergeInto(self, table: str, condition: Column) -> Any:  # noqa: N802 - PySpark's name
+        """A ``MergeIntoWriter`` merging these rows into ``table`` on ``condition`` (PySpark 4).
+
+        Spark runs a MERGE only on tables of catalogs with row-level changes (Delta Lake,
+        Iceberg): on the session catalog's tables ``merge()`` is refused, here as there.
+        """
+        from .merge import MergeIntoWriter  # noqa: PLC0415 - loads with the first use
+
+        df: Any = self
+        return MergeIntoWriter(df, table, condition)
+
     def transpose(self, indexColumn: Column | str | None = None) -> DataFrame:  # noqa: N803 - PySpark's name
         """The columns as rows (see the module doc).
 
