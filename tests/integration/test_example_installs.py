@@ -33,15 +33,16 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 EXAMPLES = ROOT / "examples"
 STREAMING_ARGS = ["--batches", "1", "--batch-interval", "0.2", "--master", "local"]
-#: How each example runs here. The Kafka examples need a broker: here only that they
-#: import and parse their options (tests/kafka/test_example.py and
-#: tests/sql/test_examples_structured.py run them). Of the Structured Streaming examples
-#: one runs (it loads the whole engine from the installed package); the others share its
-#: code paths and only parse their options here (tests/sql/test_examples_structured.py
-#: runs them all).
+#: How each example runs here. The Kafka examples need a broker and the Kinesis one an
+#: endpoint: here only that they import and parse their options (tests/kafka/test_example.py,
+#: tests/kinesis/test_example.py and tests/sql/test_examples_structured.py run them).
+#: Of the Structured Streaming examples one runs (it loads the whole engine from the
+#: installed package); the others share its code paths and only parse their options here
+#: (tests/sql/test_examples_structured.py runs them all).
 RUNS = {
     "batch/wordcount.py": ["--lines", "200", "--top", "3", "--master", "local"],
     "kafka_wordcount.py": ["--help"],
+    "kinesis_wordcount.py": ["--help"],
     "sql/wordcount.py": ["--lines", "200", "--top", "3", "--master", "local"],
     "sql/csv_join.py": ["--customers", "20", "--orders", "100", "--master", "local"],
     "sql/json_aggregate.py": ["--records", "100", "--master", "local"],

@@ -22,9 +22,12 @@ EXAMPLES = ROOT / "examples"
 #: Every runnable example, relative to examples/ (helpers start with "_").
 SCRIPTS = sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.py")
                  if not p.name.startswith("_"))
-#: The streaming examples, which take --batches; the Kafka one needs a broker
-#: (tests/kafka/test_example.py runs it the same way).
-STREAMING = [s for s in SCRIPTS if "/" not in s and s != "kafka_wordcount.py"]
+#: The streaming examples, which take --batches; the Kafka one needs a broker and the
+#: Kinesis one an endpoint (tests/kafka/test_example.py and tests/kinesis/test_example.py
+#: run them the same way).
+NEEDS_A_SERVICE = {"kafka_wordcount.py": ["host:1", "topic"],
+                   "kinesis_wordcount.py": ["app", "stream", "http://127.0.0.1:1", "us-east-1"]}
+STREAMING = [s for s in SCRIPTS if "/" not in s and s not in NEEDS_A_SERVICE]
 #: The Structured Streaming examples, which take --batches N (micro-batches) and --master;
 #: tests/sql/test_examples_structured.py checks that exactly N are printed.
 QUERIES = [s for s in SCRIPTS if s.startswith("sql/streaming/")]
@@ -64,13 +67,12 @@ def test_every_option_has_help_text(script: str) -> None:
         assert action.help and action.help.strip(), f"{script}: {name} has no help"
 
 
-@pytest.mark.parametrize("script", STREAMING + ["kafka_wordcount.py"])
+@pytest.mark.parametrize("script", STREAMING + sorted(NEEDS_A_SERVICE))
 def test_the_streaming_examples_share_their_run_options(script: str) -> None:
     parser = load(script).build_parser()
     options = {option for action in parser._actions for option in action.option_strings}
     assert {"--batches", "--batch-interval", "--master"} <= options
-    args = parser.parse_args([*(["host:1", "topic"] if script == "kafka_wordcount.py" else []),
-                              "--batch-duration", "0.3"])
+    args = parser.parse_args([*NEEDS_A_SERVICE.get(script, []), "--batch-duration", "0.3"])
     assert args.batch_interval == 0.3  # the old name of queue_stream.py still works
     with pytest.raises(SystemExit):
         parser.parse_args(["--batches", "0"])
