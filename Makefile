@@ -80,6 +80,7 @@ test-deps:
 	@bash scripts/ensure-netcat.sh
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/kafka/kafka-maven.sh fetch >/dev/null
+	@bash scripts/kinesis/kinesalite.sh fetch >/dev/null
 
 test: venv test-deps
 	@$(PYTEST) -q -p no:cacheprovider --durations=15 $(PYTEST_ARGS); rc=$$?; \

@@ -1,8 +1,9 @@
-"""A Kinesis and DynamoDB endpoint for the Kinesis tests: moto's server on 127.0.0.1.
+"""Kinesis and DynamoDB endpoints for the Kinesis tests, on 127.0.0.1.
 
-There is no AWS here: moto serves both APIs over real HTTP, in its own process (started
-once per session, stopped at its end), and the receiver and the tests talk to it with
-boto3 as they would to AWS.
+There is no AWS here: moto's server serves Kinesis, DynamoDB and STS over real HTTP, and
+kinesalite (scripts/kinesis/kinesalite.sh) serves a Kinesis that reshards as Kinesis does
+(moto's keeps a split shard open). Each runs in its own process, started once per session
+and stopped at its end; the receiver and the tests talk to them with boto3 as to AWS.
 """
 
 from __future__ import annotations
@@ -57,6 +58,45 @@ def aws_endpoint() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+def _serve(command: list[str], port: int, what: str) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + READY_S
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return proc
+        except OSError:
+            if proc.poll() is not None:
+                raise AssertionError(f"{what} exited with {proc.returncode} before listening") from None
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError(f"{what} did not listen on 127.0.0.1:{port} within {READY_S} s") from None
+            time.sleep(0.05)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def kinesalite_endpoint() -> Iterator[str]:
+    """A Kinesis endpoint that reshards as Kinesis does (moto's keeps a split shard open)."""
+    script = Path(__file__).resolve().parents[2] / "scripts" / "kinesis" / "kinesalite.sh"
+    fetched = subprocess.run(["bash", str(script), "fetch"], capture_output=True, text=True, timeout=300)
+    assert fetched.returncode == 0, f"kinesalite could not be installed: {fetched.stderr}"
+    port = _free_port()
+    proc = _serve(["bash", str(script), "serve", str(port)], port, "kinesalite")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        _stop(proc)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""KinesisUtils.createStream against real Kinesis and DynamoDB APIs (moto's server, see conftest).
+"""KinesisUtils.createStream against real Kinesis and DynamoDB APIs (moto's server and kinesalite, see conftest).
 
 Batches are driven by the manual clock; every wait has a deadline.
 """
@@ -130,28 +130,6 @@ def test_latest_starts_after_what_the_stream_held(ksc: SparkContext, aws: Any) -
     assert got and all(r.startswith("new-") for r in got)
 
 
-def test_a_split_shard_gets_child_leases_and_no_record_is_lost(ksc: SparkContext, aws: Any) -> None:
-    # moto's split leaves the parent open (records put afterwards still go to it, and its
-    # iterator never ends), so the end of a shard (SHARD_END, then the children) is not
-    # exercised here; the children's leases, their parent and every record once are.
-    stream, app = _stream(aws, 1), _name("app")
-    before = [f"parent-{i}" for i in range(20)]
-    _put(aws, stream, before)
-    (shard,) = aws.kinesis.list_shards(StreamName=stream)["Shards"]
-    low, high = int(shard["HashKeyRange"]["StartingHashKey"]), int(shard["HashKeyRange"]["EndingHashKey"])
-    aws.kinesis.split_shard(StreamName=stream, ShardToSplit=shard["ShardId"], NewStartingHashKey=str((low + high) // 2))
-    after = [f"child-{i}" for i in range(20)]
-    _put(aws, stream, after)
-    ssc = StreamingContext(ksc, 1)
-    manual_clock(ssc)
-    out = collect_batches(_create(ssc, aws, app, stream))
-    assert sorted(_run(ssc, 40, out)) == sorted(before + after)
-    leases = _leases(aws, app)
-    children = [lease for key, lease in leases.items() if key != shard["ShardId"]]
-    assert len(children) == 2 and all(lease["parentShardId"] == [shard["ShardId"]] for lease in children)
-    assert all(lease["checkpoint"] == "TRIM_HORIZON" for lease in children)  # a child starts at its first record
-
-
 def test_two_receivers_of_one_application_split_the_shards(ksc: SparkContext, aws: Any) -> None:
     stream, app = _stream(aws, 4), _name("app")
     values = [f"v-{i}" for i in range(80)]
@@ -236,3 +214,45 @@ def test_a_role_assumed_with_sts_reads_the_stream(ksc: SparkContext, aws: Any) -
     out = collect_batches(_create(ssc, aws, app, stream, stsAssumeRoleArn="arn:aws:iam::123456789012:role/reader",
                                   stsSessionName="dstreams-test", stsExternalId="ext-1"))
     assert sorted(_run(ssc, 2, out)) == ["a", "b"]
+
+
+def test_a_split_shard_is_read_to_its_end_then_its_children(ksc: SparkContext, aws: Any,
+                                                            kinesalite_endpoint: str) -> None:
+    # kinesalite reshards as Kinesis does: the parent's reads end after its last record and
+    # new records go to the children. The lease table stays on moto's DynamoDB.
+    import boto3
+
+    kinesis = boto3.client("kinesis", endpoint_url=kinesalite_endpoint, region_name=REGION, **KEYS)
+    stream, app = _name("stream"), _name("app")
+    kinesis.create_stream(StreamName=stream, ShardCount=1)
+    kinesis.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.1, "MaxAttempts": 100})
+    before = [f"parent-{i}" for i in range(20)]
+    for value in before:
+        kinesis.put_record(StreamName=stream, Data=value.encode(), PartitionKey=value)
+    (parent,) = kinesis.list_shards(StreamName=stream)["Shards"]
+    low, high = int(parent["HashKeyRange"]["StartingHashKey"]), int(parent["HashKeyRange"]["EndingHashKey"])
+    kinesis.split_shard(StreamName=stream, ShardToSplit=parent["ShardId"], NewStartingHashKey=str((low + high) // 2))
+    kinesis.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.1, "MaxAttempts": 100})
+    after = [f"child-{i}" for i in range(20)]
+    for value in after:
+        kinesis.put_record(StreamName=stream, Data=value.encode(), PartitionKey=value)
+
+    class Endpoint:
+        endpoint = kinesalite_endpoint
+
+    ssc = StreamingContext(ksc, 1)
+    manual_clock(ssc)
+    out = collect_batches(_create(ssc, Endpoint(), app, stream))
+    assert sorted(_run(ssc, 40, out)) == sorted(before + after)  # each record once
+    leases = _leases(aws, app)
+    assert leases[parent["ShardId"]]["checkpoint"] == "SHARD_END"
+    children = {key: lease for key, lease in leases.items() if key != parent["ShardId"]}
+    assert len(children) == 2 and all(lease["parentShardId"] == [parent["ShardId"]] for lease in children.values())
+    # Each child was read after its parent ended, to its last record, and checkpointed there.
+    last = {}
+    for shard_id in children:
+        iterator = kinesis.get_shard_iterator(StreamName=stream, ShardId=shard_id,
+                                              ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        records = kinesis.get_records(ShardIterator=iterator)["Records"]
+        last[shard_id] = records[-1]["SequenceNumber"] if records else "TRIM_HORIZON"
+    assert {key: lease["checkpoint"] for key, lease in children.items()} == last
