@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,13 +113,12 @@ def aws(aws_endpoint: str) -> Any:
 
 
 @pytest.fixture
-def ksc(aws_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[SparkContext]:
+def ksc(aws_endpoint: str, monkeypatch: pytest.MonkeyPatch, make_sc: Callable[..., SparkContext]) -> SparkContext:
+    """A context of its own (the suite's shared one is stopped first, this one after the test)."""
     # DynamoDB (the lease table) and STS are found as any boto3 program finds them.
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", aws_endpoint)
     monkeypatch.setenv("AWS_ENDPOINT_URL_STS", aws_endpoint)
     conf = SparkConf()
     conf.set("spark.streaming.blockInterval", "20ms")
     conf.set("spark.streaming.receiverRestartDelay", "100")
-    sc = SparkContext("local[1]", "kinesis-tests", conf=conf)
-    yield sc
-    sc.stop()
+    return make_sc("local[1]", conf)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,11 +19,10 @@ DEPRECATED = "Deprecated in 3.0.0. Use SparkSession.builder.getOrCreate() instea
 
 
 @pytest.fixture
-def sc() -> Iterator[SparkContext]:
-    context = SparkContext("local[1]", "sql-context")
+def sc(make_sc: Callable[..., SparkContext]) -> Iterator[SparkContext]:
+    """A context of its own (the suite's shared one is stopped first), with no SQLContext yet."""
     SQLContext._instantiatedContext = None
-    yield context
-    context.stop()
+    yield make_sc("local[1]")
     SQLContext._instantiatedContext = None
 
 
@@ -84,7 +83,8 @@ def test_data_frames_tables_and_settings(sc: SparkContext) -> None:
     assert ctx.tableNames() == []
     assert type(ctx.read).__name__ == "DataFrameReader" and type(ctx.readStream).__name__ == "DataStreamReader"
     assert ctx.streams.active == []
-    assert sc.parallelize([(1, 2)]).toDF(["p", "q"]).collect() == [Row(p=1, q=2)]
+    rdd: Any = sc.parallelize([(1, 2)])  # toDF is added to RDD by a session, as PySpark does
+    assert rdd.toDF(["p", "q"]).collect() == [Row(p=1, q=2)]
 
 
 def test_tables_come_before_views_as_spark_lists_them(sc: SparkContext, tmp_path: Any) -> None:

@@ -121,7 +121,9 @@ _CAST_FUNCTIONS = {
 # Names on a functions module that are not SQL functions.
 _NOT_SQL = frozenset({"col", "column", "lit", "expr", "udf", "pandas_udf", "udtf", "broadcast", "call_function",
                       "call_udf", "when", "asc", "desc", "asc_nulls_first", "asc_nulls_last",
-                      "desc_nulls_first", "desc_nulls_last"})
+                      "desc_nulls_first", "desc_nulls_last",
+                      # partition transforms: DataFrameWriterV2.partitionedBy only
+                      "years", "months", "days", "hours", "bucket", "partitioning"})
 
 _EXTRACT_FIELDS = {
     "YEAR": "year", "YEARS": "year", "Y": "year", "MONTH": "month", "MONTHS": "month", "MON": "month",
