@@ -7,7 +7,8 @@ What this module owns
 ``whenNotMatchedBySource`` with ``update``, ``updateAll`` and ``delete``;
 ``withSchemaEvolution``), as PySpark builds a merge. Spark 4.0 runs a MERGE only on
 tables of a catalog that supports row-level changes (Delta Lake, Iceberg); on the
-session catalog's tables, the only ones here, ``merge()`` fails as Spark's does.
+session catalog's tables, the only ones here, ``merge()`` fails as Spark's does, and so
+does SQL's ``MERGE INTO`` (``statements``).
 
 Invariants
 ----------
@@ -19,7 +20,7 @@ Invariants
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from .errors import AnalysisException, SparkRuntimeException, UnsupportedOperationException
 
@@ -27,7 +28,14 @@ if TYPE_CHECKING:
     from .column import Column
     from .dataframe import DataFrame
 
-__all__ = ["MergeIntoWriter"]
+__all__ = ["MergeIntoWriter", "refuse_merge"]
+
+
+def refuse_merge() -> NoReturn:
+    """Spark's answer to a MERGE into a session-catalog table (the DataFrame builder's and SQL's)."""
+    raise UnsupportedOperationException(
+        "MERGE INTO TABLE is not supported temporarily. (Spark runs MERGE on tables of catalogs with "
+        "row-level changes, such as Delta Lake's; the session catalog's tables have none.)")
 
 
 class MergeIntoWriter:
@@ -74,9 +82,7 @@ class MergeIntoWriter:
             raise AnalysisException(
                 f"The table or view `{self._table}` cannot be found. Verify the spelling and correctness of the "
                 "schema and catalog.", "TABLE_OR_VIEW_NOT_FOUND", {"relationName": f"`{self._table}`"})
-        raise UnsupportedOperationException(
-            "MERGE INTO TABLE is not supported temporarily. (Spark runs MERGE on tables of catalogs with "
-            "row-level changes, such as Delta Lake's; the session catalog's tables have none.)")
+        refuse_merge()
 
     class WhenMatched:
         """``whenMatched(condition)``: ``update``, ``updateAll`` or ``delete``."""

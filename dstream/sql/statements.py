@@ -32,7 +32,7 @@ import string
 import uuid
 from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .errors import AnalysisException
 
@@ -214,7 +214,28 @@ def _run(session: SparkSession, text: str, functions: ModuleType) -> DataFrame:
         return ddl.set_statement(session, text, tokens)
     if head == "EXPLAIN":
         return ddl.explain(session, words, query_after)
+    if words[:2] == ["MERGE", "INTO"]:
+        return _merge(session, tokens, read_name, syntax_error)
     return run_query(session, text, functions)
+
+
+def _merge(session: SparkSession, tokens: list[Any], read_name: Any, syntax_error: Any) -> NoReturn:
+    """``MERGE INTO target USING source ON ... WHEN ...``: refused as ``DataFrame.mergeInto`` is (see .merge)."""
+    target, j = read_name(2)
+    rest = [t.value.upper() for t in tokens[j:] if t.kind == "WORD"]
+    for needed in ("USING", "ON", "WHEN"):
+        if needed not in rest:
+            raise syntax_error(tokens[j], f": MERGE INTO {target} needs USING source ON condition WHEN ... THEN ...")
+    using = next(k for k in range(j, len(tokens)) if tokens[k].is_word("USING"))
+    names = [target] if tokens[using + 1].is_op("(") else [target, read_name(using + 1)[0]]
+    for name in names:
+        if not session.catalog.tableExists(name):
+            raise AnalysisException(
+                f"The table or view `{name}` cannot be found. Verify the spelling and correctness of the schema and "
+                "catalog.", "TABLE_OR_VIEW_NOT_FOUND", {"relationName": f"`{name}`"})
+    from .merge import refuse_merge  # noqa: PLC0415 - loaded with the first MERGE
+
+    refuse_merge()
 
 
 def _create_table(session: SparkSession, tokens: list[Any], i: int, replace: bool, query_after: Any, name_at: Any,

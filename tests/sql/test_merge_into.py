@@ -40,3 +40,18 @@ def test_merge_checks_its_clauses_then_its_table(spark: SparkSession) -> None:
     assert "df.mergeInto needs to be followed by at least one of whenMatched/whenNotMatched/" in str(caught.value)
     with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
         source.mergeInto("nope", F.lit(True)).whenMatched().delete().merge()
+
+
+def test_sql_merge_into_answers_as_spark(spark: SparkSession) -> None:
+    spark.createDataFrame([(1, "a")], "id int, v string").write.saveAsTable("target")
+    spark.createDataFrame([(1, "b")], "id int, v string").createOrReplaceTempView("source")
+    statement = ("MERGE INTO {} t USING {} s ON t.id = s.id "
+                 "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    with pytest.raises(UnsupportedOperationException, match="MERGE INTO TABLE is not supported temporarily."):
+        spark.sql(statement.format("target", "source"))
+    with pytest.raises(UnsupportedOperationException):
+        spark.sql(statement.format("source", "source"))  # a view too, as Spark
+    for target, source, missing in (("nope", "source", "nope"), ("target", "gone", "gone")):
+        with pytest.raises(AnalysisException, match=f"TABLE_OR_VIEW_NOT_FOUND.*`{missing}`"):
+            spark.sql(statement.format(target, source))
+    assert [tuple(r) for r in spark.table("target").collect()] == [(1, "a")]
