@@ -162,6 +162,6 @@ class LeaseTable:
         """Record that the shard was read (and stored) up to ``checkpoint``."""
         return self._update(lease, lease.owner, ", checkpoint = :cp", {":cp": {"S": checkpoint}}, switches=0)
 
-    def release(self, lease: Lease) -> None:
-        """Give the lease up (another worker may take it at once)."""
-        self._update(lease, None)
+    def release(self, lease: Lease) -> Lease:
+        """Give the lease up (another worker may take it at once); the lease as written."""
+        return self._update(lease, None)

@@ -288,12 +288,11 @@ class _Worker:
     def finish(self, shard: _Shard) -> None:
         shard_id = shard.lease.shard_id
         try:
-            lease = self.table.checkpoint(shard.lease, SHARD_END)
-            self.table.release(lease)
+            # Known at once, so this worker's reads of the children need not wait for a scan.
+            self.leases[shard_id] = self.table.release(self.table.checkpoint(shard.lease, SHARD_END))
         except LeaseLostError:
-            pass
+            pass  # another worker holds it: the next scan says how far it is
         self.owned.pop(shard_id, None)
-        self.leases[shard_id] = Lease(shard_id, None, shard.lease.counter + 2, SHARD_END, shard.lease.parents)
         self.next_sync = 0.0  # its children may have no lease yet
         _log.info("Shard %s of %s is read to its end", shard_id, self.settings.stream_name)
 

@@ -26,6 +26,7 @@ import cProfile
 import os
 import pstats
 import threading
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +46,9 @@ EXTRAS_KEY = "udf_profiler"
 StatsByUdf = dict[int, dict[Any, Any]]
 
 _lock = threading.Lock()
-_accumulators: dict[int, Accumulator[StatsByUdf]] = {}  # id(SparkContext) -> its accumulator
+# SparkContext -> its accumulator. Weak keys: a context's id may be reused by the next one
+# once it is collected, and that one must not add to an accumulator it never registered.
+_accumulators: weakref.WeakKeyDictionary[SparkContext, Accumulator[StatsByUdf]] = weakref.WeakKeyDictionary()
 
 
 def _add_entry(first: tuple[Any, ...], second: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -77,9 +80,9 @@ class _StatsParam(AccumulatorParam[StatsByUdf]):
 
 def _accumulator(sc: SparkContext) -> Accumulator[StatsByUdf]:
     with _lock:
-        acc = _accumulators.get(id(sc))
+        acc = _accumulators.get(sc)
         if acc is None:
-            acc = _accumulators[id(sc)] = sc.accumulator({}, _StatsParam())
+            acc = _accumulators[sc] = sc.accumulator({}, _StatsParam())
         return acc
 
 

@@ -21,43 +21,11 @@ import pytest
 
 from rdd import SparkConf, SparkContext
 
+from tests.receiver.servers import free_port
+
 REGION = "us-east-1"
 KEYS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 READY_S = 30.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="session")
-def aws_endpoint() -> Iterator[str]:
-    server = shutil.which("moto_server", path=str(Path(sys.executable).parent)) or shutil.which("moto_server")
-    assert server, "moto_server is missing: make venv installs the test extra (moto[server])"
-    port = _free_port()
-    proc = subprocess.Popen([server, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + READY_S
-    try:
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert proc.poll() is None, f"moto_server exited with {proc.returncode}"
-                assert time.monotonic() < deadline, f"moto_server did not listen on {url} within {READY_S} s"
-                time.sleep(0.05)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
 
 
 def _serve(command: list[str], port: int, what: str) -> subprocess.Popen[bytes]:
@@ -86,12 +54,24 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture(scope="session")
+def aws_endpoint() -> Iterator[str]:
+    server = shutil.which("moto_server", path=str(Path(sys.executable).parent)) or shutil.which("moto_server")
+    assert server, "moto_server is missing: make venv installs the test extra (moto[server])"
+    port = free_port()
+    proc = _serve([server, "-H", "127.0.0.1", "-p", str(port)], port, "moto_server")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="session")
 def kinesalite_endpoint() -> Iterator[str]:
     """A Kinesis endpoint that reshards as Kinesis does (moto's keeps a split shard open)."""
     script = Path(__file__).resolve().parents[2] / "scripts" / "kinesis" / "kinesalite.sh"
     fetched = subprocess.run(["bash", str(script), "fetch"], capture_output=True, text=True, timeout=300)
     assert fetched.returncode == 0, f"kinesalite could not be installed: {fetched.stderr}"
-    port = _free_port()
+    port = free_port()
     proc = _serve(["bash", str(script), "serve", str(port)], port, "kinesalite")
     try:
         yield f"http://127.0.0.1:{port}"

@@ -122,13 +122,19 @@ def empty_sketch(lg_k: int) -> Any:
     return lib.hll_sketch(lg_k, lib.tgt_hll_type.HLL_8)
 
 
-def union_of(sketches: Sequence[Any], lg_max_k: int) -> Any:
-    """The ``HLL_8`` result of a union of ``lg_max_k`` over ``sketches``, in order."""
+def union_of(sketches: Sequence[Any], lg_max_k: int, serialized: Sequence[bytes] | None = None) -> Any:
+    """The ``HLL_8`` result of a union of ``lg_max_k`` over ``sketches``, in order (``serialized``:
+    their bytes, when the caller read them from bytes)."""
     lib = _library()
     union = lib.hll_union(lg_max_k)
-    for sketch in sketches:
-        union = unite(union, sketch, sketch.serialize_updatable() if sketch.lg_config_k != lg_max_k else b"")
+    for i, sketch in enumerate(sketches):
+        union = unite(union, sketch, None if serialized is None else serialized[i])
     return union.get_result(lib.tgt_hll_type.HLL_8)
+
+
+def _hll_mode(data: bytes) -> bool:
+    """Whether a serialized sketch holds registers (HLL mode), not a list or set of coupons."""
+    return len(data) > 7 and data[7] & 3 == _HLL
 
 
 def _settled(union: Any) -> Any:
@@ -140,8 +146,9 @@ def _settled(union: Any) -> Any:
     return fresh
 
 
-def unite(union: Any, sketch: Any, data: bytes) -> Any:
-    """``union`` updated with ``sketch`` (serialized as ``data``): the union to use next.
+def unite(union: Any, sketch: Any, data: bytes | None = None) -> Any:
+    """``union`` updated with ``sketch`` (serialized as ``data``, or serialized here if its mode is
+    needed): the union to use next.
 
     A sketch of another ``lgConfigK`` in HLL mode brings registers of another size, and the
     union's registers go down to the smaller size. datasketches-cpp (5.2 and the releases
@@ -150,7 +157,8 @@ def unite(union: Any, sketch: Any, data: bytes) -> Any:
     a union of the smaller size, and after such a step the union is rebuilt from its result
     (the same registers; the state the library rebuilds when it reads a sketch).
     """
-    resized = sketch.lg_config_k != union.lg_config_k and len(data) > 7 and data[7] & 3 == _HLL
+    resized = (sketch.lg_config_k != union.lg_config_k
+               and _hll_mode(data if data is not None else sketch.serialize_updatable()))
     if resized and sketch.lg_config_k < union.lg_config_k:
         lib = _library()
         smaller = lib.hll_union(sketch.lg_config_k)
@@ -406,6 +414,7 @@ class HllUnion(Expression):
             a, b = read_sketch(left, "hll_union"), read_sketch(right, "hll_union")
             if not allow and a.lg_config_k != b.lg_config_k:
                 raise different_lg_k(a.lg_config_k, b.lg_config_k, "hll_union")
-            out.append(union_of([a, b], min(a.lg_config_k, b.lg_config_k)).serialize_updatable())
+            out.append(union_of([a, b], min(a.lg_config_k, b.lg_config_k), [bytes(left), bytes(right)])
+                       .serialize_updatable())
         return pa.array(out, pa.binary())
 
