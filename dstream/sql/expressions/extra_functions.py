@@ -169,7 +169,7 @@ def _run_shuffle(args: list[Any], types: list[DataType], rt: DataType, ctx: Eval
 
 
 register(FunctionSpec("shuffle", 1, 2, _shuffle_types, lambda ts: ts[0], _run_shuffle, scalar_positions=(1,),
-                      foldable=False, display=lambda args: f"shuffle({args[0]})"))
+                      foldable=False, deterministic=False, display=lambda args: f"shuffle({args[0]})"))
 
 
 def _parse_types(types: list[DataType]) -> list[DataType | None]:

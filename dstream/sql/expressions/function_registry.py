@@ -59,6 +59,9 @@ class FunctionSpec:
         Whether a null argument gives a null result (nullable iff an argument is).
     foldable : bool
         Whether constant arguments make a constant (``current_timestamp()``: no).
+    deterministic : bool
+        Whether the same arguments always give the same result (``shuffle``, ``input_file_name``: no):
+        a call that is not is never folded, moved or deduplicated, nor taken as an aggregate's argument.
     display : callable or None
         ``display(arg_sqls) -> str``: a generated name other than ``name(a, b)``.
     result_from_values : callable or None
@@ -76,6 +79,7 @@ class FunctionSpec:
     per_row_positions: tuple[int, ...] = ()
     null_intolerant: bool = True
     foldable: bool = True
+    deterministic: bool = True
     display: Callable[[list[str]], str] | None = None
     result_from_values: Callable[[list[DataType], list[Any]], DataType] | None = None
 

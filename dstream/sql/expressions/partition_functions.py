@@ -38,7 +38,8 @@ from ..kernels.xorshift import XORShiftRandom
 from ..types import DataType, DoubleType, IntegerType, LongType, StringType
 from .base import EvalContext, LeafExpression
 
-__all__ = ["MonotonicallyIncreasingId", "Rand", "RandStr", "Randn", "SparkPartitionId", "UniformDraw", "Uuid"]
+__all__ = ["InputPosition", "MonotonicallyIncreasingId", "Rand", "RandStr", "Randn", "SparkPartitionId", "UniformDraw",
+           "Uuid"]
 
 # task context -> {id(expression node): its state in that task}
 _task_state: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
@@ -107,6 +108,15 @@ class MonotonicallyIncreasingId(_PartitionLeaf):
         table[id(self)] = start + batch.num_rows
         first = (_partition() << 33) + start
         return pa.array(range(first, first + batch.num_rows), pa.int64())
+
+
+class InputPosition(MonotonicallyIncreasingId):
+    """The row's position in the input, as ``monotonically_increasing_id()`` numbers rows, for the
+    engine's own rewrites: ``first(v) FILTER (WHERE c)`` is the ``v`` of the least position among
+    the kept rows. Deterministic for one input order, which is all ``first`` itself relies on, so
+    an aggregate may take it as an argument (a user's ``monotonically_increasing_id()`` may not)."""
+
+    deterministic = True
 
 
 class Uuid(_PartitionLeaf):

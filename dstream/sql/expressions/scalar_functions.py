@@ -86,6 +86,14 @@ class ScalarFunction(Expression):
         (``"({0} << {1})"``).
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> ScalarFunction:
+        # A call of a non-deterministic function is of the subclass that says so: the
+        # optimizer and the analyzer read determinism from an expression's class. (No
+        # arguments: an unpickling, which restores the class it was given.)
+        if cls is ScalarFunction and args and not lookup(args[0]).deterministic:
+            cls = NondeterministicScalarFunction
+        return super().__new__(cls)
+
     def __init__(self, name: str, children: Sequence[Expression], shown: str | None = None) -> None:
         self.name = name
         self.shown = shown
@@ -177,6 +185,12 @@ class ScalarFunction(Expression):
 
     def _options(self) -> Any:
         return (self.name.lower(),)
+
+
+class NondeterministicScalarFunction(ScalarFunction):
+    """A call of a function registered as not deterministic (``shuffle``, ``input_file_name``...)."""
+
+    deterministic = False
 
 
 def implicit_cast_child(expr: Expression) -> Expression:

@@ -99,8 +99,8 @@ def _input_file(index: int, arrow_type: pa.DataType) -> Any:
 
 
 register(FunctionSpec("input_file_name", 0, 0, lambda ts: [], lambda ts: StringType(), _input_file(0, pa.string()),
-                      null_intolerant=False, foldable=False))
+                      null_intolerant=False, foldable=False, deterministic=False))
 register(FunctionSpec("input_file_block_start", 0, 0, lambda ts: [], lambda ts: LongType(),
-                      _input_file(1, pa.int64()), null_intolerant=False, foldable=False))
+                      _input_file(1, pa.int64()), null_intolerant=False, foldable=False, deterministic=False))
 register(FunctionSpec("input_file_block_length", 0, 0, lambda ts: [], lambda ts: LongType(),
-                      _input_file(2, pa.int64()), null_intolerant=False, foldable=False))
+                      _input_file(2, pa.int64()), null_intolerant=False, foldable=False, deterministic=False))

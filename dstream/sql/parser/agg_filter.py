@@ -22,12 +22,16 @@ from dataclasses import replace
 from typing import Any
 
 from dstream.sql.errors import AnalysisException
-from dstream.sql.parser.nodes import Call, Case, Expr, Literal, Star
+from dstream.sql.parser.nodes import Call, Case, Expr, Literal, Name, Star
 
 __all__ = ["filtered_aggregate"]
 
 #: Aggregates that do not skip null inputs unless asked to (their second argument or IGNORE NULLS).
 _NULL_KEEPING = frozenset({"first", "last", "first_value", "last_value", "any_value"})
+
+
+#: The name the rewrite of ``first``/``last`` binds the input position to (no SQL name can be it).
+_POSITION = " input position"
 
 
 def filtered_aggregate(builder: Any, node: Call, is_aggregate: bool) -> Any:
@@ -75,7 +79,12 @@ def filtered_aggregate(builder: Any, node: Call, is_aggregate: bool) -> Any:
     elif node.name in _NULL_KEEPING and not _ignores_nulls(node):
         # The value at the kept row of least (greatest) input position: min_by/max_by skip the
         # rows whose position the filter nulled, and keep a null value of a kept row.
-        position = only_kept(Call("monotonically_increasing_id"))
+        from ..expressions.partition_functions import InputPosition  # noqa: PLC0415 - this rewrite's own
+
+        column_type = type(builder.fns.lit(0))
+        builder = type(builder)(builder.fns, {**builder.env, _POSITION: column_type(InputPosition())},
+                                builder.subquery)
+        position = only_kept(Name((_POSITION,)))
         rewritten = Call("max_by" if node.name.startswith("last") else "min_by", (node.args[0], position))
     else:
         args = tuple(only_kept(a) if i == 0 or not isinstance(a, Literal) else a for i, a in enumerate(node.args))

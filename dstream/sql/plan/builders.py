@@ -247,6 +247,14 @@ def refuse_nested_aggregates(expr: Expression, outer: AggregateFunction | None =
                 f"Please use the inner aggregate function in a sub-query. ({expr.sql()} is inside {outer.sql()}: "
                 "aggregate in a first agg(), then aggregate its result in a second one.)",
                 "NESTED_AGGREGATE_FUNCTION", {})
+        if any(not type(e).deterministic for child in expr.children for e in child.walk()):
+            # A partial aggregation may be computed again (a retried task, a re-run batch) and
+            # must give the same buffers: Spark refuses such an argument at analysis.
+            raise AnalysisException(
+                f'Non-deterministic expression "{expr.sql()}" should not appear in the arguments of an aggregate '
+                "function. Compute the value in a select() before the aggregation (or make the function "
+                "deterministic).", "AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION",
+                {"sqlExpr": f'"{expr.sql()}"'})
         outer = expr
     for child in expr.children:
         refuse_nested_aggregates(child, outer)
