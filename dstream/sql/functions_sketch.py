@@ -1,11 +1,12 @@
-"""The HyperLogLog sketch functions of ``dstream.sql.functions``: ``hll_sketch_agg``,
-``hll_union_agg``, ``hll_union`` and ``hll_sketch_estimate``.
+"""The sketch functions of ``dstream.sql.functions``: the HyperLogLog ``hll_sketch_agg``,
+``hll_union_agg``, ``hll_union`` and ``hll_sketch_estimate``, and ``count_min_sketch``.
 
 What this module owns
 ---------------------
 The public builders, with PySpark's names and parameters; the semantics (Apache
 DataSketches' HLL sketches, in the bytes Spark writes) are stated in
-``expressions.hll_sketches``. ``lgConfigK`` and ``allowDifferentLgConfigK`` are constants:
+``expressions.hll_sketches``, those of the count-min sketch (Spark's own, byte for byte) in
+``expressions.count_min_sketch``. ``lgConfigK`` and ``allowDifferentLgConfigK`` are constants:
 a Python value, or a literal column.
 
 Examples
@@ -23,7 +24,7 @@ from .column import Column, expr_of
 from .errors import AnalysisException, PySparkTypeError
 from .expressions.base import Literal
 
-__all__ = ["hll_sketch_agg", "hll_sketch_estimate", "hll_union", "hll_union_agg"]
+__all__ = ["count_min_sketch", "hll_sketch_agg", "hll_sketch_estimate", "hll_union", "hll_union_agg"]
 
 ColumnOrName = Column | str
 
@@ -105,3 +106,36 @@ def hll_union(col1: ColumnOrName, col2: ColumnOrName,
         if isinstance(allowDifferentLgConfigK, Column) else Literal(
             _constant(allowDifferentLgConfigK, "allowDifferentLgConfigK", bool, "hll_union"), BooleanType())
     return Column(HllUnion(expr_of(col1), expr_of(col2), allow))
+
+
+def count_min_sketch(col: ColumnOrName, eps: Column | float, confidence: Column | float,
+                     seed: Column | int | None = None) -> Column:
+    """A count-min sketch of a group's values, as the binary Spark's ``CountMinSketch`` reads.
+
+    Parameters
+    ----------
+    col : Column or str
+        Integral (TINYINT to BIGINT), STRING or BINARY values; nulls are skipped.
+    eps : Column or float
+        The relative error of a count, a positive DOUBLE: the sketch has ``ceil(2 / eps)``
+        counters per row.
+    confidence : Column or float
+        The probability that a count is within the error, a DOUBLE in (0, 1): the sketch
+        has ``ceil(-log2(1 - confidence))`` rows.
+    seed : Column or int, optional
+        Seeds the rows' hash functions (an INT or BIGINT, narrowed to an int as Spark
+        does); a random one, shown in the column's name, when not given.
+
+    Examples
+    --------
+    >>> spark.range(100).select(hex(count_min_sketch("id", 1.0, 0.3, 2))).first()[0]
+    '0000000100000000000000640000000100000002000000005D96391C00000000000000320000000000000032'
+    """
+    import random  # noqa: PLC0415 - only for a seed not given
+
+    from .column import lit_expr  # noqa: PLC0415
+    from .expressions.count_min_sketch import CountMinSketchAgg  # noqa: PLC0415 - loaded when used
+
+    if seed is None:
+        seed = random.getrandbits(64) - (1 << 63)  # Spark draws a long: any Java long may show
+    return Column(CountMinSketchAgg(expr_of(col), lit_expr(eps), lit_expr(confidence), lit_expr(seed)))

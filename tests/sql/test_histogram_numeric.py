@@ -19,16 +19,20 @@ from hypothesis import strategies as st
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
 from dstream.sql.errors import AnalysisException
-from dstream.sql.expressions.histogram import _JavaRandom
+from dstream.sql.expressions.java_random import JavaRandom
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def test_the_tie_breaking_generator_is_javas() -> None:
-    generator = _JavaRandom(31183)
+    generator = JavaRandom(31183)
     # new java.util.Random(31183).nextDouble(), three times (Java 17)
     assert [generator.next_double() for _ in range(3)] == [0.10748527202486546, 0.893630159548549,
                                                              0.1375869077362396]
+    # new java.util.Random(7): nextInt(16), nextInt(1000), nextInt(Integer.MAX_VALUE), nextInt(1 << 30),
+    # nextInt(3) (jshell, Java 17): the power-of-two path and the rejection loop.
+    generator = JavaRandom(7)
+    assert [generator.next_int(b) for b in (16, 1000, 2**31 - 1, 1 << 30, 3)] == [11, 164, 1608829485, 10339022, 1]
 
 
 @given(values=st.lists(st.one_of(st.none(), st.integers(-50, 50).map(float)), min_size=1, max_size=60),

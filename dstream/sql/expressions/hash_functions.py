@@ -54,7 +54,7 @@ from .base import EvalContext
 from .datetime_functions import epoch_value
 from .function_registry import FunctionSpec, register
 
-__all__ = ["contains_map", "murmur3_hash", "xxhash64"]
+__all__ = ["contains_map", "murmur3_bytes", "murmur3_hash", "xxhash64"]
 
 SEED = 42
 _M = 0xFFFFFFFF
@@ -98,6 +98,12 @@ def _hash_bytes(data: bytes, seed: int) -> int:
     for byte in data[aligned:]:  # Spark's tail: one signed byte at a time
         h1 = _mix_h1(h1, _mix_k1((byte - 256 if byte > 127 else byte) & _M))
     return _fmix(h1, len(data))
+
+
+def murmur3_bytes(data: bytes, seed: int) -> int:
+    """Spark's ``Murmur3_x86_32.hashUnsafeBytes(data, seed)`` as an unsigned 32-bit int (its
+    tail bytes one at a time, as Spark hashes them; ``seed`` a Java ``int``)."""
+    return _hash_bytes(data, seed & _M)
 
 
 class _Murmur3:

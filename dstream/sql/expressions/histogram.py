@@ -6,7 +6,7 @@ What this module owns
 Tom-Tov: values are added one by one into bins ``(x, y)`` sorted by ``x`` (an equal ``x``
 counts ``y`` up, a new one is a bin of 1); whenever there are more than ``nb`` bins, the
 two closest adjacent bins merge into one at their weighted mean. A tie between equally
-close pairs is broken as Spark breaks it, with ``java.util.Random(31183)`` (ported here),
+close pairs is broken as Spark breaks it, with ``java.util.Random(31183)`` (:mod:`.java_random`),
 so one group's values in one order give Spark's bins.
 
 Invariants
@@ -27,29 +27,14 @@ from ..errors import AnalysisException
 from ..types import ArrayType, DataType, DoubleType, StructField, StructType
 from .aggregates import _ListBased
 from .base import EvalContext, Expression
+from .java_random import JavaRandom
 
 __all__ = ["HistogramNumeric"]
-
-_MASK = (1 << 48) - 1
-
-
-class _JavaRandom:
-    """``java.util.Random``'s generator, for the tie-breaking Spark's histogram does with it."""
-
-    def __init__(self, seed: int) -> None:
-        self.seed = (seed ^ 0x5DEECE66D) & _MASK
-
-    def _next(self, bits: int) -> int:
-        self.seed = (self.seed * 0x5DEECE66D + 0xB) & _MASK
-        return self.seed >> (48 - bits)
-
-    def next_double(self) -> float:
-        return ((self._next(26) << 27) + self._next(27)) * (1.0 / (1 << 53))
 
 
 def histogram(values: list[float], nb: int) -> list[list[float]]:
     """The bins ``[x, y]`` of ``values`` added in order (see the module doc)."""
-    prng = _JavaRandom(31183)
+    prng = JavaRandom(31183)
     bins: list[list[float]] = []
     for v in values:
         lo, hi, at = 0, len(bins), 0

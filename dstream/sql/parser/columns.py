@@ -74,7 +74,7 @@ AGGREGATES = frozenset({
     "product", "bit_and", "bit_or", "bit_xor", "try_sum", "try_avg", "string_agg", "listagg", "grouping",
     "grouping_id", "regr_count", "regr_avgx", "regr_avgy", "regr_slope", "regr_intercept", "regr_r2",
     "regr_sxx", "regr_sxy", "regr_syy", "histogram_numeric", "bitmap_construct_agg", "bitmap_or_agg",
-    "schema_of_variant_agg", "hll_sketch_agg", "hll_union_agg",
+    "schema_of_variant_agg", "hll_sketch_agg", "hll_union_agg", "count_min_sketch",
 })
 
 # SQL names PySpark spells differently; tried when ``F`` has no function of the SQL name.
@@ -407,6 +407,12 @@ class _Builder:
         if name in ("substring", "substr") and len(args) == 2:
             # SQL's two-argument form runs to the end; Spark names it with the length it fills in.
             args = (*args, Literal(2**31 - 1, "int"))
+        if name == "count_min_sketch" and len(args) == 3:  # PySpark draws a seed; SQL asks for one
+            raise AnalysisException(
+                "Cannot invoke routine `count_min_sketch` because the parameter named `seed` is required, but the "
+                "routine call did not supply a value. Please update the routine call to supply an argument value "
+                "(either positionally at index 3 or by name) and retry the query again.",
+                "REQUIRED_PARAMETER_NOT_FOUND", {"routineName": "`count_min_sketch`", "parameterName": "`seed`"})
         func = self.function(name)
         if name in ("rand", "randn", "random") and not args:
             seeded = func()
