@@ -580,6 +580,11 @@ def call_function(funcName: str, *cols: ColumnOrName) -> Column:  # noqa: N803 -
     builder = globals().get(name) if name in __all__ and name not in ("call_function", "col", "column") else None
     if callable(builder):
         return builder(*columns)
+    if name in ("from_avro", "to_avro"):  # SQL functions of Spark's Avro module
+        from .avro.functions import sql_call  # noqa: PLC0415 - Avro is loaded when used
+
+        return sql_call(name, columns)
     if name not in registered_names():
         raise unresolved_routine(funcName)
     return Column(ScalarFunction(name, [c.expr for c in columns]))
+
