@@ -84,7 +84,7 @@ class Function(NamedTuple):
 _GLOBAL_VIEWS: weakref.WeakKeyDictionary[Any, dict[str, DataFrame]] = weakref.WeakKeyDictionary()
 GLOBAL_TEMP_DATABASE = "global_temp"
 #: The formats a table name may start with to read files in SQL (`csv.`/path``), as Spark's runSQLOnFiles.
-_FILE_FORMATS = frozenset({"csv", "json", "parquet", "text"})
+_FILE_FORMATS = frozenset({"csv", "json", "parquet", "text", "orc", "avro"})
 
 
 class Catalog:

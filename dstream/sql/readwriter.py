@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DataFrameReader", "DataFrameWriter", "DataFrameWriterV2", "OptionsBuilder"]
 
-_FORMATS = ("text", "csv", "json", "parquet", "orc", "xml")
+_FORMATS = ("text", "csv", "json", "parquet", "orc", "xml", "avro")
 
 
 def _option_text(value: Any) -> str:

@@ -36,8 +36,10 @@ def test_sql_reads_files_named_by_format_and_path(spark: SparkSession, tmp_path:
 def test_a_missing_path_or_an_unknown_format_is_named(spark: SparkSession, tmp_path: Path) -> None:
     with pytest.raises(AnalysisException, match="PATH_NOT_FOUND"):
         spark.sql(f"SELECT * FROM csv.`{tmp_path / 'missing'}`").collect()
+    with pytest.raises(AnalysisException, match="PATH_NOT_FOUND"):
+        spark.sql(f"SELECT * FROM avro.`{tmp_path / 'missing'}`").collect()
     with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
-        spark.sql("SELECT * FROM avro.`/nowhere`").collect()
+        spark.sql("SELECT * FROM delta.`/nowhere`").collect()
 
 
 def test_table_valued_functions_range_and_generators(spark: SparkSession) -> None:

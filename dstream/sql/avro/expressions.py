@@ -62,7 +62,7 @@ from .codec import MalformedAvroError, decode, encode
 from .resolve import decode_as
 from .schema import Node, from_spark_type, parse, to_spark_type
 
-__all__ = ["FromAvro", "ToAvro"]
+__all__ = ["FromAvro", "ToAvro", "check_fits"]
 
 _FAILFAST = "FAILFAST"
 
@@ -175,8 +175,7 @@ class ToAvro(Expression):
             self.node  # noqa: B018 - deriving the schema refuses a type Avro cannot hold
             return
         self._node = parse(self.schema)
-        if not _fits(child.data_type(), self._node):
-            raise _incompatible(child.data_type(), self._node)
+        check_fits(child.data_type(), self._node)
 
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         node = self.node
@@ -234,6 +233,12 @@ def _fits(dt: DataType, node: Node) -> bool:
         return sorted(avro_fields) == sorted(f.name for f in dt.fields) and \
             all(_fits(f.dataType, avro_fields[f.name]) for f in dt.fields)
     return False
+
+
+def check_fits(dt: DataType, node: Node) -> None:
+    """Refuse ``node`` as the Avro schema of values of ``dt`` unless Spark writes ``dt`` with it."""
+    if not _fits(dt, node):
+        raise _incompatible(dt, node)
 
 
 def _widened_union(present: list[Node]) -> bool:

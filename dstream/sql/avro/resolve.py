@@ -27,7 +27,7 @@ from typing import Any
 from .codec import MalformedAvroError, Reader, blocks, read_value, widened
 from .schema import Node
 
-__all__ = ["decode_as"]
+__all__ = ["decode_as", "read_as"]
 
 _PROMOTIONS = {("int", "long"), ("int", "float"), ("int", "double"), ("long", "float"), ("long", "double"),
                ("float", "double"), ("string", "bytes"), ("bytes", "string")}
@@ -35,7 +35,7 @@ _PROMOTIONS = {("int", "long"), ("int", "float"), ("int", "double"), ("long", "f
 
 def decode_as(data: bytes, writer: Node, reader: Node) -> Any:
     """The datum ``data`` of ``writer`` read as a value of ``reader`` (see the module doc)."""
-    return _read_as(Reader(data), writer, reader)
+    return read_as(Reader(data), writer, reader)
 
 
 def _resolves(writer: Node, reader: Node) -> bool:
@@ -50,12 +50,12 @@ def _same_name(writer: Node, reader: Node) -> bool:
     return writer.kind == "record" or writer.name.rpartition(".")[2] == reader.name.rpartition(".")[2]
 
 
-def _read_as(r: Reader, writer: Node, reader: Node) -> Any:
+def read_as(r: Reader, writer: Node, reader: Node) -> Any:
     if writer.kind == "union":
         index = r.long()
         if not 0 <= index < len(writer.branches):
             raise MalformedAvroError(f"union index {index} of a union of {len(writer.branches)} branches")
-        return _read_as(r, writer.branches[index], reader)
+        return read_as(r, writer.branches[index], reader)
     if reader.kind == "union":
         return _into_union(r, writer, reader)
     if not _resolves(writer, reader):
@@ -73,10 +73,10 @@ def _read_as(r: Reader, writer: Node, reader: Node) -> Any:
             f'the symbol "{symbol}" is not in the reader\'s enum {reader.name}, which has no default')
     if kind == "array":
         assert writer.items is not None and reader.items is not None
-        return [_read_as(r, writer.items, reader.items) for _ in blocks(r)]
+        return [read_as(r, writer.items, reader.items) for _ in blocks(r)]
     if kind == "map":
         assert writer.items is not None and reader.items is not None
-        return [(read_value(r, _STRING), _read_as(r, writer.items, reader.items)) for _ in blocks(r)]
+        return [(read_value(r, _STRING), read_as(r, writer.items, reader.items)) for _ in blocks(r)]
     if kind == "fixed" and writer.size != reader.size:
         raise MalformedAvroError(f"a fixed of {writer.size} bytes cannot be read as one of {reader.size}")
     value = read_value(r, writer)
@@ -111,7 +111,7 @@ def _into_union(r: Reader, writer: Node, reader: Node) -> Any:
         raise MalformedAvroError("a null written cannot be read as a union without null")
     for branch in present:
         if _resolves(writer, branch):
-            value = _read_as(r, writer, branch)
+            value = read_as(r, writer, branch)
             if len(present) > 1 and not widened(present):
                 return {f"member{i}": (value if b is branch else None) for i, b in enumerate(present)}
             return value
@@ -123,7 +123,7 @@ def _record(r: Reader, writer: Node, reader: Node) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for name, node in writer.fields:
         if name in wanted:
-            values[name] = _read_as(r, node, wanted[name])
+            values[name] = read_as(r, node, wanted[name])
         else:
             read_value(r, node)  # a field the reader dropped: read past it
     for name, node in reader.fields:

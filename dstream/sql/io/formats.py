@@ -8,6 +8,7 @@ Invariants
 from __future__ import annotations
 
 from dstream.sql.errors import AnalysisException
+from dstream.sql.io.avrofmt import AvroFormat
 from dstream.sql.io.base import FileFormat
 from dstream.sql.io.csvfmt import CsvFormat
 from dstream.sql.io.jsonfmt import JsonFormat
@@ -19,12 +20,12 @@ from dstream.sql.io.xmlfmt import XmlFormat
 __all__ = ["get_format"]
 
 _FORMATS: dict[str, FileFormat] = {f.name: f for f in (TextFormat(), CsvFormat(), JsonFormat(), ParquetFormat(),
-                                                        OrcFormat(), XmlFormat())}
+                                                        OrcFormat(), XmlFormat(), AvroFormat())}
 
 
 def get_format(name: str) -> FileFormat:
-    """The format of ``name`` (``"text"``, ``"csv"``, ``"json"``, ``"parquet"``, ``"orc"``, ``"xml"``;
-    case-insensitive).
+    """The format of ``name`` (``"text"``, ``"csv"``, ``"json"``, ``"parquet"``, ``"orc"``, ``"xml"``,
+    ``"avro"``; case-insensitive).
 
     Raises
     ------
@@ -34,6 +35,6 @@ def get_format(name: str) -> FileFormat:
     fmt = _FORMATS.get(name.lower())
     if fmt is None:
         raise AnalysisException(f"Failed to find the data source: {name}. Use one of text, csv, json, parquet, orc, "
-                                "xml.",
+                                "xml, avro.",
                                 "DATA_SOURCE_NOT_FOUND", {"provider": name})
     return fmt

@@ -49,7 +49,7 @@ __all__ = ["FileStreamSink", "FileStreamSinkProvider"]
 
 _LOG = logging.getLogger(__name__)
 
-FORMATS = ("text", "csv", "json", "parquet", "orc", "xml")
+FORMATS = ("text", "csv", "json", "parquet", "orc", "xml", "avro")
 #: What Spark's manifest entries say for a local file (HDFS's notions, fixed here).
 _BLOCK_REPLICATION = 1
 _BLOCK_SIZE = 33554432

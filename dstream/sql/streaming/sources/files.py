@@ -57,7 +57,7 @@ __all__ = ["FileStreamSource", "FileStreamSourceProvider"]
 
 _LOG = logging.getLogger(__name__)
 
-FORMATS = ("text", "csv", "json", "parquet", "orc", "xml")
+FORMATS = ("text", "csv", "json", "parquet", "orc", "xml", "avro")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 SCHEMA_REQUIRED = (
     "Schema must be specified when creating a streaming source DataFrame. If some files already exist in the "
