@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from dstream.sql import ddl
-from dstream.sql.errors import ParseException, PySparkTypeError, PySparkValueError
+from dstream.sql.errors import PySparkTypeError, PySparkValueError
 from dstream.sql.schema_tree import field_sql, tree_string
 
 __all__ = [
@@ -180,6 +180,9 @@ class BooleanType(AtomicType, metaclass=_Singleton):
 
 class DateType(AtomicType, metaclass=_Singleton):
     """A calendar date (``datetime.date``)."""
+
+    #: ``datetime.date(1970, 1, 1).toordinal()``: the epoch as PySpark counts days from it.
+    EPOCH_ORDINAL = 719163
 
 
 class TimestampType(AtomicType, metaclass=_Singleton):
@@ -363,6 +366,11 @@ class ArrayType(DataType):
         """Whether the elements need converting."""
         return self.elementType.needConversion()
 
+    def toNullable(self) -> ArrayType:  # noqa: N802 - PySpark's name
+        """The same type with the elements, and every field, element and value inside them, nullable."""
+        result: ArrayType = _nullable(self)
+        return result
+
 
 class MapType(DataType):
     """A dict from keys of one type to values of another.
@@ -406,6 +414,11 @@ class MapType(DataType):
     def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
         """Whether keys or values need converting."""
         return self.keyType.needConversion() or self.valueType.needConversion()
+
+    def toNullable(self) -> MapType:  # noqa: N802 - PySpark's name
+        """The same type with the values, and every field, element and value inside it, nullable."""
+        result: MapType = _nullable(self)
+        return result
 
 
 class StructField(DataType):
@@ -605,7 +618,9 @@ def _parse_datatype_json_value(json_value: Any) -> DataType:
         if m:
             return DecimalType(int(m.group(1)), int(m.group(2)))
         if json_value.startswith("interval "):
-            return _from_tree(ddl.parse_data_type(json_value))
+            from dstream.sql.type_trees import type_from_tree  # noqa: PLC0415 - it imports this module
+
+            return type_from_tree(ddl.parse_data_type(json_value))
         raise PySparkValueError(f"Could not parse datatype: {json_value}.", "CANNOT_PARSE_DATATYPE",
                                 {"msg": json_value})
     if isinstance(json_value, dict) and json_value.get("type") in _COMPLEX_BY_JSON_NAME:
@@ -627,38 +642,9 @@ def _parse_datatype_string(s: str) -> DataType:
     ``"map<string,int>"``, ``"struct<a:int>"``, ``"decimal(10,2)"`` give that type.
     Raises ParseException naming the text when it is not a type.
     """
-    return _from_tree(ddl.parse_schema_or_type(s))
+    from dstream.sql.type_trees import type_from_tree  # noqa: PLC0415 - it imports this module
 
-
-_ATOMIC_BY_SIMPLE_STRING: dict[str, type[DataType]] = {t().simpleString(): t for t in _ATOMIC_TYPES}
-
-
-def _from_tree(tree: Any) -> DataType:
-    kind = tree[0]
-    if kind == "atomic":
-        return _ATOMIC_BY_SIMPLE_STRING[tree[1]]()
-    if kind == "decimal":
-        precision, scale = tree[1], tree[2]
-        if precision > 38:
-            raise ParseException(f"Decimal precision {precision} exceeds max precision 38.",
-                                 "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
-                                 {"precision": str(precision), "maxPrecision": "38"})
-        if scale > precision:
-            raise ParseException(f"Decimal scale ({scale}) cannot be greater than precision ({precision}).",
-                                 "INVALID_DECIMAL_SCALE", {"scale": str(scale), "precision": str(precision)})
-        return DecimalType(precision, scale)
-    if kind == "interval":
-        return DayTimeIntervalType(tree[1], tree[2])
-    if kind == "array":
-        return ArrayType(_from_tree(tree[1]))
-    if kind == "map":
-        return MapType(_from_tree(tree[1]), _from_tree(tree[2]))
-    fields = []
-    for name, sub, nullable, comment in tree[1]:
-        metadata = {"comment": comment} if comment is not None else None
-        fields.append(StructField(name, _from_tree(sub), nullable, metadata))
-    return StructType(fields)
-
+    return type_from_tree(ddl.parse_schema_or_type(s))
 
 
 def _nullable(dt: Any) -> Any:

@@ -237,3 +237,12 @@ def test_to_nullable_makes_every_level_nullable() -> None:
         StructField("a", IntegerType(), True), StructField("b", ArrayType(IntegerType(), True), True),
         StructField("m", MapType(StringType(), StructType([StructField("x", IntegerType(), True)]), True), True)])
     assert strict["a"].nullable is False  # unchanged
+    # ArrayType.toNullable and MapType.toNullable (PySpark 4.0.1's docstring examples and output).
+    assert ArrayType(IntegerType(), containsNull=False).toNullable() == ArrayType(IntegerType(), True)
+    nested = ArrayType(StructType([StructField("b", IntegerType(), False),
+                                   StructField("c", ArrayType(IntegerType(), False))]), False)
+    assert repr(nested.toNullable()) == ("ArrayType(StructType([StructField('b', IntegerType(), True), "
+                                         "StructField('c', ArrayType(IntegerType(), True), True)]), True)")
+    assert repr(MapType(StringType(), ArrayType(IntegerType(), False), False).toNullable()) == \
+        "MapType(StringType(), ArrayType(IntegerType(), True), True)"
+    assert DateType.EPOCH_ORDINAL == 719163
