@@ -36,20 +36,24 @@ if _typing.TYPE_CHECKING:
         SparkError,
     )
     from .partitioner import Partitioner, portable_hash
+    from .profiler import BasicProfiler, Profiler
     from .rdd import RDD
     from .runtime.task_context import TaskContext
     from .statcounter import StatCounter
     from .storage.level import StorageLevel
+    from .threads import InheritableThread, inheritable_thread_target
     from .user_files import SparkFiles
 
 _WHERE = {
     "Accumulator": ".accumulators",
     "AccumulatorParam": ".accumulators",
     "ActiveContextError": ".errors",
+    "BasicProfiler": ".profiler",
     "Broadcast": ".broadcast",
     "BrokenExecutorError": ".errors",
     "CheckpointError": ".errors",
     "ConfigError": ".errors",
+    "InheritableThread": ".threads",
     "ContextStoppedError": ".errors",
     "DriverOnlyError": ".errors",
     "JobAbortedError": ".errors",
@@ -57,6 +61,7 @@ _WHERE = {
     "KeyHashError": ".errors",
     "MissingConfigError": ".errors",
     "Partitioner": ".partitioner",
+    "Profiler": ".profiler",
     "RDD": ".rdd",
     "SerializationError": ".errors",
     "SparkConf": ".conf",
@@ -69,6 +74,7 @@ _WHERE = {
     "StatusTracker": ".context_jobs",
     "StorageLevel": ".storage.level",
     "TaskContext": ".runtime.task_context",
+    "inheritable_thread_target": ".threads",
     "portable_hash": ".partitioner",
 }
 

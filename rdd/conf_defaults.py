@@ -1,7 +1,12 @@
-"""Settings from ``spark-defaults.conf``: what ``SparkConf(loadDefaults=True)`` starts from.
+"""Settings from ``spark-defaults.conf`` and the process's system properties: what
+``SparkConf(loadDefaults=True)`` starts from.
 
 What this module owns
 ---------------------
+* The process's system properties (``SparkContext.setSystemProperty``/``getSystemProperty``,
+  PySpark's handle on the JVM's): their ``spark.*`` entries override the file's defaults
+  in every ``SparkConf`` made afterwards, as Java system properties do in Spark.
+
 :func:`default_settings`: the ``spark.*`` properties of ``$SPARK_CONF_DIR/spark-defaults.conf``
 (else ``$SPARK_HOME/conf/spark-defaults.conf``), the file PySpark's launcher reads for every
 program, so a machine-wide or project-wide default (``spark.ui.enabled false`` on a shared
@@ -23,10 +28,21 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["default_settings", "defaults_path"]
+__all__ = ["default_settings", "defaults_path", "get_system_property", "set_system_property"]
 
 _SEPARATOR = re.compile(r"\s*[=:]\s*|\s+")
 _cache: tuple[str, float, dict[str, str]] | None = None
+_system_properties: dict[str, str] = {}
+
+
+def set_system_property(key: str, value: str) -> None:
+    """Set a system property of this process (a ``spark.*`` one seeds later confs)."""
+    _system_properties[str(key)] = str(value)
+
+
+def get_system_property(key: str) -> str | None:
+    """A system property set in this process, or ``None`` (Java's ``null`` for an unknown key)."""
+    return _system_properties.get(key)
 
 
 def defaults_path() -> str | None:
@@ -52,7 +68,13 @@ def parse_properties(text: str) -> dict[str, str]:
 
 
 def default_settings() -> dict[str, str]:
-    """The settings of the defaults file (a copy; empty when there is none)."""
+    """The settings of the defaults file, overridden by the ``spark.*`` system properties (a copy)."""
+    settings = _file_settings()
+    settings.update((k, v) for k, v in _system_properties.items() if k.startswith("spark."))
+    return settings
+
+
+def _file_settings() -> dict[str, str]:
     global _cache
     path = defaults_path()
     if path is None:

@@ -46,6 +46,7 @@ from .nodes.files import (
 )
 from .nodes.narrow import PartitionerAwareUnionNode, UnionNode
 from .nodes.parallel import ParallelCollectionNode, serialize_slices, slice_sequence
+from .profiler import ContextProfiles
 from .scheduler.reporter import call_site_parts
 from .serialization.serializer import SPARK_CONTEXT_ON_WORKER, dumps_records
 from .status.environment import application_started
@@ -74,7 +75,7 @@ def spark_user() -> str:
     except (KeyError, OSError):  # no name for this uid (a container without /etc/passwd entry)
         return str(os.getuid())
 
-class SparkContext(ContextFiles, ContextJobs):
+class SparkContext(ContextFiles, ContextJobs, ContextProfiles):
     """Main entry point for the ``rdd`` engine: creates RDDs, broadcasts and accumulators.
 
     Parameters
@@ -149,6 +150,7 @@ class SparkContext(ContextFiles, ContextJobs):
         self._shipped_archives: dict[str, str] = {}  # addArchive: name -> source path
         self._local_properties = threading.local()
         self._shuffle_ids = itertools.count()
+        self._start_profiles(self._conf, profiler_cls)  # spark.python.profile
         self._listener_bus = self._env.bus
         self._status_store = self._env.status_store
         application_started(self._listener_bus, self._conf, self.appName, self.applicationId, self.startTime,
@@ -525,7 +527,8 @@ class SparkContext(ContextFiles, ContextJobs):
         # frame a walk passes becomes a frame object (the runner's frames would add three).
         site = call_site_parts(2) if self._listener_bus.listeners else None
         try:
-            results = self._env.runner.run_job(node, func, wanted, dict(self._properties()), site)
+            results = self._env.runner.run_job(node, func, wanted, self._profile_properties(dict(self._properties())),
+                                               site)
         finally:
             if self._progress_bar is not None:
                 self._progress_bar.finish_all()

@@ -1,4 +1,5 @@
-"""ContextFiles: ``SparkContext.addFile``, ``addPyFile``, ``addArchive``, ``listFiles``, ``listArchives``.
+"""ContextFiles: ``SparkContext.addFile``, ``addPyFile``, ``addArchive``, ``listFiles``, ``listArchives``,
+and the process-wide ``setSystemProperty``/``getSystemProperty``.
 
 What this module owns
 ---------------------
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import user_files
+from . import conf_defaults, user_files
 
 if TYPE_CHECKING:
     from .env import Env
@@ -22,6 +23,9 @@ __all__ = ["ContextFiles"]
 
 class ContextFiles:
     """The file-shipping methods of ``SparkContext``; mixed into :class:`rdd.context.SparkContext`."""
+
+    #: What ``addPyFile`` and ``--py-files`` take as packages (PySpark's constant).
+    PACKAGE_EXTENSIONS: tuple[str, ...] = (".zip", ".egg", ".jar")
 
     _env: Env
     _shipped_files: dict[str, str]
@@ -72,3 +76,22 @@ class ContextFiles:
         """The archives shipped with :meth:`addArchive`, as ``file:`` URIs."""
         return ["file:" + source for source in self._shipped_archives.values()]
 
+    @classmethod
+    def setSystemProperty(cls, key: str, value: str) -> None:  # noqa: N802 - PySpark's name
+        """Set a system property of the process, such as ``spark.executor.memory``: a ``spark.*``
+        one is a default of every ``SparkConf`` made afterwards (call it before making the context).
+
+        Parameters
+        ----------
+        key : str
+            The property's name.
+        value : str
+            Its value.
+        """
+        conf_defaults.set_system_property(key, value)
+
+    @classmethod
+    def getSystemProperty(cls, key: str) -> str | None:  # noqa: N802 - PySpark's name
+        """A system property :meth:`setSystemProperty` set, or ``None`` (there is no JVM to ask for
+        ``java.home`` and its other properties)."""
+        return conf_defaults.get_system_property(key)

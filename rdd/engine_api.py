@@ -51,6 +51,9 @@ Runtime:
   layer reads back often in the same worker (no serialize on store, no decode per read).
 * :func:`dumps_closure` — cloudpickle a driver object, raising ``SerializationError``
   (or ``DriverOnlyError``) naming the culprit.
+* :func:`add_profile_stats` — ``cProfile`` statistics added into others (as ``pstats`` adds
+  them), and :class:`CollectedStats` — such statistics as ``pstats.Stats`` loads them: the
+  RDD profiler's, for a layer's own profiles (the UDF profiler).
 * :func:`install_default_handler` — Spark's log format on stderr for a package's
   loggers, unless the application configured logging.
 * :data:`SPARK_VERSION` — the Spark release whose semantics dstreams follows (what
@@ -108,6 +111,8 @@ from .logs import install_default_handler
 from .nodes.base import LineageNode, Partition
 from .nodes.files import codec_of, read_compressed
 from .nodes.narrow import ZipPartitionsNode
+from .profiler import CollectedStats
+from .profiler import add_stats as add_profile_stats
 from .resultiterable import ResultIterable
 from .serialization.serializer import dumps_closure
 from .status.bus import LINGER_S as LISTENER_BUS_LINGER_S
@@ -137,6 +142,7 @@ __all__ = [
     "SPARK_VERSION",
     "UI_STATIC_DIR",
     "AppStatusStore",
+    "CollectedStats",
     "SparkUI",
     "UIServer",
     "UITab",
@@ -149,6 +155,7 @@ __all__ = [
     "SourceNode",
     "ZipPartitionsNode",
     "active_spark_context",
+    "add_profile_stats",
     "add_rdd_removal_hook",
     "context_stopped",
     "append_to_list",

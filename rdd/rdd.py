@@ -136,6 +136,28 @@ class RDD(RDDActions, RDDDerived, RDDOutput, PairRDDFunctions, JoinRDDFunctions,
         self.ctx._env.unpersist_rdd(self._node.id)
         return self
 
+    def cleanShuffleDependencies(self, blocking: bool = False) -> None:  # noqa: N802 - PySpark's name
+        """Remove the shuffle outputs this RDD's lineage made, up to its persisted ancestors.
+
+        Frees their files; a later job on this RDD computes them again (checkpoint and
+        materialize it first to avoid that).
+
+        Parameters
+        ----------
+        blocking : bool
+            Accepted for PySpark's signature: the files are removed before this returns.
+        """
+        env = self.ctx._env
+        seen: set[int] = set()
+        pending = list(self._node.dependencies)
+        while pending:
+            dep = pending.pop()
+            if isinstance(dep, ShuffleDependency) and dep.shuffle_id not in seen:
+                seen.add(dep.shuffle_id)
+                env._remove_shuffle(dep.shuffle_id)
+            if not dep.parent.storage_level.is_valid:  # a persisted ancestor's own lineage stays
+                pending.extend(dep.parent.dependencies)
+
     def getStorageLevel(self) -> StorageLevel:
         """The RDD's current storage level."""
         return self._node.storage_level

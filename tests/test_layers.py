@@ -62,7 +62,7 @@ RDD_LAYERS: list[set[str]] = [
 
 #: Top-level modules of ``rdd`` that make up the facade (see the module docstring).
 RDD_FACADE = {"context", "context_files", "context_jobs", "rdd", "actions", "approximate", "derived", "output",
-              "pair", "join", "numeric", "ordered", "piped"}
+              "pair", "join", "numeric", "ordered", "piped", "threads", "profiler"}
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rdd import AccumulatorParam
+from rdd.engine_api import CollectedStats
+from rdd.engine_api import add_profile_stats as add_stats
 
 from .errors import PySparkValueError
 
@@ -51,21 +53,6 @@ _lock = threading.Lock()
 _accumulators: weakref.WeakKeyDictionary[SparkContext, Accumulator[StatsByUdf]] = weakref.WeakKeyDictionary()
 
 
-def _add_entry(first: tuple[Any, ...], second: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Two ``cProfile`` entries of a function, ``(cc, nc, tt, ct, callers)``, added (as ``pstats`` adds them)."""
-    callers = dict(first[4])
-    for caller, counts in second[4].items():
-        known = callers.get(caller)
-        callers[caller] = counts if known is None else tuple(x + y for x, y in zip(known, counts))
-    return (first[0] + second[0], first[1] + second[1], first[2] + second[2], first[3] + second[3], callers)
-
-
-def _add_stats(into: dict[Any, Any], stats: dict[Any, Any]) -> dict[Any, Any]:
-    for func, entry in stats.items():
-        into[func] = _add_entry(into[func], entry) if func in into else entry
-    return into
-
-
 class _StatsParam(AccumulatorParam[StatsByUdf]):
     """Merges ``{udf id: cProfile stats}`` dicts."""
 
@@ -74,7 +61,7 @@ class _StatsParam(AccumulatorParam[StatsByUdf]):
 
     def addInPlace(self, value1: StatsByUdf, value2: StatsByUdf) -> StatsByUdf:  # noqa: N802 - PySpark's name
         for udf_id, stats in value2.items():
-            value1[udf_id] = _add_stats(dict(value1.get(udf_id, {})), stats)
+            value1[udf_id] = add_stats(dict(value1.get(udf_id, {})), stats)
         return value1
 
 
@@ -123,16 +110,6 @@ def profiled_call(extras: dict[str, Any], udf_id: int, func: Callable[..., Any])
     return call, done
 
 
-class _Collected:
-    """What ``pstats.Stats`` loads: an object with ``create_stats`` and ``stats``."""
-
-    def __init__(self, stats: dict[Any, Any]) -> None:
-        self.stats = dict(stats)
-
-    def create_stats(self) -> None:
-        pass
-
-
 class Profile:
     """The UDF profiles of a session's SparkContext (``spark.profile``), as PySpark 4's."""
 
@@ -145,7 +122,7 @@ class Profile:
     def _stats(self, udf_id: int) -> pstats.Stats | None:
         stats = self._results().get(udf_id)
         # Files by their base names, as PySpark shows them.
-        return None if stats is None else pstats.Stats(_Collected(stats)).strip_dirs()  # type: ignore[arg-type]
+        return None if stats is None else pstats.Stats(CollectedStats(stats)).strip_dirs()  # type: ignore[arg-type]
 
     def _ids(self, id: int | None) -> list[int]:  # noqa: A002 - PySpark's name
         return [id] if id is not None else sorted(self._results())

@@ -27,6 +27,9 @@ from ..user_files import sync_python_path
 
 #: A size (``64m``, ``512k``, or bytes), read with ``SparkConf.getSizeAsBytes``.
 CLOSURE_CACHE_KEY = "spark.executor.closureCacheBytes"
+#: The job property naming the accumulator a profiled job's tasks add their ``cProfile``
+#: statistics to (``spark.python.profile``, see ``rdd.profiler``), keyed by the task's RDD.
+PROFILE_PROPERTY = "spark.python.profile.accumulatorId"
 #: Pickled bytes of stage binaries a process keeps beyond the one its task runs.
 DEFAULT_CLOSURE_CACHE_BYTES = 64 * 1024 * 1024
 
@@ -96,6 +99,7 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
     store = env.shuffle_store
     if spec.inline_buckets:
         store.inline = spec.inline_buckets  # served by store.get while this task runs
+    profiler = _profiler_for(spec)
     try:
         node, payload = binary
         split = pickle.loads(spec.split_bytes, buffers=spec.split_buffers)
@@ -109,6 +113,8 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
                                           env.shuffle_store, combined is not None)
         else:
             value = payload(node.iterator(split, tctx))
+        if profiler is not None:
+            _add_profile(tctx, spec, profiler, node.id)
         _finish_metrics(metrics, started, cpu_started)
         return TaskResult(spec.task_id, value, tctx.blocks_added, tctx.accumulator_updates, env.executor_id,
                           metrics, tctx.block_sizes)
@@ -118,9 +124,29 @@ def run_task(spec: TaskSpec, binary: Any) -> TaskResult | TaskFailure:
         _finish_metrics(metrics, started, cpu_started)
         return TaskFailure(spec.task_id, exc, traceback.format_exc(), env.executor_id, metrics)
     finally:
+        if profiler is not None:
+            profiler.disable()
         if spec.inline_buckets:
             store.inline = {}
         tctx.exit()
+
+
+def _profiler_for(spec: TaskSpec) -> Any:
+    """A started ``cProfile`` profiler when the task's job is profiled, else ``None``."""
+    if PROFILE_PROPERTY not in spec.local_properties:
+        return None
+    import cProfile  # noqa: PLC0415 - only for profiled jobs
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    return profiler
+
+
+def _add_profile(tctx: TaskContext, spec: TaskSpec, profiler: Any, rdd_id: int) -> None:
+    """The task's statistics, as an update of its job's profile accumulator (merged by the driver)."""
+    profiler.disable()
+    profiler.create_stats()
+    tctx.accumulator_updates[int(spec.local_properties[PROFILE_PROPERTY])] = {rdd_id: profiler.stats}
 
 
 def _finish_metrics(metrics: dict[str, int], started: float, cpu_started: int) -> None:

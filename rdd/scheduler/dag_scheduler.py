@@ -219,6 +219,9 @@ class DAGScheduler:
 
     def _submit_tasks(self, job: _Job, stage: Stage) -> list[Action]:
         if stage.is_shuffle_map:
+            # A stage kept from an earlier job may have had its shuffle removed since
+            # (rdd.cleanShuffleDependencies): known again, all its maps run again.
+            self.tracker.register_shuffle(stage.dep.shuffle_id, stage.dep.num_maps)
             todo = self.tracker.missing(stage.dep.shuffle_id)
         else:
             todo = [p for p in job.partitions if p not in job.results]
