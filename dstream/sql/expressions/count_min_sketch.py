@@ -39,7 +39,7 @@ from .aggregates import LIST_CONCAT
 from .base import EvalContext, Expression
 from .checks import mismatch, quoted_type
 from .hash_functions import murmur3_bytes
-from .java_random import JavaRandom
+from .java_random import JavaRandom, int32
 from .predicates import fold
 
 __all__ = ["CountMinSketchAgg", "Sketch"]
@@ -50,11 +50,6 @@ _HEADER = struct.Struct(">iqii")
 #: Cells a sketch may have (8 bytes each): beyond, eps is too small to be meant.
 _MAX_CELLS = 1 << 27
 _INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
-
-
-def _int32(value: int) -> int:
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value & 0x80000000 else value
 
 
 class Sketch:
@@ -76,7 +71,7 @@ class Sketch:
             raise ValueError(
                 f"count_min_sketch with eps={eps} and confidence={confidence} needs {depth} x {width} counters "
                 f"({depth * width * 8:,} bytes): give a larger eps or a smaller confidence")
-        rng = JavaRandom(_int32(seed))
+        rng = JavaRandom(int32(seed))
         return cls(depth, width, [rng.next_int(_PRIME_MODULUS) for _ in range(depth)])
 
     def add_longs(self, values: Sequence[int] | np.ndarray) -> None:
@@ -94,10 +89,10 @@ class Sketch:
 
     def add_bytes(self, data: bytes) -> None:
         """Count the value whose bytes are ``data`` once (a string's UTF-8 or a binary)."""
-        h1 = _int32(murmur3_bytes(data, 0))
-        h2 = _int32(murmur3_bytes(data, h1))
+        h1 = int32(murmur3_bytes(data, 0))
+        h2 = int32(murmur3_bytes(data, h1))
         for i in range(self.depth):
-            combined = _int32(h1 + i * h2)
+            combined = int32(h1 + i * h2)
             self.table[i, abs(int(math.fmod(combined, self.width)))] += 1  # Java's % keeps the dividend's sign
         self.total += 1
 

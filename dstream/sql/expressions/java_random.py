@@ -17,13 +17,13 @@ Invariants
 
 from __future__ import annotations
 
-__all__ = ["JavaRandom"]
+__all__ = ["JavaRandom", "int32"]
 
 _MULTIPLIER = 0x5DEECE66D
 _MASK = (1 << 48) - 1
 
 
-def _int32(value: int) -> int:
+def int32(value: int) -> int:
     """``value`` wrapped to a Java ``int``."""
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value & 0x80000000 else value
@@ -38,7 +38,7 @@ class JavaRandom:
     def next_bits(self, bits: int) -> int:
         """Java's ``next(bits)``: the top ``bits`` of the advanced state (a Java ``int``)."""
         self.seed = (self.seed * _MULTIPLIER + 0xB) & _MASK
-        return _int32(self.seed >> (48 - bits))
+        return int32(self.seed >> (48 - bits))
 
     def next_int(self, bound: int) -> int:
         """Java's ``nextInt(bound)``: uniform in ``[0, bound)`` (``bound`` a positive ``int``)."""
@@ -47,10 +47,10 @@ class JavaRandom:
         r = self.next_bits(31)
         m = bound - 1
         if bound & m == 0:  # a power of two: the high bits
-            return _int32((bound * r) >> 31)
+            return int32((bound * r) >> 31)
         u = r
         r = u % bound
-        while _int32(u - r + m) < 0:  # the last, partial range of 31-bit values is redrawn
+        while int32(u - r + m) < 0:  # the last, partial range of 31-bit values is redrawn
             u = self.next_bits(31)
             r = u % bound
         return r
