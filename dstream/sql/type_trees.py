@@ -11,27 +11,24 @@ from __future__ import annotations
 from typing import Any
 
 from dstream.sql.errors import ParseException
-from dstream.sql.types import (
-    _ATOMIC_TYPES,
-    ArrayType,
-    DataType,
-    DayTimeIntervalType,
-    DecimalType,
-    MapType,
-    StructField,
-    StructType,
-)
 
 __all__ = ["type_from_tree"]
 
-_ATOMIC_BY_SIMPLE_STRING: dict[str, type[DataType]] = {t().simpleString(): t for t in _ATOMIC_TYPES}
+#: simpleString -> atomic type class, made on the first call from the types module given.
+_atomic_by_simple_string: dict[str, Any] = {}
 
 
-def type_from_tree(tree: Any) -> DataType:
-    """The Spark type of a tree of :mod:`dstream.sql.ddl` (``("atomic", "int")``, ``("array", t)``...)."""
+def type_from_tree(tree: Any, types: Any) -> Any:
+    """The Spark type of a tree of :mod:`dstream.sql.ddl` (``("atomic", "int")``, ``("array", t)``...).
+
+    ``types`` is the module :mod:`dstream.sql.types`, given by it: this module cannot import
+    the module that imports it.
+    """
     kind = tree[0]
     if kind == "atomic":
-        return _ATOMIC_BY_SIMPLE_STRING[tree[1]]()
+        if not _atomic_by_simple_string:
+            _atomic_by_simple_string.update({t().simpleString(): t for t in types._ATOMIC_TYPES})
+        return _atomic_by_simple_string[tree[1]]()
     if kind == "decimal":
         precision, scale = tree[1], tree[2]
         if precision > 38:
@@ -41,15 +38,15 @@ def type_from_tree(tree: Any) -> DataType:
         if scale > precision:
             raise ParseException(f"Decimal scale ({scale}) cannot be greater than precision ({precision}).",
                                  "INVALID_DECIMAL_SCALE", {"scale": str(scale), "precision": str(precision)})
-        return DecimalType(precision, scale)
+        return types.DecimalType(precision, scale)
     if kind == "interval":
-        return DayTimeIntervalType(tree[1], tree[2])
+        return types.DayTimeIntervalType(tree[1], tree[2])
     if kind == "array":
-        return ArrayType(type_from_tree(tree[1]))
+        return types.ArrayType(type_from_tree(tree[1], types))
     if kind == "map":
-        return MapType(type_from_tree(tree[1]), type_from_tree(tree[2]))
+        return types.MapType(type_from_tree(tree[1], types), type_from_tree(tree[2], types))
     fields = []
     for name, sub, nullable, comment in tree[1]:
         metadata = {"comment": comment} if comment is not None else None
-        fields.append(StructField(name, type_from_tree(sub), nullable, metadata))
-    return StructType(fields)
+        fields.append(types.StructField(name, type_from_tree(sub, types), nullable, metadata))
+    return types.StructType(fields)

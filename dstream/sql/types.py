@@ -21,12 +21,14 @@ from __future__ import annotations
 import datetime as _dt
 import json as _json
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from dstream.sql import ddl
 from dstream.sql.errors import PySparkTypeError, PySparkValueError
 from dstream.sql.schema_tree import field_sql, tree_string
+from dstream.sql.type_trees import type_from_tree
 
 __all__ = [
     "ArrayType",
@@ -618,9 +620,7 @@ def _parse_datatype_json_value(json_value: Any) -> DataType:
         if m:
             return DecimalType(int(m.group(1)), int(m.group(2)))
         if json_value.startswith("interval "):
-            from dstream.sql.type_trees import type_from_tree  # noqa: PLC0415 - it imports this module
-
-            return type_from_tree(ddl.parse_data_type(json_value))
+            return type_from_tree(ddl.parse_data_type(json_value), sys.modules[__name__])
         raise PySparkValueError(f"Could not parse datatype: {json_value}.", "CANNOT_PARSE_DATATYPE",
                                 {"msg": json_value})
     if isinstance(json_value, dict) and json_value.get("type") in _COMPLEX_BY_JSON_NAME:
@@ -642,9 +642,7 @@ def _parse_datatype_string(s: str) -> DataType:
     ``"map<string,int>"``, ``"struct<a:int>"``, ``"decimal(10,2)"`` give that type.
     Raises ParseException naming the text when it is not a type.
     """
-    from dstream.sql.type_trees import type_from_tree  # noqa: PLC0415 - it imports this module
-
-    return type_from_tree(ddl.parse_schema_or_type(s))
+    return type_from_tree(ddl.parse_schema_or_type(s), sys.modules[__name__])
 
 
 def _nullable(dt: Any) -> Any:
