@@ -39,6 +39,7 @@ __all__ = [
     "octet_length",
     "printf",
     "right",
+    "sentences",
     "soundex",
     "split_part",
     "substring_index",
@@ -253,6 +254,26 @@ def levenshtein(left: ColumnOrName, right: ColumnOrName, threshold: int | None =
     """
     args = [expr_of(left), expr_of(right)] + ([] if threshold is None else [lit_expr(threshold)])
     return _call("levenshtein", *args)
+
+
+def sentences(string: ColumnOrName, language: Column | str | None = None,
+              country: Column | str | None = None) -> Column:
+    """The text split into sentences, each an array of its words (Java's ``BreakIterator`` rules, as Spark).
+
+    Parameters
+    ----------
+    string : Column or str
+        The texts.
+    language, country : Column or str, optional
+        The locale, accepted as in PySpark; the splitting rules are the same for every locale.
+
+    Examples
+    --------
+    >>> spark.sql("SELECT 'Hi there! Good morning.' AS s").select(sentences("s")).first()[0]
+    [['Hi', 'there'], ['Good', 'morning']]
+    """
+    return _call("sentences", expr_of(string), lit_expr("") if language is None else expr_of(language),
+                 lit_expr("") if country is None else expr_of(country))
 
 
 def soundex(col: ColumnOrName) -> Column:

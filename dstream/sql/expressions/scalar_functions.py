@@ -46,6 +46,7 @@ from . import (
     misc_functions,
     number_format,
     regex_functions,
+    sentences,
     string_functions,
     text_extra_functions,
     text_functions,
@@ -67,7 +68,8 @@ _REGISTERED_MODULES = (aes_functions, array_edit_functions, array_functions, arr
                        epoch_functions, extra_functions,
                        hash_functions,
                        java_format, json_functions, make_timestamp, map_functions, math_functions, misc_functions,
-                       number_format, regex_functions, string_functions, text_extra_functions, text_functions,
+                       number_format, regex_functions, sentences, string_functions, text_extra_functions,
+                       text_functions,
                        timestamp_units, value_functions)
 
 
