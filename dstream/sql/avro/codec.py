@@ -33,9 +33,9 @@ from datetime import date, datetime, timezone
 from decimal import Decimal
 from typing import Any
 
-from .schema import Node
+from .schema import Node, members, widened
 
-__all__ = ["MalformedAvroError", "Reader", "blocks", "decode", "encode", "read_value", "widened"]
+__all__ = ["MalformedAvroError", "Reader", "blocks", "decode", "encode", "encode_long", "read_value"]
 
 _FLOAT = struct.Struct("<f")
 _DOUBLE = struct.Struct("<d")
@@ -154,16 +154,11 @@ def _read_union(r: Reader, node: Node) -> Any:
     chosen = node.branches[index]
     if chosen.kind == "null":
         return None
-    return {f"member{i}": (value if b is chosen else None) for i, b in enumerate(present)}
+    return members(present, chosen, value)
 
 
-def widened(present: list[Node]) -> bool:
-    """Whether a union is read as one type (``int``/``long`` as BIGINT, ``float``/``double`` as DOUBLE)."""
-    kinds = {b.kind for b in present if b.logical is None}
-    return len(present) == 2 and kinds in ({"int", "long"}, {"float", "double"})
-
-
-def _long(value: int) -> bytes:
+def encode_long(value: int) -> bytes:
+    """An ``int`` or ``long`` as Avro writes it: zig-zag, then a varint."""
     n = (value << 1) ^ (value >> 63)
     out = bytearray()
     while n > 0x7F:
@@ -194,7 +189,7 @@ def _write(out: list[bytes], value: Any, node: Node) -> None:
     elif kind == "boolean":
         out.append(b"\x01" if value else b"\x00")
     elif kind in ("int", "long"):
-        out.append(_long(_integer(value, node)))
+        out.append(encode_long(_integer(value, node)))
     elif kind == "float":
         out.append(_FLOAT.pack(value))
     elif kind == "double":
@@ -203,14 +198,14 @@ def _write(out: list[bytes], value: Any, node: Node) -> None:
         raw = _decimal_bytes(value, node) if node.logical == "decimal" else bytes(value)
         if kind == "fixed" and len(raw) != node.size:
             raise MalformedAvroError(f"{len(raw)} bytes for the fixed {node.name} of size {node.size}")
-        out.append(_long(len(raw)) + raw if kind == "bytes" else raw)
+        out.append(encode_long(len(raw)) + raw if kind == "bytes" else raw)
     elif kind == "string":
         raw = str(value).encode("utf-8")
-        out.append(_long(len(raw)) + raw)
+        out.append(encode_long(len(raw)) + raw)
     elif kind == "enum":
         if value not in node.symbols:
             raise MalformedAvroError(f'"{value}" is not a symbol of the enum {node.name} ({", ".join(node.symbols)})')
-        out.append(_long(node.symbols.index(value)))
+        out.append(encode_long(node.symbols.index(value)))
     elif kind == "record":
         get = value.get if isinstance(value, dict) else value.__getitem__
         for name, child in node.fields:
@@ -219,7 +214,7 @@ def _write(out: list[bytes], value: Any, node: Node) -> None:
         assert node.items is not None
         entries = list(value.items()) if isinstance(value, dict) else list(value)
         if entries:
-            out.append(_long(len(entries)))
+            out.append(encode_long(len(entries)))
             for entry in entries:
                 if kind == "map":
                     _write(out, entry[0], _STRING)
@@ -235,20 +230,20 @@ def _write_union(out: list[bytes], value: Any, node: Node) -> None:
         nulls = [i for i, b in enumerate(node.branches) if b.kind == "null"]
         if not nulls:
             raise MalformedAvroError("a null value where the Avro union has no null branch: add \"null\" to the union")
-        out.append(_long(nulls[0]))
+        out.append(encode_long(nulls[0]))
         return
     if len(present) > 1 and not widened(present):
         # A union of several types comes as its struct of members: the first member set is written.
-        members = list(value.values()) if isinstance(value, dict) else list(value)
-        for member, branch in zip(members, present):
+        parts = list(value.values()) if isinstance(value, dict) else list(value)
+        for member, branch in zip(parts, present):
             if member is not None:
-                out.append(_long(node.branches.index(branch)))
+                out.append(encode_long(node.branches.index(branch)))
                 _write(out, member, branch)
                 return
         _write_union(out, None, node)
         return
     branch = _branch_for(value, present) if len(present) > 1 else present[0]
-    out.append(_long(node.branches.index(branch)))
+    out.append(encode_long(node.branches.index(branch)))
     _write(out, value, branch)
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import pyarrow as pa
 
 from .codec import MalformedAvroError, Reader, blocks
+from .codec import encode_long as _long
 
 __all__ = ["CODECS", "Header", "iter_blocks", "read_header", "write_container"]
 
@@ -128,13 +129,6 @@ def _compress(raw: bytes, codec: str, level: int) -> bytes:
     if codec == "bzip2":
         return bz2.compress(raw)
     return lzma.compress(raw)
-
-
-def _long(value: int) -> bytes:
-    from .codec import encode  # noqa: PLC0415 - a long is encoded as the codec encodes one
-    from .schema import Node  # noqa: PLC0415
-
-    return encode(value, Node("long"))
 
 
 def write_container(target: str, schema_json: str, codec: str, records: Sequence[bytes],

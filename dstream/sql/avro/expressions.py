@@ -28,7 +28,6 @@ Invariants
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -60,7 +59,7 @@ from ..types import (
 )
 from .codec import MalformedAvroError, decode, encode
 from .resolve import decode_as
-from .schema import Node, from_spark_type, parse, to_spark_type
+from .schema import Node, from_spark_type, parse, to_spark_type, widened
 
 __all__ = ["FromAvro", "ToAvro", "check_fits"]
 
@@ -188,13 +187,9 @@ class ToAvro(Expression):
                 out.append(encode(value, node))
             except MalformedAvroError as exc:
                 raise SparkRuntimeException(
-                    f"Cannot write the value to Avro with the schema {_compact(node)}: {exc}.",
-                    "AVRO_INCOMPATIBLE_VALUE", {"schema": _compact(node)}) from None
+                    f"Cannot write the value to Avro with the schema {node.to_json_text()}: {exc}.",
+                    "AVRO_INCOMPATIBLE_VALUE", {"schema": node.to_json_text()}) from None
         return pa.array(out, pa.binary())
-
-
-def _compact(node: Node) -> str:
-    return json.dumps(node.to_json(), separators=(",", ":"))
 
 
 # Spark type -> the Avro kinds it may be written as (Spark's AvroSerializer pairs).
@@ -210,7 +205,7 @@ def _fits(dt: DataType, node: Node) -> bool:
     """Whether Spark writes ``dt`` with the Avro type ``node`` (see the module doc)."""
     if node.kind == "union":
         present = [b for b in node.branches if b.kind != "null"]
-        if len(present) > 1 and not _widened_union(present):
+        if len(present) > 1 and not widened(present):
             # A union of several types takes a struct of one nullable member per type, in order.
             return isinstance(dt, StructType) and len(dt.fields) == len(present) and \
                 all(f.nullable and _fits(f.dataType, b) for f, b in zip(dt.fields, present))
@@ -241,15 +236,10 @@ def check_fits(dt: DataType, node: Node) -> None:
         raise _incompatible(dt, node)
 
 
-def _widened_union(present: list[Node]) -> bool:
-    kinds = {b.kind for b in present if b.logical is None}
-    return len(present) == 2 and kinds in ({"int", "long"}, {"float", "double"})
-
-
 def _incompatible(dt: DataType, node: Node) -> AnalysisException:
     shown = quoted_type(dt)[1:-1]
     return AnalysisException(
-        f"Cannot convert SQL type {shown} to Avro type {_compact(node)}. Give a schema whose types are those Spark "
-        "writes the column's types as (INT as int, BIGINT as long, STRING as string or enum, a struct as a record "
-        "of the same field names, a nullable value as a union with null), or cast the column first.",
-        "AVRO_INCOMPATIBLE_SCHEMA", {"sqlType": quoted_type(dt), "avroType": _compact(node)})
+        f"Cannot convert SQL type {shown} to Avro type {node.to_json_text()}. Give a schema whose types are those "
+        "Spark writes the column's types as (INT as int, BIGINT as long, STRING as string or enum, a struct as a "
+        "record of the same field names, a nullable value as a union with null), or cast the column first.",
+        "AVRO_INCOMPATIBLE_SCHEMA", {"sqlType": quoted_type(dt), "avroType": node.to_json_text()})

@@ -24,6 +24,17 @@ __all__ = ["from_avro", "to_avro"]
 ColumnOrName = Column | str
 
 
+def _check(data: object, schema: object) -> None:
+    """PySpark's argument checks of both functions: ``data`` a Column or name, the schema a str."""
+    if not isinstance(data, Column | str):
+        raise PySparkTypeError(f"Argument `data` should be a Column or str, got {type(data).__name__}.",
+                               "NOT_COLUMN_OR_STR", {"arg_name": "data", "arg_type": type(data).__name__})
+    if not isinstance(schema, str):
+        raise PySparkTypeError(
+            f"Argument `jsonFormatSchema` should be a str, got {type(schema).__name__}.", "NOT_STR",
+            {"arg_name": "jsonFormatSchema", "arg_type": type(schema).__name__})
+
+
 def from_avro(data: ColumnOrName, jsonFormatSchema: str,  # noqa: N803 - PySpark's names
               options: dict[str, str] | None = None) -> Column:
     """Decode a binary column of Avro data into the Spark value its schema maps to.
@@ -40,13 +51,7 @@ def from_avro(data: ColumnOrName, jsonFormatSchema: str,  # noqa: N803 - PySpark
     """
     from .expressions import FromAvro  # noqa: PLC0415 - loaded when used
 
-    if not isinstance(data, Column | str):
-        raise PySparkTypeError(f"Argument `data` should be a Column or str, got {type(data).__name__}.",
-                               "NOT_COLUMN_OR_STR", {"arg_name": "data", "arg_type": type(data).__name__})
-    if not isinstance(jsonFormatSchema, str):
-        raise PySparkTypeError(
-            f"Argument `jsonFormatSchema` should be a str, got {type(jsonFormatSchema).__name__}.", "NOT_STR",
-            {"arg_name": "jsonFormatSchema", "arg_type": type(jsonFormatSchema).__name__})
+    _check(data, jsonFormatSchema)
     if options is not None and not isinstance(options, dict):
         raise PySparkTypeError(f"Argument `options` should be a dict, got {type(options).__name__}.", "NOT_DICT",
                                {"arg_name": "options", "arg_type": type(options).__name__})
@@ -66,13 +71,7 @@ def to_avro(data: ColumnOrName, jsonFormatSchema: str = "") -> Column:  # noqa: 
     """
     from .expressions import ToAvro  # noqa: PLC0415 - loaded when used
 
-    if not isinstance(data, Column | str):
-        raise PySparkTypeError(f"Argument `data` should be a Column or str, got {type(data).__name__}.",
-                               "NOT_COLUMN_OR_STR", {"arg_name": "data", "arg_type": type(data).__name__})
-    if not isinstance(jsonFormatSchema, str):
-        raise PySparkTypeError(
-            f"Argument `jsonFormatSchema` should be a str, got {type(jsonFormatSchema).__name__}.", "NOT_STR",
-            {"arg_name": "jsonFormatSchema", "arg_type": type(jsonFormatSchema).__name__})
+    _check(data, jsonFormatSchema)
     return Column(ToAvro(expr_of(data), jsonFormatSchema or None))
 
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .codec import MalformedAvroError, Reader, blocks, read_value, widened
-from .schema import Node
+from .codec import MalformedAvroError, Reader, blocks, read_value
+from .schema import Node, members, widened
 
 __all__ = ["decode_as", "read_as"]
 
@@ -113,7 +113,7 @@ def _into_union(r: Reader, writer: Node, reader: Node) -> Any:
         if _resolves(writer, branch):
             value = read_as(r, writer, branch)
             if len(present) > 1 and not widened(present):
-                return {f"member{i}": (value if b is branch else None) for i, b in enumerate(present)}
+                return members(present, branch, value)
             return value
     raise MalformedAvroError(f"a value written as {writer.kind} matches no branch of the reader's union")
 
@@ -142,7 +142,7 @@ def _default(value: Any, node: Node) -> Any:
         converted = _default(value, first)
         present = [b for b in node.branches if b.kind != "null"]
         if first.kind != "null" and len(present) > 1 and not widened(present):
-            return {f"member{i}": (converted if b is first else None) for i, b in enumerate(present)}
+            return members(present, first, converted)
         return converted
     if value is None:
         return None

@@ -55,7 +55,7 @@ from ..types import (
     TimestampType,
 )
 
-__all__ = ["Node", "from_spark_type", "parse", "to_spark_type"]
+__all__ = ["Node", "from_spark_type", "members", "parse", "to_spark_type", "widened"]
 
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 
@@ -80,6 +80,10 @@ class Node:
     branches: list[Node] = field(default_factory=list)  # union
     defaults: dict[str, Any] = field(default_factory=dict)  # record: field name -> its JSON default
     default: Any = None  # enum: the symbol a reader takes for a symbol it does not know
+
+    def to_json_text(self) -> str:
+        """The schema as compact Avro JSON (what a container file's header and Spark's messages show)."""
+        return json.dumps(self.to_json(), separators=(",", ":"))
 
     def to_json(self, seen: set[str] | None = None) -> Any:
         """The schema as Avro JSON (a named type written in full once, then by name)."""
@@ -269,13 +273,22 @@ def _union(node: Node, path: set[str]) -> tuple[DataType, bool]:
         return NullType(), True
     if len(present) == 1:
         return _spark(present[0], path)[0], nullable
-    kinds = {b.kind for b in present if b.logical is None}
-    if len(present) == 2 and kinds == {"int", "long"}:
-        return LongType(), nullable
-    if len(present) == 2 and kinds == {"float", "double"}:
-        return DoubleType(), nullable
+    if widened(present):
+        return (LongType() if present[0].kind in ("int", "long") else DoubleType()), nullable
     members = [StructField(f"member{i}", _spark(b, path)[0], True) for i, b in enumerate(present)]
     return StructType(members), nullable
+
+
+def widened(present: list[Node]) -> bool:
+    """Whether a union's non-null branches read as one type (``int``/``long`` as BIGINT, ``float``/``double``
+    as DOUBLE) rather than a struct of members."""
+    kinds = {b.kind for b in present if b.logical is None}
+    return len(present) == 2 and kinds in ({"int", "long"}, {"float", "double"})
+
+
+def members(present: list[Node], chosen: Node, value: Any) -> dict[str, Any]:
+    """The struct a union of several types is read as: ``value`` in the member of the ``chosen`` branch."""
+    return {f"member{i}": (value if b is chosen else None) for i, b in enumerate(present)}
 
 
 def from_spark_type(dt: DataType, nullable: bool, name: str = "topLevelRecord", namespace: str = "") -> Node:

@@ -21,7 +21,6 @@ Invariants
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -129,9 +128,9 @@ class AvroFormat(FileFormat):
             records = [encode(row, node) for row in table.to_pylist()]
         except MalformedAvroError as exc:
             raise SparkRuntimeException(f"Cannot write the rows to Avro with the schema "
-                                        f"{json.dumps(node.to_json(), separators=(',', ':'))}: {exc}.",
+                                        f"{node.to_json_text()}: {exc}.",
                                         "AVRO_INCOMPATIBLE_VALUE", {"path": target}) from None
-        write_container(target, json.dumps(node.to_json(), separators=(",", ":")), _codec(options), records, level)
+        write_container(target, node.to_json_text(), _codec(options), records, level)
 
 
 def _batch(rows: list[dict[str, Any]], wanted: pa.Schema) -> pa.RecordBatch:
