@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ..formatting import java_double_str
 from ..types import BinaryType, ByteType, DataType, DoubleType, IntegerType, LongType, NullType, ShortType, StringType
 from .aggregate_base import AggregateFunction, ArrowAgg
 from .aggregates import LIST_CONCAT
@@ -73,6 +74,10 @@ class Sketch:
                 f"({depth * width * 8:,} bytes): give a larger eps or a smaller confidence")
         rng = JavaRandom(int32(seed))
         return cls(depth, width, [rng.next_int(_PRIME_MODULUS) for _ in range(depth)])
+
+    def empty_like(self) -> Sketch:
+        """A sketch of the same size and coefficients, without counts."""
+        return Sketch(self.depth, self.width, self.hash_a)
 
     def add_longs(self, values: Sequence[int] | np.ndarray) -> None:
         """Count each of ``values`` (Java longs) once."""
@@ -117,12 +122,6 @@ class Sketch:
         hash_a = struct.unpack_from(f">{depth}q", data, _HEADER.size)
         cells = np.frombuffer(data, ">i8", depth * width, _HEADER.size + 8 * depth)
         return cls(depth, width, hash_a, total, cells.astype(np.int64).reshape(depth, width))
-
-
-def _lists(buffer: pa.Array | pa.ChunkedArray) -> list[Any]:
-    if isinstance(buffer, pa.ChunkedArray):
-        buffer = buffer.combine_chunks()
-    return buffer.to_pylist()
 
 
 class CountMinSketchAgg(AggregateFunction):
@@ -172,10 +171,10 @@ class CountMinSketchAgg(AggregateFunction):
         eps_value, confidence_value, _ = values
         if not eps_value > 0:
             raise mismatch(self, "VALUE_OUT_OF_RANGE", "The eps must be between (0.0, 1.7976931348623157E308] "
-                           f"(current value = {_java_double(eps_value)}D)")
+                           f"(current value = {java_double_str(eps_value)}D)")
         if not 0 < confidence_value < 1:
             raise mismatch(self, "VALUE_OUT_OF_RANGE", "The confidence must be between (0.0, 1.0] "
-                           f"(current value = {_java_double(confidence_value)}D)")
+                           f"(current value = {java_double_str(confidence_value)}D)")
 
     def _constants(self) -> tuple[Any, Any, Any]:
         eps, confidence, seed = (fold(e) for e in self.children[1:])
@@ -196,26 +195,27 @@ class CountMinSketchAgg(AggregateFunction):
         if isinstance(buffer, pa.ChunkedArray):
             buffer = buffer.combine_chunks()
         out = []
+        empty = self._empty()  # coefficients drawn once, not per group
         if isinstance(self.children[0].data_type(), _INTEGRAL):
             # Straight from the lists' Arrow values: a group's longs hashed as one array.
             offsets = buffer.offsets.to_numpy()
             values = buffer.values
             for i in range(len(buffer)):
-                sketch = self._empty()
+                sketch = empty.empty_like()
                 part = values.slice(offsets[i], offsets[i + 1] - offsets[i]).drop_null()
                 sketch.add_longs(part.cast(pa.int64()).to_numpy())
                 out.append([sketch.to_bytes()])
         else:
             for group in buffer.to_pylist():
-                sketch = self._empty()
+                sketch = empty.empty_like()
                 for value in group or ():
                     if value is not None:
                         sketch.add_bytes(value.encode("utf-8") if isinstance(value, str) else bytes(value))
                 out.append([sketch.to_bytes()])
         return pa.array(out, pa.list_(pa.binary()))
 
-    def _fold(self, parts: list[bytes] | None) -> Sketch:
-        sketch = self._empty()
+    def _fold(self, parts: list[bytes] | None, empty: Sketch) -> Sketch:
+        sketch = empty.empty_like()
         for part in parts or ():
             if part is not None:
                 sketch.merge(Sketch.from_bytes(part))
@@ -223,19 +223,10 @@ class CountMinSketchAgg(AggregateFunction):
 
     def merge_output(self, j: int, buffer: pa.Array, ctx: EvalContext) -> pa.Array:
         # The partial sketches a merge collected, folded into one (a state stays one sketch).
-        return pa.array([None if parts is None else [self._fold(parts).to_bytes()] for parts in _lists(buffer)],
-                        pa.list_(pa.binary()))
+        empty = self._empty()
+        folded = [None if parts is None else [self._fold(parts, empty).to_bytes()] for parts in buffer.to_pylist()]
+        return pa.array(folded, pa.list_(pa.binary()))
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
-        return pa.array([self._fold(parts).to_bytes() for parts in _lists(buffers[0])], pa.binary())
-
-
-def _java_double(value: float) -> str:
-    """``value`` as Java prints a double (``0.0``, ``1.0E-5``)."""
-    text = repr(float(value))
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        if "." not in mantissa:
-            mantissa += ".0"
-        return f"{mantissa}E{int(exponent)}"
-    return text
+        empty = self._empty()
+        return pa.array([self._fold(parts, empty).to_bytes() for parts in buffers[0].to_pylist()], pa.binary())

@@ -182,12 +182,6 @@ def _add(sketch: Any, value: Any, function: str) -> None:
     sketch.update(value)
 
 
-def _lists(buffer: pa.Array) -> list[Any]:
-    if isinstance(buffer, pa.ChunkedArray):
-        buffer = buffer.combine_chunks()
-    return buffer.to_pylist()
-
-
 def _binaries(values: list[Any]) -> pa.Array:
     return pa.array(values, pa.list_(pa.binary()))
 
@@ -234,14 +228,14 @@ class _SketchAggregate(AggregateFunction):
 
     def merge_output(self, j: int, buffer: pa.Array, ctx: EvalContext) -> pa.Array:
         out: list[Any] = []
-        for parts in _lists(buffer):
+        for parts in buffer.to_pylist():
             folded = None if parts is None else self.fold(parts)
             out.append(None if parts is None else [] if folded is None else [folded.serialize_updatable()])
         return _binaries(out)
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         out = []
-        for parts in _lists(buffers[0]):
+        for parts in buffers[0].to_pylist():
             folded = self.fold(parts or [])
             out.append((folded if folded is not None else empty_sketch(DEFAULT_LG_K)).serialize_updatable())
         return pa.array(out, pa.binary())
@@ -265,7 +259,7 @@ class HllSketchAgg(_SketchAggregate):
     def partial_output(self, j: int, buffer: pa.Array, ctx: EvalContext) -> pa.Array:
         check_lg_k(self.option, self.name)
         out = []
-        for values in _lists(buffer):
+        for values in buffer.to_pylist():
             sketch = empty_sketch(self.option)
             for value in values or ():
                 if value is not None:
