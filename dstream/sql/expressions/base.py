@@ -45,6 +45,7 @@ __all__ = [
     "UnresolvedAttribute",
     "UnresolvedStar",
     "column_key",
+    "is_deterministic",
     "new_expr_id",
     "with_new_children",
 ]
@@ -192,6 +193,12 @@ class Expression:
             return self.sql()
         except NotImplementedError:
             return type(self).__name__
+
+
+def is_deterministic(expr: Expression) -> bool:
+    """Whether ``expr`` and everything in it give the same value for the same input (no ``rand()``,
+    ``uuid()``, non-deterministic UDF...): what may be folded, moved, or aggregated."""
+    return all(type(e).deterministic for e in expr.walk())
 
 
 class LeafExpression(Expression):

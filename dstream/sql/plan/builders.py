@@ -24,7 +24,14 @@ from typing import Any
 
 from ..errors import AnalysisException, PySparkIndexError, PySparkValueError
 from ..expressions.aggregate_base import AggregateFunction, SortOrder
-from ..expressions.base import Alias, AttributeReference, Expression, UnresolvedAttribute, UnresolvedStar
+from ..expressions.base import (
+    Alias,
+    AttributeReference,
+    Expression,
+    UnresolvedAttribute,
+    UnresolvedStar,
+    is_deterministic,
+)
 from ..expressions.cast import Cast
 from ..expressions.checks import quoted_type
 from ..expressions.extractors import extract_field
@@ -247,7 +254,7 @@ def refuse_nested_aggregates(expr: Expression, outer: AggregateFunction | None =
                 f"Please use the inner aggregate function in a sub-query. ({expr.sql()} is inside {outer.sql()}: "
                 "aggregate in a first agg(), then aggregate its result in a second one.)",
                 "NESTED_AGGREGATE_FUNCTION", {})
-        if any(not type(e).deterministic for child in expr.children for e in child.walk()):
+        if not all(is_deterministic(child) for child in expr.children):
             # A partial aggregation may be computed again (a retried task, a re-run batch) and
             # must give the same buffers: Spark refuses such an argument at analysis.
             raise AnalysisException(

@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, Literal
+from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, Literal, is_deterministic
 from ..expressions.predicates import (
     And,
     EqualTo,
@@ -84,10 +84,6 @@ def _conjoin(parts: Sequence[Expression]) -> Expression:
     return result
 
 
-def _deterministic(expr: Expression) -> bool:
-    return all(type(e).deterministic for e in expr.walk())
-
-
 # -- expression rules -------------------------------------------------------------------
 
 
@@ -110,7 +106,7 @@ def _fold(expr: Expression) -> Expression | None:
     if key in _FOLDED:
         return _FOLDED[key]
     folded: Expression | None = None
-    if _deterministic(expr):
+    if is_deterministic(expr):
         try:
             batch = pa.RecordBatch.from_arrays([pa.array([0])], names=["_"])
             value = expr.eval(batch, EvalContext(ansi=ctx.ansi, time_zone=ctx.time_zone))[0].as_py()
@@ -147,7 +143,7 @@ def _fold_plan(plan: LogicalPlan) -> LogicalPlan | None:
 
 
 def _combine_filters(plan: LogicalPlan) -> LogicalPlan | None:
-    if isinstance(plan, Filter) and isinstance(plan.child, Filter) and _deterministic(plan.condition):
+    if isinstance(plan, Filter) and isinstance(plan.child, Filter) and is_deterministic(plan.condition):
         return Filter(And(plan.child.condition, plan.condition), plan.child.child)
     if isinstance(plan, Filter) and isinstance(plan.condition, Literal) and plan.condition.value is True:
         return plan.child
@@ -168,7 +164,7 @@ def _collapse_projects(plan: LogicalPlan) -> LogicalPlan | None:
         return None
     inner = plan.child
     aliases = {e.expr_id: e.child for e in inner.exprs if isinstance(e, Alias)}
-    if not all(_deterministic(e) for e in aliases.values()):
+    if not all(is_deterministic(e) for e in aliases.values()):
         return None
     used: dict[int, int] = {}
     for expr in plan.exprs:
@@ -207,11 +203,11 @@ def _push_filter(plan: LogicalPlan) -> LogicalPlan | None:
     conjuncts = split_conjuncts(plan.condition)
     if isinstance(child, Project):
         aliases = {e.expr_id: e.child for e in child.exprs if isinstance(e, Alias)}
-        if all(_deterministic(a) for a in aliases.values()) and all(_deterministic(c) for c in conjuncts):
+        if all(is_deterministic(a) for a in aliases.values()) and all(is_deterministic(c) for c in conjuncts):
             return Project(child.exprs, Filter(_substitute(plan.condition, aliases), child.child))
     if isinstance(child, SubqueryAlias):
         return SubqueryAlias(child.alias, Filter(plan.condition, child.child))
-    if isinstance(child, Sort | Repartition) and all(_deterministic(c) for c in conjuncts):
+    if isinstance(child, Sort | Repartition) and all(is_deterministic(c) for c in conjuncts):
         return child.with_children([Filter(plan.condition, child.child)])
     if isinstance(child, Join):
         return _push_into_join(plan, child, conjuncts)
@@ -235,7 +231,7 @@ def _push_into_join(plan: Filter, join: Join, conjuncts: list[Expression]) -> Lo
     using_ids = {a.expr_id for a in join.using_output}
     for conjunct in conjuncts:
         refs = conjunct.references()
-        if not _deterministic(conjunct) or refs & using_ids - left_ids - right_ids:
+        if not is_deterministic(conjunct) or refs & using_ids - left_ids - right_ids:
             stay.append(conjunct)
         elif refs and refs <= left_ids and left_ok:
             to_left.append(conjunct)
@@ -257,7 +253,7 @@ def _push_through_aggregate(agg: Aggregate, conjuncts: list[Expression]) -> Logi
         if isinstance(expr, AttributeReference) and any(expr.semantic_key() == g.semantic_key()
                                                         for g in agg.grouping):
             grouping_ids[expr.expr_id] = expr
-    down = [c for c in conjuncts if c.references() and c.references() <= set(grouping_ids) and _deterministic(c)]
+    down = [c for c in conjuncts if c.references() and c.references() <= set(grouping_ids) and is_deterministic(c)]
     if not down:
         return None
     stay = [c for c in conjuncts if c not in down]
@@ -322,7 +318,7 @@ def _prune(plan: LogicalPlan, required: set[int]) -> LogicalPlan:
     if isinstance(plan, CachedRelation):
         return plan
     if isinstance(plan, Project):
-        exprs = [e for e in plan.exprs if _named_id(e) in required or not _deterministic(e)] or plan.exprs[:1]
+        exprs = [e for e in plan.exprs if _named_id(e) in required or not is_deterministic(e)] or plan.exprs[:1]
         needed = set().union(*(e.references() for e in exprs))
         return Project(exprs, _prune(plan.child, needed))
     if isinstance(plan, Aggregate):

@@ -41,7 +41,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from ...execution.joins import conjuncts, split_join_condition
-from ...expressions.base import AttributeReference, Expression, Literal
+from ...expressions.base import AttributeReference, Expression, Literal, is_deterministic
 from ...expressions.cast import Cast
 from ...expressions.operators import Add, Subtract, UnaryMinus
 from ...expressions.predicates import And, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual
@@ -75,10 +75,6 @@ def _conjoin(terms: Sequence[Expression]) -> Expression | None:
     return out
 
 
-def _deterministic(expr: Expression) -> bool:
-    return all(type(e).deterministic for e in expr.walk())
-
-
 def join_parts(join: Join) -> JoinParts:
     """The equi-keys of ``join`` (condition and ``on`` names) and the other terms by side."""
     left_ids = {a.expr_id for a in join.left.output()}
@@ -107,7 +103,7 @@ def join_parts(join: Join) -> JoinParts:
     both: list[Expression] = []
     for term in rest:
         refs = term.references()
-        if not _deterministic(term):
+        if not is_deterministic(term):
             both.append(term)
         elif refs <= left_ids:
             left_only.append(term)
