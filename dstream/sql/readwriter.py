@@ -30,7 +30,7 @@ import pyarrow as pa
 from rdd import RDD
 
 from .errors import AnalysisException, IllegalArgumentException, PySparkValueError
-from .io import abort_output, commit_output, get_format, list_input_files, prepare_output, write_task
+from .io import FORMAT_NAMES, abort_output, commit_output, get_format, list_input_files, prepare_output, write_task
 from .io.file_metadata import metadata_attribute
 from .io.writer import check_writable, file_extension
 from .local_data import attributes_of, schema_argument
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DataFrameReader", "DataFrameWriter", "DataFrameWriterV2", "OptionsBuilder"]
 
-_FORMATS = ("text", "csv", "json", "parquet", "orc", "xml", "avro")
+_FORMATS = FORMAT_NAMES
 
 
 def _option_text(value: Any) -> str:

@@ -17,10 +17,12 @@ from dstream.sql.io.parquet import ParquetFormat
 from dstream.sql.io.text import TextFormat
 from dstream.sql.io.xmlfmt import XmlFormat
 
-__all__ = ["get_format"]
+__all__ = ["FORMAT_NAMES", "get_format"]
 
 _FORMATS: dict[str, FileFormat] = {f.name: f for f in (TextFormat(), CsvFormat(), JsonFormat(), ParquetFormat(),
                                                         OrcFormat(), XmlFormat(), AvroFormat())}
+#: The file formats' names, as the readers, the writers and the streaming file source and sink take them.
+FORMAT_NAMES: tuple[str, ...] = tuple(_FORMATS)
 
 
 def get_format(name: str) -> FileFormat:

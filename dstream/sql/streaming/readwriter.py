@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AnalysisException, PySparkTypeError, PySparkValueError
+from ..io import FORMAT_NAMES
 from ..io.file_metadata import metadata_attribute
 from ..local_data import attributes_of, schema_argument
 from ..readwriter import OptionsBuilder
@@ -38,7 +39,6 @@ from .checks import check_streaming_query
 from .formats import sink_provider, source_provider
 from .relation import SourceSpec, StreamingRelation
 from .sinks.base import Sink
-from .sources.files import FORMATS as FILE_FORMATS
 from .triggers import Trigger, trigger_from_args
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class DataStreamReader(OptionsBuilder):
             provider = source_provider(name)
         schema_now = provider.schema(self._session, dict(self._options), self._schema)
         spec = SourceSpec(name.lower(), dict(self._options), schema_now, provider)
-        metadata = metadata_attribute(name) if name.lower() in FILE_FORMATS else None
+        metadata = metadata_attribute(name) if name.lower() in FORMAT_NAMES else None
         return self._session._new_dataframe(StreamingRelation(attributes_of(schema_now), spec, metadata))
 
     def text(self, path: str, wholetext: bool = False, lineSep: str | None = None,  # noqa: N803

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ...errors import AnalysisException, IllegalArgumentException
-from ...io import get_format, write_files
+from ...io import FORMAT_NAMES, get_format, write_files
 from ...io.manifest import MANIFEST_DIR, path_to_uri
 from ...io.writer import file_extension
 from ..logs import CompactibleFileLog, ConcurrentUpdateError
@@ -49,7 +49,6 @@ __all__ = ["FileStreamSink", "FileStreamSinkProvider"]
 
 _LOG = logging.getLogger(__name__)
 
-FORMATS = ("text", "csv", "json", "parquet", "orc", "xml", "avro")
 #: What Spark's manifest entries say for a local file (HDFS's notions, fixed here).
 _BLOCK_REPLICATION = 1
 _BLOCK_SIZE = 33554432
@@ -177,5 +176,5 @@ def _discard(_batch: pa.RecordBatch) -> None:
     """Drop a record batch of a re-run batch the manifest already holds."""
 
 
-for _name in FORMATS:
+for _name in FORMAT_NAMES:
     register_sink(_name, functools.partial(FileStreamSinkProvider, _name))

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from rdd import ConfigError, SparkConf
 
 from ...errors import AnalysisException, IllegalArgumentException, SparkRuntimeException
-from ...io import get_format, list_input_files
+from ...io import FORMAT_NAMES, get_format, list_input_files
 from ...io.manifest import has_manifest, path_to_uri, uri_to_path
 from ...plan.logical import FileRelation
 from ...types import StringType, StructField, StructType, VariantType
@@ -57,7 +57,6 @@ __all__ = ["FileStreamSource", "FileStreamSourceProvider"]
 
 _LOG = logging.getLogger(__name__)
 
-FORMATS = ("text", "csv", "json", "parquet", "orc", "xml", "avro")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 SCHEMA_REQUIRED = (
     "Schema must be specified when creating a streaming source DataFrame. If some files already exist in the "
@@ -420,5 +419,5 @@ class FileStreamSource(Source):
         return len(self._seen)
 
 
-for _name in FORMATS:
+for _name in FORMAT_NAMES:
     register_source(_name, functools.partial(FileStreamSourceProvider, _name))
