@@ -27,7 +27,6 @@ from __future__ import annotations
 import atexit
 import os
 import pstats
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -223,9 +222,6 @@ class ContextProfiles:
         self._profiles_shown.clear()
 
 
-_exit_lock = threading.Lock()
-
-
 def _register_exit(sc: ContextProfiles, dump: str | None) -> None:
     # As PySpark: what is left is shown (or dumped) when the interpreter exits.
     def at_exit() -> None:
@@ -237,5 +233,4 @@ def _register_exit(sc: ContextProfiles, dump: str | None) -> None:
         except Exception:  # noqa: BLE001 - nothing to report to at exit
             pass
 
-    with _exit_lock:
-        atexit.register(at_exit)
+    atexit.register(at_exit)
