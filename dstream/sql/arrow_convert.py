@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import gc
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,6 +59,7 @@ from dstream.sql.types import (
     TimestampNTZType,
     TimestampType,
     VariantType,
+    YearMonthIntervalType,
 )
 from dstream.sql.variant.arrow import VARIANT_ARROW, has_variant, is_variant, python_array, storage_type, storage_value
 
@@ -97,6 +99,8 @@ def to_arrow_type(dt: DataType) -> pa.DataType:
         return pa.decimal128(dt.precision, dt.scale)
     if isinstance(dt, DayTimeIntervalType):
         return pa.duration("us")
+    if isinstance(dt, YearMonthIntervalType):
+        return pa.int32()  # months, as Spark holds them; the plan, not Arrow, knows the type
     if isinstance(dt, ArrayType):
         return pa.list_(pa.field("element", to_arrow_type(dt.elementType), nullable=dt.containsNull))
     if isinstance(dt, MapType):
@@ -277,6 +281,33 @@ class RowEncoder:
             values = column if convert is None else [convert(v) for v in column]
             arrays.append(python_array(values, field.type))
         return pa.Table.from_arrays(arrays, schema=self.arrow_schema)
+
+
+def _holds_year_month(dt: DataType) -> bool:
+    if isinstance(dt, YearMonthIntervalType):
+        return True
+    if isinstance(dt, ArrayType):
+        return _holds_year_month(dt.elementType)
+    if isinstance(dt, MapType):
+        return _holds_year_month(dt.keyType) or _holds_year_month(dt.valueType)
+    return isinstance(dt, StructType) and any(_holds_year_month(f.dataType) for f in dt.fields)
+
+
+def check_collectable(types: Sequence[DataType], to_arrow: bool = False) -> None:
+    """Refuse, as PySpark does, to hand year-month interval values to Python or to Arrow.
+
+    PySpark has no Python value for them: ``collect`` raises ``NOT_IMPLEMENTED`` (unless
+    ``PYSPARK_YM_INTERVAL_LEGACY=1``, which returns the months as ints) and ``toArrow``
+    raises ``UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION``. Checked before the job runs.
+    """
+    for dt in types:
+        if not _holds_year_month(dt):
+            continue
+        if to_arrow:
+            raise PySparkTypeError(f"{dt!r} is not supported in conversion to Arrow.",
+                                   "UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION", {"data_type": repr(dt)})
+        if os.environ.get("PYSPARK_YM_INTERVAL_LEGACY") != "1":
+            YearMonthIntervalType().fromInternal(None)  # raises PySpark's error
 
 
 def arrow_to_rows(data: pa.Table | pa.RecordBatch, time_zone: str) -> list[Row]:

@@ -532,7 +532,7 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
                                    {"arg_name": "n", "arg_type": type(n).__name__})
         width = 20 if truncate is True else (0 if truncate is False else int(truncate))
         zone = self._session.conf.time_zone()
-        rows = self.limit(max(n, 0) + 1)._execution().collect(zone)
+        rows = self.limit(max(n, 0) + 1)._execution().collect(zone, check=False)
         return show_string([tuple(r) for r in rows], self.schema, n, width, vertical, zone)
 
     def explain(self, extended: Any = None, mode: str | None = None) -> None:

@@ -151,27 +151,28 @@ class _Parser:
                              {"typeName": f'"{value.upper()}"'})
 
     def _interval(self, pos: int) -> Any:
-        # Day-time intervals only: "interval day to second", "interval hour". Year-month
-        # intervals and the bare calendar "interval" have no dstreams type.
-        fields = ("day", "hour", "minute", "second")
+        # ANSI intervals: "interval day to second", "interval hour", "interval year to month",
+        # "interval month". The bare calendar "interval" has no dstreams type.
         start = self.peek()[1].lower()
+        kind, fields = ("ym_interval", ("year", "month")) if start in ("year", "month") \
+            else ("interval", ("day", "hour", "minute", "second"))
         if start not in fields:
             raise ParseException(
-                f"Unsupported interval type: only day-time intervals (INTERVAL DAY TO SECOND, INTERVAL HOUR...) "
-                f"are supported, not year-month or calendar intervals.{self._where(pos)}", "UNSUPPORTED_DATATYPE",
-                {"typeName": '"INTERVAL"'})
+                f"Unsupported interval type: only the ANSI intervals (INTERVAL DAY TO SECOND, INTERVAL HOUR, "
+                f"INTERVAL YEAR TO MONTH...) are supported, not the calendar INTERVAL.{self._where(pos)}",
+                "UNSUPPORTED_DATATYPE", {"typeName": '"INTERVAL"'})
         self.next()
         end = start
         if self.peek()[1].lower() == "to":
             self.next()
-            kind, value, at = self.next()
+            _, value, at = self.next()
             end = value.lower()
             if end not in fields or fields.index(end) < fields.index(start):
                 raise ParseException(f"Invalid interval type INTERVAL {start.upper()} TO {value.upper()}: the end "
                                      f"field must be one of {', '.join(f.upper() for f in fields)}, no wider than "
                                      f"the start.{self._where(at)}", "UNSUPPORTED_DATATYPE",
                                      {"typeName": '"INTERVAL"'})
-        return ("interval", fields.index(start), fields.index(end))
+        return (kind, fields.index(start), fields.index(end))
 
     def _decimal(self) -> Any:
         if self.peek()[1] != "(":

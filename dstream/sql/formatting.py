@@ -48,9 +48,11 @@ from dstream.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    YearMonthIntervalType,
 )
 
-__all__ = ["format_value", "java_double_str", "java_float_str", "format_timestamp", "format_date"]
+__all__ = ["format_value", "java_double_str", "java_float_str", "format_timestamp", "format_date",
+           "format_day_time_interval", "format_year_month_interval"]
 
 NULL_STRING = "NULL"
 
@@ -312,6 +314,8 @@ def format_value(value: Any, dt: DataType, time_zone: str) -> str:
         return _format_decimal(value, dt)
     if isinstance(dt, DayTimeIntervalType):
         return format_day_time_interval(dt.toInternal(value), dt.startField, dt.endField)
+    if isinstance(dt, YearMonthIntervalType):
+        return format_year_month_interval(int(value), dt.startField, dt.endField)
     if isinstance(dt, BinaryType):
         return _format_binary(value)
     if isinstance(dt, ArrayType):
@@ -356,6 +360,20 @@ def format_day_time_interval(micros: int, start: int = 0, end: int = 3) -> str:
         body += (" " if _FIELD_NAMES[index - 1] == "day" else ":") + part
     first, last = _FIELD_NAMES[start].upper(), _FIELD_NAMES[end].upper()
     return f"INTERVAL '{sign}{body}' {first if start == end else f'{first} TO {last}'}"
+
+
+def format_year_month_interval(months: int, start: int = 0, end: int = 1) -> str:
+    """Spark's ANSI string of a year-month interval: ``INTERVAL '-1-2' YEAR TO MONTH``, ``INTERVAL '14' MONTH``.
+
+    ``start`` and ``end`` are the fields (0 year, 1 month); an ``INTERVAL YEAR`` shows whole
+    years (the months below a year are not shown), an ``INTERVAL MONTH`` all the months.
+    """
+    sign, count = ("-", -months) if months < 0 else ("", months)
+    if start == end == 0:
+        return f"INTERVAL '{sign}{count // 12}' YEAR"
+    if start == end == 1:
+        return f"INTERVAL '{sign}{count}' MONTH"
+    return f"INTERVAL '{sign}{count // 12}-{count % 12}' YEAR TO MONTH"
 
 
 def _format_untyped(value: Any, time_zone: str) -> str:

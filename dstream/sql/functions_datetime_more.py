@@ -26,8 +26,8 @@ from .functions_scalar import _call
 
 __all__ = [
     "convert_timezone", "date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "localtimestamp",
-    "make_dt_interval", "make_timestamp", "make_timestamp_ltz", "make_timestamp_ntz", "monthname", "timestamp_add",
-    "timestamp_diff", "try_make_timestamp", "try_to_timestamp", "weekday",
+    "make_dt_interval", "make_timestamp", "make_timestamp_ltz", "make_timestamp_ntz", "make_ym_interval", "monthname",
+    "timestamp_add", "timestamp_diff", "try_make_timestamp", "try_to_timestamp", "weekday",
 ]
 
 ColumnOrName = Column | str
@@ -312,3 +312,24 @@ def make_dt_interval(days: ColumnOrName | None = None, hours: ColumnOrName | Non
     while given and given[-1] is None:
         given.pop()
     return _call("make_dt_interval", *[lit_expr(0) if c is None else expr_of(c) for c in given])
+
+
+def make_ym_interval(years: ColumnOrName | None = None, months: ColumnOrName | None = None) -> Column:
+    """A year-month interval of ``years * 12 + months`` months (each 0 when omitted).
+
+    Parameters
+    ----------
+    years, months : Column or str, optional
+        Whole numbers (negative ones allowed; months may exceed 11).
+
+    Examples
+    --------
+    >>> spark.range(1).select(make_ym_interval(lit(1), lit(2)).alias("i")).show()
+    +----------------------------+
+    |                           i|
+    +----------------------------+
+    |INTERVAL '1-2' YEAR TO MONTH|
+    +----------------------------+
+    <BLANKLINE>
+    """
+    return _call("make_ym_interval", *[lit_expr(0) if c is None else expr_of(c) for c in (years, months)])

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from .arrow_convert import arrow_to_rows
+from .arrow_convert import arrow_to_rows, check_collectable
 from .execution.collect import collect_batches, to_arrow_table
 from .execution.context import QueryContext
 from .execution.planner import plan_physical
@@ -84,19 +84,31 @@ class QueryExecution:
         qctx = self.context()
         return self.physical(qctx).execute(qctx)
 
-    def to_arrow(self) -> pa.Table:
-        """Every row, as one Arrow table with the DataFrame's column names (one operation of the session)."""
+    def to_arrow(self, check: bool = True) -> pa.Table:
+        """Every row, as one Arrow table with the DataFrame's column names (one operation of the session).
+
+        With ``check``, a column PySpark cannot hand to Arrow (a year-month interval) is refused first.
+        """
+        if check:
+            check_collectable(self._output_types(), to_arrow=True)
         with self.session._operation():
             qctx = self.context()
             return to_arrow_table(self.physical(qctx), qctx)
 
-    def collect(self, time_zone: str | None = None) -> list[Row]:
+    def collect(self, time_zone: str | None = None, check: bool = True) -> list[Row]:
         """Every row, as PySpark's ``collect()`` returns them.
 
         Naive datetimes are wall times in ``time_zone``; by default the machine's zone, as
         PySpark's ``collect()`` gives them (``show()`` and ``toPandas()`` pass the session's).
+        With ``check`` (all but ``show()``), a column PySpark cannot collect (a year-month
+        interval) is refused before the job runs.
         """
-        return arrow_to_rows(self.to_arrow(), time_zone or python_time_zone())
+        if check:
+            check_collectable(self._output_types())
+        return arrow_to_rows(self.to_arrow(check=False), time_zone or python_time_zone())
+
+    def _output_types(self) -> list[Any]:
+        return [a.data_type() for a in self.optimized.output()]
 
     def local_iterator(self) -> Iterator[Row]:
         """The rows partition by partition (one job per partition)."""
@@ -105,6 +117,7 @@ class QueryExecution:
         rdd = physical.execute(qctx)
         names = [a.name for a in physical.output]
         tz = python_time_zone()
+        check_collectable([a.data_type() for a in physical.output])
         for index in range(rdd.getNumPartitions()):
             with self.session._operation():
                 batches = rdd.context.runJob(rdd, lambda it: list(it), [index])

@@ -3,7 +3,8 @@
 What this module owns
 ---------------------
 The classes a schema is made of (``pyspark.sql.types``): the atomic types, ``DecimalType``,
-``DayTimeIntervalType``, ``ArrayType``, ``MapType``, ``StructField`` and ``StructType``, with PySpark 4's reprs,
+the ANSI intervals (``DayTimeIntervalType``, ``YearMonthIntervalType``), ``ArrayType``,
+``MapType``, ``StructField`` and ``StructType``, with PySpark 4's reprs,
 ``simpleString()`` (``bigint``, ``array<int>``, ``struct<a:int>``), ``typeName()``, JSON form
 (``json()``/``fromJson``), printSchema's tree text (``StructType.treeString()``) and the DDL
 parser (``_parse_datatype_string("a int, b string")``, in :mod:`dstream.sql.ddl`).
@@ -20,17 +21,17 @@ from __future__ import annotations
 
 import datetime as _dt
 import json as _json
-import re
 import sys
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from dstream.sql import ddl
-from dstream.sql.errors import PySparkTypeError, PySparkValueError
+from dstream.sql.errors import PySparkNotImplementedError, PySparkTypeError, PySparkValueError
 from dstream.sql.schema_tree import field_sql, tree_string
-from dstream.sql.type_trees import type_from_tree
+from dstream.sql.type_trees import type_from_json, type_from_tree
 
 __all__ = [
+    "AnsiIntervalType",
     "ArrayType",
     "AtomicType",
     "BinaryType",
@@ -58,6 +59,7 @@ __all__ = [
     "TimestampType",
     "VariantType",
     "VariantVal",
+    "YearMonthIntervalType",
 ]
 
 
@@ -204,7 +206,45 @@ class VariantType(AtomicType, metaclass=_Singleton):
     """Semi-structured values (``parse_json``'s result); collected as :class:`VariantVal`."""
 
 
-class DayTimeIntervalType(AtomicType):
+class AnsiIntervalType(AtomicType):
+    """Base of the ANSI interval types: an interval written with the units ``startField`` to ``endField``."""
+
+    _fields: ClassVar[dict[int, str]] = {}
+
+    def __init__(self, startField: int | None = None, endField: int | None = None) -> None:  # noqa: N803 - PySpark's names
+        # Neither given: the widest span; one given: an interval of that unit alone.
+        given = [f for f in (startField, endField) if f is not None]
+        first, last = min(self._fields), max(self._fields)
+        start, end = (given[0], given[-1]) if given else (first, last)
+        if start not in self._fields or end not in self._fields or start > end:
+            names = ", ".join(f"{name.upper()} ({i})" for i, name in self._fields.items())
+            raise PySparkValueError(
+                f"interval {start} to {end} is invalid: the fields are {names}, the start no later than the end.",
+                "INVALID_INTERVAL_CASTING", {"start_field": str(start), "end_field": str(end)})
+        self.startField = start
+        self.endField = end
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``interval day to second``, ``interval hour``, ``interval year to month``..."""
+        start, end = self._fields[self.startField], self._fields[self.endField]
+        return f"interval {start}" if start == end else f"interval {start} to {end}"
+
+    def jsonValue(self) -> str:  # noqa: N802 - PySpark's name
+        """As :meth:`simpleString`."""
+        return self.simpleString()
+
+    def _tree_name(self) -> str:
+        return self.simpleString()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.startField}, {self.endField})"
+
+    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
+        """``True``: the internal form is a count of the smallest unit."""
+        return True
+
+
+class DayTimeIntervalType(AnsiIntervalType):
     """A span of days, hours, minutes and seconds in microseconds (``datetime.timedelta``).
 
     Spark's ANSI day-time interval: ``INTERVAL 1 HOUR`` and ``lit(timedelta(hours=1))`` are
@@ -222,37 +262,6 @@ class DayTimeIntervalType(AtomicType):
     DAY, HOUR, MINUTE, SECOND = 0, 1, 2, 3
     _fields: ClassVar[dict[int, str]] = {0: "day", 1: "hour", 2: "minute", 3: "second"}
 
-    def __init__(self, startField: int | None = None, endField: int | None = None) -> None:  # noqa: N803 - PySpark's names
-        # Neither given: DAY TO SECOND; one given: an interval of that unit alone.
-        given = [f for f in (startField, endField) if f is not None]
-        start, end = (given[0], given[-1]) if given else (DayTimeIntervalType.DAY, DayTimeIntervalType.SECOND)
-        if start not in self._fields or end not in self._fields or start > end:
-            raise PySparkValueError(
-                f"interval {start} to {end} is invalid: the fields are DAY (0), HOUR (1), MINUTE (2) "
-                "and SECOND (3), the start no later than the end.", "INVALID_INTERVAL_CASTING",
-                {"start_field": str(start), "end_field": str(end)})
-        self.startField = start
-        self.endField = end
-
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """``interval day to second``, ``interval hour``..."""
-        start, end = self._fields[self.startField], self._fields[self.endField]
-        return f"interval {start}" if start == end else f"interval {start} to {end}"
-
-    def jsonValue(self) -> str:  # noqa: N802 - PySpark's name
-        """As :meth:`simpleString`."""
-        return self.simpleString()
-
-    def _tree_name(self) -> str:
-        return self.simpleString()
-
-    def __repr__(self) -> str:
-        return f"DayTimeIntervalType({self.startField}, {self.endField})"
-
-    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
-        """``True``: the internal form is microseconds."""
-        return True
-
     def toInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
         """Microseconds of a ``timedelta``."""
         return None if obj is None else (obj.days * 86_400 + obj.seconds) * 1_000_000 + obj.microseconds
@@ -260,6 +269,37 @@ class DayTimeIntervalType(AtomicType):
     def fromInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
         """The ``timedelta`` of a number of microseconds."""
         return None if obj is None else _dt.timedelta(microseconds=obj)
+
+
+class YearMonthIntervalType(AnsiIntervalType):
+    """A span of years and months, held as a number of months (``INTERVAL '1-2' YEAR TO MONTH``).
+
+    Spark's ANSI year-month interval: adding one to a date or a timestamp moves it by whole
+    months, to the same day of the month or the month's last day. As in PySpark, its values
+    are not collected to Python (``collect`` raises ``NOT_IMPLEMENTED``); ``show()``, casts to
+    strings and numbers, and the arithmetic all work.
+
+    Parameters
+    ----------
+    startField, endField : int, optional
+        The first and last unit, ``YearMonthIntervalType.YEAR`` (0) or ``MONTH`` (1); both
+        default to ``YEAR`` to ``MONTH``.
+    """
+
+    YEAR, MONTH = 0, 1
+    _fields: ClassVar[dict[int, str]] = {0: "year", 1: "month"}
+
+    def toInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
+        """Not available, as in PySpark: no Python value stands for a year-month interval."""
+        raise _not_implemented("YearMonthIntervalType.toInternal")
+
+    def fromInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
+        """Not available, as in PySpark: no Python value stands for a year-month interval."""
+        raise _not_implemented("YearMonthIntervalType.fromInternal")
+
+
+def _not_implemented(feature: str) -> PySparkNotImplementedError:
+    return PySparkNotImplementedError(f"{feature} is not implemented.", "NOT_IMPLEMENTED", {"feature": feature})
 
 
 class DecimalType(FractionalType):
@@ -605,29 +645,11 @@ _ATOMIC_TYPES: tuple[type[DataType], ...] = (
 )
 _ATOMIC_BY_JSON_NAME: dict[str, type[DataType]] = {t.typeName(): t for t in _ATOMIC_TYPES}
 _ATOMIC_BY_JSON_NAME["null"] = NullType  # older Spark versions wrote NullType as "null"
-_COMPLEX_BY_JSON_NAME: dict[str, type[DataType]] = {"array": ArrayType, "map": MapType, "struct": StructType}
-_DECIMAL_JSON = re.compile(r"decimal\(\s*(\d+)\s*,\s*(-?\d+)\s*\)")
 
 
 def _parse_datatype_json_value(json_value: Any) -> DataType:
     """The type of a JSON value as ``jsonValue()`` writes it."""
-    if isinstance(json_value, str):
-        if json_value in _ATOMIC_BY_JSON_NAME:
-            return _ATOMIC_BY_JSON_NAME[json_value]()
-        if json_value == "decimal":
-            return DecimalType()
-        m = _DECIMAL_JSON.fullmatch(json_value)
-        if m:
-            return DecimalType(int(m.group(1)), int(m.group(2)))
-        if json_value.startswith("interval "):
-            return type_from_tree(ddl.parse_data_type(json_value), sys.modules[__name__])
-        raise PySparkValueError(f"Could not parse datatype: {json_value}.", "CANNOT_PARSE_DATATYPE",
-                                {"msg": json_value})
-    if isinstance(json_value, dict) and json_value.get("type") in _COMPLEX_BY_JSON_NAME:
-        complex_type = _COMPLEX_BY_JSON_NAME[json_value["type"]]
-        return complex_type.fromJson(json_value)
-    raise PySparkValueError(f"Could not parse datatype: {json_value!r}.", "CANNOT_PARSE_DATATYPE",
-                            {"msg": repr(json_value)})
+    return type_from_json(json_value, sys.modules[__name__])
 
 
 def _parse_datatype_json_string(json_string: str) -> DataType:

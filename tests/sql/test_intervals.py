@@ -48,14 +48,12 @@ def test_interval_literals_have_sparks_values_and_names(spark: SparkSession, tex
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ("interval 1 month", "year-month intervals (YEAR, MONTH) are not supported"),
-    ("interval 1 year 2 days", "add_months"),
+    ("interval 1 year 2 days", "Cannot mix year-month and day-time fields"),
     ("interval 1.5 hours", "hours cannot have a fractional part"),
     ("interval 0.0000001 seconds", "finer than a microsecond"),
     ("interval 5", "INTERVAL needs a value and a unit"),
     ("interval '1 25:00' day to minute", "hour 25 is out of range [0, 23]"),
     ("interval '1:2:3' day to second", "does not match the form of INTERVAL DAY TO SECOND"),
-    ("interval 1 hour 2 hours", "the unit HOUR is given twice"),
 ])
 def test_bad_interval_literals_say_what_is_wrong(spark: SparkSession, text: str, says: str) -> None:
     with pytest.raises(ParseException, match=None) as caught:

@@ -30,13 +30,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import ArrayType, DataType, DecimalType, DoubleType, LongType, NullType, StringType
+from ..types import AnsiIntervalType, ArrayType, DataType, DecimalType, DoubleType, LongType, NullType, StringType
 from ..variant.arrow import as_storage, has_variant, storage_type
 from .aggregate_base import AggregateFunction, ArrowAgg
 from .base import EvalContext, Expression
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import bounded_decimal, is_integral, is_numeric
+from .interval_aggregates import interval_avgs, interval_sums
 from .long_sums import long_sums
 from .nested_values import as_binary, from_binary, is_nested
 
@@ -394,7 +395,7 @@ class Sum(_Simple):
 
     def check_input_types(self) -> None:
         dt = self.child.data_type()
-        if not is_numeric(dt):
+        if not is_numeric(dt) and not isinstance(dt, AnsiIntervalType):
             raise mismatch(self, "UNEXPECTED_INPUT_TYPE",
                            f'the first parameter requires the "NUMERIC" type, however "{self.child.sql()}" has the '
                            f"type {quoted_type(dt)}")
@@ -403,6 +404,8 @@ class Sum(_Simple):
         dt = self.child.data_type()
         if is_integral(dt):
             return LongType()
+        if isinstance(dt, AnsiIntervalType):
+            return dt
         if isinstance(dt, DecimalType):
             return bounded_decimal(dt.precision + 10, dt.scale)
         return DoubleType()
@@ -423,12 +426,16 @@ class Sum(_Simple):
         Two buffers: the int64 sum (exact modulo 2**64) and a float64 sum beside it, which
         tells whether the true sum left bigint's range (see :func:`.long_sums.long_sums`).
         """
-        return not self.distinct and type(self) is Sum and is_integral(self.child.data_type())
+        return not self.distinct and type(self) is Sum and _counted(self.child.data_type())
 
     def partial_input(self, j: int, values: pa.Array) -> pa.Array:
+        if isinstance(self.child.data_type(), AnsiIntervalType):
+            values = values.cast(pa.int64())  # an interval sums its months or microseconds
         return values.cast(pa.float64(), safe=False) if j == 1 and self._exact() else values
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        if self._exact() and isinstance(self.data_type(), AnsiIntervalType):
+            return interval_sums(buffers[0], buffers[1], self.data_type(), self.name == "try_sum")
         if self._exact():
             return long_sums(buffers[0], buffers[1], ctx.ansi)
         if self.distinct:
@@ -452,7 +459,7 @@ class Avg(Sum):
 
     def coerce(self) -> Expression:
         dt = self.child.data_type()
-        if isinstance(dt, DecimalType) or isinstance(dt, DoubleType):
+        if isinstance(dt, DecimalType | DoubleType | AnsiIntervalType):
             return self
         if is_numeric(dt) or isinstance(dt, (StringType, NullType)):
             return self.with_children([cast_to(self.child, DoubleType())])
@@ -462,6 +469,8 @@ class Avg(Sum):
         dt = self.child.data_type()
         if isinstance(dt, DecimalType):
             return bounded_decimal(dt.precision + 4, dt.scale + 4)
+        if isinstance(dt, AnsiIntervalType):
+            return type(dt)()
         return DoubleType()
 
     def partial_aggs(self) -> list[ArrowAgg]:
@@ -475,6 +484,8 @@ class Avg(Sum):
         count = pc.fill_null(count.cast(pa.int64()), 0)
         nonzero = pc.greater(count, 0)
         dt = self.data_type()
+        if isinstance(dt, AnsiIntervalType):
+            return interval_avgs(total, count, dt)
         if isinstance(dt, DecimalType):
             from decimal import Decimal, localcontext  # noqa: PLC0415 - only decimals need it
 
@@ -487,6 +498,11 @@ class Avg(Sum):
             return pa.array(out, _arrow(dt))
         safe = pc.if_else(nonzero, count, 1).cast(pa.float64())
         return pc.if_else(nonzero, pc.divide(total.cast(pa.float64()), safe), pa.scalar(None, pa.float64()))
+
+
+def _counted(dt: DataType) -> bool:
+    """Whether a sum of ``dt`` is exact integer arithmetic (integral numbers, intervals' stored units)."""
+    return is_integral(dt) or isinstance(dt, AnsiIntervalType)
 
 
 def aggregate_functions(expr: Expression) -> list[AggregateFunction]:

@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DateTimeException, IllegalArgumentException
+from ..kernels.year_month import month_index, month_start, shift_days
 from ..types import BooleanType, DataType, DateType, DoubleType, IntegerType, StringType, TimestampType
 from .base import EvalContext
 from .function_registry import FunctionSpec, register
@@ -57,16 +58,6 @@ def _days_and_valid(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return _ints_and_valid(values.cast(pa.int32()))
 
 
-def _month_index(days: np.ndarray) -> np.ndarray:
-    """Months since 1970-01 of each day."""
-    return days.astype("datetime64[D]").astype("datetime64[M]").astype(np.int64)
-
-
-def _month_start(months: np.ndarray) -> np.ndarray:
-    """The first day (days since the epoch) of each month index."""
-    return months.astype("datetime64[M]").astype("datetime64[D]").astype(np.int64)
-
-
 def _dates(days: np.ndarray, valid: np.ndarray) -> pa.Array:
     return pa.array(days.astype(np.int32), pa.int32(), mask=~valid).cast(pa.date32())
 
@@ -82,12 +73,7 @@ def _run_add_months(args: list[Any], types: list[DataType], rt: DataType, ctx: E
     days, valid = _days_and_valid(args[0])
     months, months_valid = _ints_and_valid(args[1])
     valid &= months_valid
-    source = _month_index(days)
-    day_of_month = days - _month_start(source)
-    target = source + months
-    start = _month_start(target)
-    length = _month_start(target + 1) - start
-    out = start + np.minimum(day_of_month, length - 1)
+    out = shift_days(days, months)
     if (valid & ((out < -(2**31)) | (out >= 2**31))).any():
         from ..errors import ArithmeticException  # noqa: PLC0415 - the rare path only
 
@@ -99,7 +85,7 @@ def _run_add_months(args: list[Any], types: list[DataType], rt: DataType, ctx: E
 
 def _run_last_day(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
     days, valid = _days_and_valid(args[0])
-    return _dates(_month_start(_month_index(days) + 1) - 1, valid)
+    return _dates(month_start(month_index(days) + 1) - 1, valid)
 
 
 register(FunctionSpec("add_months", 2, 2, lambda ts: [DateType(), IntegerType()], _const(DateType()),
@@ -150,10 +136,10 @@ def _run_months_between(args: list[Any], types: list[DataType], rt: DataType, ct
     valid = first.is_valid().to_numpy(zero_copy_only=False) & second.is_valid().to_numpy(zero_copy_only=False)
     days1, seconds1 = _local_days_and_seconds(first, ctx.time_zone)
     days2, seconds2 = _local_days_and_seconds(second, ctx.time_zone)
-    month1, month2 = _month_index(days1), _month_index(days2)
-    dom1, dom2 = days1 - _month_start(month1), days2 - _month_start(month2)
-    last1 = _month_start(month1 + 1) - 1 == days1
-    last2 = _month_start(month2 + 1) - 1 == days2
+    month1, month2 = month_index(days1), month_index(days2)
+    dom1, dom2 = days1 - month_start(month1), days2 - month_start(month2)
+    last1 = month_start(month1 + 1) - 1 == days1
+    last2 = month_start(month2 + 1) - 1 == days2
     month_diff = (month1 - month2).astype(np.float64)
     seconds_diff = (dom1 - dom2) * 86_400 + seconds1 - seconds2
     diff = month_diff + seconds_diff / (31 * 86_400)
@@ -186,8 +172,8 @@ def _run_make_date(args: list[Any], types: list[DataType], rt: DataType, ctx: Ev
     valid = vy & vm & vd
     month_ok = (months >= 1) & (months <= 12)
     index = (years - 1970) * 12 + np.clip(months, 1, 12) - 1
-    start = _month_start(index)
-    length = _month_start(index + 1) - start
+    start = month_start(index)
+    length = month_start(index + 1) - start
     day_ok = (dom >= 1) & (dom <= length)
     bad = valid & ~(month_ok & day_ok)
     if bad.any():

@@ -23,8 +23,8 @@ from typing import Any
 import pyarrow as pa
 
 from ..types import (
+    AnsiIntervalType,
     DataType,
-    DayTimeIntervalType,
     NullType,
     StringType,
     VariantType,
@@ -33,6 +33,7 @@ from .base import EvalContext, Expression
 from .castability import can_cast
 from .checks import mismatch, quoted_type
 from .coercion import type_sql
+from .interval_cast import cast_interval
 
 __all__ = ["Cast", "TryCast", "can_cast", "cast_to"]
 
@@ -102,8 +103,8 @@ class Cast(Expression):
 
         if isinstance(src, NullType):
             return pa.nulls(len(values), to_arrow_type(self.to_type))
-        if isinstance(src, DayTimeIntervalType):
-            return _cast_interval(values, src, self.to_type)
+        if isinstance(src, AnsiIntervalType) or isinstance(self.to_type, AnsiIntervalType):
+            return cast_interval(values, src, self.to_type, self.mode(ctx))
         if isinstance(src, VariantType) or isinstance(self.to_type, VariantType):
             from ..variant.convert import cast_variant  # noqa: PLC0415 - the variant package loads when used
 
@@ -141,21 +142,6 @@ class TypedLiteral(Cast):
 
     def sql(self) -> str:
         return self.display
-
-
-def _cast_interval(values: pa.Array, src: DayTimeIntervalType, dst: DataType) -> pa.Array:
-    """A day-time interval as a narrower or wider one (whole units of the end field) or as Spark's text."""
-    from ..formatting import FIELD_MICROS, format_day_time_interval  # noqa: PLC0415 - leaf module, no cycle
-
-    micros = values.cast(pa.int64()).to_pylist()
-    if isinstance(dst, StringType):
-        return pa.array([None if m is None else format_day_time_interval(m, src.startField, src.endField)
-                         for m in micros], pa.string())
-    assert isinstance(dst, DayTimeIntervalType)
-    step = FIELD_MICROS[dst.endField] if dst.endField < DayTimeIntervalType.SECOND else 1
-    # Spark drops the units below the end field, toward zero: -90 minutes as INTERVAL HOUR is -1 hour.
-    cut = [None if m is None else (abs(m) // step * step) * (1 if m >= 0 else -1) for m in micros]
-    return pa.array(cut, pa.int64()).cast(pa.duration("us"))
 
 
 class TryCast(Cast):

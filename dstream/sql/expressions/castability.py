@@ -22,7 +22,6 @@ from ..types import (
     BooleanType,
     DataType,
     DateType,
-    DayTimeIntervalType,
     MapType,
     NullType,
     StringType,
@@ -33,6 +32,7 @@ from ..types import (
 )
 from ..variant.casting import castable_to_variant, variant_target_ok
 from .coercion import is_numeric
+from .interval_cast import interval_castable
 
 __all__ = ["can_cast"]
 
@@ -43,6 +43,9 @@ def can_cast(src: DataType, dst: DataType) -> bool:
         return variant_target_ok(dst)
     if isinstance(dst, VariantType) and not isinstance(src, (VariantType, NullType)):
         return castable_to_variant(src)
+    interval = interval_castable(src, dst)
+    if interval is not None and not isinstance(src, NullType):
+        return interval
     if src == dst or isinstance(src, NullType) or isinstance(dst, StringType):
         return True
     if isinstance(src, StringType):
@@ -57,8 +60,6 @@ def can_cast(src: DataType, dst: DataType) -> bool:
         return isinstance(src, (DateType, TimestampType))
     if isinstance(dst, DateType):
         return isinstance(src, (TimestampType, TimestampNTZType))
-    if isinstance(dst, DayTimeIntervalType):
-        return isinstance(src, DayTimeIntervalType)
     if isinstance(src, ArrayType) and isinstance(dst, ArrayType):
         return can_cast(src.elementType, dst.elementType)
     if isinstance(src, MapType) and isinstance(dst, MapType):

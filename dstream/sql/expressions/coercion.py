@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from ..schema_tree import type_sql
 from ..types import (
+    AnsiIntervalType,
     ArrayType,
     BinaryType,
     BooleanType,
     ByteType,
     DataType,
     DateType,
-    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -141,15 +141,16 @@ def _wider_datetime(a: DataType, b: DataType) -> DataType:
     return TimestampNTZType()
 
 
-def wider_interval(a: DayTimeIntervalType, b: DayTimeIntervalType) -> DayTimeIntervalType:
-    """The interval type spanning both types' fields (``HOUR`` and ``MINUTE TO SECOND``: ``HOUR TO SECOND``)."""
-    return DayTimeIntervalType(min(a.startField, b.startField), max(a.endField, b.endField))
+def wider_interval(a: AnsiIntervalType, b: AnsiIntervalType) -> AnsiIntervalType:
+    """The interval type of one kind spanning both types' fields (``HOUR`` and ``MINUTE TO SECOND``:
+    ``HOUR TO SECOND``; ``YEAR`` and ``MONTH``: ``YEAR TO MONTH``)."""
+    return type(a)(min(a.startField, b.startField), max(a.endField, b.endField))
 
 
 def find_common_type(types: list[DataType]) -> DataType | None:
     """The type several values meet at (``coalesce``, ``CASE`` branches, ``IN`` lists), or ``None``.
 
-    Numbers widen, dates widen to timestamps, day-time intervals to the span of both
+    Numbers widen, dates widen to timestamps, intervals of one kind to the span of both
     types' fields, ``void`` meets anything, arrays and maps
     meet element-wise; otherwise the types must be equal. A string meets a number or a
     date at the other type, as Spark 4's ANSI coercion does.
@@ -174,7 +175,7 @@ def _common_of_two(a: DataType, b: DataType) -> DataType | None:
         return wider_numeric(a, b)
     if _is_datetime(a) and _is_datetime(b):
         return _wider_datetime(a, b)
-    if isinstance(a, DayTimeIntervalType) and isinstance(b, DayTimeIntervalType):
+    if isinstance(a, AnsiIntervalType) and type(a) is type(b):
         return wider_interval(a, b)
     if isinstance(a, StringType) and (is_numeric(b) or _is_datetime(b)):
         return b

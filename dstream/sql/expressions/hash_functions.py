@@ -36,6 +36,7 @@ from ..types import (
     ByteType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -48,6 +49,7 @@ from ..types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    YearMonthIntervalType,
 )
 from ..variant.casting import contains_variant
 from .base import EvalContext
@@ -185,8 +187,10 @@ def _hash_value(value: Any, dt: DataType, seed: int, algo: Any = _Murmur3) -> in
         return seed
     if isinstance(dt, BooleanType):
         return algo.int_(1 if value else 0, seed)
-    if isinstance(dt, (ByteType, ShortType, IntegerType)):
-        return algo.int_(value, seed)
+    if isinstance(dt, (ByteType, ShortType, IntegerType, YearMonthIntervalType)):
+        return algo.int_(value, seed)  # a year-month interval hashes as its int of months
+    if isinstance(dt, DayTimeIntervalType):
+        return algo.long_(dt.toInternal(value) if not isinstance(value, int) else value, seed)
     if isinstance(dt, DateType):
         return algo.int_(epoch_value(value), seed)
     if isinstance(dt, LongType):

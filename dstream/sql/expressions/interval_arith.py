@@ -1,11 +1,12 @@
-"""``+`` and ``-`` on timestamps, dates and day-time intervals (``t + INTERVAL 1 HOUR``, ``t1 - t2``).
+"""``+`` and ``-`` on timestamps, dates and ANSI intervals (``t + INTERVAL 1 HOUR``, ``d - INTERVAL 1 MONTH``).
 
 What this module owns
 ---------------------
-The typing, coercion and evaluation of Spark's datetime arithmetic with ANSI day-time
-intervals, for the ``Add`` and ``Subtract`` nodes of :mod:`.operators` (they stay those
-nodes, so the rest of the engine, the stream-stream join's time bounds among them, reads
-``t + INTERVAL 1 HOUR`` as a sum):
+The typing, coercion and evaluation of Spark's datetime arithmetic with ANSI intervals,
+for the ``Add`` and ``Subtract`` nodes of :mod:`.operators` (they stay those nodes, so the
+rest of the engine, the stream-stream join's time bounds among them, reads
+``t + INTERVAL 1 HOUR`` as a sum); ``*`` and ``/`` of an interval by a number are
+:mod:`.interval_scale`'s, dispatched from here:
 
 ==========================================  ==========================================
 operands                                    result
@@ -18,12 +19,19 @@ date ± any other day-time interval          timestamp (the date's midnight, UTC
 interval ± interval                         interval (the fields of both)
 timestamp - timestamp                       ``interval day to second``
 date - date                                 ``interval day``
+date ± year-month interval                  date: the same day of the month, or the
+                                            month's last day (Jan 31 + 1 month = Feb 29)
+timestamp ± year-month interval             the timestamp's type: its wall time (in the
+                                            session zone) moved so, a wall time in a DST
+                                            gap moved forward by the gap, as Java does
+year-month ± year-month                     year-month (the fields of both)
 ==========================================  ==========================================
 
 Invariants
 ----------
 * Overflow raises ``ARITHMETIC_OVERFLOW`` whatever ``spark.sql.ansi.enabled`` says, as
-  Spark's ``Math.addExact`` does for datetimes.
+  Spark's ``Math.addExact`` does for datetimes (``INTERVAL_ARITHMETIC_OVERFLOW`` for a sum
+  of year-month intervals beyond an int of months).
 * A ``void`` operand takes the other side's temporal type; a timestamp meets a
   ``timestamp_ntz`` as ``timestamp``.
 """
@@ -32,15 +40,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ArithmeticException
 from ..formatting import FIELD_MICROS
-from ..types import DataType, DateType, DayTimeIntervalType, NullType, TimestampNTZType, TimestampType
+from ..kernels.cast_text import local_to_utc
+from ..kernels.year_month import shift_days, shift_micros
+from ..types import (
+    DataType,
+    DateType,
+    DayTimeIntervalType,
+    NullType,
+    TimestampNTZType,
+    TimestampType,
+    YearMonthIntervalType,
+)
+from .base import EvalContext
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import wider_interval
+from .interval_scale import coerce_scaled, eval_scaled, is_scaled, scaled_type
 
 if TYPE_CHECKING:
     from .operators import BinaryArithmetic
@@ -58,11 +79,21 @@ def _iv(dt: DataType) -> bool:
     return isinstance(dt, DayTimeIntervalType)
 
 
+def _ym(dt: DataType) -> bool:
+    return isinstance(dt, YearMonthIntervalType)
+
+
+def _dated(dt: DataType) -> bool:
+    return isinstance(dt, DateType) or _ts(dt)
+
+
 def is_temporal(symbol: str, lt: DataType, rt: DataType) -> bool:
-    """Whether ``lt symbol rt`` is datetime arithmetic (handled here) rather than numeric."""
+    """Whether ``lt symbol rt`` is datetime or interval arithmetic (handled here) rather than numeric."""
+    if symbol in ("*", "/"):
+        return is_scaled(symbol, lt, rt)
     if symbol not in ("+", "-"):
         return False
-    if _iv(lt) or _iv(rt):
+    if _iv(lt) or _iv(rt) or _ym(lt) or _ym(rt):
         return True
     if symbol == "-":
         return (_ts(lt) and _ts(rt)) or (isinstance(lt, DateType) and isinstance(rt, DateType))
@@ -71,6 +102,8 @@ def is_temporal(symbol: str, lt: DataType, rt: DataType) -> bool:
 
 def coerce_temporal(node: BinaryArithmetic) -> BinaryArithmetic:
     """``node`` with its operands cast to the types its datetime arithmetic needs (or a clear error)."""
+    if node.symbol in ("*", "/"):
+        return coerce_scaled(node)
     left, right = node.left, node.right
     lt, rt = left.data_type(), right.data_type()
     if isinstance(lt, NullType):
@@ -100,6 +133,14 @@ def _days_only(dt: DataType) -> bool:
 
 def temporal_type(symbol: str, lt: DataType, rt: DataType) -> DataType | None:
     """The result type of ``lt symbol rt`` after coercion, ``None`` when the pair has no meaning."""
+    if symbol in ("*", "/"):
+        return scaled_type(lt, rt)
+    if _ym(rt) and _dated(lt):
+        return lt
+    if symbol == "+" and _ym(lt) and _dated(rt):
+        return rt
+    if _ym(lt) and _ym(rt):
+        return YearMonthIntervalType(min(lt.startField, rt.startField), max(lt.endField, rt.endField))
     if _ts(lt) and _iv(rt):
         return lt
     if symbol == "+" and _iv(lt) and _ts(rt):
@@ -133,8 +174,13 @@ def exact(fn: str, what: str, *arrays: pa.Array | pa.Scalar) -> pa.Array:
             "interval (about 292,000 years).", "ARITHMETIC_OVERFLOW", {"message": what}) from None
 
 
-def eval_temporal(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataType, result: DataType) -> pa.Array:
+def eval_temporal(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataType, result: DataType,
+                  ctx: EvalContext) -> pa.Array:
     """The values of ``a symbol b`` for coerced operand types ``lt``, ``rt`` and result type ``result``."""
+    if symbol in ("*", "/"):
+        return eval_scaled(symbol, a, b, lt, rt, result)
+    if _ym(lt) or _ym(rt):
+        return _eval_year_month(symbol, a, b, lt, rt, result, ctx)
     fn = "add_checked" if symbol == "+" else "subtract_checked"
     what = f"{quoted_type(lt)} {symbol} {quoted_type(rt)}"
     left, right = _micros(a), _micros(b)
@@ -153,3 +199,44 @@ def eval_temporal(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataT
     from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
 
     return out.cast(to_arrow_type(result))
+
+
+def _eval_year_month(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataType, result: DataType,
+                     ctx: EvalContext) -> pa.Array:
+    if _ym(lt) and _ym(rt):
+        fn = "add_checked" if symbol == "+" else "subtract_checked"
+        try:
+            return getattr(pc, fn)(a.cast(pa.int32()), b.cast(pa.int32()))
+        except pa.ArrowInvalid:
+            name = "try_add" if symbol == "+" else "try_subtract"
+            raise ArithmeticException(
+                f"Integer overflow while operating with intervals. Use `{name}` to tolerate overflow and return "
+                "NULL instead.", "INTERVAL_ARITHMETIC_OVERFLOW.WITH_SUGGESTION",
+                {"functionName": f"`{name}`"}) from None
+    dated, months = (a, b) if _ym(rt) else (b, a)
+    valid = pc.and_(dated.is_valid(), months.is_valid()).to_numpy(zero_copy_only=False)
+    count = months.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    if symbol == "-":
+        count = -count
+    if isinstance(result, DateType):
+        days = dated.cast(pa.int32()).cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+        out = shift_days(days, count)
+        _check_range(out[valid], -(2**31), 2**31 - 1, lt, rt, symbol)
+        return pa.array(out.astype(np.int32), pa.int32(), mask=~valid).cast(pa.date32())
+    instants = dated.cast(pa.int64()).fill_null(0)
+    if isinstance(result, TimestampType):
+        # The wall time in the session zone moves by months, then is read back as an instant.
+        zoned = instants.cast(pa.timestamp("us", tz=ctx.time_zone))
+        wall = pc.local_timestamp(zoned).cast(pa.int64()).to_numpy(zero_copy_only=False)
+        moved = local_to_utc(pa.array(shift_micros(wall, count)), ctx.time_zone)
+    else:
+        moved = pa.array(shift_micros(instants.to_numpy(zero_copy_only=False), count))
+    return pc.if_else(pa.array(valid), moved, None).cast(pa.int64()).cast(dated.type)
+
+
+def _check_range(values: np.ndarray, low: int, high: int, lt: DataType, rt: DataType, symbol: str) -> None:
+    if values.size and (values.min() < low or values.max() > high):
+        what = f"{quoted_type(lt)} {symbol} {quoted_type(rt)}"
+        raise ArithmeticException(
+            f"[ARITHMETIC_OVERFLOW] {what} overflowed: the result is beyond the range of a date.",
+            "ARITHMETIC_OVERFLOW", {"message": what})

@@ -1,6 +1,6 @@
 """``make_timestamp``, ``make_timestamp_ltz``, ``make_timestamp_ntz`` and their ``try_`` forms
 (null where a field is out of range):
-a timestamp from its fields; ``make_dt_interval``: a day-time interval from its fields.
+a timestamp from its fields; ``make_dt_interval`` and ``make_ym_interval``: an interval from its fields.
 
 What this module owns
 ---------------------
@@ -19,6 +19,8 @@ Invariants
   the earlier instant (``java.time``'s rules, which Spark uses).
 * ``make_dt_interval(days, hours, mins, secs)`` (each 0 by default, ``secs`` with a fraction)
   is their sum, a ``DayTimeIntervalType``; any field may be negative or past its unit.
+* ``make_ym_interval(years, months)`` (each 0 by default) is ``years * 12 + months`` months, a
+  ``YearMonthIntervalType``; beyond an int of months it raises ``INTERVAL_ARITHMETIC_OVERFLOW``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import DateTimeException
+from ..errors import ArithmeticException, DateTimeException
 from ..timezones import instant_us, naive_us, zone_of
 from ..types import (
     DataType,
@@ -40,6 +42,7 @@ from ..types import (
     StringType,
     TimestampNTZType,
     TimestampType,
+    YearMonthIntervalType,
 )
 from .base import EvalContext
 from .function_registry import FunctionSpec, register
@@ -130,3 +133,26 @@ def _run_make_dt_interval(args: list[Any], types: list[DataType], rt: DataType, 
 
 register(FunctionSpec("make_dt_interval", 0, 4, _interval_types, lambda ts: DayTimeIntervalType(),
                       _run_make_dt_interval, null_intolerant=False))
+
+
+def _run_make_ym_interval(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
+    n = next((len(a) for a in args if isinstance(a, pa.Array)), 1)
+    columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * n for a in args]
+    columns += [[0] * n] * (2 - len(columns))
+    out: list[int | None] = []
+    for years, months in zip(*columns):
+        if years is None or months is None:
+            out.append(None)
+            continue
+        total = years * 12 + months
+        if not -(2**31) <= total < 2**31:
+            raise ArithmeticException(
+                "Integer overflow while operating with intervals. Try devising appropriate values for the interval "
+                "parameters.", "INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION", {})
+        out.append(total)
+    return pa.array(out, pa.int32())
+
+
+register(FunctionSpec("make_ym_interval", 0, 2, lambda ts: [IntegerType()] * len(ts),
+                      lambda ts: YearMonthIntervalType(), _run_make_ym_interval, null_intolerant=False,
+                      display=lambda sqls: f"make_ym_interval({', '.join([*sqls, '0', '0'][:2])})"))

@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 
 from ..types import BinaryType, DataType, DoubleType, LongType, NullType, StringType
 from .aggregate_base import AggregateFunction, ArrowAgg
-from .aggregates import LIST_CONCAT, Avg, Sum, _fit, _flatten_groups, _ListBased
+from .aggregates import LIST_CONCAT, Avg, Sum, _counted, _fit, _flatten_groups, _ListBased
 from .base import EvalContext, Expression, Literal
 from .checks import mismatch, quoted_type
 from .coercion import is_integral
@@ -53,11 +53,11 @@ class TrySum(Sum):
     name = "try_sum"
 
     def _exact(self) -> bool:
-        return not self.distinct and is_integral(self.child.data_type())
+        return not self.distinct and _counted(self.child.data_type())
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
-        if not self._exact():
-            return super().finish(buffers, ctx)
+        if not self._exact() or not is_integral(self.child.data_type()):
+            return super().finish(buffers, ctx)  # an interval's overflow is null there (by the name try_sum)
         sums = long_sums(buffers[0], buffers[1], ansi=False)
         overflows = long_overflows(sums, buffers[1])
         return sums if overflows is None else pc.if_else(overflows, pa.scalar(None, pa.int64()), sums)

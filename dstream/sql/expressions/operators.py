@@ -34,10 +34,10 @@ import pyarrow as pa
 
 from ..errors import ArithmeticException
 from ..types import (
+    AnsiIntervalType,
     ByteType,
     DataType,
     DateType,
-    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     IntegerType,
@@ -185,7 +185,7 @@ class BinaryArithmetic(Expression):
         a, b = self.left.eval(batch, ctx), self.right.eval(batch, ctx)
         lt, rt = self.left.data_type(), self.right.data_type()
         if is_temporal(self.symbol, lt, rt):
-            return eval_temporal(self.symbol, a, b, lt, rt, self.data_type())
+            return eval_temporal(self.symbol, a, b, lt, rt, self.data_type(), ctx)
         return _fit(getattr(arith, self.kernel)(a, b, self.data_type(), ctx.ansi), self.data_type())
 
 
@@ -270,6 +270,8 @@ class Divide(BinaryArithmetic):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..kernels import arith  # noqa: PLC0415 - kernels load at run time
 
+        if is_temporal(self.symbol, self.left.data_type(), self.right.data_type()):
+            return super().eval(batch, ctx)
         a, b = self.left.eval(batch, ctx), self.right.eval(batch, ctx)
         return _fit(arith.divide(a, b, ctx.ansi), self.data_type())
 
@@ -337,7 +339,7 @@ class UnaryMinus(Expression):
 
     def check_input_types(self) -> None:
         dt = self.child.data_type()
-        if not is_numeric(dt) and not isinstance(dt, DayTimeIntervalType):
+        if not is_numeric(dt) and not isinstance(dt, AnsiIntervalType):
             raise mismatch(self, "UNEXPECTED_INPUT_TYPE",
                            f'the first parameter requires the "NUMERIC" type, however "{self.child.sql()}" '
                            f"has the type {quoted_type(dt)}")
@@ -352,13 +354,15 @@ class UnaryMinus(Expression):
         from ..kernels import arith  # noqa: PLC0415 - kernels load at run time
 
         values = self.child.eval(batch, ctx)
-        if isinstance(self.data_type(), DayTimeIntervalType):
+        if isinstance(self.data_type(), AnsiIntervalType):
             return _interval_unary("negate_checked", values)
         return arith.negate(values, self.data_type(), ctx.ansi)
 
 
 def _interval_unary(fn: str, values: pa.Array) -> pa.Array:
-    return exact(fn, "the interval's negation", values.cast(pa.int64())).cast(pa.duration("us"))
+    # A year-month interval is an int of months, a day-time one a long of microseconds.
+    stored = values.cast(pa.int32() if pa.types.is_integer(values.type) else pa.int64())
+    return exact(fn, "the interval's negation", stored).cast(values.type)
 
 
 class Abs(UnaryMinus):
@@ -371,7 +375,7 @@ class Abs(UnaryMinus):
         from ..kernels import arith  # noqa: PLC0415 - kernels load at run time
 
         values = self.child.eval(batch, ctx)
-        if isinstance(self.data_type(), DayTimeIntervalType):
+        if isinstance(self.data_type(), AnsiIntervalType):
             return _interval_unary("abs_checked", values)
         return arith.abs_(values, self.data_type(), ctx.ansi)
 

@@ -36,6 +36,7 @@ _SIMPLE: dict[str, pa.DataType] = {
     "DateType": pa.date32(),
     "TimestampType": pa.timestamp("us", tz="UTC"),
     "TimestampNTZType": pa.timestamp("us"),
+    "YearMonthIntervalType": pa.int32(),  # months
 }
 
 # Inclusive bounds of each integral Arrow type.

@@ -49,6 +49,7 @@ STRICT_NON_RESERVED = frozenset({
 #: Tokens after which a keyword stands alone: ``SELECT 1 order`` names the column ``order``.
 ENDS_OPERAND = frozenset({",", ")", ";"})
 
+_INTERVAL_FIELDS = ("year", "month", "day", "hour", "minute", "second")
 _TYPE_NAMES = {
     "int": "int", "integer": "int", "bigint": "bigint", "long": "bigint", "smallint": "smallint",
     "short": "smallint", "tinyint": "tinyint", "byte": "tinyint", "float": "float", "real": "float",
@@ -203,6 +204,12 @@ class TokenCursor:
                 fields.append(f"{quoted}:{self.data_type()}")
             self._close_angle()
             return "struct<" + ",".join(fields) + ">"
+        if word == "interval" and self.tok.kind == "WORD" and self.tok.value.lower() in _INTERVAL_FIELDS:
+            start = self.advance().value.lower()
+            if not self.tok.is_word("TO"):
+                return f"interval {start}"
+            self.advance()
+            return f"interval {start} to {self.advance().value.lower()}"  # the DDL parser checks the span
         if word not in _TYPE_NAMES:
             raise ParseException(f'Unsupported data type "{token.value.upper()}".', "UNSUPPORTED_DATATYPE",
                                  {"typeName": f'"{token.value.upper()}"'})

@@ -57,7 +57,7 @@ from dstream.sql.parser.nodes import (
 )
 from dstream.sql.parser.special_forms import SpecialForms
 from dstream.sql.parser.window_spec import WindowSpecParsing
-from dstream.sql.types import DayTimeIntervalType
+from dstream.sql.types import DayTimeIntervalType, YearMonthIntervalType
 
 __all__ = ["ExpressionParser", "parse_expression_ast"]
 
@@ -366,33 +366,39 @@ class ExpressionParser(SpecialForms, WindowSpecParsing, TokenCursor):
         return Name((self.identifier(),))
 
     def _interval(self) -> Literal:
-        """After ``INTERVAL``: ``'1 02:03' DAY TO MINUTE``, ``'1 day 2 hours'`` or ``1 HOUR 30 MINUTES``."""
+        """After ``INTERVAL``: ``'1 02:03' DAY TO MINUTE``, ``-'1-2' YEAR TO MONTH``, ``'1 day 2 hours'``
+        or ``1 HOUR 30 MINUTES``."""
         start_token = self.tok
+        signed = 1 if self.tok.is_op("-", "+") else 0
         if self.tok.kind == "STRING" and not (self.peek().kind == "WORD" and intervals.is_unit(self.peek().value)):
-            micros, first, last = intervals.unit_text(self.advance().value)
-        elif self.tok.kind == "STRING" and self.peek(2).is_word("TO"):
+            value, first, last, year_month = intervals.unit_text(self.advance().value)
+        elif self.peek(signed).kind == "STRING" and self.peek(signed + 2).is_word("TO"):
+            sign = self.advance().value if signed else ""
             text = self.advance().value
             start = self.advance().value
             self.advance()
             end = self.expect_word(*intervals.FIELDS, "YEAR", "MONTH").value
-            micros, first, last = intervals.unit_to_unit(text, start, end)
+            value, first, last, year_month = intervals.unit_to_unit(text, start, end)
+            value = -value if sign == "-" else value
         else:
             pairs = []
             while True:
                 signed = 1 if self.tok.is_op("-", "+") else 0
-                value, unit = self.peek(signed), self.peek(signed + 1)
+                number, unit = self.peek(signed), self.peek(signed + 1)
                 is_unit = unit.kind == "WORD" and intervals.is_unit(unit.value)
-                if value.kind not in ("NUMBER", "STRING") or not is_unit:
+                if number.kind not in ("NUMBER", "STRING") or not is_unit:
                     break
                 sign = "-" if signed and self.advance().value == "-" else ""
                 self.advance()
                 self.advance()
-                pairs.append((sign + value.value, unit.value))
+                pairs.append((sign + number.value, unit.value))
             if not pairs:
                 raise syntax_error(start_token, ": INTERVAL needs a value and a unit, as in INTERVAL 1 HOUR")
             context = " ".join(f"{v} {u}" for v, u in pairs)
-            micros, first, last = intervals.multi_unit(pairs, context)
-        return Literal(datetime.timedelta(microseconds=micros), DayTimeIntervalType(first, last).simpleString())
+            value, first, last, year_month = intervals.multi_unit(pairs, context)
+        if year_month:
+            return Literal(value, YearMonthIntervalType(first, last).simpleString())
+        return Literal(datetime.timedelta(microseconds=value), DayTimeIntervalType(first, last).simpleString())
 
     def _binary_literal(self, text: str, token: Token) -> Literal:
         try:

@@ -1,4 +1,4 @@
-"""Spark's day-time ``INTERVAL`` literals: their units, their texts, their microseconds.
+"""Spark's ANSI ``INTERVAL`` literals: their units, their texts, their values.
 
 What this module owns
 ---------------------
@@ -14,16 +14,18 @@ has split them into (value, unit) pairs or a (text, from, to) triple:
 :func:`parse_interval_text` reads the text Spark writes for an interval in CSV and JSON
 (``INTERVAL '0 01:30:00' DAY TO SECOND``, or the quoted part alone).
 
-Each gives the interval in microseconds and its fields (``DAY`` 0 .. ``SECOND`` 3), as
-``DayTimeIntervalType(start, end)``: the widest and narrowest unit written (weeks count as
-days, milliseconds and microseconds as seconds).
+Each gives ``(value, start field, end field, year_month)``: a day-time interval in
+microseconds with its fields (``DAY`` 0 .. ``SECOND`` 3, as ``DayTimeIntervalType(start,
+end)``: the widest and narrowest unit written; weeks count as days, milliseconds and
+microseconds as seconds), or a year-month interval in months (``YEAR`` 0, ``MONTH`` 1, as
+``YearMonthIntervalType``).
 
 Invariants
 ----------
-* Only day-time units: ``YEAR`` and ``MONTH`` (Spark's year-month and calendar intervals)
-  raise a ``ParseException`` that says so and names the functions to use instead.
+* One literal is of one kind: year-month and day-time units together raise Spark's
+  "Cannot mix year-month and day-time fields".
 * Values are exact: decimal text is read as ``Decimal``; a fraction is allowed on seconds
-  only, down to the microsecond.
+  only, down to the microsecond; months fit an int.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from decimal import Decimal, InvalidOperation
 
 from dstream.sql.errors import ParseException
 from dstream.sql.formatting import FIELD_MICROS
+from dstream.sql.kernels.year_month import INT_MAX, INT_MIN, invalid_format, parse_year_month
 
 __all__ = ["FIELDS", "is_unit", "multi_unit", "parse_interval_text", "unit_text", "unit_to_unit"]
 
@@ -47,6 +50,8 @@ _UNITS: dict[str, tuple[int, int]] = {
     "MILLISECOND": (1_000, 3),
     "MICROSECOND": (1, 3),
 }
+#: year-month unit word (singular) -> (months in one, its field: YEAR 0, MONTH 1).
+_YM_UNITS = {"YEAR": (12, 0), "MONTH": (1, 1)}
 _YEAR_MONTH = ("YEAR", "YEARS", "MONTH", "MONTHS")
 _MAX_MICROS = (1 << 63) - 1
 
@@ -54,14 +59,6 @@ _MAX_MICROS = (1 << 63) - 1
 def _singular(word: str) -> str:
     upper = word.upper()
     return upper[:-1] if upper.endswith("S") and upper[:-1] in _UNITS else upper
-
-
-def _year_month(text: str) -> ParseException:
-    return ParseException(
-        f"Cannot parse the INTERVAL value {text!r}: year-month intervals (YEAR, MONTH) are not supported, "
-        "only day-time units (WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND). "
-        "Use add_months(date, n) to move a date by months.", "UNSUPPORTED_FEATURE",
-        {"feature": "INTERVAL YEAR TO MONTH"})
 
 
 def _invalid(text: str, why: str) -> ParseException:
@@ -74,10 +71,20 @@ def is_unit(word: str) -> bool:
     return _singular(word) in _UNITS or word.upper() in _YEAR_MONTH
 
 
-def _micros_of(value: str, unit: str, context: str) -> tuple[int, int]:
+def _amount_of(value: str, unit: str, context: str) -> tuple[int, int, bool]:
+    """``(amount, field, year_month)`` of one value-unit pair: microseconds or months."""
+    upper = unit.upper()
+    if upper in _YEAR_MONTH:
+        name = upper.rstrip("S")
+        try:
+            amount = Decimal(value.strip())
+        except InvalidOperation:
+            raise invalid_format(f" {value} {unit}", "INVALID_VALUE", f"Invalid value {value}.") from None
+        if amount != amount.to_integral_value():
+            raise invalid_format(f" {value} {unit}", "INVALID_FRACTION", f"{unit.lower()} cannot have fractional part.")
+        per_unit, field = _YM_UNITS[name]
+        return int(amount) * per_unit, field, True
     name = _singular(unit)
-    if unit.upper() in _YEAR_MONTH:
-        raise _year_month(context)
     if name not in _UNITS:
         raise _invalid(context, f"{unit!r} is not a unit")
     try:
@@ -92,7 +99,7 @@ def _micros_of(value: str, unit: str, context: str) -> tuple[int, int]:
     micros = amount * per_unit
     if micros != micros.to_integral_value():
         raise _invalid(context, f"{value} {unit.lower()} is finer than a microsecond")
-    return int(micros), field
+    return int(micros), field, False
 
 
 def _checked(micros: int, context: str) -> int:
@@ -101,25 +108,32 @@ def _checked(micros: int, context: str) -> int:
     return micros
 
 
-def multi_unit(pairs: Sequence[tuple[str, str]], context: str) -> tuple[int, int, int]:
-    """``(microseconds, start field, end field)`` of value-unit pairs (``[("1", "hour"), ("30", "minutes")]``)."""
-    total, fields = 0, []
-    seen: set[str] = set()
+def multi_unit(pairs: Sequence[tuple[str, str]], context: str) -> tuple[int, int, int, bool]:
+    """``(value, start field, end field, year_month)`` of value-unit pairs (``[("1", "hour"), ("30", "minutes")]``).
+
+    A unit may come more than once (``INTERVAL 1 MONTH 1 MONTH`` is two months), as in Spark.
+    """
+    total, fields, kinds = 0, [], set()
     for value, unit in pairs:
-        name = _singular(unit)
-        if name in seen:
-            raise _invalid(context, f"the unit {name} is given twice")
-        seen.add(name)
-        micros, field = _micros_of(value, unit, context)
-        total += micros
+        amount, field, year_month = _amount_of(value, unit, context)
+        total += amount
         fields.append(field)
-    return _checked(total, context), min(fields), max(fields)
+        kinds.add(year_month)
+    if len(kinds) > 1:
+        raise ParseException(f"Cannot mix year-month and day-time fields: interval {context}.",
+                             "_LEGACY_ERROR_TEMP_0029", {"literal": f"interval {context}"})
+    if True in kinds:
+        if not INT_MIN <= total <= INT_MAX:
+            text = " " + " ".join(f"{v} {u}" for v, u in pairs)
+            raise invalid_format(text, "ARITHMETIC_EXCEPTION", f"Uncaught arithmetic exception while parsing '{text}'.")
+        return total, min(fields), max(fields), True
+    return _checked(total, context), min(fields), max(fields), False
 
 
 _PAIR = re.compile(r"\s*([+-]?\s*\d+(?:\.\d*)?|[+-]?\s*\.\d+)\s*([A-Za-z]+)")
 
 
-def unit_text(text: str) -> tuple[int, int, int]:
+def unit_text(text: str) -> tuple[int, int, int, bool]:
     """:func:`multi_unit` of a text of value-unit pairs (``'1 day 2 hours'``, ``'-10 seconds'``)."""
     body = text.strip()
     if body.upper().startswith("INTERVAL"):
@@ -155,11 +169,15 @@ _SPAN_PATTERNS: dict[tuple[int, int], str] = {
 _BOUNDS = {"h": 23, "m": 59, "s": 59}
 
 
-def unit_to_unit(text: str, start: str, end: str) -> tuple[int, int, int]:
-    """``(microseconds, start field, end field)`` of ``INTERVAL 'text' start TO end`` (or of one unit)."""
+def unit_to_unit(text: str, start: str, end: str) -> tuple[int, int, int, bool]:
+    """``(value, start field, end field, year_month)`` of ``INTERVAL 'text' start TO end`` (or of one unit)."""
     upper_start, upper_end = start.upper(), end.upper()
+    if (upper_start, upper_end) == ("YEAR", "MONTH"):
+        return parse_year_month(text, 0, 1, ParseException), 0, 1, True
     if upper_start in _YEAR_MONTH or upper_end in _YEAR_MONTH:
-        raise _year_month(text)
+        raise invalid_format(text, "UNSUPPORTED_FROM_TO_EXPRESSION",
+                             f"Cannot support (interval '{text}' {start.lower()} to {end.lower()}) expression.",
+                             ParseException)
     if upper_start not in FIELDS or upper_end not in FIELDS or FIELDS.index(upper_start) > FIELDS.index(upper_end):
         raise _invalid(text, f"INTERVAL ... {upper_start} TO {upper_end} is not a day-time interval span "
                              "(DAY, HOUR, MINUTE, SECOND, from the widest to the narrowest)")
@@ -186,7 +204,7 @@ def unit_to_unit(text: str, start: str, end: str) -> tuple[int, int, int]:
         total += amount * _UNITS[unit][0]
     if total != total.to_integral_value():
         raise _invalid(text, "it is finer than a microsecond")
-    return _checked(sign * int(total), text), first, last
+    return _checked(sign * int(total), text), first, last, False
 
 
 _WRITTEN = re.compile(r"\s*INTERVAL\s+'([^']*)'\s+([A-Za-z]+)(?:\s+TO\s+([A-Za-z]+))?\s*", re.IGNORECASE)
