@@ -37,6 +37,7 @@ from dstream.sql.errors import PySparkTypeError, PySparkValueError
 from dstream.sql.row import Row, rows_from_columns
 from dstream.sql.row_verify import make_converter, struct_values
 from dstream.sql.timezones import arrow_zone, is_utc, session_time_zone_default, zone_of
+from dstream.sql.type_trees import holds_type
 from dstream.sql.types import (
     ArrayType,
     BinaryType,
@@ -283,16 +284,6 @@ class RowEncoder:
         return pa.Table.from_arrays(arrays, schema=self.arrow_schema)
 
 
-def _holds_year_month(dt: DataType) -> bool:
-    if isinstance(dt, YearMonthIntervalType):
-        return True
-    if isinstance(dt, ArrayType):
-        return _holds_year_month(dt.elementType)
-    if isinstance(dt, MapType):
-        return _holds_year_month(dt.keyType) or _holds_year_month(dt.valueType)
-    return isinstance(dt, StructType) and any(_holds_year_month(f.dataType) for f in dt.fields)
-
-
 def check_collectable(types: Sequence[DataType], to_arrow: bool = False) -> None:
     """Refuse, as PySpark does, to hand year-month interval values to Python or to Arrow.
 
@@ -301,7 +292,7 @@ def check_collectable(types: Sequence[DataType], to_arrow: bool = False) -> None
     raises ``UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION``. Checked before the job runs.
     """
     for dt in types:
-        if not _holds_year_month(dt):
+        if not holds_type(dt, lambda t: isinstance(t, YearMonthIntervalType)):
             continue
         if to_arrow:
             raise PySparkTypeError(f"{dt!r} is not supported in conversion to Arrow.",

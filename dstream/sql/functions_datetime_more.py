@@ -21,7 +21,6 @@ from typing import Any
 from .column import Column, expr_of, lit_expr, to_expr
 from .errors import PySparkValueError
 from .expressions.base import Literal
-from .expressions.scalar_functions import ScalarFunction
 from .functions_scalar import _call
 
 __all__ = [
@@ -81,22 +80,17 @@ def extract(field: Column | str, source: ColumnOrName) -> Column:
 
 
 def _extract(function_name: str, field: Column | str, source: ColumnOrName) -> Column:
-    from . import functions_datetime  # noqa: PLC0415 - the field functions, beside this module
     from .expressions.datetime_functions import SECOND_FIELDS  # noqa: PLC0415 - expressions load lazily
+    from .expressions.interval_fields import FieldOf  # noqa: PLC0415 - expressions load lazily
 
     name = _field_name(field)
     function = FIELDS.get(name.upper())
     if function is None:
         raise PySparkValueError(f"extract: unknown field {name!r}; use one of {', '.join(sorted(set(FIELDS)))}.",
                                 "INVALID_EXTRACT_FIELD", {"field": name})
-    if name.upper() in SECOND_FIELDS:
-        # Spark's SECOND field keeps the fraction (decimal(8,6)), unlike second(ts).
-        return _call(function_name, lit_expr(name), expr_of(source))
-    result = getattr(functions_datetime, function)(source)
-    if isinstance(result.expr, ScalarFunction):  # named as called: extract(year FROM ts), date_part(year, ts)
-        between = ", " if function_name == "date_part" else " FROM "
-        return Column(result.expr.shown_as(f"{function_name}({name}{between}{{0}})"))
-    return result
+    # The source's type (a date, a timestamp or an interval) decides at analysis what the call is;
+    # the seconds keep their fraction (decimal(8,6)), unlike second(ts).
+    return Column(FieldOf(name, "" if name.upper() in SECOND_FIELDS else function, function_name, expr_of(source)))
 
 
 def date_part(field: Column | str, source: ColumnOrName) -> Column:

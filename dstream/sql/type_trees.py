@@ -10,12 +10,13 @@ the type of a ``jsonValue()`` (``DataType.fromJson``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from dstream.sql import ddl
 from dstream.sql.errors import ParseException, PySparkValueError
 
-__all__ = ["type_from_json", "type_from_tree"]
+__all__ = ["holds_type", "type_from_json", "type_from_tree"]
 
 _DECIMAL_JSON = re.compile(r"decimal\(\s*(\d+)\s*,\s*(-?\d+)\s*\)")
 
@@ -77,9 +78,18 @@ def type_from_json(json_value: Any, types: Any) -> Any:
             return type_from_tree(ddl.parse_data_type(json_value), types)
         raise PySparkValueError(f"Could not parse datatype: {json_value}.", "CANNOT_PARSE_DATATYPE",
                                 {"msg": json_value})
-    complex_type = {"array": types.ArrayType, "map": types.MapType, "struct": types.StructType}.get(
-        json_value.get("type")) if isinstance(json_value, dict) else None
+    kind = json_value.get("type") if isinstance(json_value, dict) else None
+    complex_type = {"array": types.ArrayType, "map": types.MapType, "struct": types.StructType}.get(str(kind))
     if complex_type is not None:
         return complex_type.fromJson(json_value)
     raise PySparkValueError(f"Could not parse datatype: {json_value!r}.", "CANNOT_PARSE_DATATYPE",
                             {"msg": repr(json_value)})
+
+
+def holds_type(dt: Any, test: Callable[[Any], bool]) -> bool:
+    """Whether ``dt`` passes ``test`` or holds, in an array, a map or a struct, a type that does."""
+    if test(dt):
+        return True
+    inner = [getattr(dt, name) for name in ("elementType", "keyType", "valueType") if hasattr(dt, name)]
+    inner += [f.dataType for f in getattr(dt, "fields", ())]
+    return any(holds_type(t, test) for t in inner)

@@ -35,6 +35,7 @@ OWNERS = {"rdd/conf.py", "rdd/conf_parsing.py", "rdd/master.py"}
 #: letters ``s``, ``m``, ``h``, ``d`` are pattern fields), Java's format conversions
 #: (``%s``, ``%d``, ``%b`` in ``format_string``) and JSON's ``true``/``false``.
 SQL_TEXT = ("dstream/sql/parser/", "dstream/sql/kernels/datetime_", "dstream/sql/kernels/json_write.py",
+            "dstream/sql/kernels/interval_text.py",
             "dstream/sql/expressions/java_format.py")
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no"}

@@ -18,7 +18,7 @@ from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
 from dstream.sql.errors import AnalysisException, ArithmeticException, ParseException
 from dstream.sql.formatting import format_day_time_interval
-from dstream.sql.parser.intervals import parse_interval_text
+from dstream.sql.kernels.interval_text import parse_interval_text
 from dstream.sql.types import DataType, DateType, DayTimeIntervalType, StructType, TimestampType
 
 HOUR = dt.timedelta(hours=1)

@@ -25,9 +25,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import SparkRuntimeException
+from ..kernels.cast_text import local_to_utc
+from ..kernels.year_month import shift_days, shift_micros
 from ..types import (
     ArrayType,
     BooleanType,
@@ -39,6 +43,7 @@ from ..types import (
     StringType,
     TimestampNTZType,
     TimestampType,
+    YearMonthIntervalType,
 )
 from .base import EvalContext
 from .coercion import find_common_type, is_integral
@@ -184,11 +189,11 @@ def _sequence_types(types: list[DataType]) -> list[DataType | None]:
     bounds = types[:2]
     temporal = find_common_type(bounds)
     if isinstance(temporal, DateType | TimestampType | TimestampNTZType) and (
-            len(types) == 2 or isinstance(types[2], DayTimeIntervalType)):
+            len(types) == 2 or isinstance(types[2], DayTimeIntervalType | YearMonthIntervalType)):
         return [temporal, temporal] + ([None] if len(types) > 2 else [])
     shown = ", ".join(t.simpleString() for t in types)
     raise TypeError("sequence takes integers (start, stop and an optional step), or dates or timestamps with an "
-                    f"optional day-time interval step (INTERVAL 1 DAY), got {shown}")
+                    f"optional interval step (INTERVAL 1 DAY, INTERVAL 1 MONTH), got {shown}")
 
 
 def _sequence(start: int, stop: int, step: int | None = None) -> list[int]:
@@ -202,6 +207,36 @@ def _sequence(start: int, stop: int, step: int | None = None) -> list[int]:
 _DAY_US = 86_400_000_000
 
 
+def month_sequences(args: list[Any], element: DataType, time_zone: str) -> pa.Array:
+    """``sequence(start, stop, INTERVAL n MONTHS)`` of dates or timestamps: ``start`` moved by 0, n, 2n...
+    months (each from ``start``, so Jan 31 by one month gives Feb 29, then Mar 31) while not past ``stop``."""
+    unit = pa.int32() if isinstance(element, DateType) else pa.int64()
+    starts, stops = (a.cast(unit).to_pylist() for a in args[:2])
+    out: list[list[int] | None] = []
+    for start, stop, months in zip(starts, stops, args[2].cast(pa.int64()).to_pylist()):
+        if start is None or stop is None or months is None:
+            out.append(None)
+            continue
+        if start != stop and (months == 0 or (stop - start) * months < 0):
+            raise SparkRuntimeException(f"Illegal sequence boundaries: {start} to {stop} by {months} months",
+                                        "INVALID_SEQUENCE_BOUNDARIES", {})
+        day = 1 if isinstance(element, DateType) else _DAY_US
+        count = abs(stop - start) // (28 * day) // max(abs(months), 1) + 2
+        steps = np.arange(count, dtype=np.int64) * months
+        if isinstance(element, DateType):
+            moved = shift_days(np.full(count, start, dtype=np.int64), steps)
+        elif isinstance(element, TimestampType):
+            wall = pc.local_timestamp(pa.array([start], pa.int64()).cast(pa.timestamp("us", tz=time_zone)))
+            local = shift_micros(np.full(count, wall.cast(pa.int64())[0].as_py(), dtype=np.int64), steps)
+            moved = local_to_utc(pa.array(local), time_zone).to_numpy(zero_copy_only=False)
+        else:
+            moved = shift_micros(np.full(count, start, dtype=np.int64), steps)
+        past = moved > stop if months > 0 else moved < stop
+        end = int(np.argmax(past)) if past.any() else count
+        out.append([int(v) for v in moved[:max(end, 1)]])
+    return pa.array(out, pa.list_(unit))
+
+
 def _run_sequence(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:
     """Integers as they are; dates as day numbers and timestamps as microseconds, the step (an
     interval, 1 day by default) in the same unit: a date's step must be whole days."""
@@ -211,6 +246,8 @@ def _run_sequence(args: list[Any], types: list[DataType], rt: DataType, ctx: Eva
     if not isinstance(element, DateType | TimestampType | TimestampNTZType):
         return per_row(null_safe(_sequence))(args, types, rt, ctx)
     unit = pa.int32() if isinstance(element, DateType) else pa.int64()
+    if len(args) > 2 and isinstance(types[2], YearMonthIntervalType):
+        return month_sequences(args, element, ctx.time_zone).cast(to_arrow_type(rt))
     bounds = [a.cast(unit).to_pylist() for a in args[:2]]
     steps = args[2].cast(pa.int64()).to_pylist() if len(args) > 2 else [None] * len(bounds[0])
     out: list[list[int] | None] = []

@@ -33,7 +33,7 @@ from .base import EvalContext, Expression
 from .castability import can_cast
 from .checks import mismatch, quoted_type
 from .coercion import type_sql
-from .interval_cast import cast_interval
+from .interval_cast import cast_interval, holds_interval, intervals_as_text
 
 __all__ = ["Cast", "TryCast", "can_cast", "cast_to"]
 
@@ -105,6 +105,8 @@ class Cast(Expression):
             return pa.nulls(len(values), to_arrow_type(self.to_type))
         if isinstance(src, AnsiIntervalType) or isinstance(self.to_type, AnsiIntervalType):
             return cast_interval(values, src, self.to_type, self.mode(ctx))
+        if isinstance(self.to_type, StringType) and holds_interval(src):
+            values, src = intervals_as_text(values, src)  # Arrow's ints and durations carry no fields
         if isinstance(src, VariantType) or isinstance(self.to_type, VariantType):
             from ..variant.convert import cast_variant  # noqa: PLC0415 - the variant package loads when used
 

@@ -17,6 +17,7 @@ Invariants
 from __future__ import annotations
 
 from ..types import (
+    AnsiIntervalType,
     ArrayType,
     BinaryType,
     BooleanType,
@@ -34,7 +35,7 @@ from ..variant.casting import castable_to_variant, variant_target_ok
 from .coercion import is_numeric
 from .interval_cast import interval_castable
 
-__all__ = ["can_cast"]
+__all__ = ["can_cast", "implicit_cast_ok"]
 
 
 def can_cast(src: DataType, dst: DataType) -> bool:
@@ -68,3 +69,13 @@ def can_cast(src: DataType, dst: DataType) -> bool:
         return len(src.fields) == len(dst.fields) and all(
             can_cast(a.dataType, b.dataType) for a, b in zip(src.fields, dst.fields))
     return False
+
+
+def implicit_cast_ok(src: DataType, dst: DataType) -> bool:
+    """Whether a function's argument of type ``src`` may be cast to ``dst`` without being asked.
+
+    An explicit cast turns an interval into a number and back (``CAST(INTERVAL 1 YEAR AS INT)``);
+    Spark never does that for a function's argument: ``date_add(d, INTERVAL 1 MONTH)`` is an error.
+    """
+    interval_src, interval_dst = isinstance(src, AnsiIntervalType), isinstance(dst, AnsiIntervalType)
+    return interval_src == interval_dst or isinstance(src, NullType) or isinstance(dst, StringType)

@@ -41,6 +41,7 @@ from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import find_common_type
 from .extractors import as_list, list_item, map_lookup
+from .interval_cast import intervals_as_text
 
 __all__ = ["ArrayContains", "CreateArray", "CreateStruct", "ElementAt", "FromJson", "Size", "ToJson", "TryElementAt"]
 
@@ -356,5 +357,5 @@ class ToJson(Expression):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..kernels import jsonfn  # noqa: PLC0415 - kernels load at run time
 
-        return jsonfn.to_json(self.children[0].eval(batch, ctx), self.children[0].data_type(), self.options,
-                              ctx.time_zone)
+        values, dt = intervals_as_text(self.children[0].eval(batch, ctx), self.children[0].data_type())
+        return jsonfn.to_json(values, dt, self.options, ctx.time_zone)

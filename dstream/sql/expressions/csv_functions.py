@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from ..types import DataType, StringType, StructType
 from .base import EvalContext, Expression
 from .cast import cast_to
+from .interval_cast import intervals_as_text
 
 __all__ = ["FromCsv", "ToCsv", "csv_schema_text"]
 
@@ -134,9 +135,7 @@ class ToCsv(Expression):
     def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
         from ..io.writer import csv_lines  # noqa: PLC0415 - the io package loads when used
 
-        structs = self.children[0].eval(batch, ctx)
-        if isinstance(structs, pa.ChunkedArray):
-            structs = structs.combine_chunks()
+        structs, _ = intervals_as_text(self.children[0].eval(batch, ctx), self.children[0].data_type())
         names = [structs.type.field(i).name for i in range(structs.type.num_fields)]
         table = pa.Table.from_arrays(structs.flatten(), names=names)
         lines = csv_lines(table, {"timeZone": ctx.time_zone, **self.options})

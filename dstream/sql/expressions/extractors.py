@@ -30,6 +30,7 @@ from ..variant.arrow import python_array
 from .base import EvalContext, Expression, Literal
 from .cast import cast_to
 from .checks import quoted_type
+from .deferred import Deferred
 
 __all__ = ["ExtractValue", "GetArrayItem", "GetArrayStructFields", "GetMapValue", "GetStructField", "as_list",
            "extract_field", "list_item"]
@@ -262,7 +263,7 @@ class GetMapValue(Expression):
         return map_lookup(self.children[0].eval(batch, ctx), self.children[1].eval(batch, ctx))
 
 
-class ExtractValue(Expression):
+class ExtractValue(Deferred):
     """``col[key]`` / ``col.getItem(key)`` / ``col.getField(name)`` before the child's type is known."""
 
     def __init__(self, child: Expression, key: Expression, field_only: bool = False) -> None:
@@ -299,16 +300,6 @@ class ExtractValue(Expression):
             f"Can't extract a value from {child.sql()}. Need a complex type [STRUCT, ARRAY, MAP] but got "
             f"{quoted_type(dt)}.", "INVALID_EXTRACT_BASE_FIELD_TYPE", {"base": child.sql(), "other": quoted_type(dt)})
 
-    def coerce(self) -> Expression:
-        return self.resolve()
-
-    def data_type(self) -> DataType:
-        return self.resolve().data_type()
-
-    @property
-    def nullable(self) -> bool:
-        return True
-
     def sql(self) -> str:
         child, key = self.children
         if isinstance(key, Literal) and isinstance(key.value, str) and (
@@ -316,9 +307,6 @@ class ExtractValue(Expression):
                 or isinstance(child.data_type(), StructType) or _structs(child.data_type())):
             return f"{child.sql()}.{key.value}"
         return f"{child.sql()}[{key.sql()}]"
-
-    def eval(self, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array:
-        return self.resolve().eval(batch, ctx)
 
     def _options(self) -> Any:
         return (self.field_only,)

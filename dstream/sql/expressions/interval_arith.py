@@ -139,7 +139,7 @@ def temporal_type(symbol: str, lt: DataType, rt: DataType) -> DataType | None:
         return lt
     if symbol == "+" and _ym(lt) and _dated(rt):
         return rt
-    if _ym(lt) and _ym(rt):
+    if isinstance(lt, YearMonthIntervalType) and isinstance(rt, YearMonthIntervalType):
         return YearMonthIntervalType(min(lt.startField, rt.startField), max(lt.endField, rt.endField))
     if _ts(lt) and _iv(rt):
         return lt

@@ -9,8 +9,9 @@ and their values (:func:`cast_interval`):
 cast                             value
 ===============================  ==================================================
 interval -> string               Spark's text (``INTERVAL '1-2' YEAR TO MONTH``)
-string -> year-month interval    the text read as the target's fields (``'1-2'``,
-                                 ``INTERVAL '1-2' YEAR TO MONTH``, ``'14'`` for MONTH)
+string -> interval               the text read as the target's fields (``'1-2'``,
+                                 ``INTERVAL '1-2' YEAR TO MONTH``, ``'14'`` for MONTH,
+                                 ``'1 02:00:00'`` for DAY TO SECOND)
 interval -> interval (same kind) the units below the target's end field dropped,
                                  toward zero (14 months as ``INTERVAL YEAR``: 1 year)
 interval -> integral, decimal    the count of the source's end field (``INTERVAL
@@ -38,9 +39,12 @@ import pyarrow as pa
 
 from ..errors import ArithmeticException, CapturedException
 from ..formatting import FIELD_MICROS, format_day_time_interval, format_year_month_interval
+from ..kernels.interval_text import parse_day_time
 from ..kernels.year_month import INT_MAX, INT_MIN, parse_year_month
+from ..type_trees import holds_type
 from ..types import (
     AnsiIntervalType,
+    ArrayType,
     ByteType,
     DataType,
     DayTimeIntervalType,
@@ -48,15 +52,19 @@ from ..types import (
     IntegerType,
     IntegralType,
     LongType,
+    MapType,
     ShortType,
     StringType,
+    StructField,
+    StructType,
     YearMonthIntervalType,
 )
 
-__all__ = ["interval_castable", "cast_interval"]
+__all__ = ["interval_castable", "cast_interval", "holds_interval", "intervals_as_text"]
 
-_INTEGRAL_RANGES = {ByteType: (-(2**7), 2**7 - 1), ShortType: (-(2**15), 2**15 - 1),
-                    IntegerType: (INT_MIN, INT_MAX), LongType: (-(2**63), 2**63 - 1)}
+_INTEGRAL_RANGES: dict[type[DataType], tuple[int, int]] = {
+    ByteType: (-(2**7), 2**7 - 1), ShortType: (-(2**15), 2**15 - 1), IntegerType: (INT_MIN, INT_MAX),
+    LongType: (-(2**63), 2**63 - 1)}
 _LONG_MAX = 2**63 - 1
 
 
@@ -67,7 +75,7 @@ def interval_castable(src: DataType, dst: DataType) -> bool | None:
     if isinstance(dst, StringType):
         return True
     if isinstance(src, StringType):
-        return isinstance(dst, YearMonthIntervalType)
+        return True
     if isinstance(src, AnsiIntervalType) and isinstance(dst, AnsiIntervalType):
         return type(src) is type(dst)
     if isinstance(src, AnsiIntervalType):
@@ -98,7 +106,7 @@ def _text(value: int, dt: AnsiIntervalType) -> str:
 
 
 def _each(values: list[Any], convert: Callable[[Any], Any], mode: str) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for v in values:
         if v is None:
             out.append(None)
@@ -124,8 +132,9 @@ def cast_interval(values: pa.Array, src: DataType, dst: DataType, mode: str) -> 
         stored = values.cast(pa.int64()).to_pylist()
         return pa.array(_each(stored, _from_interval(src, dst), mode), target)
     if isinstance(src, StringType):
-        assert isinstance(dst, YearMonthIntervalType)
-        return pa.array(_each(values.to_pylist(), lambda t: parse_year_month(t, dst.startField, dst.endField), mode),
+        assert isinstance(dst, AnsiIntervalType)
+        parse = parse_year_month if isinstance(dst, YearMonthIntervalType) else parse_day_time
+        return pa.array(_each(values.to_pylist(), lambda t: parse(t, dst.startField, dst.endField), mode),
                         target)
     assert isinstance(dst, AnsiIntervalType)
     unit = _unit(dst, dst.startField)
@@ -161,6 +170,9 @@ def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]
                 raise _overflow(_text(v, src), src, dst)
             return exact
         return to_decimal
+    if type(dst) not in _INTEGRAL_RANGES:
+        raise TypeError(f"no cast from {src.simpleString()} to {dst.simpleString()}: an interval casts to a string, "
+                        "an integral number, a decimal or an interval of its kind")
     low, high = _INTEGRAL_RANGES[type(dst)]
 
     def to_integral(v: int) -> int:
@@ -169,3 +181,41 @@ def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]
             raise _overflow(_text(v, src), src, dst)
         return n
     return to_integral
+
+
+def holds_interval(dt: DataType) -> bool:
+    """Whether ``dt`` is or holds (in an array, map or struct) an ANSI interval."""
+    return holds_type(dt, lambda t: isinstance(t, AnsiIntervalType))
+
+
+def intervals_as_text(values: pa.Array, dt: DataType) -> tuple[pa.Array, DataType]:
+    """``values`` with every interval inside replaced by Spark's text of it, and the type that has then.
+
+    Arrow holds an interval without its fields (a year-month one is an int of months): the
+    writers of nested values (``CAST(array AS STRING)``, ``to_json``, ``to_csv``) get the text
+    Spark writes, ``INTERVAL '1' MONTH``, from here.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not holds_interval(dt):
+        return values, dt
+    if isinstance(dt, AnsiIntervalType):
+        return cast_interval(values, dt, StringType(), "ansi"), StringType()
+    mask = values.is_null() if values.null_count else None
+    if isinstance(dt, ArrayType):
+        inner, inner_type = intervals_as_text(values.values, dt.elementType)
+        out = pa.ListArray.from_arrays(values.offsets, inner, mask=mask)
+        return out, ArrayType(inner_type, dt.containsNull)
+    if isinstance(dt, MapType):
+        keys, key_type = intervals_as_text(values.keys, dt.keyType)
+        items, item_type = intervals_as_text(values.items, dt.valueType)
+        return pa.MapArray.from_arrays(values.offsets, keys, items, mask=mask), \
+            MapType(key_type, item_type, dt.valueContainsNull)
+    assert isinstance(dt, StructType)
+    children, fields = [], []
+    for i, f in enumerate(dt.fields):
+        child, child_type = intervals_as_text(values.field(i), f.dataType)
+        children.append(child)
+        fields.append(StructField(f.name, child_type, f.nullable, f.metadata))
+    names = [f.name for f in dt.fields]
+    return pa.StructArray.from_arrays(children, names=names, mask=mask), StructType(fields)

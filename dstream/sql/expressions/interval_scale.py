@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = ["is_scaled", "coerce_scaled", "scaled_type", "eval_scaled"]
 
-_LIMITS = {YearMonthIntervalType: (-(2**31), 2**31 - 1, "integer overflow"),
+_LIMITS: dict[type, tuple[int, int, str]] = {YearMonthIntervalType: (-(2**31), 2**31 - 1, "integer overflow"),
            DayTimeIntervalType: (-(2**63), 2**63 - 1, "long overflow")}
 
 

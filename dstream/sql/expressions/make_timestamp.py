@@ -154,5 +154,5 @@ def _run_make_ym_interval(args: list[Any], types: list[DataType], rt: DataType, 
 
 
 register(FunctionSpec("make_ym_interval", 0, 2, lambda ts: [IntegerType()] * len(ts),
-                      lambda ts: YearMonthIntervalType(), _run_make_ym_interval, null_intolerant=False,
+                      lambda ts: YearMonthIntervalType(), _run_make_ym_interval,
                       display=lambda sqls: f"make_ym_interval({', '.join([*sqls, '0', '0'][:2])})"))

@@ -55,6 +55,7 @@ from . import (
 )
 from .base import EvalContext, Expression
 from .cast import Cast, can_cast, cast_to
+from .castability import implicit_cast_ok
 from .checks import mismatch, quoted_type
 from .function_registry import FunctionSpec, lookup
 from .predicates import fold
@@ -156,7 +157,7 @@ class ScalarFunction(Expression):
         children = []
         for i, (child, dt) in enumerate(zip(self.children, wanted)):
             if dt is not None and child.data_type() != dt:
-                if not can_cast(child.data_type(), dt):
+                if not can_cast(child.data_type(), dt) or not implicit_cast_ok(child.data_type(), dt):
                     raise mismatch(self, "UNEXPECTED_INPUT_TYPE",
                                    f"the parameter {i + 1} requires the {quoted_type(dt)} type, however "
                                    f'"{child.sql()}" has the type {quoted_type(child.data_type())}')

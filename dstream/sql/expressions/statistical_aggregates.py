@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import ArrayType, DataType, DoubleType
+from ..types import AnsiIntervalType, ArrayType, DataType, DoubleType
 from .aggregate_base import ArrowAgg
 from .aggregates import LIST_CONCAT, VarianceSamp, _flatten_groups, _ListBased
 from .base import EvalContext, Expression, Literal
@@ -271,6 +271,8 @@ class Percentile(_ListBased):
         return (self.name, tuple(self.percentages), self.many, self.discrete, self.descending)
 
     def coerce(self) -> Expression:
+        if isinstance(self.children[0].data_type(), AnsiIntervalType):
+            return self  # an interval's percentile is one of its kind, computed on its stored units
         child = cast_to(self.children[0], DoubleType())
         return self if child is self.children[0] else self.with_children([child])
 
@@ -283,7 +285,8 @@ class Percentile(_ListBased):
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         bounds, v = self._sorted_groups(buffers)
-        x = v.to_numpy(zero_copy_only=False).astype(np.float64)
+        interval = self._interval_type()
+        x = (v.cast(pa.int64()) if interval is not None else v).to_numpy(zero_copy_only=False).astype(np.float64)
         rows: list[list[float] | float | None] = []
         for start, end in zip(bounds[:-1], bounds[1:]):
             n = end - start
@@ -301,10 +304,29 @@ class Percentile(_ListBased):
                 else:
                     values.append(float(low + (position - lower) * (high - low)))
             rows.append(values if self.many else values[0])
+        if interval is not None:  # Spark truncates the interpolated units toward zero
+            return _interval_rows(rows, self.many, interval)
         return pa.array(rows, pa.list_(pa.float64()) if self.many else pa.float64())
 
+    def _interval_type(self) -> DataType | None:
+        dt = self.children[0].data_type()
+        return type(dt)() if isinstance(dt, AnsiIntervalType) else None
+
     def data_type(self) -> DataType:
-        return ArrayType(DoubleType(), False) if self.many else DoubleType()
+        element = self._interval_type() or DoubleType()
+        return ArrayType(element, False) if self.many else element
+
+
+def _interval_rows(rows: list[Any], many: bool, dt: DataType) -> pa.Array:
+    from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
+
+    def whole(v: float | None) -> int | None:
+        return None if v is None else int(v)
+    target = to_arrow_type(dt)
+    if many:
+        return pa.array([None if r is None else [whole(v) for v in r] for r in rows], pa.list_(pa.int64())) \
+            .cast(pa.list_(target))
+    return pa.array([whole(v) for v in rows], pa.int64()).cast(target)
 
 
 class PercentileApprox(Percentile):

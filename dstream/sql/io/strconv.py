@@ -193,7 +193,7 @@ def _value_parser(type_: pa.DataType, opts: ParseOptions) -> Callable[[str], obj
         return lambda text: text.encode("utf-8")
     if pa.types.is_duration(type_):
         from dstream.sql.errors import ParseException  # noqa: PLC0415 - with the parser, on first use
-        from dstream.sql.parser.intervals import parse_interval_text  # noqa: PLC0415 - the parser loads on first use
+        from dstream.sql.kernels.interval_text import parse_interval_text  # noqa: PLC0415 - loaded on first use
 
         def interval(text: str) -> object:
             try:

@@ -364,8 +364,8 @@ class _Builder:
             return self.lambda_function(node)
         positions = _VALUE_ARGS.get(name, ())
         wants_value = index in positions or (name in _VALUE_REST and positions and index >= positions[-1])
-        if wants_value and isinstance(node, Literal):
-            return node.value
+        if wants_value and isinstance(node, Literal) and not node.type_name.startswith("interval"):
+            return node.value  # an interval's value alone (months, a timedelta) would lose its type
         return self.build(node)
 
     def call(self, node: Call) -> Any:

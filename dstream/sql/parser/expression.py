@@ -26,7 +26,7 @@ import datetime
 from typing import Any
 
 from dstream.sql.errors import ParseException
-from dstream.sql.parser import intervals
+from dstream.sql.kernels import interval_text as intervals
 from dstream.sql.parser.cursor import ALIAS_RESERVED, TokenCursor
 from dstream.sql.parser.lexer import Token, syntax_error
 from dstream.sql.parser.literals import number_literal

@@ -15,6 +15,7 @@ Invariants
 from __future__ import annotations
 
 from ..errors import AnalysisException
+from ..type_trees import holds_type
 from ..types import ArrayType, DataType, DayTimeIntervalType, MapType, NullType, StringType, StructType, VariantType
 
 __all__ = ["variant_target_ok", "castable_to_variant", "contains_variant", "set_operation_error"]
@@ -47,13 +48,7 @@ def castable_to_variant(dt: DataType, objects: bool = False) -> bool:
 
 def contains_variant(dt: DataType) -> bool:
     """Whether ``dt`` is or holds VARIANT (which has no ordering, equality or hash)."""
-    if isinstance(dt, VariantType):
-        return True
-    if isinstance(dt, ArrayType):
-        return contains_variant(dt.elementType)
-    if isinstance(dt, MapType):
-        return contains_variant(dt.keyType) or contains_variant(dt.valueType)
-    return isinstance(dt, StructType) and any(contains_variant(f.dataType) for f in dt.fields)
+    return holds_type(dt, lambda t: isinstance(t, VariantType))
 
 
 def set_operation_error(name: str, dt: DataType) -> AnalysisException:

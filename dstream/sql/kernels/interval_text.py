@@ -38,7 +38,7 @@ from dstream.sql.errors import ParseException
 from dstream.sql.formatting import FIELD_MICROS
 from dstream.sql.kernels.year_month import INT_MAX, INT_MIN, invalid_format, parse_year_month
 
-__all__ = ["FIELDS", "is_unit", "multi_unit", "parse_interval_text", "unit_text", "unit_to_unit"]
+__all__ = ["FIELDS", "is_unit", "multi_unit", "parse_day_time", "parse_interval_text", "unit_text", "unit_to_unit"]
 
 #: The fields of a day-time interval, in DayTimeIntervalType's order.
 FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
@@ -220,3 +220,18 @@ def parse_interval_text(text: str) -> int:
     if m is None:
         return unit_to_unit(text, "DAY", "SECOND")[0]
     return unit_to_unit(m.group(1), m.group(2), m.group(3) or m.group(2))[0]
+
+
+def parse_day_time(text: str, start: int, end: int) -> int:
+    """The microseconds of ``text`` cast to ``DayTimeIntervalType(start, end)``: the target's own form
+    (``'1 02:03:04'`` for DAY TO SECOND) or it wrapped as Spark writes it (``INTERVAL '1 02:03:04' DAY TO
+    SECOND``), with the target's fields. Raises ``ParseException`` (``INVALID_INTERVAL_FORMAT``)."""
+    first, last = FIELDS[start], FIELDS[end]
+    m = _WRITTEN.fullmatch(text)
+    if m is None:
+        return unit_to_unit(text.strip(), first, last)[0]
+    written = (m.group(2).upper(), (m.group(3) or m.group(2)).upper())
+    if written != (first, last):
+        unit = first if start == end else f"{first} TO {last}"
+        raise _invalid(text, f"it is not an INTERVAL {unit}")
+    return unit_to_unit(m.group(1), first, last)[0]

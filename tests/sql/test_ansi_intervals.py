@@ -1,0 +1,145 @@
+"""Year-month intervals, and the arithmetic, casts and aggregates of both ANSI interval kinds.
+
+``data/ansi_intervals.json`` holds PySpark 4.0.1's answers to 240 SQL queries (each
+column cast to a string, as ``show()`` prints it, since PySpark collects no year-month
+interval; or the error's condition): literals, date and timestamp arithmetic (a DST gap in
+Los Angeles among them), ``*`` and ``/`` with their HALF_UP rounding, casts, ``extract``,
+``sum``/``avg``/``percentile``, ``to_json``/``to_csv``, ``sequence`` by months. The property
+tests compare month arithmetic with a plain-Python model of Java's ``plusMonths``.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import json
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dstream.sql import SparkSession
+from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
+from dstream.sql.errors import CapturedException, PySparkNotImplementedError, PySparkTypeError
+from dstream.sql.formatting import format_year_month_interval
+from dstream.sql.kernels.year_month import parse_year_month
+from dstream.sql.types import DataType, StructType, YearMonthIntervalType
+
+PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "ansi_intervals.json").read_text("utf-8"))
+
+
+def _as_shown(spark: SparkSession, query: str) -> tuple[str, list[list[str]]]:
+    df = spark.sql(query)
+    text = df.selectExpr(*[f"cast(`{c}` as string)" for c in df.columns])
+    return df.schema.simpleString(), [[str(v) for v in row] for row in text.collect()]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["query"][:70] for c in CASES])
+def test_queries_give_pysparks_answers(spark: SparkSession, case: dict[str, Any]) -> None:
+    spark.conf.set("spark.sql.session.timeZone", case.get("time_zone", "UTC"))
+    try:
+        if "error" in case:
+            with pytest.raises(CapturedException) as caught:
+                _as_shown(spark, case["query"])
+            if case["error"]:
+                assert (caught.value.getCondition() or "").split(".")[0] == case["error"], str(caught.value)
+        else:
+            assert _as_shown(spark, case["query"]) == (case["schema"], case["rows"])
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+
+
+def test_year_month_values_are_not_collected_as_in_pyspark(spark: SparkSession,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    df = spark.sql("select interval '1-2' year to month as a, interval 3 month as b, 1 as c")
+    assert df.schema["a"].dataType == YearMonthIntervalType(0, 1)
+    assert df.dtypes == [("a", "interval year to month"), ("b", "interval month"), ("c", "int")]
+    with pytest.raises(PySparkNotImplementedError, match="YearMonthIntervalType.fromInternal"):
+        df.collect()
+    with pytest.raises(PySparkNotImplementedError):
+        df.toPandas()
+    with pytest.raises(PySparkTypeError, match="UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION"):
+        df.toArrow()
+    assert df.select("c").collect()[0].c == 1  # the other columns still collect
+    assert df._show_string(5, 0).splitlines()[1] == "|a                           |b                 |c  |"
+    assert df._show_string(5, 0).splitlines()[3] == "|INTERVAL '1-2' YEAR TO MONTH|INTERVAL '3' MONTH|1  |"
+    assert df.toJSON().collect() == ['{"a":"INTERVAL \'1-2\' YEAR TO MONTH","b":"INTERVAL \'3\' MONTH","c":1}']
+    monkeypatch.setenv("PYSPARK_YM_INTERVAL_LEGACY", "1")  # PySpark's switch: the months as ints
+    assert tuple(df.collect()[0]) == (14, 3, 1)
+
+
+def test_the_type_as_pyspark_writes_and_reads_it() -> None:
+    ym = YearMonthIntervalType()
+    assert repr(ym) == "YearMonthIntervalType(0, 1)" and ym.simpleString() == "interval year to month"
+    assert YearMonthIntervalType(1).simpleString() == "interval month" and YearMonthIntervalType(0, 0) != ym
+    assert DataType.fromJson("interval year") == YearMonthIntervalType(0, 0)
+    schema = StructType.fromJson({"type": "struct", "fields": [
+        {"name": "a", "type": "interval month", "nullable": True, "metadata": {}}]})
+    assert schema.fields[0].dataType == YearMonthIntervalType(1, 1)
+    assert DataType.fromDDL("a interval year to month, b interval hour").simpleString() == \
+        "struct<a:interval year to month,b:interval hour>"
+    with pytest.raises(PySparkNotImplementedError):
+        ym.toInternal(1)
+
+
+def test_make_ym_interval_in_the_dataframe_api(spark: SparkSession) -> None:
+    assert str(F.make_ym_interval()) == "Column<'make_ym_interval(0, 0)'>"
+    df = spark.range(3).select(F.make_ym_interval(F.col("id"), F.lit(14)).alias("i"))
+    assert df.schema["i"].dataType == YearMonthIntervalType()
+    shown = df.select(F.col("i").cast("string")).collect()
+    assert [r[0] for r in shown] == ["INTERVAL '1-2' YEAR TO MONTH", "INTERVAL '2-2' YEAR TO MONTH",
+                                     "INTERVAL '3-2' YEAR TO MONTH"]
+    dates = spark.createDataFrame([(dt.date(2024, 1, 31),)], "d date")
+    moved = dates.select((F.col("d") + F.make_ym_interval(F.lit(0), F.lit(1))).alias("m")).first()
+    assert moved is not None and moved.m == dt.date(2024, 2, 29)
+
+
+def _plus_months(day: dt.date, months: int) -> dt.date:
+    """Java's ``LocalDate.plusMonths``: the same day of the month, or the month's last day."""
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    return dt.date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
+
+
+@PROPERTY
+@given(st.lists(st.tuples(st.dates(dt.date(1900, 1, 1), dt.date(2100, 12, 31)), st.integers(-1200, 1200)),
+                min_size=1, max_size=30))
+def test_dates_and_wall_times_move_by_months_as_java_does(spark: SparkSession,
+                                                          rows: list[tuple[dt.date, int]]) -> None:
+    data = [(d, dt.datetime.combine(d, dt.time(13, 5, 7, 123)), m) for d, m in rows]
+    df = spark.createDataFrame(data, "d date, t timestamp_ntz, m int")
+    months = F.make_ym_interval(F.lit(0), F.col("m"))
+    got = df.select((F.col("d") + months).alias("d"), (F.col("t") - months).alias("t")).collect()
+    assert [r.d for r in got] == [_plus_months(d, m) for d, m in rows]
+    assert [r.t for r in got] == [dt.datetime.combine(_plus_months(d, -m), dt.time(13, 5, 7, 123)) for d, m in rows]
+
+
+@PROPERTY
+@given(st.lists(st.tuples(st.integers(-10**6, 10**6), st.integers(-50, 50).filter(bool)), min_size=1, max_size=20))
+def test_scaling_rounds_half_up_as_spark(spark: SparkSession, rows: list[tuple[int, int]]) -> None:
+    df = spark.createDataFrame(rows, "m int, k int")
+    ym = F.make_ym_interval(F.lit(0), F.col("m"))
+    got = df.select((ym / F.col("k")).cast("int").alias("q"), (ym * (F.col("k") / 4)).cast("int").alias("p"),
+                    (ym * F.col("k")).cast("bigint").alias("x")).collect()
+
+    def half_up(value: Decimal) -> int:
+        return int(value.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    assert [r.q for r in got] == [half_up(Decimal(m) / k) for m, k in rows]
+    assert [r.p for r in got] == [half_up(Decimal(m * (k / 4))) for m, k in rows]
+    assert [r.x for r in got] == [m * k for m, k in rows]
+
+
+@given(st.integers(-(2**31), 2**31 - 1), st.sampled_from([(0, 1), (0, 0), (1, 1)]))
+def test_the_text_of_a_year_month_interval_reads_back(months: int, fields: tuple[int, int]) -> None:
+    text = format_year_month_interval(months, *fields)
+    # An INTERVAL YEAR shows whole years: its text reads back as those years.
+    expected = (abs(months) // 12 * 12) * (1 if months >= 0 else -1) if fields == (0, 0) else months
+    if fields == (0, 0) and not -(2**31) <= expected <= 2**31 - 1:
+        return
+    assert parse_year_month(text, *fields) == expected
+    body = text.split("'")[1]
+    assert parse_year_month(body, *fields) == expected
