@@ -43,6 +43,8 @@ from dstream.sql.types import (
     BinaryType,
     BooleanType,
     ByteType,
+    CalendarIntervalType,
+    CharType,
     DataType,
     DateType,
     DayTimeIntervalType,
@@ -59,6 +61,7 @@ from dstream.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VarcharType,
     VariantType,
     YearMonthIntervalType,
 )
@@ -102,6 +105,10 @@ def to_arrow_type(dt: DataType) -> pa.DataType:
         return pa.duration("us")
     if isinstance(dt, YearMonthIntervalType):
         return pa.int32()  # months, as Spark holds them; the plan, not Arrow, knows the type
+    if isinstance(dt, CalendarIntervalType):
+        return pa.month_day_nano_interval()
+    if isinstance(dt, CharType | VarcharType):
+        return pa.string()
     if isinstance(dt, ArrayType):
         return pa.list_(pa.field("element", to_arrow_type(dt.elementType), nullable=dt.containsNull))
     if isinstance(dt, MapType):
@@ -158,6 +165,8 @@ def from_arrow_type(at: pa.DataType) -> DataType:
         return TimestampType() if at.tz is not None else TimestampNTZType()
     if t.is_duration(at):
         return DayTimeIntervalType()
+    if at == pa.month_day_nano_interval():
+        return CalendarIntervalType()
     if t.is_map(at):
         return MapType(from_arrow_type(at.key_type), from_arrow_type(at.item_type), at.item_field.nullable)
     if t.is_list(at) or t.is_large_list(at) or t.is_fixed_size_list(at) or getattr(t, "is_list_view", _never)(at) \
@@ -292,6 +301,8 @@ def check_collectable(types: Sequence[DataType], to_arrow: bool = False) -> None
     raises ``UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION``. Checked before the job runs.
     """
     for dt in types:
+        if holds_type(dt, lambda t: isinstance(t, CalendarIntervalType)) and not to_arrow:
+            CalendarIntervalType().fromInternal(None)  # raises PySpark's error
         if not holds_type(dt, lambda t: isinstance(t, YearMonthIntervalType)):
             continue
         if to_arrow:

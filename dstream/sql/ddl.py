@@ -36,8 +36,8 @@ _ATOMIC_ALIASES: dict[str, str] = {
     "variant": "variant",
 }
 _DECIMAL_NAMES = frozenset({"decimal", "dec", "numeric"})
-# char(n)/varchar(n) read as strings, as Spark does for DataFrame schemas.
-_CHAR_NAMES = frozenset({"char", "character", "varchar"})
+# char(n)/varchar(n): their own types, which data holds as strings.
+_CHAR_NAMES = {"char": "char", "character": "char", "varchar": "varchar"}
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -128,9 +128,9 @@ class _Parser:
             return self._decimal()
         if name in _CHAR_NAMES:
             self.expect("(")
-            self.integer()
+            length = self.integer()
             self.expect(")")
-            return ("atomic", "string")
+            return (_CHAR_NAMES[name], length)
         if name == "array":
             self.expect("<")
             element = self.data_type()
@@ -152,15 +152,12 @@ class _Parser:
 
     def _interval(self, pos: int) -> Any:
         # ANSI intervals: "interval day to second", "interval hour", "interval year to month",
-        # "interval month". The bare calendar "interval" has no dstreams type.
+        # "interval month"; the bare "interval" is the calendar interval.
         start = self.peek()[1].lower()
+        if start not in ("year", "month", "day", "hour", "minute", "second"):
+            return ("atomic", "interval")  # the calendar interval (make_interval's)
         kind, fields = ("ym_interval", ("year", "month")) if start in ("year", "month") \
             else ("interval", ("day", "hour", "minute", "second"))
-        if start not in fields:
-            raise ParseException(
-                f"Unsupported interval type: only the ANSI intervals (INTERVAL DAY TO SECOND, INTERVAL HOUR, "
-                f"INTERVAL YEAR TO MONTH...) are supported, not the calendar INTERVAL.{self._where(pos)}",
-                "UNSUPPORTED_DATATYPE", {"typeName": '"INTERVAL"'})
         self.next()
         end = start
         if self.peek()[1].lower() == "to":

@@ -36,6 +36,7 @@ from dstream.sql.types import (
     ArrayType,
     BinaryType,
     BooleanType,
+    CalendarIntervalType,
     DataType,
     DateType,
     DayTimeIntervalType,
@@ -52,7 +53,7 @@ from dstream.sql.types import (
 )
 
 __all__ = ["format_value", "java_double_str", "java_float_str", "format_timestamp", "format_date",
-           "format_day_time_interval", "format_year_month_interval"]
+           "format_calendar_interval", "format_day_time_interval", "format_year_month_interval"]
 
 NULL_STRING = "NULL"
 
@@ -316,6 +317,8 @@ def format_value(value: Any, dt: DataType, time_zone: str) -> str:
         return format_day_time_interval(dt.toInternal(value), dt.startField, dt.endField)
     if isinstance(dt, YearMonthIntervalType):
         return format_year_month_interval(int(value), dt.startField, dt.endField)
+    if isinstance(dt, CalendarIntervalType):
+        return format_calendar_interval(value.months, value.days, value.nanoseconds // 1000)
     if isinstance(dt, BinaryType):
         return _format_binary(value)
     if isinstance(dt, ArrayType):
@@ -374,6 +377,25 @@ def format_year_month_interval(months: int, start: int = 0, end: int = 1) -> str
     if start == end == 1:
         return f"INTERVAL '{sign}{count}' MONTH"
     return f"INTERVAL '{sign}{count // 12}-{count % 12}' YEAR TO MONTH"
+
+
+def format_calendar_interval(months: int, days: int, micros: int) -> str:
+    """Spark's text of an interval: ``1 years 2 months 25 days 5 hours 6 minutes 7.5 seconds`` (``0 seconds``)."""
+    if months == 0 and days == 0 and micros == 0:
+        return "0 seconds"
+
+    def java_div(a: int, b: int) -> tuple[int, int]:  # Java's / and %: toward zero, the dividend's sign
+        q = abs(a) // b * (1 if a >= 0 else -1)
+        return q, a - q * b
+    years, month = java_div(months, 12)
+    hours, rest = java_div(micros, 3_600_000_000)
+    minutes, rest = java_div(rest, 60_000_000)
+    parts = [f"{v} {unit}" for v, unit in ((years, "years"), (month, "months"), (days, "days"), (hours, "hours"),
+                                           (minutes, "minutes")) if v]
+    if rest:
+        seconds = Decimal(rest).scaleb(-6).normalize()
+        parts.append(f"{seconds:f} seconds")
+    return " ".join(parts)
 
 
 def _format_untyped(value: Any, time_zone: str) -> str:

@@ -101,7 +101,7 @@ from .functions_xml import __all__ as _xml_all
 from .functions_xpath import *  # noqa: F403 - the XPath functions are part of this module's surface
 from .functions_xpath import __all__ as _xpath_all
 from .parser.columns import unresolved_routine
-from .types import DataType, StringType, _parse_datatype_string
+from .types import DataType, StringType, _parse_datatype_string, _without_char_varchar
 from .udtf import udtf  # noqa: F401 - re-exported (listed in __all__)
 
 # PySpark 4's deprecated spellings of the partition transforms (functions.partitioning's).
@@ -486,7 +486,7 @@ def from_json(col: ColumnOrName, schema: DataType | str, options: dict[str, str]
     options : dict, optional
         JSON options (``mode``...).
     """
-    dt = _parse_datatype_string(schema) if isinstance(schema, str) else schema
+    dt = _without_char_varchar(_parse_datatype_string(schema) if isinstance(schema, str) else schema)
     return Column(FromJson(expr_of(col), dt, options))
 
 

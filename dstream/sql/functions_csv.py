@@ -21,7 +21,7 @@ from typing import Any
 from .column import Column, expr_of, lit_expr
 from .errors import PySparkTypeError
 from .expressions.base import Alias, Literal
-from .types import DataType, StructType, _parse_datatype_string
+from .types import DataType, StructType, _parse_datatype_string, _without_char_varchar
 
 __all__ = ["from_csv", "schema_of_csv", "to_csv"]
 
@@ -68,7 +68,8 @@ def from_csv(col: ColumnOrName, schema: DataType | Column | str, options: dict[s
     """
     from .expressions.csv_functions import FromCsv  # noqa: PLC0415 - the expressions load when used
 
-    dt = schema if isinstance(schema, DataType) else _parse_datatype_string(_literal_text(schema, "schema"))
+    dt = _without_char_varchar(schema if isinstance(schema, DataType)
+                               else _parse_datatype_string(_literal_text(schema, "schema")))
     if not isinstance(dt, StructType):
         raise PySparkTypeError(f"from_csv: the schema must be a struct of fields, got {dt.simpleString()}.",
                                "NOT_STRUCT", {"arg_name": "schema"})

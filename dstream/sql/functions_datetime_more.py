@@ -25,8 +25,9 @@ from .functions_scalar import _call
 
 __all__ = [
     "convert_timezone", "date_diff", "date_part", "dateadd", "datepart", "dayname", "extract", "localtimestamp",
-    "make_dt_interval", "make_timestamp", "make_timestamp_ltz", "make_timestamp_ntz", "make_ym_interval", "monthname",
-    "timestamp_add", "timestamp_diff", "try_make_timestamp", "try_to_timestamp", "weekday",
+    "make_dt_interval", "make_interval", "make_timestamp", "make_timestamp_ltz", "make_timestamp_ntz",
+    "make_ym_interval", "monthname", "timestamp_add", "timestamp_diff", "try_make_interval", "try_make_timestamp",
+    "try_to_timestamp", "weekday",
 ]
 
 ColumnOrName = Column | str
@@ -327,3 +328,39 @@ def make_ym_interval(years: ColumnOrName | None = None, months: ColumnOrName | N
     <BLANKLINE>
     """
     return _call("make_ym_interval", *[lit_expr(0) if c is None else expr_of(c) for c in (years, months)])
+
+
+def _interval_parts(name: str, parts: tuple[ColumnOrName | None, ...]) -> Column:
+    return _call(name, *[lit_expr(0) if c is None else expr_of(c) for c in parts])
+
+
+def make_interval(years: ColumnOrName | None = None, months: ColumnOrName | None = None,
+                  weeks: ColumnOrName | None = None, days: ColumnOrName | None = None,
+                  hours: ColumnOrName | None = None, mins: ColumnOrName | None = None,
+                  secs: ColumnOrName | None = None) -> Column:
+    """A calendar interval (``CalendarIntervalType``) from its parts, each 0 when omitted.
+
+    Its months, days and microseconds stay apart: added to a timestamp it moves the
+    months, then the days, on the session's calendar, then the time.
+
+    Parameters
+    ----------
+    years, months, weeks, days, hours, mins : Column or str, optional
+        Whole numbers.
+    secs : Column or str, optional
+        Seconds with their fraction (microseconds).
+
+    Examples
+    --------
+    >>> spark.range(1).select(make_interval(lit(1), lit(2), lit(3)).cast("string").alias("i")).first().i
+    '1 years 2 months 21 days'
+    """
+    return _interval_parts("make_interval", (years, months, weeks, days, hours, mins, secs))
+
+
+def try_make_interval(years: ColumnOrName | None = None, months: ColumnOrName | None = None,
+                      weeks: ColumnOrName | None = None, days: ColumnOrName | None = None,
+                      hours: ColumnOrName | None = None, mins: ColumnOrName | None = None,
+                      secs: ColumnOrName | None = None) -> Column:
+    """:func:`make_interval`, but null where a part overflows."""
+    return _interval_parts("try_make_interval", (years, months, weeks, days, hours, mins, secs))

@@ -19,7 +19,7 @@ from typing import Any
 from .column import Column, expr_of, lit_expr
 from .errors import PySparkTypeError
 from .functions_csv import _literal_text, _options
-from .types import DataType, StructType, _parse_datatype_string
+from .types import DataType, StructType, _parse_datatype_string, _without_char_varchar
 
 __all__ = ["from_xml", "schema_of_xml", "to_xml"]
 
@@ -40,7 +40,8 @@ def from_xml(col: ColumnOrName, schema: StructType | Column | str, options: dict
     """
     from .expressions.xml_functions import FromXml  # noqa: PLC0415 - the expressions load when used
 
-    dt = schema if isinstance(schema, DataType) else _parse_datatype_string(_literal_text(schema, "schema"))
+    dt = _without_char_varchar(schema if isinstance(schema, DataType)
+                               else _parse_datatype_string(_literal_text(schema, "schema")))
     if not isinstance(dt, StructType):
         raise PySparkTypeError(f"from_xml: the schema must be a struct of fields, got {dt.simpleString()}.",
                                "NOT_STRUCT", {"arg_name": "schema"})

@@ -31,7 +31,15 @@ from .plan.logical import LocalRelation, RangeRelation, RDDRelation
 from .row import Row
 from .timezones import arrow_zone
 from .type_infer import infer_schema
-from .types import DataType, LongType, StructField, StructType, TimestampNTZType, _parse_datatype_string
+from .types import (
+    DataType,
+    LongType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    _parse_datatype_string,
+    _without_char_varchar,
+)
 
 __all__ = ["attributes_of", "is_pandas_frame", "local_relation",
            "range_relation", "rdd_relation", "schema_argument", "single_column_rows"]
@@ -47,14 +55,14 @@ def schema_argument(schema: Any) -> StructType | list[str] | None:
     if schema is None:
         return None
     if isinstance(schema, StructType):
-        return schema
+        return _without_char_varchar(schema)  # data holds char(n)/varchar(n) as strings, as in Spark
     if isinstance(schema, str):
-        parsed = _parse_datatype_string(schema)
+        parsed = _without_char_varchar(_parse_datatype_string(schema))
         if isinstance(parsed, StructType):
             return parsed
         return StructType([StructField("value", parsed, True)])
     if isinstance(schema, DataType):
-        return StructType([StructField("value", schema, True)])
+        return StructType([StructField("value", _without_char_varchar(schema), True)])
     if isinstance(schema, list | tuple) and all(isinstance(n, str) for n in schema):
         return list(schema)
     raise PySparkTypeError(

@@ -49,6 +49,8 @@ def type_from_tree(tree: Any, types: Any) -> Any:
         return types.DayTimeIntervalType(tree[1], tree[2])
     if kind == "ym_interval":
         return types.YearMonthIntervalType(tree[1], tree[2])
+    if kind in ("char", "varchar"):
+        return (types.CharType if kind == "char" else types.VarcharType)(tree[1])
     if kind == "array":
         return types.ArrayType(type_from_tree(tree[1], types))
     if kind == "map":
@@ -74,7 +76,7 @@ def type_from_json(json_value: Any, types: Any) -> Any:
         m = _DECIMAL_JSON.fullmatch(json_value)
         if m:
             return types.DecimalType(int(m.group(1)), int(m.group(2)))
-        if json_value.startswith("interval "):
+        if json_value.startswith(("interval ", "char(", "varchar(")):
             return type_from_tree(ddl.parse_data_type(json_value), types)
         raise PySparkValueError(f"Could not parse datatype: {json_value}.", "CANNOT_PARSE_DATATYPE",
                                 {"msg": json_value})

@@ -19,15 +19,31 @@ Invariants
 
 from __future__ import annotations
 
-import datetime as _dt
 import json as _json
 import sys
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 from dstream.sql import ddl
-from dstream.sql.errors import PySparkNotImplementedError, PySparkTypeError, PySparkValueError
+from dstream.sql.errors import PySparkTypeError, PySparkValueError
+from dstream.sql.interval_types import (
+    AnsiIntervalType,
+    CalendarIntervalType,
+    DayTimeIntervalType,
+    YearMonthIntervalType,
+)
 from dstream.sql.schema_tree import field_sql, tree_string
+from dstream.sql.type_base import (
+    PARSERS,
+    AtomicType,
+    DataType,
+    FractionalType,
+    IntegralType,
+    NullType,
+    NumericType,
+    ParameterizedAtomicType,
+    _Singleton,
+)
 from dstream.sql.type_trees import type_from_json, type_from_tree
 
 __all__ = [
@@ -37,6 +53,8 @@ __all__ = [
     "BinaryType",
     "BooleanType",
     "ByteType",
+    "CalendarIntervalType",
+    "CharType",
     "DataType",
     "DateType",
     "DayTimeIntervalType",
@@ -57,121 +75,58 @@ __all__ = [
     "StructType",
     "TimestampNTZType",
     "TimestampType",
+    "VarcharType",
     "VariantType",
     "VariantVal",
     "YearMonthIntervalType",
 ]
 
 
-class DataType:
-    """Base of every Spark SQL data type."""
-
-    def __repr__(self) -> str:
-        return self.__class__.__name__ + "()"
-
-    def __hash__(self) -> int:
-        return hash(str(self))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    @classmethod
-    def typeName(cls) -> str:  # noqa: N802 - PySpark's name
-        """The type's name in JSON and printSchema (``integer``, ``long``, ``struct``...)."""
-        return cls.__name__[:-4].lower()
-
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """The type as SQL writes it (``int``, ``bigint``, ``array<string>``...)."""
-        return self.typeName()
-
-    def jsonValue(self) -> Any:  # noqa: N802 - PySpark's name
-        """The type as a JSON-ready value (a name, or a dict for nested types)."""
-        return self.typeName()
-
-    def json(self) -> str:
-        """The type as compact JSON text with sorted keys, as Spark writes it."""
-        return _json.dumps(self.jsonValue(), separators=(",", ":"), sort_keys=True)
-
-    @classmethod
-    def fromJson(cls, json: Any) -> DataType:  # noqa: N802 - PySpark's name
-        """The type a JSON value (``"integer"`` or a dict) describes."""
-        return _parse_datatype_json_value(json)
-
-    @classmethod
-    def fromDDL(cls, ddl: str) -> DataType:  # noqa: N802 - PySpark's name
-        """The type a DDL string describes (``"a int, b string"``, ``"array<int>"``)."""
-        return _parse_datatype_string(ddl)
-
-    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
-        """Whether Python values of this type need converting to the internal form."""
-        return False
-
-    def toInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
-        """The internal form of a Python value (the value itself for most types)."""
-        return obj
-
-    def fromInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
-        """The Python value of an internal form (the value itself for most types)."""
-        return obj
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        # Unpickling goes through the class so parameterless types stay singletons.
-        if isinstance(type(self), _Singleton):
-            return (type(self), ())
-        return super().__reduce_ex__(protocol)
-
-    def _tree_name(self) -> str:
-        # printSchema names a type as Scala's typeName does: decimals carry precision and scale.
-        return self.typeName()
-
-
-class _Singleton(type):
-    """Metaclass making a type without parameters a singleton, as PySpark's ``DataTypeSingleton``."""
-
-    _instances: ClassVar[dict[type, Any]] = {}
-
-    def __call__(cls) -> Any:
-        if cls not in cls._instances:
-            cls._instances[cls] = super().__call__()
-        return cls._instances[cls]
-
-
-class NullType(DataType, metaclass=_Singleton):
-    """The type of ``None``: the type of a column whose values could not be inferred."""
-
-    @classmethod
-    def typeName(cls) -> str:  # noqa: N802 - PySpark's name
-        """``void``, as Spark names it."""
-        return "void"
-
-
-class AtomicType(DataType):
-    """A type that is not nested (not array, map or struct)."""
-
-
-class NumericType(AtomicType):
-    """A numeric type."""
-
-
-class IntegralType(NumericType, metaclass=_Singleton):
-    """An integer type (byte, short, int, long)."""
-
-    _sql_name = ""
-
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """SQL's name: ``tinyint``, ``smallint``, ``int``, ``bigint``."""
-        return self._sql_name or self.typeName()
-
-
-class FractionalType(NumericType):
-    """A non-integral numeric type (float, double, decimal)."""
-
-
 class StringType(AtomicType, metaclass=_Singleton):
     """Unicode text."""
+
+
+class _LengthLimitedString(ParameterizedAtomicType):
+    def __init__(self, length: int) -> None:
+        self.length = length
+
+    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
+        """``char(5)``, ``varchar(10)``."""
+        return f"{self.typeName()}({self.length})"
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return (self.length,)
+
+
+class CharType(_LengthLimitedString):
+    """Text of a fixed length (``char(5)``), as a table's column declares it.
+
+    As in Spark, a DataFrame holds it as a string: a schema, a cast or a reader given
+    ``char(n)`` gets ``StringType``.
+    """
+
+
+class VarcharType(_LengthLimitedString):
+    """Text of at most ``length`` characters (``varchar(10)``), as a table's column declares it.
+
+    As in Spark, a DataFrame holds it as a string: a schema, a cast or a reader given
+    ``varchar(n)`` gets ``StringType``.
+    """
+
+
+def _without_char_varchar(dt: Any) -> Any:
+    """``dt`` with every ``char(n)``/``varchar(n)`` inside replaced by ``string`` (Spark's rule for the
+    types of data: only a table's declaration keeps them)."""
+    if isinstance(dt, _LengthLimitedString):
+        return StringType()
+    if isinstance(dt, ArrayType):
+        return ArrayType(_without_char_varchar(dt.elementType), dt.containsNull)
+    if isinstance(dt, MapType):
+        return MapType(_without_char_varchar(dt.keyType), _without_char_varchar(dt.valueType), dt.valueContainsNull)
+    if isinstance(dt, StructType):
+        return StructType([StructField(f.name, _without_char_varchar(f.dataType), f.nullable, f.metadata)
+                           for f in dt.fields])
+    return dt
 
 
 class BinaryType(AtomicType, metaclass=_Singleton):
@@ -204,102 +159,6 @@ class TimestampNTZType(AtomicType, metaclass=_Singleton):
 
 class VariantType(AtomicType, metaclass=_Singleton):
     """Semi-structured values (``parse_json``'s result); collected as :class:`VariantVal`."""
-
-
-class AnsiIntervalType(AtomicType):
-    """Base of the ANSI interval types: an interval written with the units ``startField`` to ``endField``."""
-
-    _fields: ClassVar[dict[int, str]] = {}
-
-    def __init__(self, startField: int | None = None, endField: int | None = None) -> None:  # noqa: N803 - PySpark's names
-        # Neither given: the widest span; one given: an interval of that unit alone.
-        given = [f for f in (startField, endField) if f is not None]
-        first, last = min(self._fields), max(self._fields)
-        start, end = (given[0], given[-1]) if given else (first, last)
-        if start not in self._fields or end not in self._fields or start > end:
-            names = ", ".join(f"{name.upper()} ({i})" for i, name in self._fields.items())
-            raise PySparkValueError(
-                f"interval {start} to {end} is invalid: the fields are {names}, the start no later than the end.",
-                "INVALID_INTERVAL_CASTING", {"start_field": str(start), "end_field": str(end)})
-        self.startField = start
-        self.endField = end
-
-    def simpleString(self) -> str:  # noqa: N802 - PySpark's name
-        """``interval day to second``, ``interval hour``, ``interval year to month``..."""
-        start, end = self._fields[self.startField], self._fields[self.endField]
-        return f"interval {start}" if start == end else f"interval {start} to {end}"
-
-    def jsonValue(self) -> str:  # noqa: N802 - PySpark's name
-        """As :meth:`simpleString`."""
-        return self.simpleString()
-
-    def _tree_name(self) -> str:
-        return self.simpleString()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.startField}, {self.endField})"
-
-    def needConversion(self) -> bool:  # noqa: N802 - PySpark's name
-        """``True``: the internal form is a count of the smallest unit."""
-        return True
-
-
-class DayTimeIntervalType(AnsiIntervalType):
-    """A span of days, hours, minutes and seconds in microseconds (``datetime.timedelta``).
-
-    Spark's ANSI day-time interval: ``INTERVAL 1 HOUR`` and ``lit(timedelta(hours=1))`` are
-    of this type, and adding one to a timestamp moves it by exactly that many microseconds.
-    The fields say which units the interval is written with, from ``startField`` to
-    ``endField`` (``DAY``, ``HOUR``, ``MINUTE``, ``SECOND``); the value is the same either way.
-
-    Parameters
-    ----------
-    startField, endField : int, optional
-        The first and last unit, ``DayTimeIntervalType.DAY`` (0) to ``SECOND`` (3); both
-        default to the widest span, ``DAY`` to ``SECOND``.
-    """
-
-    DAY, HOUR, MINUTE, SECOND = 0, 1, 2, 3
-    _fields: ClassVar[dict[int, str]] = {0: "day", 1: "hour", 2: "minute", 3: "second"}
-
-    def toInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
-        """Microseconds of a ``timedelta``."""
-        return None if obj is None else (obj.days * 86_400 + obj.seconds) * 1_000_000 + obj.microseconds
-
-    def fromInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
-        """The ``timedelta`` of a number of microseconds."""
-        return None if obj is None else _dt.timedelta(microseconds=obj)
-
-
-class YearMonthIntervalType(AnsiIntervalType):
-    """A span of years and months, held as a number of months (``INTERVAL '1-2' YEAR TO MONTH``).
-
-    Spark's ANSI year-month interval: adding one to a date or a timestamp moves it by whole
-    months, to the same day of the month or the month's last day. As in PySpark, its values
-    are not collected to Python (``collect`` raises ``NOT_IMPLEMENTED``); ``show()``, casts to
-    strings and numbers, and the arithmetic all work.
-
-    Parameters
-    ----------
-    startField, endField : int, optional
-        The first and last unit, ``YearMonthIntervalType.YEAR`` (0) or ``MONTH`` (1); both
-        default to ``YEAR`` to ``MONTH``.
-    """
-
-    YEAR, MONTH = 0, 1
-    _fields: ClassVar[dict[int, str]] = {0: "year", 1: "month"}
-
-    def toInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
-        """Not available, as in PySpark: no Python value stands for a year-month interval."""
-        raise _not_implemented("YearMonthIntervalType.toInternal")
-
-    def fromInternal(self, obj: Any) -> Any:  # noqa: N802 - PySpark's name
-        """Not available, as in PySpark: no Python value stands for a year-month interval."""
-        raise _not_implemented("YearMonthIntervalType.fromInternal")
-
-
-def _not_implemented(feature: str) -> PySparkNotImplementedError:
-    return PySparkNotImplementedError(f"{feature} is not implemented.", "NOT_IMPLEMENTED", {"feature": feature})
 
 
 class DecimalType(FractionalType):
@@ -641,7 +500,7 @@ class StructType(DataType):
 
 _ATOMIC_TYPES: tuple[type[DataType], ...] = (
     NullType, StringType, BinaryType, BooleanType, DateType, TimestampType, TimestampNTZType,
-    DoubleType, FloatType, ByteType, ShortType, IntegerType, LongType, VariantType,
+    DoubleType, FloatType, ByteType, ShortType, IntegerType, LongType, VariantType, CalendarIntervalType,
 )
 _ATOMIC_BY_JSON_NAME: dict[str, type[DataType]] = {t.typeName(): t for t in _ATOMIC_TYPES}
 _ATOMIC_BY_JSON_NAME["null"] = NullType  # older Spark versions wrote NullType as "null"
@@ -677,3 +536,11 @@ def _nullable(dt: Any) -> Any:
 
 from dstream.sql.row import Row  # noqa: E402 - PySpark exports Row from the types module too
 from dstream.sql.variant.value import VariantVal  # noqa: E402 - PySpark exports it from the types module
+
+PARSERS["json"] = _parse_datatype_json_value
+PARSERS["ddl"] = _parse_datatype_string
+# The classes defined beside this module belong to it, as all of PySpark's types belong to
+# pyspark.sql.types: their module name in reprs, in pickles and in type(x).__module__.
+for _cls in (DataType, NullType, AtomicType, NumericType, IntegralType, FractionalType, AnsiIntervalType,
+             DayTimeIntervalType, YearMonthIntervalType, CalendarIntervalType):
+    _cls.__module__ = __name__

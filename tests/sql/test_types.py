@@ -34,6 +34,7 @@ from dstream.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VarcharType,
     _parse_datatype_json_string,
     _parse_datatype_string,
 )
@@ -166,7 +167,7 @@ def test_tree_string_matches_print_schema() -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("int", IntegerType()), ("INTEGER", IntegerType()), ("bigint", LongType()), ("long", LongType()),
     ("tinyint", ByteType()), ("smallint", ShortType()), ("real", FloatType()), ("double", DoubleType()),
-    ("string", StringType()), ("varchar(10)", StringType()), ("binary", BinaryType()), ("boolean", BooleanType()),
+    ("string", StringType()), ("varchar(10)", VarcharType(10)), ("binary", BinaryType()), ("boolean", BooleanType()),
     ("date", DateType()), ("timestamp", TimestampType()), ("timestamp_ntz", TimestampNTZType()),
     ("decimal", DecimalType(10, 0)), ("decimal(10,2)", DecimalType(10, 2)), ("numeric(5)", DecimalType(5, 0)),
     ("array<int>", ArrayType(IntegerType())), ("map<string,int>", MapType(StringType(), IntegerType())),

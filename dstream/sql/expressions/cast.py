@@ -24,10 +24,12 @@ import pyarrow as pa
 
 from ..types import (
     AnsiIntervalType,
+    CalendarIntervalType,
     DataType,
     NullType,
     StringType,
     VariantType,
+    _without_char_varchar,
 )
 from .base import EvalContext, Expression
 from .castability import can_cast
@@ -56,7 +58,7 @@ class Cast(Expression):
 
     def __init__(self, child: Expression, to_type: DataType, implicit: bool = False) -> None:
         self.children = (child,)
-        self.to_type = to_type
+        self.to_type = _without_char_varchar(to_type)  # a cast to char(n)/varchar(n) gives a string, as in Spark
         self.implicit = implicit
 
     @property
@@ -103,7 +105,7 @@ class Cast(Expression):
 
         if isinstance(src, NullType):
             return pa.nulls(len(values), to_arrow_type(self.to_type))
-        if isinstance(src, AnsiIntervalType) or isinstance(self.to_type, AnsiIntervalType):
+        if isinstance(src, AnsiIntervalType | CalendarIntervalType) or isinstance(self.to_type, AnsiIntervalType):
             return cast_interval(values, src, self.to_type, self.mode(ctx))
         if isinstance(self.to_type, StringType) and holds_interval(src):
             values, src = intervals_as_text(values, src)  # Arrow's ints and durations carry no fields

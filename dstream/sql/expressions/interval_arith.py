@@ -49,6 +49,7 @@ from ..formatting import FIELD_MICROS
 from ..kernels.cast_text import local_to_utc
 from ..kernels.year_month import shift_days, shift_micros
 from ..types import (
+    CalendarIntervalType,
     DataType,
     DateType,
     DayTimeIntervalType,
@@ -58,6 +59,7 @@ from ..types import (
     YearMonthIntervalType,
 )
 from .base import EvalContext
+from .calendar_interval import add_calendar, shift_by_calendar
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import wider_interval
@@ -83,6 +85,10 @@ def _ym(dt: DataType) -> bool:
     return isinstance(dt, YearMonthIntervalType)
 
 
+def _cal(dt: DataType) -> bool:
+    return isinstance(dt, CalendarIntervalType)
+
+
 def _dated(dt: DataType) -> bool:
     return isinstance(dt, DateType) or _ts(dt)
 
@@ -93,7 +99,7 @@ def is_temporal(symbol: str, lt: DataType, rt: DataType) -> bool:
         return is_scaled(symbol, lt, rt)
     if symbol not in ("+", "-"):
         return False
-    if _iv(lt) or _iv(rt) or _ym(lt) or _ym(rt):
+    if _iv(lt) or _iv(rt) or _ym(lt) or _ym(rt) or _cal(lt) or _cal(rt):
         return True
     if symbol == "-":
         return (_ts(lt) and _ts(rt)) or (isinstance(lt, DateType) and isinstance(rt, DateType))
@@ -135,10 +141,12 @@ def temporal_type(symbol: str, lt: DataType, rt: DataType) -> DataType | None:
     """The result type of ``lt symbol rt`` after coercion, ``None`` when the pair has no meaning."""
     if symbol in ("*", "/"):
         return scaled_type(lt, rt)
-    if _ym(rt) and _dated(lt):
+    if (_ym(rt) or _cal(rt)) and _dated(lt):
         return lt
-    if symbol == "+" and _ym(lt) and _dated(rt):
+    if symbol == "+" and (_ym(lt) or _cal(lt)) and _dated(rt):
         return rt
+    if _cal(lt) and _cal(rt):
+        return lt
     if isinstance(lt, YearMonthIntervalType) and isinstance(rt, YearMonthIntervalType):
         return YearMonthIntervalType(min(lt.startField, rt.startField), max(lt.endField, rt.endField))
     if _ts(lt) and _iv(rt):
@@ -181,6 +189,13 @@ def eval_temporal(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataT
         return eval_scaled(symbol, a, b, lt, rt, result)
     if _ym(lt) or _ym(rt):
         return _eval_year_month(symbol, a, b, lt, rt, result, ctx)
+    sign = 1 if symbol == "+" else -1
+    if _cal(lt) and _cal(rt):
+        return add_calendar(a, b, sign)
+    if _cal(rt):
+        return shift_by_calendar(a, b, sign, lt, ctx.time_zone)
+    if _cal(lt):
+        return shift_by_calendar(b, a, 1, rt, ctx.time_zone)
     fn = "add_checked" if symbol == "+" else "subtract_checked"
     what = f"{quoted_type(lt)} {symbol} {quoted_type(rt)}"
     left, right = _micros(a), _micros(b)

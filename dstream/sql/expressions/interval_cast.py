@@ -38,7 +38,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import ArithmeticException, CapturedException
-from ..formatting import FIELD_MICROS, format_day_time_interval, format_year_month_interval
+from ..formatting import FIELD_MICROS, format_calendar_interval, format_day_time_interval, format_year_month_interval
 from ..kernels.interval_text import parse_day_time
 from ..kernels.year_month import INT_MAX, INT_MIN, parse_year_month
 from ..type_trees import holds_type
@@ -46,6 +46,7 @@ from ..types import (
     AnsiIntervalType,
     ArrayType,
     ByteType,
+    CalendarIntervalType,
     DataType,
     DayTimeIntervalType,
     DecimalType,
@@ -70,6 +71,8 @@ _LONG_MAX = 2**63 - 1
 
 def interval_castable(src: DataType, dst: DataType) -> bool | None:
     """Whether Spark casts ``src`` to ``dst`` when either is an ANSI interval; ``None`` when neither is."""
+    if isinstance(src, CalendarIntervalType) or isinstance(dst, CalendarIntervalType):
+        return isinstance(src, CalendarIntervalType) and isinstance(dst, StringType | CalendarIntervalType)
     if not isinstance(src, AnsiIntervalType) and not isinstance(dst, AnsiIntervalType):
         return None
     if isinstance(dst, StringType):
@@ -128,6 +131,9 @@ def cast_interval(values: pa.Array, src: DataType, dst: DataType, mode: str) -> 
     from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
 
     target = to_arrow_type(dst)
+    if isinstance(src, CalendarIntervalType):
+        return pa.array([None if v is None else format_calendar_interval(v.months, v.days, v.nanoseconds // 1000)
+                         for v in values.to_pylist()], pa.string())
     if isinstance(src, AnsiIntervalType):
         stored = values.cast(pa.int64()).to_pylist()
         return pa.array(_each(stored, _from_interval(src, dst), mode), target)
@@ -185,7 +191,7 @@ def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]
 
 def holds_interval(dt: DataType) -> bool:
     """Whether ``dt`` is or holds (in an array, map or struct) an ANSI interval."""
-    return holds_type(dt, lambda t: isinstance(t, AnsiIntervalType))
+    return holds_type(dt, lambda t: isinstance(t, AnsiIntervalType | CalendarIntervalType))
 
 
 def intervals_as_text(values: pa.Array, dt: DataType) -> tuple[pa.Array, DataType]:
@@ -199,7 +205,7 @@ def intervals_as_text(values: pa.Array, dt: DataType) -> tuple[pa.Array, DataTyp
         values = values.combine_chunks()
     if not holds_interval(dt):
         return values, dt
-    if isinstance(dt, AnsiIntervalType):
+    if isinstance(dt, AnsiIntervalType | CalendarIntervalType):
         return cast_interval(values, dt, StringType(), "ansi"), StringType()
     mask = values.is_null() if values.null_count else None
     if isinstance(dt, ArrayType):

@@ -34,6 +34,7 @@ import pyarrow as pa
 from ..errors import ArithmeticException
 from ..types import (
     AnsiIntervalType,
+    CalendarIntervalType,
     DataType,
     DayTimeIntervalType,
     DecimalType,
@@ -43,6 +44,7 @@ from ..types import (
     StringType,
     YearMonthIntervalType,
 )
+from .calendar_interval import scale_calendar
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import is_numeric
@@ -57,7 +59,7 @@ _LIMITS: dict[type, tuple[int, int, str]] = {YearMonthIntervalType: (-(2**31), 2
 
 
 def _interval(dt: DataType) -> bool:
-    return isinstance(dt, AnsiIntervalType)
+    return isinstance(dt, AnsiIntervalType | CalendarIntervalType)
 
 
 def is_scaled(symbol: str, lt: DataType, rt: DataType) -> bool:
@@ -94,6 +96,8 @@ def coerce_scaled(node: BinaryArithmetic) -> BinaryArithmetic:
 def scaled_type(lt: DataType, rt: DataType) -> DataType:
     """The result type: the widest interval of the operand's kind."""
     kind = lt if _interval(lt) else rt
+    if isinstance(kind, CalendarIntervalType):
+        return kind
     return YearMonthIntervalType() if isinstance(kind, YearMonthIntervalType) else DayTimeIntervalType()
 
 
@@ -142,6 +146,8 @@ def eval_scaled(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataTyp
     interval_left = _interval(lt)
     intervals, factors = (a, b) if interval_left else (b, a)
     factor_type = rt if interval_left else lt
+    if isinstance(result, CalendarIntervalType):
+        return scale_calendar(intervals, factors, symbol == "/")
     stored = intervals.cast(pa.int64()).to_pylist()
     values = factors.to_pylist()
     apply = _row_function(symbol, type(result), factor_type)

@@ -36,6 +36,7 @@ from ..errors import ArithmeticException
 from ..types import (
     AnsiIntervalType,
     ByteType,
+    CalendarIntervalType,
     DataType,
     DateType,
     DecimalType,
@@ -47,6 +48,7 @@ from ..types import (
     StringType,
 )
 from .base import EvalContext, Expression, Literal
+from .calendar_interval import scale_calendar
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import adjust_precision_scale, decimal_of, is_integral, is_numeric, wider_numeric
@@ -339,7 +341,7 @@ class UnaryMinus(Expression):
 
     def check_input_types(self) -> None:
         dt = self.child.data_type()
-        if not is_numeric(dt) and not isinstance(dt, AnsiIntervalType):
+        if not is_numeric(dt) and not isinstance(dt, AnsiIntervalType | CalendarIntervalType):
             raise mismatch(self, "UNEXPECTED_INPUT_TYPE",
                            f'the first parameter requires the "NUMERIC" type, however "{self.child.sql()}" '
                            f"has the type {quoted_type(dt)}")
@@ -354,6 +356,8 @@ class UnaryMinus(Expression):
         from ..kernels import arith  # noqa: PLC0415 - kernels load at run time
 
         values = self.child.eval(batch, ctx)
+        if isinstance(self.data_type(), CalendarIntervalType):
+            return scale_calendar(values, pa.array([-1.0] * len(values)), divide=False)
         if isinstance(self.data_type(), AnsiIntervalType):
             return _interval_unary("negate_checked", values)
         return arith.negate(values, self.data_type(), ctx.ansi)

@@ -31,7 +31,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import BooleanType, DataType, DoubleType, FloatType, MapType, NullType, StringType
+from ..types import BooleanType, CalendarIntervalType, DataType, DoubleType, FloatType, MapType, NullType, StringType
 from ..variant.casting import contains_variant
 from .base import EvalContext, Expression
 from .cast import cast_to
@@ -106,7 +106,7 @@ class BinaryComparison(_Binary):
             raise mismatch(self, "BINARY_OP_DIFF_TYPES",
                            "the left and right operands of the binary operator have incompatible types "
                            f"({quoted_type(lt)} and {quoted_type(rt)})")
-        if isinstance(common, MapType) or contains_variant(common):
+        if isinstance(common, MapType) or contains_variant(common) or isinstance(common, CalendarIntervalType):
             raise mismatch(self, "INVALID_ORDERING_TYPE",
                            f"The `{self.symbol}` does not support ordering on type {quoted_type(common)}")
         left, right = cast_to(self.left, common), cast_to(self.right, common)

@@ -45,7 +45,8 @@ from ..expressions.predicates import (
     Not,
     Or,
 )
-from ..types import BooleanType, DataType, DateType, NumericType, StringType
+from ..type_trees import holds_type
+from ..types import BooleanType, CalendarIntervalType, DataType, DateType, NumericType, StringType
 from .cached import CachedRelation
 from .logical import (
     Aggregate,
@@ -106,7 +107,8 @@ def _fold(expr: Expression) -> Expression | None:
     if key in _FOLDED:
         return _FOLDED[key]
     folded: Expression | None = None
-    if is_deterministic(expr):
+    # A calendar interval's Python value (Arrow's MonthDayNano) cannot be pickled into a task: not folded.
+    if is_deterministic(expr) and not holds_type(expr.data_type(), lambda t: isinstance(t, CalendarIntervalType)):
         try:
             batch = pa.RecordBatch.from_arrays([pa.array([0])], names=["_"])
             value = expr.eval(batch, EvalContext(ansi=ctx.ansi, time_zone=ctx.time_zone))[0].as_py()

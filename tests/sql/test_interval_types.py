@@ -1,11 +1,13 @@
-"""Year-month intervals, and the arithmetic, casts and aggregates of both ANSI interval kinds.
+"""Year-month and calendar intervals, the arithmetic, casts and aggregates of every interval kind,
+and the ``char``/``varchar`` types.
 
-``data/ansi_intervals.json`` holds PySpark 4.0.1's answers to 240 SQL queries (each
-column cast to a string, as ``show()`` prints it, since PySpark collects no year-month
-interval; or the error's condition): literals, date and timestamp arithmetic (a DST gap in
-Los Angeles among them), ``*`` and ``/`` with their HALF_UP rounding, casts, ``extract``,
-``sum``/``avg``/``percentile``, ``to_json``/``to_csv``, ``sequence`` by months. The property
-tests compare month arithmetic with a plain-Python model of Java's ``plusMonths``.
+``data/intervals.json`` holds PySpark 4.0.1's answers to 275 SQL queries (each column cast
+to a string, as ``show()`` prints it, since PySpark collects neither year-month nor calendar
+intervals; or the error's condition): literals, date and timestamp arithmetic (DST gaps in
+Los Angeles among them), ``*`` and ``/`` with their rounding, casts, ``extract``,
+``sum``/``avg``/``percentile``, ``to_json``/``to_csv``, ``sequence`` by months,
+``make_interval``. The property tests compare month arithmetic with a plain-Python model
+of Java's ``plusMonths``.
 """
 
 from __future__ import annotations
@@ -26,10 +28,20 @@ from dstream.sql import functions as F  # noqa: N812 - PySpark's idiom
 from dstream.sql.errors import CapturedException, PySparkNotImplementedError, PySparkTypeError
 from dstream.sql.formatting import format_year_month_interval
 from dstream.sql.kernels.year_month import parse_year_month
-from dstream.sql.types import DataType, StructType, YearMonthIntervalType
+from dstream.sql.types import (
+    CalendarIntervalType,
+    CharType,
+    DataType,
+    StringType,
+    StructField,
+    StructType,
+    VarcharType,
+    YearMonthIntervalType,
+    _parse_datatype_string,
+)
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "ansi_intervals.json").read_text("utf-8"))
+CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "intervals.json").read_text("utf-8"))
 
 
 def _as_shown(spark: SparkSession, query: str) -> tuple[str, list[list[str]]]:
@@ -143,3 +155,33 @@ def test_the_text_of_a_year_month_interval_reads_back(months: int, fields: tuple
     assert parse_year_month(text, *fields) == expected
     body = text.split("'")[1]
     assert parse_year_month(body, *fields) == expected
+
+
+def test_calendar_intervals_as_pyspark_has_them(spark: SparkSession) -> None:
+    assert str(F.make_interval(F.lit(1))) == "Column<'make_interval(1, 0, 0, 0, 0, 0, 0)'>"
+    df = spark.range(1).select(F.make_interval(F.lit(1), F.lit(2), F.lit(3), F.lit(4), F.lit(5), F.lit(6),
+                                               F.lit(7.5)).alias("i"), F.try_make_interval(F.lit(2**31 - 1), F.lit(1)))
+    assert df.schema["i"].dataType == CalendarIntervalType() and CalendarIntervalType().simpleString() == "interval"
+    with pytest.raises(PySparkNotImplementedError, match="CalendarIntervalType.fromInternal"):
+        df.collect()
+    assert df._show_string(5, 0).splitlines()[3].startswith("|1 years 2 months 25 days 5 hours 6 minutes 7.5 seconds|")
+    assert DataType.fromJson("interval") == CalendarIntervalType() and _parse_datatype_string("interval") is \
+        CalendarIntervalType()
+    ts = spark.createDataFrame([(dt.datetime(2024, 1, 31, 10),)], "t timestamp_ntz")
+    moved = ts.select((F.col("t") + F.make_interval(F.lit(0), F.lit(1), F.lit(0), F.lit(1))).alias("m")).first()
+    assert moved is not None and moved.m == dt.datetime(2024, 3, 1, 10)
+
+
+def test_char_and_varchar_are_types_that_data_holds_as_strings(spark: SparkSession) -> None:
+    assert repr(VarcharType(10)) == "VarcharType(10)" and VarcharType(10).simpleString() == "varchar(10)"
+    assert CharType(5).jsonValue() == "char(5)" and CharType(5) != CharType(6) and CharType(5) == CharType(5)
+    assert _parse_datatype_string("a char(5), b varchar(3)") == StructType(
+        [StructField("a", CharType(5)), StructField("b", VarcharType(3))])
+    assert DataType.fromJson("varchar(10)") == VarcharType(10)
+    # As Spark reads them: a DataFrame, a cast or a reader given char(n)/varchar(n) holds strings.
+    df = spark.createDataFrame([("abcdef",)], StructType([StructField("s", VarcharType(3))]))
+    assert df.schema["s"].dataType == StringType() and df.first() == ("abcdef",)
+    assert spark.createDataFrame([("ab",)], "s char(5)").schema["s"].dataType == StringType()
+    cast = df.select(F.col("s").cast(VarcharType(2)).alias("v"), F.col("s").cast("char(2)").alias("c"))
+    assert cast.schema == StructType([StructField("v", StringType()), StructField("c", StringType())])
+    assert tuple(cast.first() or ()) == ("abcdef", "abcdef")
