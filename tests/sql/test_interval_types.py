@@ -185,3 +185,20 @@ def test_char_and_varchar_are_types_that_data_holds_as_strings(spark: SparkSessi
     cast = df.select(F.col("s").cast(VarcharType(2)).alias("v"), F.col("s").cast("char(2)").alias("c"))
     assert cast.schema == StructType([StructField("v", StringType()), StructField("c", StringType())])
     assert tuple(cast.first() or ()) == ("abcdef", "abcdef")
+
+
+def test_a_stream_of_intervals_reaches_the_memory_sink(spark: SparkSession) -> None:
+    from dstream.sql.streaming import MemoryStream
+
+    source = MemoryStream("v long", spark)
+    query = (source.toDF().select((F.col("v") * F.expr("INTERVAL 1 MONTH")).alias("m"),
+                                  F.make_interval(F.lit(0), F.col("v")).alias("c"))
+             .writeStream.format("memory").queryName("interval_stream").start())
+    try:
+        source.addData([1, 14])
+        query.processAllAvailable()
+        shown = spark.table("interval_stream")._show_string(5, 0).splitlines()
+        assert shown[3:5] == ["|INTERVAL '0-1' YEAR TO MONTH|1 months        |",
+                              "|INTERVAL '1-2' YEAR TO MONTH|1 years 2 months|"]
+    finally:
+        query.stop()

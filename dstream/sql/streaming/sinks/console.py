@@ -35,7 +35,7 @@ class ConsoleSink(Sink):
 
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
         # Computed once, then shown from the driver (as Spark's console sink does).
-        table = df.toArrow()
+        table = df._execution().to_arrow(check=False)  # not toArrow: it refuses year-month intervals, as PySpark
         shown = df.sparkSession.createDataFrame(table, df.schema)
         text = shown._show_string(self.num_rows, self.truncate)
         rows = table.num_rows

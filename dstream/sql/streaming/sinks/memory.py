@@ -59,7 +59,7 @@ class MemorySink(Sink):
         with self._lock:
             if self.latest_batch_id is not None and batch_id <= self.latest_batch_id:
                 return 0
-        table = df.toArrow()
+        table = df._execution().to_arrow(check=False)  # not toArrow: it refuses year-month intervals, as PySpark
         with self._lock:
             if self.output_mode == "complete":
                 self._tables = [table]
