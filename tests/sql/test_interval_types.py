@@ -202,3 +202,17 @@ def test_a_stream_of_intervals_reaches_the_memory_sink(spark: SparkSession) -> N
                               "|INTERVAL '1-2' YEAR TO MONTH|1 years 2 months|"]
     finally:
         query.stop()
+
+
+def test_csv_and_json_files_hold_intervals_as_sparks_text(spark: SparkSession, tmp_path: Path) -> None:
+    df = spark.sql("select 1 as k, interval '1-2' year to month as a, interval 3 month as b, "
+                   "interval '01:30' hour to minute as c, interval 2 day as d")
+    df.coalesce(1).write.csv(str(tmp_path / "csv"), header=True)
+    df.coalesce(1).write.json(str(tmp_path / "json"))
+    # The files PySpark 4.0.1 writes for the same DataFrame.
+    csv_text = next((tmp_path / "csv").glob("part-*")).read_text().splitlines()
+    assert csv_text == ["k,a,b,c,d", "1,INTERVAL '1-2' YEAR TO MONTH,INTERVAL '3' MONTH,"
+                        "INTERVAL '01:30' HOUR TO MINUTE,INTERVAL '2' DAY"]
+    json_text = next((tmp_path / "json").glob("part-*")).read_text().strip()
+    assert json.loads(json_text) == {"k": 1, "a": "INTERVAL '1-2' YEAR TO MONTH", "b": "INTERVAL '3' MONTH",
+                                     "c": "INTERVAL '01:30' HOUR TO MINUTE", "d": "INTERVAL '2' DAY"}

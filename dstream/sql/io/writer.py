@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from dstream.sql.arrow_convert import SPARK_ROW_METADATA_KEY
 from dstream.sql.errors import AnalysisException, IllegalArgumentException
+from dstream.sql.expressions.interval_cast import holds_interval, intervals_as_text
 from dstream.sql.io.base import FileFormat, time_zone_option
 from dstream.sql.io.encode import CsvDialect, csv_field, format_temporal_columns, json_text, value_encoder
 from dstream.sql.io.files import HIVE_DEFAULT_PARTITION, option, option_bool
@@ -318,6 +319,8 @@ def write_files(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schem
         # file's footer (Spark reads a struct of two binaries as a variant when the footer says so).
         arrow_schema = arrow_schema.with_metadata({SPARK_ROW_METADATA_KEY: schema.json()})
     table = pa.Table.from_batches([_conform(b, arrow_schema) for b in batches], schema=arrow_schema)
+    if fmt.name in ("csv", "json") and not isinstance(schema, pa.Schema):
+        table = _intervals_as_text(table, schema)
     if not partition_by:
         if table.num_rows == 0 and not empty_file:
             return []
@@ -340,6 +343,16 @@ def write_files(batches: Iterator[pa.RecordBatch], schema: StructType | pa.Schem
         _write_file(part, fmt, options, os.path.join(directory, relative))
         written.append(relative)
     return written
+
+
+def _intervals_as_text(table: pa.Table, schema: StructType) -> pa.Table:
+    """The columns holding intervals as Spark's text (``INTERVAL '1-2' YEAR TO MONTH``), as CSV and JSON
+    files hold them: Arrow keeps no interval fields (a year-month interval is an int of months)."""
+    for i, field in enumerate(schema.fields):
+        if holds_interval(field.dataType):
+            text, _ = intervals_as_text(table.column(i), field.dataType)
+            table = table.set_column(i, pa.field(field.name, text.type), text)
+    return table
 
 
 def commit_output(path: str, job_id: str, written: Sequence[str], replace_partitions: bool = False) -> None:
