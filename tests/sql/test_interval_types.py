@@ -216,3 +216,14 @@ def test_csv_and_json_files_hold_intervals_as_sparks_text(spark: SparkSession, t
     json_text = next((tmp_path / "json").glob("part-*")).read_text().strip()
     assert json.loads(json_text) == {"k": 1, "a": "INTERVAL '1-2' YEAR TO MONTH", "b": "INTERVAL '3' MONTH",
                                      "c": "INTERVAL '01:30' HOUR TO MINUTE", "d": "INTERVAL '2' DAY"}
+    for fmt in ("csv", "json"):  # read back with the schema, as PySpark reads them
+        back = spark.read.schema(df.schema).option("header", True).format(fmt).load(str(tmp_path / fmt))
+        assert back.schema == df.schema.fromJson(df.schema.jsonValue())
+        assert _as_text(back) == [["1", "INTERVAL '1-2' YEAR TO MONTH", "INTERVAL '3' MONTH",
+                                   "INTERVAL '01:30' HOUR TO MINUTE", "INTERVAL '2' DAY"]]
+        other = spark.read.schema("k int, a interval month").option("header", True).format(fmt)
+        assert _as_text(other.load(str(tmp_path / fmt))) == [["1", "None"]]  # not a MONTH's text: null
+
+
+def _as_text(df: Any) -> list[list[str]]:
+    return [[str(v) for v in row] for row in df.selectExpr(*[f"cast(`{c}` as string)" for c in df.columns]).collect()]

@@ -111,6 +111,8 @@ class FileFormat:
     title: str = ""
     #: Whether byte-range splits are allowed (line-oriented formats without multiLine).
     splittable: bool = True
+    #: Whether the files hold intervals as Spark's text (CSV, JSON), read back by :meth:`read`.
+    text_intervals: bool = False
 
     # ------------------------------------------------------------------ schema
     def _infer_data_schema(self, files: Sequence[str], options: Mapping[str, Any]) -> pa.Schema:
@@ -226,9 +228,29 @@ class FileFormat:
     def read(self, split: FileSplit, schema: StructType, options: Mapping[str, Any],
              columns: Sequence[str] | None = None,
              filters: Sequence[Filter] | None = None) -> Iterator[pa.RecordBatch]:
-        """The rows of one split, in the Arrow types of ``to_arrow_schema(schema)`` (see :meth:`read_arrow`)."""
+        """The rows of one split, in the Arrow types of ``to_arrow_schema(schema)`` (see :meth:`read_arrow`).
+
+        A text format (CSV, JSON) holds an interval as Spark's text (``INTERVAL '1-2' YEAR TO MONTH``):
+        such a column is read as a string, then parsed as the schema's interval (null where it is not
+        one, as a malformed field is, unless ``mode`` is ``FAILFAST``).
+        """
         from dstream.sql.arrow_convert import to_arrow_schema
-        return self.read_arrow(split, to_arrow_schema(schema), options, columns, filters)
+        from dstream.sql.types import AnsiIntervalType, StringType, StructField, StructType
+
+        texts = [f.name for f in schema.fields if isinstance(f.dataType, AnsiIntervalType)] if self.text_intervals \
+            else []
+        if not texts:
+            yield from self.read_arrow(split, to_arrow_schema(schema), options, columns, filters)
+            return
+        from dstream.sql.expressions.interval_cast import cast_interval  # noqa: PLC0415 - text intervals are rare
+
+        as_text = StructType([StructField(f.name, StringType(), f.nullable) if f.name in texts else f
+                              for f in schema.fields])
+        mode = "ansi" if str(option(options, "mode") or "").upper() == "FAILFAST" else "try"
+        for batch in self.read_arrow(split, to_arrow_schema(as_text), options, columns, filters):
+            arrays = [cast_interval(column, StringType(), schema[name].dataType, mode) if name in texts else column
+                      for name, column in zip(batch.schema.names, batch.columns)]
+            yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

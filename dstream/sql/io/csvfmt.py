@@ -298,6 +298,7 @@ class CsvFormat(FileFormat):
     """Comma-separated values (``spark.read.csv``)."""
 
     name = "csv"
+    text_intervals = True
     title = "CSV"
     extension = "csv"
 

@@ -158,6 +158,7 @@ class JsonFormat(FileFormat):
     """JSON Lines (``spark.read.json``)."""
 
     name = "json"
+    text_intervals = True
     title = "JSON"
     extension = "json"
 
