@@ -120,7 +120,7 @@ def create_table_columns(session: SparkSession, tokens: list[Token], i: int, tex
     fmt, partition_by, j = table_clauses(tokens, end + 1)
     if not tokens[j].kind == "EOF":
         raise syntax_error(tokens[j])
-    df = session.createDataFrame([], schema)
+    df = session.createDataFrame([], declared_schema(schema))
     missing = [c for c in partition_by if c not in df.columns]
     if missing:
         raise AnalysisException(
@@ -128,6 +128,22 @@ def create_table_columns(session: SparkSession, tokens: list[Token], i: int, tex
             "COLUMN_NOT_DEFINED_IN_TABLE", {"colName": f"`{missing[0]}`", "tableName": f"`{name}`"})
     df.write.format(fmt).mode(mode).partitionBy(*partition_by).saveAsTable(name)
     return _empty(session)
+
+
+def declared_schema(text: str) -> Any:
+    """The columns of ``CREATE TABLE t (...)``: a ``char(n)``/``varchar(n)`` column is a string column
+    that keeps its declaration in its metadata, as Spark's catalog keeps it (checked on insert)."""
+    from .expressions.char_varchar import CHAR_VARCHAR_KEY  # noqa: PLC0415 - tables load on first use
+    from .types import CharType, StringType, StructField, StructType, VarcharType, _parse_datatype_string  # noqa: PLC0415
+
+    parsed = _parse_datatype_string(text)
+    if not isinstance(parsed, StructType):  # one unnamed type: createDataFrame names it "value"
+        return parsed
+    fields = [f if not isinstance(f.dataType, CharType | VarcharType) else
+              StructField(f.name, StringType(), f.nullable, {**(f.metadata or {}),
+                                                             CHAR_VARCHAR_KEY: f.dataType.simpleString()})
+              for f in parsed.fields]
+    return StructType(fields)
 
 
 def table_clauses(tokens: list[Token], j: int) -> tuple[str, list[str], int]:
@@ -148,6 +164,7 @@ def describe(session: SparkSession, name: str, extended: bool = False) -> DataFr
     """``DESCRIBE [TABLE] [EXTENDED | FORMATTED] t``: a row per column, then the partition columns
     under Spark's headers. A temporary view's EXTENDED description is its columns, as in Spark; a
     table's detailed section (owner, location, times...) is not produced."""
+    from .expressions.char_varchar import CHAR_VARCHAR_KEY  # noqa: PLC0415 - tables load on first use
     from .tables import partition_columns  # noqa: PLC0415 - the tables load with the first one
 
     schema = session.table(name).schema
@@ -155,8 +172,10 @@ def describe(session: SparkSession, name: str, extended: bool = False) -> DataFr
         raise AnalysisException(
             f"DESCRIBE EXTENDED of the table `{name}` (Spark's detailed table information section) is not supported; "
             "use DESCRIBE for its columns.", "UNSUPPORTED_FEATURE", {"feature": "DESCRIBE EXTENDED of a table"})
+    # A char(n)/varchar(n) column is described as declared, as Spark describes it.
     rows: list[tuple[str, str, str | None]] = [
-        (f.name, f.dataType.simpleString(), (f.metadata or {}).get("comment")) for f in schema.fields]
+        (f.name, (f.metadata or {}).get(CHAR_VARCHAR_KEY) or f.dataType.simpleString(),
+         (f.metadata or {}).get("comment")) for f in schema.fields]
     partitions = partition_columns(session, name)
     if partitions:
         by_name = {r[0]: r for r in rows}

@@ -185,7 +185,7 @@ def save_as_table(df: DataFrame, name: str, fmt: str, mode: str, partition_by: l
                     f"Cannot append to `{plain}`: its columns are {current.columns}, the rows have {df.columns}. "
                     "Append rows with the table's columns (by name), or use insertInto (by position).",
                     "INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_FIND_DATA", {"tableName": plain})
-            aligned = df.select(*[df[c].cast(t) for c, t in zip(current.columns, [f.dataType for f in current.schema])])
+            aligned = df.select(*[_written(df[c], f).alias(f.name) for c, f in zip(current.columns, current.schema)])
             _write(aligned, existing.path, existing.format, "append", existing.partition_by, options)
             return
     path = os.path.join(warehouse_dir(session), plain.lower())
@@ -211,10 +211,20 @@ def insert_into(df: DataFrame, name: str, overwrite: bool) -> None:
             f"Cannot write to `{table.name}`: it has {len(current.columns)} columns, the rows have {len(df.columns)} "
             "(insertInto matches columns by position).", "INSERT_COLUMN_ARITY_MISMATCH",
             {"tableName": table.name})
-    aligned = df.select(*[df[c].cast(f.dataType).alias(f.name) for c, f in zip(df.columns, current.schema)])
+    aligned = df.select(*[_written(df[c], f).alias(f.name) for c, f in zip(df.columns, current.schema)])
     if overwrite:
         aligned = aligned.localCheckpoint()  # the rows may be read from the table being replaced
     _write(aligned, table.path, table.format, "overwrite" if overwrite else "append", table.partition_by, {})
+
+
+def _written(column: Any, field: Any) -> Any:
+    """``column`` as a table's ``field`` holds it: cast to its type, a ``char(n)``/``varchar(n)`` one checked."""
+    from .column import Column  # noqa: PLC0415 - light import
+    from .expressions.char_varchar import CharVarcharWrite, declared_length  # noqa: PLC0415
+
+    cast = column.cast(field.dataType)
+    declared = declared_length(field.metadata)
+    return cast if declared is None else Column(CharVarcharWrite(cast.expr, *declared))
 
 
 def _write(df: DataFrame, path: str, fmt: str, mode: str, partition_by: list[str], options: dict[str, str]) -> None:

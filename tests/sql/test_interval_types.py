@@ -227,3 +227,34 @@ def test_csv_and_json_files_hold_intervals_as_sparks_text(spark: SparkSession, t
 
 def _as_text(df: Any) -> list[list[str]]:
     return [[str(v) for v in row] for row in df.selectExpr(*[f"cast(`{c}` as string)" for c in df.columns]).collect()]
+
+
+def test_a_tables_char_and_varchar_columns_check_what_is_written(spark: SparkSession, tmp_path: Path) -> None:
+    from dstream.sql.errors import SparkRuntimeException
+
+    spark.conf.set("spark.sql.warehouse.dir", str(tmp_path / "warehouse"))
+    spark.sql("create table cv_t (a varchar(3), b char(4), c string) using parquet")
+    try:
+        assert [(f.name, f.dataType, f.metadata) for f in spark.table("cv_t").schema.fields] == [
+            ("a", StringType(), {"__CHAR_VARCHAR_TYPE_STRING": "varchar(3)"}),
+            ("b", StringType(), {"__CHAR_VARCHAR_TYPE_STRING": "char(4)"}), ("c", StringType(), {})]
+        assert [tuple(r) for r in spark.sql("describe cv_t").collect()] == [
+            ("a", "varchar(3)", None), ("b", "char(4)", None), ("c", "string", None)]
+        spark.sql("insert into cv_t values ('ab', 'x', 'q')")
+        spark.sql("insert into cv_t values ('abc   ', 'xyzw  ', 'q')")  # trailing spaces beyond the length go
+        spark.sql("insert into cv_t values (null, null, null)")
+        spark.createDataFrame([("z", "y", "q")], "a string, b string, c string").write.insertInto("cv_t")
+        too_long = [lambda: spark.sql("insert into cv_t values ('abcd', 'x', 'q')"),
+                    lambda: spark.sql("insert into cv_t values ('a', 'xyzwv', 'q')"),
+                    lambda: spark.sql("insert into cv_t select 'abcd', 'x', 'q'"),
+                    lambda: spark.createDataFrame([("abcde", "y", "q")], "a string, b string, c string")
+                    .write.mode("append").saveAsTable("cv_t")]
+        for limit, write in zip((3, 4, 3, 3), too_long):
+            with pytest.raises(SparkRuntimeException, match=f"EXCEED_LIMIT_LENGTH.*limitation: {limit}"):
+                write()
+        # PySpark 4.0.1's rows: CHAR(4) values padded with spaces.
+        rows = sorted((tuple(r) for r in spark.sql("select a, length(b), b from cv_t").collect()), key=str)
+        assert rows == [("ab", 4, "x   "), ("abc", 4, "xyzw"), ("z", 4, "y   "), (None, None, None)]
+    finally:
+        spark.sql("drop table cv_t")
+        spark.conf.unset("spark.sql.warehouse.dir")
