@@ -3,8 +3,9 @@
 What this module owns
 ---------------------
 The classes a schema is made of (``pyspark.sql.types``): the atomic types, ``DecimalType``,
-the ANSI intervals (``DayTimeIntervalType``, ``YearMonthIntervalType``), ``ArrayType``,
-``MapType``, ``StructField`` and ``StructType``, with PySpark 4's reprs,
+``CharType``/``VarcharType``, ``ArrayType``, ``MapType``, ``StructField`` and ``StructType``
+(the base classes and the interval types are :mod:`dstream.sql.type_base`'s and
+:mod:`dstream.sql.interval_types`', exported here as PySpark exports them), with PySpark 4's reprs,
 ``simpleString()`` (``bigint``, ``array<int>``, ``struct<a:int>``), ``typeName()``, JSON form
 (``json()``/``fromJson``), printSchema's tree text (``StructType.treeString()``) and the DDL
 parser (``_parse_datatype_string("a int, b string")``, in :mod:`dstream.sql.ddl`).
@@ -15,6 +16,8 @@ Invariants
   (``IntegerType() is IntegerType()``), as in PySpark.
 * ``StructType.names`` always lists ``fields``' names in order (``add`` keeps both).
 * Types are immutable once built, except ``StructType.add``, which PySpark also has.
+* ``char(n)``/``varchar(n)`` stay themselves in schemas parsed here; data holds them as
+  strings (:func:`_without_char_varchar` is Spark's rule for the types of data).
 """
 
 from __future__ import annotations

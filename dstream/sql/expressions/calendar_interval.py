@@ -9,9 +9,9 @@ What this module owns
   a timestamp plus an interval moves by the months, then the days, on the wall clock of
   the session time zone (a ``timestamp_ntz`` on its own), then by the microseconds, as
   Spark's ``timestampAddInterval``; a date plus one without microseconds stays a date;
-  intervals add and subtract part by part; times or by a number each part is scaled, the
-  months and days truncated and their fractions dropped or carried into microseconds as
-  Spark's ``IntervalUtils.fromDoubles`` does.
+  intervals add and subtract part by part; multiplied or divided by a number, each part is
+  scaled as Spark's ``IntervalUtils.fromDoubles`` does: the months truncated (their
+  fraction dropped), the days truncated with their fraction carried into microseconds.
 
 Invariants
 ----------

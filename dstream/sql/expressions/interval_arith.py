@@ -25,6 +25,9 @@ timestamp ± year-month interval             the timestamp's type: its wall time
                                             session zone) moved so, a wall time in a DST
                                             gap moved forward by the gap, as Java does
 year-month ± year-month                     year-month (the fields of both)
+date, timestamp ± calendar interval         see :mod:`.calendar_interval` (months, then
+                                            days, then microseconds)
+calendar ± calendar interval                calendar interval, part by part
 ==========================================  ==========================================
 
 Invariants
