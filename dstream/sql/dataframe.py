@@ -56,7 +56,6 @@ from .plan.logical import (
 )
 from .query import QueryExecution
 from .row import Row
-from .timezones import python_time_zone
 from .types import BooleanType, StructType
 
 if TYPE_CHECKING:
@@ -444,16 +443,7 @@ class DataFrame(StreamingMethods, ReshapeMethods, StatMethods, RowMethods, Batch
     @property
     def rdd(self) -> RDD[Row]:
         """The rows as an RDD of :class:`Row` (converted from Arrow in the tasks)."""
-        from .arrow_convert import arrow_to_rows
-
-        names = self.columns
-        tz = python_time_zone()
-
-        def to_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[Row]:
-            for batch in batches:
-                yield from arrow_to_rows(pa.Table.from_batches([batch]).rename_columns(names), tz)
-
-        return self._execution().to_rdd().mapPartitions(to_rows)
+        return self._execution().rows_rdd(self.columns)
 
     # -- actions ------------------------------------------------------------------------
 

@@ -107,6 +107,19 @@ class QueryExecution:
             check_collectable(self._output_types())
         return arrow_to_rows(self.to_arrow(check=False), time_zone or python_time_zone())
 
+    def rows_rdd(self, names: list[str]) -> RDD[Row]:
+        """``DataFrame.rdd``: the rows as ``Row`` objects named ``names``, converted from Arrow in the tasks
+        (a year-month interval is refused there, when the rows are made, as PySpark refuses it)."""
+        types = self._output_types()
+        tz = python_time_zone()
+
+        def to_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[Row]:
+            check_collectable(types)
+            for batch in batches:
+                yield from arrow_to_rows(pa.Table.from_batches([batch]).rename_columns(names), tz)
+
+        return self.to_rdd().mapPartitions(to_rows)
+
     def _output_types(self) -> list[Any]:
         return [a.data_type() for a in self.optimized.output()]
 

@@ -1,12 +1,12 @@
 """Year-month and calendar intervals, the arithmetic, casts and aggregates of every interval kind,
 and the ``char``/``varchar`` types.
 
-``data/intervals.json`` holds PySpark 4.0.1's answers to 275 SQL queries (each column cast
+``data/intervals.json`` holds PySpark 4.0.1's answers to 282 SQL queries (each column cast
 to a string, as ``show()`` prints it, since PySpark collects neither year-month nor calendar
 intervals; or the error's condition): literals, date and timestamp arithmetic (DST gaps in
 Los Angeles among them), ``*`` and ``/`` with their rounding, casts, ``extract``,
-``sum``/``avg``/``percentile``, ``to_json``/``to_csv``, ``sequence`` by months,
-``make_interval``. The property tests compare month arithmetic with a plain-Python model
+``sum``/``avg``/``percentile``, ``to_json``/``to_csv`` and ``from_json``/``from_csv``,
+``sequence`` by months, ``make_interval``. The property tests compare month arithmetic with a plain-Python model
 of Java's ``plusMonths``.
 """
 
@@ -76,6 +76,10 @@ def test_year_month_values_are_not_collected_as_in_pyspark(spark: SparkSession,
         df.toPandas()
     with pytest.raises(PySparkTypeError, match="UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION"):
         df.toArrow()
+    rows = df.rdd  # as PySpark: the RDD is made, its rows are refused when they are made
+    assert rows.getNumPartitions() >= 1
+    with pytest.raises(PySparkNotImplementedError):
+        rows.collect()
     assert df.select("c").collect()[0].c == 1  # the other columns still collect
     assert df._show_string(5, 0).splitlines()[1] == "|a                           |b                 |c  |"
     assert df._show_string(5, 0).splitlines()[3] == "|INTERVAL '1-2' YEAR TO MONTH|INTERVAL '3' MONTH|1  |"

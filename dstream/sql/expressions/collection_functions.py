@@ -41,7 +41,7 @@ from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import find_common_type
 from .extractors import as_list, list_item, map_lookup
-from .interval_cast import intervals_as_text
+from .interval_cast import intervals_as_text, intervals_from_text, text_type
 
 __all__ = ["ArrayContains", "CreateArray", "CreateStruct", "ElementAt", "FromJson", "Size", "ToJson", "TryElementAt"]
 
@@ -326,7 +326,9 @@ class FromJson(Expression):
         from ..kernels import jsonfn  # noqa: PLC0415 - kernels load at run time
 
         options = {"timeZone": ctx.time_zone, **self.options}
-        return jsonfn.from_json(self.children[0].eval(batch, ctx), self.schema, options)
+        # Intervals are read as their text, then as the schema's intervals (Arrow's types carry no fields).
+        parsed = jsonfn.from_json(self.children[0].eval(batch, ctx), text_type(self.schema), options)
+        return intervals_from_text(parsed, self.schema)
 
     def _options(self) -> Any:
         return (self.schema.simpleString(), tuple(sorted(self.options.items())))

@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 from ..types import DataType, StringType, StructType
 from .base import EvalContext, Expression
 from .cast import cast_to
-from .interval_cast import intervals_as_text
+from .interval_cast import intervals_as_text, intervals_from_text, text_type
 
 __all__ = ["FromCsv", "ToCsv", "csv_schema_text"]
 
@@ -85,7 +85,7 @@ class FromCsv(Expression):
         if isinstance(values, pa.ChunkedArray):
             values = values.combine_chunks()
         texts = values.to_pylist()
-        fields = [pa.field(f.name, to_arrow_type(f.dataType)) for f in self.schema.fields]
+        fields = [pa.field(f.name, to_arrow_type(text_type(f.dataType))) for f in self.schema.fields]
         rows = [[] if t is None else _tokens(t, opts) for t in texts]
         short = [t is not None and len(r) < len(fields) for t, r in zip(texts, rows)]
         arrays, bad = [], pa.array(short, pa.bool_())
@@ -98,6 +98,7 @@ class FromCsv(Expression):
         if opts.mode == "FAILFAST" and pc.any(bad).as_py():
             raise malformed_error(texts[pc.index(bad, True).as_py()] or "")
         struct = pa.StructArray.from_arrays(arrays, fields=fields) if fields else pa.nulls(len(texts), pa.struct([]))
+        struct = intervals_from_text(struct, self.schema)  # an interval's text as the schema's interval
         return pc.if_else(values.is_null(), pa.scalar(None, struct.type), struct)
 
     def _options(self) -> Any:

@@ -61,7 +61,8 @@ from ..types import (
     YearMonthIntervalType,
 )
 
-__all__ = ["interval_castable", "cast_interval", "holds_interval", "intervals_as_text"]
+__all__ = ["interval_castable", "cast_interval", "holds_interval", "intervals_as_text", "intervals_from_text",
+           "text_type"]
 
 _INTEGRAL_RANGES: dict[type[DataType], tuple[int, int]] = {
     ByteType: (-(2**7), 2**7 - 1), ShortType: (-(2**15), 2**15 - 1), IntegerType: (INT_MIN, INT_MAX),
@@ -225,3 +226,36 @@ def intervals_as_text(values: pa.Array, dt: DataType) -> tuple[pa.Array, DataTyp
         fields.append(StructField(f.name, child_type, f.nullable, f.metadata))
     names = [f.name for f in dt.fields]
     return pa.StructArray.from_arrays(children, names=names, mask=mask), StructType(fields)
+
+
+def text_type(dt: DataType) -> DataType:
+    """``dt`` with every interval inside replaced by ``string``: how a text format's parser reads it."""
+    if isinstance(dt, AnsiIntervalType):
+        return StringType()
+    if isinstance(dt, ArrayType):
+        return ArrayType(text_type(dt.elementType), dt.containsNull)
+    if isinstance(dt, MapType):
+        return MapType(text_type(dt.keyType), text_type(dt.valueType), dt.valueContainsNull)
+    if isinstance(dt, StructType):
+        return StructType([StructField(f.name, text_type(f.dataType), f.nullable, f.metadata) for f in dt.fields])
+    return dt
+
+
+def intervals_from_text(values: pa.Array, dt: DataType) -> pa.Array:
+    """Values parsed as :func:`text_type` of ``dt``, their interval texts read as ``dt``'s intervals (null for a
+    text of other fields, as Spark's JSON and CSV readers give it)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not holds_type(dt, lambda t: isinstance(t, AnsiIntervalType)):
+        return values
+    if isinstance(dt, AnsiIntervalType):
+        return cast_interval(values, StringType(), dt, "try")
+    mask = values.is_null() if values.null_count else None
+    if isinstance(dt, ArrayType):
+        return pa.ListArray.from_arrays(values.offsets, intervals_from_text(values.values, dt.elementType), mask=mask)
+    if isinstance(dt, MapType):
+        return pa.MapArray.from_arrays(values.offsets, intervals_from_text(values.keys, dt.keyType),
+                                       intervals_from_text(values.items, dt.valueType), mask=mask)
+    assert isinstance(dt, StructType)
+    children = [intervals_from_text(values.field(i), f.dataType) for i, f in enumerate(dt.fields)]
+    return pa.StructArray.from_arrays(children, names=[f.name for f in dt.fields], mask=mask)
