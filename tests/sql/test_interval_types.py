@@ -1,13 +1,14 @@
 """Year-month and calendar intervals, the arithmetic, casts and aggregates of every interval kind,
 and the ``char``/``varchar`` types.
 
-``data/intervals.json`` holds PySpark 4.0.1's answers to 282 SQL queries (each column cast
+``data/intervals.json`` holds PySpark 4.0.1's answers to 304 SQL queries (each column cast
 to a string, as ``show()`` prints it, since PySpark collects neither year-month nor calendar
 intervals; or the error's condition): literals, date and timestamp arithmetic (DST gaps in
 Los Angeles among them), ``*`` and ``/`` with their rounding, casts, ``extract``,
 ``sum``/``avg``/``percentile``, ``to_json``/``to_csv`` and ``from_json``/``from_csv``,
-``sequence`` by months, ``make_interval``. The property tests compare month arithmetic with a plain-Python model
-of Java's ``plusMonths``.
+``sequence`` by months, ``make_interval``, and everyday idioms (a month's last day, a year
+ago). The property tests compare month arithmetic with a plain-Python model of Java's
+``plusMonths``.
 """
 
 from __future__ import annotations
