@@ -117,19 +117,22 @@ class VarcharType(_LengthLimitedString):
     """
 
 
+def _map_leaves(dt: Any, fn: Any) -> Any:
+    """``dt`` rebuilt with ``fn`` applied to every type that is not an array, a map or a struct."""
+    if isinstance(dt, ArrayType):
+        return ArrayType(_map_leaves(dt.elementType, fn), dt.containsNull)
+    if isinstance(dt, MapType):
+        return MapType(_map_leaves(dt.keyType, fn), _map_leaves(dt.valueType, fn), dt.valueContainsNull)
+    if isinstance(dt, StructType):
+        return StructType([StructField(f.name, _map_leaves(f.dataType, fn), f.nullable, f.metadata)
+                           for f in dt.fields])
+    return fn(dt)
+
+
 def _without_char_varchar(dt: Any) -> Any:
     """``dt`` with every ``char(n)``/``varchar(n)`` inside replaced by ``string`` (Spark's rule for the
     types of data: only a table's declaration keeps them)."""
-    if isinstance(dt, _LengthLimitedString):
-        return StringType()
-    if isinstance(dt, ArrayType):
-        return ArrayType(_without_char_varchar(dt.elementType), dt.containsNull)
-    if isinstance(dt, MapType):
-        return MapType(_without_char_varchar(dt.keyType), _without_char_varchar(dt.valueType), dt.valueContainsNull)
-    if isinstance(dt, StructType):
-        return StructType([StructField(f.name, _without_char_varchar(f.dataType), f.nullable, f.metadata)
-                           for f in dt.fields])
-    return dt
+    return _map_leaves(dt, lambda t: StringType() if isinstance(t, _LengthLimitedString) else t)
 
 
 class BinaryType(AtomicType, metaclass=_Singleton):

@@ -260,6 +260,11 @@ def test_a_tables_char_and_varchar_columns_check_what_is_written(spark: SparkSes
         # PySpark 4.0.1's rows: CHAR(4) values padded with spaces.
         rows = sorted((tuple(r) for r in spark.sql("select a, length(b), b from cv_t").collect()), key=str)
         assert rows == [("ab", 4, "x   "), ("abc", 4, "xyzw"), ("z", 4, "y   "), (None, None, None)]
+        # A shorter constant compared with the CHAR column is padded (Spark's ApplyCharTypePadding).
+        for where in ("b = 'x'", "'x' = b", "b <=> 'x'", "b in ('x', 'q')", "b = 'x   '"):
+            assert [r.a for r in spark.sql(f"select a from cv_t where {where}").collect()] == ["ab"], where
+        named = spark.sql("select b = 'x', b = 'xyzwv' from cv_t where a = 'ab'")
+        assert named.columns == ["(b = x)", "(b = xyzwv)"] and tuple(named.first() or ()) == (True, False)
     finally:
         spark.sql("drop table cv_t")
         spark.conf.unset("spark.sql.warehouse.dir")

@@ -9,6 +9,10 @@ What this module owns
   trailing spaces, and if still longer raises ``EXCEED_LIMIT_LENGTH``; a ``CHAR(n)`` value
   shorter than ``n`` is padded with spaces.
 * :func:`declared_length`: ``("char" | "varchar", n)`` of a column from its metadata.
+* :func:`padded_for_char`: Spark's ``ApplyCharTypePadding`` for a comparison of a
+  ``CHAR(n)`` column with a constant string shorter than ``n``: the constant is padded with
+  spaces (the column's values are, having been padded when written), so ``b = 'x'`` finds
+  ``'x   '``.
 
 Invariants
 ----------
@@ -27,9 +31,9 @@ import pyarrow.compute as pc
 
 from ..errors import SparkRuntimeException
 from ..types import DataType, StringType
-from .base import EvalContext, Expression
+from .base import AttributeReference, EvalContext, Expression, Literal
 
-__all__ = ["CHAR_VARCHAR_KEY", "CharVarcharWrite", "declared_length"]
+__all__ = ["CHAR_VARCHAR_KEY", "CharVarcharWrite", "declared_length", "padded_for_char"]
 
 CHAR_VARCHAR_KEY = "__CHAR_VARCHAR_TYPE_STRING"
 _DECLARED = re.compile(r"(char|varchar)\((\d+)\)")
@@ -90,3 +94,29 @@ class CharVarcharWrite(Expression):
 
     def _options(self) -> Any:
         return (self.kind, self.limit)
+
+
+def padded_for_char(column: Expression, other: Expression) -> Expression:
+    """``other`` as compared with ``column``: padded to ``n`` when ``column`` is a ``CHAR(n)`` column and
+    ``other`` a constant string shorter than ``n``; else ``other`` itself."""
+    if not isinstance(column, AttributeReference) or not other.foldable \
+            or not isinstance(other.data_type(), StringType):
+        return other
+    declared = declared_length(column.metadata)
+    if declared is None or declared[0] != "char":
+        return other
+    value = other.eval(pa.RecordBatch.from_pydict({"#": pa.nulls(1)}), EvalContext())[0].as_py()
+    if not isinstance(value, str) or len(value) >= declared[1]:
+        return other
+    return _Padded(value.ljust(declared[1]), other.sql())
+
+
+class _Padded(Literal):
+    """A constant padded for a ``CHAR(n)`` comparison, named as written (``(b = x)``, as Spark names it)."""
+
+    def __init__(self, value: str, shown: str) -> None:
+        super().__init__(value, StringType())
+        self.shown = shown
+
+    def sql(self) -> str:
+        return self.shown

@@ -59,6 +59,7 @@ from ..types import (
     StructField,
     StructType,
     YearMonthIntervalType,
+    _map_leaves,
 )
 
 __all__ = ["interval_castable", "cast_interval", "holds_interval", "intervals_as_text", "intervals_from_text",
@@ -230,15 +231,7 @@ def intervals_as_text(values: pa.Array, dt: DataType) -> tuple[pa.Array, DataTyp
 
 def text_type(dt: DataType) -> DataType:
     """``dt`` with every interval inside replaced by ``string``: how a text format's parser reads it."""
-    if isinstance(dt, AnsiIntervalType):
-        return StringType()
-    if isinstance(dt, ArrayType):
-        return ArrayType(text_type(dt.elementType), dt.containsNull)
-    if isinstance(dt, MapType):
-        return MapType(text_type(dt.keyType), text_type(dt.valueType), dt.valueContainsNull)
-    if isinstance(dt, StructType):
-        return StructType([StructField(f.name, text_type(f.dataType), f.nullable, f.metadata) for f in dt.fields])
-    return dt
+    return _map_leaves(dt, lambda t: StringType() if isinstance(t, AnsiIntervalType) else t)
 
 
 def intervals_from_text(values: pa.Array, dt: DataType) -> pa.Array:

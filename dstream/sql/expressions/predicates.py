@@ -35,6 +35,7 @@ from ..types import BooleanType, CalendarIntervalType, DataType, DoubleType, Flo
 from ..variant.casting import contains_variant
 from .base import EvalContext, Expression
 from .cast import cast_to
+from .char_varchar import padded_for_char
 from .checks import eval_where, mismatch, quoted_type
 from .coercion import comparison_type, find_common_type
 
@@ -100,6 +101,10 @@ class BinaryComparison(_Binary):
         return f"({self.left.sql()} {self.symbol} {self.right.sql()})"
 
     def coerce(self) -> Expression:
+        padded = (self.left, padded_for_char(self.left, self.right))
+        padded = (padded_for_char(padded[1], padded[0]), padded[1])
+        if padded[0] is not self.left or padded[1] is not self.right:
+            return type(self)(*padded).coerce()  # a CHAR(n) column against a shorter constant (Spark's padding)
         lt, rt = self.left.data_type(), self.right.data_type()
         common = comparison_type(lt, rt)
         if common is None:
@@ -331,6 +336,9 @@ class In(Expression):
         return f"({self.value.sql()} IN ({', '.join(i.sql() for i in self.items)}))"
 
     def coerce(self) -> Expression:
+        padded = [self.children[0], *[padded_for_char(self.children[0], c) for c in self.children[1:]]]
+        if any(p is not c for p, c in zip(padded, self.children)):
+            return self.with_children(padded).coerce()  # a CHAR(n) column among shorter constants
         types = [c.data_type() for c in self.children]
         common = find_common_type(types)
         if common is None:
