@@ -35,6 +35,7 @@ __all__ = [
     "DateTimeException",
     "SparkNoSuchElementException",
     "SparkRuntimeException",
+    "SparkUpgradeException",
     "ArrayIndexOutOfBoundsException",
     "PythonException",
     "StreamingQueryException",
@@ -106,6 +107,8 @@ _SQLSTATES: dict[str, str] = {
     "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION": "22006",
     "INVALID_EXTRACT_FIELD": "42601",
     "EXCEED_LIMIT_LENGTH": "54006",
+    "INVALID_DATETIME_PATTERN": "22007",
+    "INCONSISTENT_BEHAVIOR_CROSS_VERSION": "42K0B",
 }
 
 
@@ -202,6 +205,10 @@ class DateTimeException(CapturedException, ValueError):
 
 class SparkRuntimeException(CapturedException, RuntimeError):
     """Any other error while a query runs."""
+
+
+class SparkUpgradeException(CapturedException):
+    """Something Spark 3.0 stopped accepting that earlier versions did (a week-based datetime pattern...)."""
 
 
 class ArrayIndexOutOfBoundsException(CapturedException, IndexError):

@@ -180,3 +180,29 @@ def test_unix_timestamp_of_timestamps_and_dates() -> None:
     assert unix_timestamp(moments, "yyyy", "UTC").to_pylist() == [-1, None]
     assert unix_timestamp(pa.array([dt.date(1970, 1, 2)], pa.date32()), "yyyy", "Asia/Tokyo").to_pylist() == [
         86400 - 9 * 3600]
+
+
+@pytest.mark.parametrize(("pattern", "condition"), [
+    ("YYYY-ww", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
+    ("W", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
+    ("u", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
+    ("e", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_WEEK_BASED_PATTERN"),
+    ("c", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_WEEK_BASED_PATTERN"),
+    ("B", "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER"),
+    ("qqqqq", "INVALID_DATETIME_PATTERN.LENGTH"),
+])
+def test_refused_letters_raise_sparks_conditions(pattern: str, condition: str) -> None:
+    # The conditions PySpark 4.0.1 raises for date_format(date'2024-12-30', pattern).
+    from dstream.sql.errors import CapturedException
+
+    with pytest.raises(CapturedException) as caught:
+        date_format(pa.array([dt.datetime(2024, 12, 30, tzinfo=UTC)], TS), pattern, "UTC")
+    assert caught.value.getCondition() == condition
+
+
+def test_quarters_are_formatted_as_java_writes_them() -> None:
+    moments = pa.array([dt.datetime(2024, m, 15, tzinfo=UTC) for m in (1, 4, 7, 12)], TS)
+    # PySpark 4.0.1: Q and q give 4, 04, Q4, 4th quarter.
+    assert date_format(moments, "q qq qqq", "UTC").to_pylist() == ["1 01 Q1", "2 02 Q2", "3 03 Q3", "4 04 Q4"]
+    assert date_format(moments, "QQQQ|qqqq", "UTC").to_pylist() == [
+        "1st quarter|1st quarter", "2nd quarter|2nd quarter", "3rd quarter|3rd quarter", "4th quarter|4th quarter"]

@@ -168,8 +168,12 @@ def _piece(f: _Fields, token: Token) -> pa.Array | str:
         return pc.if_else(pc.less(f.get("hour"), 12), "AM", "PM")
     if c == "E":
         return _names(f.get("dow"), WEEKDAYS if n >= 4 else tuple(d[:3] for d in WEEKDAYS))
-    if c == "Q":
-        return _num(f.get("quarter"), n) if n <= 2 else _join("Q", pc.cast(f.get("quarter"), pa.string()))
+    if c in "Qq":  # the quarter: 4, 04, Q4, 4th quarter (q is Java's standalone form, the same in English)
+        if n <= 2:
+            return _num(f.get("quarter"), n)
+        if n == 3:
+            return _join("Q", pc.cast(f.get("quarter"), pa.string()))
+        return _names(pc.subtract(f.get("quarter"), 1), ("1st quarter", "2nd quarter", "3rd quarter", "4th quarter"))
     if c == "G":
         return "Anno Domini" if n == 4 else "AD"
     if c == "V":

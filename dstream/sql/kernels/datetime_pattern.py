@@ -28,7 +28,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from dstream.sql.errors import IllegalArgumentException
+from dstream.sql.errors import IllegalArgumentException, SparkUpgradeException
 
 __all__ = ["Token", "tokenize", "parse_regex", "failure_index", "MONTHS", "WEEKDAYS", "zone_name_regex"]
 
@@ -36,8 +36,10 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
           "November", "December")
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
-#: Letters a pattern may use for formatting; parsing supports all but ``Q``, ``O`` and ``zzzz``.
-FORMAT_LETTERS = frozenset("GyMLdDQEaHhkKmsSVzOXxZ")
+#: Letters a pattern may use for formatting; parsing supports all but ``Q``, ``q``, ``O`` and ``zzzz``.
+FORMAT_LETTERS = frozenset("GyMLdDQqEaHhkKmsSVzOXxZ")
+#: Java letters Spark 3 refuses as week-based (``e``, ``c``) or unrecognized (``Y``, ``w``, ``W``, ``u``).
+_WEEK_BASED, _UNRECOGNIZED = frozenset("ec"), frozenset("YwWu")
 PARSE_LETTERS = frozenset("GyMLdDEaHhkKmsSVzXxZ")
 
 #: Zone text (``z``, ``VV``): a region name, an abbreviation, or an offset after ``GMT``/``UTC``.
@@ -53,11 +55,28 @@ class Token:
     text: str = ""
 
 
-def _invalid(pattern: str, detail: str) -> IllegalArgumentException:
+def _invalid(pattern: str, detail: str, sub: str = "") -> IllegalArgumentException:
     return IllegalArgumentException(
         f"Invalid datetime pattern '{pattern}': {detail}. Use the pattern letters of Spark's datetime patterns "
-        "guide (yyyy MM dd HH mm ss SSS a E z X ...).", "INVALID_DATETIME_PATTERN",
+        "guide (yyyy MM dd HH mm ss SSS a E z X ...).", "INVALID_DATETIME_PATTERN" + (f".{sub}" if sub else ""),
         {"pattern": pattern, "detail": detail})
+
+
+def _refused_letter(pattern: str, c: str, parsing: bool) -> Exception:
+    """Spark's error for a pattern letter it does not take (its condition depends on the letter)."""
+    upgrade = "You may get a different result due to the upgrading to Spark >= 3.0: "
+    if c in _WEEK_BASED:
+        return SparkUpgradeException(
+            f"{upgrade}All week-based patterns are unsupported since Spark 3.0, detected week-based character: {c}. "
+            "Please use the SQL function EXTRACT instead.",
+            "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_WEEK_BASED_PATTERN", {"c": c})
+    if c in _UNRECOGNIZED:
+        return SparkUpgradeException(
+            f"{upgrade}Fail to recognize '{pattern}' pattern in the DateTimeFormatter: the letter '{c}' (a "
+            "week-based or day-of-week field) is not taken since Spark 3.0; use yyyy, dd, E or EXTRACT instead.",
+            "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION", {"pattern": pattern})
+    return _invalid(pattern, f"the pattern letter '{c}' is not supported" + (
+        " for parsing" if parsing and c in FORMAT_LETTERS else ""), "ILLEGAL_CHARACTER")
 
 
 @functools.lru_cache(maxsize=256)
@@ -96,10 +115,9 @@ def tokenize(pattern: str, parsing: bool) -> tuple[Token, ...]:
                 end += 1
             count = end - i
             if c not in allowed:
-                raise _invalid(pattern, f"the pattern letter '{c}' is not supported"
-                               + (" for parsing" if parsing and c in FORMAT_LETTERS else ""))
-            if (c == "S" and count > 9) or (c in "XxZ" and count > 5) or (c in "ML" and count > 4):
-                raise _invalid(pattern, f"too many pattern letters: {c * count}")
+                raise _refused_letter(pattern, c, parsing)
+            if (c == "S" and count > 9) or (c in "XxZ" and count > 5) or (c in "MLQq" and count > 4):
+                raise _invalid(pattern, f"too many pattern letters: {c * count}", "LENGTH")
             if parsing and c == "z" and count > 3:
                 raise _invalid(pattern, "full zone names (zzzz) are not supported for parsing")
             tokens.append(Token(c, count))
