@@ -27,11 +27,9 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import SparkRuntimeException
-from ..kernels.cast_text import local_to_utc
-from ..kernels.year_month import shift_days, shift_micros
+from ..kernels.year_month import shift_dated
 from ..types import (
     ArrayType,
     BooleanType,
@@ -212,6 +210,7 @@ def month_sequences(args: list[Any], element: DataType, time_zone: str) -> pa.Ar
     months (each from ``start``, so Jan 31 by one month gives Feb 29, then Mar 31) while not past ``stop``."""
     unit = pa.int32() if isinstance(element, DateType) else pa.int64()
     starts, stops = (a.cast(unit).to_pylist() for a in args[:2])
+    start_type = args[0].type
     out: list[list[int] | None] = []
     for start, stop, months in zip(starts, stops, args[2].cast(pa.int64()).to_pylist()):
         if start is None or stop is None or months is None:
@@ -223,14 +222,7 @@ def month_sequences(args: list[Any], element: DataType, time_zone: str) -> pa.Ar
         day = 1 if isinstance(element, DateType) else _DAY_US
         count = abs(stop - start) // (28 * day) // max(abs(months), 1) + 2
         steps = np.arange(count, dtype=np.int64) * months
-        if isinstance(element, DateType):
-            moved = shift_days(np.full(count, start, dtype=np.int64), steps)
-        elif isinstance(element, TimestampType):
-            wall = pc.local_timestamp(pa.array([start], pa.int64()).cast(pa.timestamp("us", tz=time_zone)))
-            local = shift_micros(np.full(count, wall.cast(pa.int64())[0].as_py(), dtype=np.int64), steps)
-            moved = local_to_utc(pa.array(local), time_zone).to_numpy(zero_copy_only=False)
-        else:
-            moved = shift_micros(np.full(count, start, dtype=np.int64), steps)
+        moved = shift_dated(pa.array(np.full(count, start), unit).cast(start_type), steps, time_zone=time_zone)
         past = moved > stop if months > 0 else moved < stop
         end = int(np.argmax(past)) if past.any() else count
         out.append([int(v) for v in moved[:max(end, 1)]])

@@ -28,12 +28,10 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import ArithmeticException, IllegalArgumentException
-from ..kernels.cast_text import local_to_utc
-from ..kernels.year_month import DAY_MICROS, shift_days, shift_micros
-from ..types import CalendarIntervalType, DataType, DateType, DecimalType, IntegerType, TimestampType
+from ..kernels.year_month import DAY_MICROS, shift_dated
+from ..types import CalendarIntervalType, DataType, DateType, DecimalType, IntegerType
 from .base import EvalContext
 from .function_registry import FunctionSpec, register
 
@@ -154,14 +152,7 @@ def shift_by_calendar(dated: pa.Array, intervals: pa.Array, sign: int, dated_typ
                 "Cannot add an interval to a date because its microseconds part is not 0. To resolve this, cast the "
                 "input date to a timestamp, which supports the addition of intervals with non-zero microseconds.",
                 "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION", {})
-        start = dated.cast(pa.int32()).cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-        moved = shift_days(start, months) + days
+        moved = shift_dated(dated, months, days)
         return pa.array(moved.astype(np.int32), pa.int32(), mask=~valid).cast(pa.date32())
-    instants = dated.cast(pa.int64()).fill_null(0)
-    if isinstance(dated_type, TimestampType):
-        wall = pc.local_timestamp(instants.cast(pa.timestamp("us", tz=time_zone))).cast(pa.int64())
-        walls = shift_micros(wall.to_numpy(zero_copy_only=False), months) + days * DAY_MICROS
-        moved = local_to_utc(pa.array(walls), time_zone).to_numpy(zero_copy_only=False) + micros
-    else:
-        moved = shift_micros(instants.to_numpy(zero_copy_only=False), months) + days * DAY_MICROS + micros
+    moved = shift_dated(dated, months, days, micros, time_zone)
     return pa.array(moved, pa.int64(), mask=~valid).cast(dated.type)

@@ -49,8 +49,7 @@ import pyarrow.compute as pc
 
 from ..errors import ArithmeticException
 from ..formatting import FIELD_MICROS
-from ..kernels.cast_text import local_to_utc
-from ..kernels.year_month import shift_days, shift_micros
+from ..kernels.year_month import shift_dated
 from ..types import (
     CalendarIntervalType,
     DataType,
@@ -234,22 +233,11 @@ def _eval_year_month(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: Da
     dated, months = (a, b) if _ym(rt) else (b, a)
     valid = pc.and_(dated.is_valid(), months.is_valid()).to_numpy(zero_copy_only=False)
     count = months.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-    if symbol == "-":
-        count = -count
+    moved = shift_dated(dated, -count if symbol == "-" else count, time_zone=ctx.time_zone)
     if isinstance(result, DateType):
-        days = dated.cast(pa.int32()).cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-        out = shift_days(days, count)
-        _check_range(out[valid], -(2**31), 2**31 - 1, lt, rt, symbol)
-        return pa.array(out.astype(np.int32), pa.int32(), mask=~valid).cast(pa.date32())
-    instants = dated.cast(pa.int64()).fill_null(0)
-    if isinstance(result, TimestampType):
-        # The wall time in the session zone moves by months, then is read back as an instant.
-        zoned = instants.cast(pa.timestamp("us", tz=ctx.time_zone))
-        wall = pc.local_timestamp(zoned).cast(pa.int64()).to_numpy(zero_copy_only=False)
-        moved = local_to_utc(pa.array(shift_micros(wall, count)), ctx.time_zone)
-    else:
-        moved = pa.array(shift_micros(instants.to_numpy(zero_copy_only=False), count))
-    return pc.if_else(pa.array(valid), moved, None).cast(pa.int64()).cast(dated.type)
+        _check_range(moved[valid], -(2**31), 2**31 - 1, lt, rt, symbol)
+        return pa.array(moved.astype(np.int32), pa.int32(), mask=~valid).cast(pa.date32())
+    return pa.array(moved, pa.int64(), mask=~valid).cast(dated.type)
 
 
 def _check_range(values: np.ndarray, low: int, high: int, lt: DataType, rt: DataType, symbol: str) -> None:

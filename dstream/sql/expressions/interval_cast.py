@@ -56,7 +56,6 @@ from ..types import (
     MapType,
     ShortType,
     StringType,
-    StructField,
     StructType,
     YearMonthIntervalType,
     _map_leaves,
@@ -157,18 +156,20 @@ def cast_interval(values: pa.Array, src: DataType, dst: DataType, mode: str) -> 
     return pa.array(_each(values.to_pylist(), to_interval, mode), target)
 
 
+def _whole(value: int, unit: int) -> int:
+    """Whole ``unit``s in ``value``, toward zero (Spark drops the smaller units so)."""
+    return abs(value) // unit * (1 if value >= 0 else -1)
+
+
 def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]:
     if isinstance(dst, StringType):
         return lambda v: _text(v, src)
     unit = _unit(src, src.endField)
-
-    def count(v: int) -> int:  # whole units of the end field, toward zero
-        return abs(v) // unit * (1 if v >= 0 else -1)
     if isinstance(dst, AnsiIntervalType):
         # A day-time interval keeps its microseconds down to SECOND (seconds have a fraction).
         step = 1 if isinstance(dst, DayTimeIntervalType) and dst.endField == DayTimeIntervalType.SECOND \
             else _unit(dst, dst.endField)
-        return lambda v: abs(v) // step * step * (1 if v >= 0 else -1)
+        return lambda v: _whole(v, step) * step
     if isinstance(dst, DecimalType):
         quantum = Decimal(1).scaleb(-dst.scale)
 
@@ -184,7 +185,7 @@ def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]
     low, high = _INTEGRAL_RANGES[type(dst)]
 
     def to_integral(v: int) -> int:
-        n = count(v)
+        n = _whole(v, unit)
         if not low <= n <= high:
             raise _overflow(_text(v, src), src, dst)
         return n
@@ -192,8 +193,38 @@ def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]
 
 
 def holds_interval(dt: DataType) -> bool:
-    """Whether ``dt`` is or holds (in an array, map or struct) an ANSI interval."""
-    return holds_type(dt, lambda t: isinstance(t, AnsiIntervalType | CalendarIntervalType))
+    """Whether ``dt`` is or holds (in an array, map or struct) an interval."""
+    return holds_type(dt, _any_interval)
+
+
+def _map_leaf_arrays(values: pa.Array, dt: DataType, test: Callable[[DataType], bool],
+                     fn: Callable[[pa.Array, DataType], pa.Array]) -> pa.Array:
+    """``values`` of type ``dt`` with ``fn(leaf, leaf_type)`` replacing each array, map key or value, or
+    struct field (at any depth) whose type passes ``test``; the nesting and its nulls are kept."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not holds_type(dt, test):
+        return values
+    if test(dt):
+        return fn(values, dt)
+    mask = values.is_null() if values.null_count else None
+    if isinstance(dt, ArrayType):
+        return pa.ListArray.from_arrays(values.offsets, _map_leaf_arrays(values.values, dt.elementType, test, fn),
+                                        mask=mask)
+    if isinstance(dt, MapType):
+        return pa.MapArray.from_arrays(values.offsets, _map_leaf_arrays(values.keys, dt.keyType, test, fn),
+                                       _map_leaf_arrays(values.items, dt.valueType, test, fn), mask=mask)
+    assert isinstance(dt, StructType)
+    children = [_map_leaf_arrays(values.field(i), f.dataType, test, fn) for i, f in enumerate(dt.fields)]
+    return pa.StructArray.from_arrays(children, names=[f.name for f in dt.fields], mask=mask)
+
+
+def _any_interval(dt: DataType) -> bool:
+    return isinstance(dt, AnsiIntervalType | CalendarIntervalType)
+
+
+def _ansi_interval(dt: DataType) -> bool:
+    return isinstance(dt, AnsiIntervalType)
 
 
 def intervals_as_text(values: pa.Array, dt: DataType) -> tuple[pa.Array, DataType]:
@@ -203,52 +234,16 @@ def intervals_as_text(values: pa.Array, dt: DataType) -> tuple[pa.Array, DataTyp
     writers of nested values (``CAST(array AS STRING)``, ``to_json``, ``to_csv``) get the text
     Spark writes, ``INTERVAL '1' MONTH``, from here.
     """
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if not holds_interval(dt):
-        return values, dt
-    if isinstance(dt, AnsiIntervalType | CalendarIntervalType):
-        return cast_interval(values, dt, StringType(), "ansi"), StringType()
-    mask = values.is_null() if values.null_count else None
-    if isinstance(dt, ArrayType):
-        inner, inner_type = intervals_as_text(values.values, dt.elementType)
-        out = pa.ListArray.from_arrays(values.offsets, inner, mask=mask)
-        return out, ArrayType(inner_type, dt.containsNull)
-    if isinstance(dt, MapType):
-        keys, key_type = intervals_as_text(values.keys, dt.keyType)
-        items, item_type = intervals_as_text(values.items, dt.valueType)
-        return pa.MapArray.from_arrays(values.offsets, keys, items, mask=mask), \
-            MapType(key_type, item_type, dt.valueContainsNull)
-    assert isinstance(dt, StructType)
-    children, fields = [], []
-    for i, f in enumerate(dt.fields):
-        child, child_type = intervals_as_text(values.field(i), f.dataType)
-        children.append(child)
-        fields.append(StructField(f.name, child_type, f.nullable, f.metadata))
-    names = [f.name for f in dt.fields]
-    return pa.StructArray.from_arrays(children, names=names, mask=mask), StructType(fields)
+    text = _map_leaf_arrays(values, dt, _any_interval, lambda v, t: cast_interval(v, t, StringType(), "ansi"))
+    return text, _map_leaves(dt, lambda t: StringType() if _any_interval(t) else t)
 
 
 def text_type(dt: DataType) -> DataType:
     """``dt`` with every interval inside replaced by ``string``: how a text format's parser reads it."""
-    return _map_leaves(dt, lambda t: StringType() if isinstance(t, AnsiIntervalType) else t)
+    return _map_leaves(dt, lambda t: StringType() if _ansi_interval(t) else t)
 
 
 def intervals_from_text(values: pa.Array, dt: DataType) -> pa.Array:
     """Values parsed as :func:`text_type` of ``dt``, their interval texts read as ``dt``'s intervals (null for a
     text of other fields, as Spark's JSON and CSV readers give it)."""
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if not holds_type(dt, lambda t: isinstance(t, AnsiIntervalType)):
-        return values
-    if isinstance(dt, AnsiIntervalType):
-        return cast_interval(values, StringType(), dt, "try")
-    mask = values.is_null() if values.null_count else None
-    if isinstance(dt, ArrayType):
-        return pa.ListArray.from_arrays(values.offsets, intervals_from_text(values.values, dt.elementType), mask=mask)
-    if isinstance(dt, MapType):
-        return pa.MapArray.from_arrays(values.offsets, intervals_from_text(values.keys, dt.keyType),
-                                       intervals_from_text(values.items, dt.valueType), mask=mask)
-    assert isinstance(dt, StructType)
-    children = [intervals_from_text(values.field(i), f.dataType) for i, f in enumerate(dt.fields)]
-    return pa.StructArray.from_arrays(children, names=[f.name for f in dt.fields], mask=mask)
+    return _map_leaf_arrays(values, dt, _ansi_interval, lambda v, t: cast_interval(v, StringType(), t, "try"))

@@ -9,6 +9,9 @@ What this module owns
 * :func:`shift_days` and :func:`shift_micros`: dates (days since the epoch) and wall
   times (microseconds) moved by whole months, as Java's ``plusMonths``: the same day of
   the month, or the month's last day when it is shorter (Jan 31 + 1 month = Feb 29 in 2024).
+* :func:`shift_dated`: a date or timestamp array moved by months, days and microseconds,
+  as Spark's ``timestampAddInterval``: a zoned timestamp's wall clock moves in the session
+  time zone (a wall time a DST change skips moves forward by the gap, as Java's ``atZone``).
 
 Invariants
 ----------
@@ -22,11 +25,14 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dstream.sql.errors import IllegalArgumentException
+from dstream.sql.kernels.cast_text import local_to_utc
 
 __all__ = ["INT_MAX", "INT_MIN", "DAY_MICROS", "invalid_format", "month_index", "month_start", "parse_year_month",
-           "shift_days", "shift_micros"]
+           "shift_dated", "shift_days", "shift_micros"]
 
 INT_MAX, INT_MIN = 2**31 - 1, -(2**31)
 DAY_MICROS = 86_400_000_000
@@ -106,3 +112,22 @@ def shift_micros(micros: np.ndarray, months: np.ndarray) -> np.ndarray:
     """Wall times (microseconds since the epoch) moved by ``months``; the time of day is kept."""
     days = np.floor_divide(micros, DAY_MICROS)
     return shift_days(days, months) * DAY_MICROS + (micros - days * DAY_MICROS)
+
+
+def shift_dated(dated: pa.Array, months: np.ndarray, days: np.ndarray | int = 0, micros: np.ndarray | int = 0,
+                time_zone: str = "UTC") -> np.ndarray:
+    """The values of a ``date32`` or timestamp array moved by ``months``, then ``days``, then ``micros``.
+
+    Returns int64 days since the epoch for dates (``micros`` is not applied), microseconds
+    for timestamps; a null is read as 0 (the caller keeps the validity). A timestamp with
+    a zone moves on the wall clock of ``time_zone``, one without moves as it is.
+    """
+    if pa.types.is_date32(dated.type):
+        start = dated.cast(pa.int32()).cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+        return shift_days(start, months) + days
+    instants = dated.cast(pa.int64()).fill_null(0)
+    if dated.type.tz is None:
+        return shift_micros(instants.to_numpy(zero_copy_only=False), months) + days * DAY_MICROS + micros
+    wall = pc.local_timestamp(instants.cast(pa.timestamp("us", tz=time_zone))).cast(pa.int64())
+    walls = shift_micros(wall.to_numpy(zero_copy_only=False), months) + days * DAY_MICROS
+    return local_to_utc(pa.array(walls), time_zone).to_numpy(zero_copy_only=False) + micros
