@@ -52,8 +52,10 @@ Runtime:
 * :func:`dumps_closure` — cloudpickle a driver object, raising ``SerializationError``
   (or ``DriverOnlyError``) naming the culprit.
 * :func:`add_profile_stats` — ``cProfile`` statistics added into others (as ``pstats`` adds
-  them), and :class:`CollectedStats` — such statistics as ``pstats.Stats`` loads them: the
-  RDD profiler's, for a layer's own profiles (the UDF profiler).
+  them), :class:`CollectedStats` — such statistics as ``pstats.Stats`` loads them,
+  :class:`ProfileStatsParam` — the accumulator merging them by id, and
+  :func:`print_profile` — PySpark's printed form: the RDD profiler's, for a layer's own
+  profiles (the UDF profiler).
 * :func:`install_default_handler` — Spark's log format on stderr for a package's
   loggers, unless the application configured logging.
 * :data:`SPARK_VERSION` — the Spark release whose semantics dstreams follows (what
@@ -111,7 +113,7 @@ from .logs import install_default_handler
 from .nodes.base import LineageNode, Partition
 from .nodes.files import codec_of, read_compressed
 from .nodes.narrow import ZipPartitionsNode
-from .profiler import CollectedStats
+from .profiler import CollectedStats, ProfileStatsParam, print_profile
 from .profiler import add_stats as add_profile_stats
 from .resultiterable import ResultIterable
 from .serialization.serializer import dumps_closure
@@ -151,6 +153,7 @@ __all__ = [
     "ListenerBusStatistics",
     "SparkListener",
     "Partition",
+    "ProfileStatsParam",
     "ResultIterable",
     "SourceNode",
     "ZipPartitionsNode",
@@ -170,6 +173,7 @@ __all__ = [
     "extend_list",
     "find_event_logs",
     "install_default_handler",
+    "print_profile",
     "lineage_depth",
     "lineage_of",
     "listener_bus",

@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from .accumulators import Accumulator
     from .conf import SparkConf
 
-__all__ = ["BasicProfiler", "CollectedStats", "ContextProfiles", "Profiler", "add_stats"]
+__all__ = ["BasicProfiler", "CollectedStats", "ContextProfiles", "ProfileStatsParam", "Profiler", "add_stats",
+           "print_profile"]
 
 StatsByRdd = dict[int, dict[Any, Any]]
 PROFILE_KEY = "spark.python.profile"
@@ -61,15 +62,15 @@ def add_stats(into: dict[Any, Any], stats: dict[Any, Any]) -> dict[Any, Any]:
     return into
 
 
-class _StatsParam(AccumulatorParam[StatsByRdd]):
-    """Merges ``{rdd id: cProfile stats}`` dicts."""
+class ProfileStatsParam(AccumulatorParam[StatsByRdd]):
+    """Merges ``{id: cProfile stats}`` dicts (by RDD id here, by UDF id in the UDF profiler)."""
 
     def zero(self, value: StatsByRdd) -> StatsByRdd:
         return {}
 
     def addInPlace(self, value1: StatsByRdd, value2: StatsByRdd) -> StatsByRdd:  # noqa: N802 - PySpark's name
-        for rdd_id, stats in value2.items():
-            value1[rdd_id] = add_stats(dict(value1.get(rdd_id, {})), stats)
+        for key, stats in value2.items():
+            value1[key] = add_stats(dict(value1.get(key, {})), stats)
         return value1
 
 
@@ -138,10 +139,7 @@ class BasicProfiler(Profiler):
         """Print ``Profile of RDD<id=N>`` and the statistics, sorted by internal then cumulative time."""
         stats = self.stats()
         if stats:
-            print("=" * 60)
-            print(f"Profile of RDD<id={id}>")
-            print("=" * 60)
-            stats.sort_stats("time", "cumulative").print_stats()
+            print_profile(f"RDD<id={id}>", stats)
 
     def dump(self, id: int, path: str) -> None:  # noqa: A002 - PySpark's name
         """Write the statistics to ``path/rdd_<id>.pstats`` (``pstats.Stats`` reads it)."""
@@ -149,6 +147,14 @@ class BasicProfiler(Profiler):
         stats = self.stats()
         if stats:
             stats.dump_stats(os.path.join(path, f"rdd_{id}.pstats"))
+
+
+def print_profile(subject: str, stats: pstats.Stats) -> None:
+    """Print PySpark's ``Profile of <subject>`` banner, then ``stats`` by internal, then cumulative time."""
+    print("=" * 60)
+    print(f"Profile of {subject}")
+    print("=" * 60)
+    stats.sort_stats("time", "cumulative").print_stats()
 
 
 def _not_enabled() -> SparkError:
@@ -173,7 +179,7 @@ class ContextProfiles:
         self._profiles_exit_hook = False
         self._profile_accumulator = None
         if conf.getBoolean(PROFILE_KEY, False):
-            self._profile_accumulator = self.accumulator({}, _StatsParam())  # type: ignore[attr-defined]
+            self._profile_accumulator = self.accumulator({}, ProfileStatsParam())  # type: ignore[attr-defined]
 
     def _profile_properties(self, properties: dict[str, str]) -> dict[str, str]:
         """A job's properties, with the accumulator its tasks profile into when profiling is on."""

@@ -30,9 +30,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rdd import AccumulatorParam
-from rdd.engine_api import CollectedStats
-from rdd.engine_api import add_profile_stats as add_stats
+from rdd.engine_api import CollectedStats, ProfileStatsParam, print_profile
 
 from .errors import PySparkValueError
 
@@ -53,23 +51,11 @@ _lock = threading.Lock()
 _accumulators: weakref.WeakKeyDictionary[SparkContext, Accumulator[StatsByUdf]] = weakref.WeakKeyDictionary()
 
 
-class _StatsParam(AccumulatorParam[StatsByUdf]):
-    """Merges ``{udf id: cProfile stats}`` dicts."""
-
-    def zero(self, value: StatsByUdf) -> StatsByUdf:
-        return {}
-
-    def addInPlace(self, value1: StatsByUdf, value2: StatsByUdf) -> StatsByUdf:  # noqa: N802 - PySpark's name
-        for udf_id, stats in value2.items():
-            value1[udf_id] = add_stats(dict(value1.get(udf_id, {})), stats)
-        return value1
-
-
 def _accumulator(sc: SparkContext) -> Accumulator[StatsByUdf]:
     with _lock:
         acc = _accumulators.get(sc)
         if acc is None:
-            acc = _accumulators[sc] = sc.accumulator({}, _StatsParam())
+            acc = _accumulators[sc] = sc.accumulator({}, ProfileStatsParam())
         return acc
 
 
@@ -142,10 +128,7 @@ class Profile:
             stats = self._stats(udf_id)
             if stats is None:
                 continue
-            print("=" * 60)
-            print(f"Profile of UDF<id={udf_id}>")
-            print("=" * 60)
-            stats.sort_stats("time", "cumulative").print_stats()
+            print_profile(f"UDF<id={udf_id}>", stats)
 
     def dump(self, path: str, id: int | None = None, *, type: str | None = None) -> None:  # noqa: A002
         """Write each profile to ``path/udf_<id>_perf.pstats`` (``pstats`` reads it back)."""
