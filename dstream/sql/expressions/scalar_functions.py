@@ -32,6 +32,7 @@ from . import (
     bit_functions,
     bitmap_functions,
     calendar_functions,
+    calendar_interval,
     checked_functions,
     datetime_functions,
     elementary_functions,
@@ -65,7 +66,8 @@ __all__ = ["ScalarFunction"]
 # The registering modules run on import; keep the names referenced.
 _REGISTERED_MODULES = (aes_functions, array_edit_functions, array_functions, array_set_functions, bit_functions,
                        bitmap_functions,
-                       calendar_functions, checked_functions, datetime_functions, elementary_functions,
+                       calendar_functions, calendar_interval, checked_functions, datetime_functions,
+                       elementary_functions,
                        epoch_functions, extra_functions,
                        hash_functions,
                        java_format, json_functions, make_timestamp, map_functions, math_functions, misc_functions,
