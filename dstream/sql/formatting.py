@@ -53,7 +53,7 @@ from dstream.sql.types import (
 )
 
 __all__ = ["format_value", "java_double_str", "java_float_str", "format_timestamp", "format_date",
-           "format_calendar_interval", "format_day_time_interval", "format_year_month_interval"]
+           "format_calendar_interval", "format_day_time_interval", "format_year_month_interval", "java_divmod"]
 
 NULL_STRING = "NULL"
 
@@ -365,6 +365,13 @@ def format_day_time_interval(micros: int, start: int = 0, end: int = 3) -> str:
     return f"INTERVAL '{sign}{body}' {first if start == end else f'{first} TO {last}'}"
 
 
+def java_divmod(a: int, b: int) -> tuple[int, int]:
+    """Java's ``a / b`` and ``a % b`` for a positive ``b``: the quotient toward zero, the remainder with
+    ``a``'s sign."""
+    q = abs(a) // b * (1 if a >= 0 else -1)
+    return q, a - q * b
+
+
 def format_year_month_interval(months: int, start: int = 0, end: int = 1) -> str:
     """Spark's ANSI string of a year-month interval: ``INTERVAL '-1-2' YEAR TO MONTH``, ``INTERVAL '14' MONTH``.
 
@@ -384,12 +391,9 @@ def format_calendar_interval(months: int, days: int, micros: int) -> str:
     if months == 0 and days == 0 and micros == 0:
         return "0 seconds"
 
-    def java_div(a: int, b: int) -> tuple[int, int]:  # Java's / and %: toward zero, the dividend's sign
-        q = abs(a) // b * (1 if a >= 0 else -1)
-        return q, a - q * b
-    years, month = java_div(months, 12)
-    hours, rest = java_div(micros, 3_600_000_000)
-    minutes, rest = java_div(rest, 60_000_000)
+    years, month = java_divmod(months, 12)
+    hours, rest = java_divmod(micros, FIELD_MICROS[1])
+    minutes, rest = java_divmod(rest, FIELD_MICROS[2])
     parts = [f"{v} {unit}" for v, unit in ((years, "years"), (month, "months"), (days, "days"), (hours, "hours"),
                                            (minutes, "minutes")) if v]
     if rest:

@@ -130,7 +130,7 @@ class QueryExecution:
         rdd = physical.execute(qctx)
         names = [a.name for a in physical.output]
         tz = python_time_zone()
-        check_collectable([a.data_type() for a in physical.output])
+        check_collectable(self._output_types())
         for index in range(rdd.getNumPartitions()):
             with self.session._operation():
                 batches = rdd.context.runJob(rdd, lambda it: list(it), [index])

@@ -268,3 +268,17 @@ def test_a_tables_char_and_varchar_columns_check_what_is_written(spark: SparkSes
     finally:
         spark.sql("drop table cv_t")
         spark.conf.unset("spark.sql.warehouse.dir")
+
+
+def test_calendar_intervals_negate_exactly_and_refuse_a_time_part_arrow_cannot_hold(spark: SparkSession) -> None:
+    from dstream.sql.errors import ArithmeticException
+    from dstream.sql.formatting import format_calendar_interval
+
+    micros = 2**53 + 1  # past a double's integers: negated exactly, as Spark's negateExact
+    secs = f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
+    shown = spark.sql(f"select cast(-make_interval(0, 0, 0, 0, 0, 0, {secs}) as string) as a").first()
+    assert shown is not None and shown.a == format_calendar_interval(0, 0, -micros)
+    beyond = "make_interval(0, 0, 0, 0, 0, 0, 123456789012.345678)"  # ~3,900 years: not in Arrow's nanoseconds
+    assert spark.sql(f"select try_{beyond} as a").select(F.col("a").isNull()).first() == (True,)
+    with pytest.raises(ArithmeticException, match="ARITHMETIC_OVERFLOW"):
+        spark.sql(f"select cast({beyond} as string) as a").collect()

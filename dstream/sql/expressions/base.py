@@ -45,6 +45,7 @@ __all__ = [
     "UnresolvedAttribute",
     "UnresolvedStar",
     "column_key",
+    "fold",
     "is_deterministic",
     "new_expr_id",
     "with_new_children",
@@ -356,6 +357,12 @@ class Literal(LeafExpression):
 
     def _options(self) -> Any:
         return (repr(self.value), self.dtype.simpleString())
+
+
+def fold(expr: Expression, ctx: EvalContext | None = None) -> Any:
+    """The Python value of a foldable expression (a literal, possibly cast)."""
+    one_row = pa.RecordBatch.from_pydict({"#": pa.nulls(1)})
+    return expr.eval(one_row, ctx or EvalContext())[0].as_py()
 
 
 def literal_array(value: Any, dtype: DataType, length: int) -> pa.Array:

@@ -17,8 +17,9 @@ Invariants
 ----------
 * Arrow's ``month_day_nano_interval`` holds it (months, days, nanoseconds = microseconds
   * 1000): the parts never mix, as in Spark.
-* A part beyond an int (months, days) or a long (microseconds) raises
-  ``ARITHMETIC_OVERFLOW``; the ``try_`` forms give null.
+* A part beyond an int (months, days) raises ``ARITHMETIC_OVERFLOW``, as does a time part
+  beyond what nanoseconds hold (about 292 years either way; Spark's microseconds go
+  further); the ``try_`` forms give null.
 """
 
 from __future__ import annotations
@@ -30,35 +31,45 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import ArithmeticException, IllegalArgumentException
+from ..formatting import FIELD_MICROS
+from ..kernels.conditions import arithmetic_overflow, interval_divided_by_zero
 from ..kernels.year_month import DAY_MICROS, shift_dated
 from ..types import CalendarIntervalType, DataType, DateType, DecimalType, IntegerType
 from .base import EvalContext
 from .function_registry import FunctionSpec, register
 
-__all__ = ["calendar_parts", "calendar_array", "add_calendar", "scale_calendar",
+__all__ = ["calendar_parts", "calendar_array", "add_calendar", "negate_calendar", "scale_calendar",
            "shift_by_calendar"]
 
+Parts = tuple[int, int, int]
+
 _INT = (-(2**31), 2**31 - 1)
-_LONG = (-(2**63), 2**63 - 1)
-_HOUR, _MINUTE = 3_600_000_000, 60_000_000
+#: Arrow's month_day_nano_interval holds the time part in nanoseconds: about 292 years of
+#: microseconds either way (Spark's long of microseconds reaches 292,000 years).
+_MICROS = (-((2**63 - 1) // 1000), (2**63 - 1) // 1000)
 
 
-def _overflow(null_on_overflow: bool) -> None:
-    if not null_on_overflow:
-        raise ArithmeticException("integer overflow. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to "
-                                  "bypass this error.", "ARITHMETIC_OVERFLOW", {"message": "integer overflow"})
+def _checked(parts: Parts, null_on_overflow: bool = False) -> Parts | None:
+    """``parts`` when each fits its storage; else ``None`` (``null_on_overflow``) or Spark's overflow error."""
+    months, days, micros = parts
+    if _INT[0] <= months <= _INT[1] and _INT[0] <= days <= _INT[1] and _MICROS[0] <= micros <= _MICROS[1]:
+        return parts
+    if null_on_overflow:
+        return None
+    if _INT[0] <= months <= _INT[1] and _INT[0] <= days <= _INT[1] and -(2**63) <= micros < 2**63:
+        raise ArithmeticException(
+            f"The time part of a calendar interval, {micros} microseconds, is beyond what dstreams holds (about "
+            "292 years either way, in Arrow's nanoseconds): use a day-time interval or fewer hours and seconds.",
+            "ARITHMETIC_OVERFLOW", {"message": "calendar interval time part overflow"})
+    raise arithmetic_overflow("integer overflow")
 
 
-def _fits(months: int, days: int, micros: int) -> bool:
-    return _INT[0] <= months <= _INT[1] and _INT[0] <= days <= _INT[1] and _LONG[0] <= micros <= _LONG[1]
-
-
-def calendar_parts(values: pa.Array) -> list[tuple[int, int, int] | None]:
+def calendar_parts(values: pa.Array) -> list[Parts | None]:
     """``(months, days, microseconds)`` of each interval (``None`` for a null)."""
     return [None if v is None else (v.months, v.days, v.nanoseconds // 1000) for v in values.to_pylist()]
 
 
-def calendar_array(parts: list[tuple[int, int, int] | None]) -> pa.Array:
+def calendar_array(parts: list[Parts | None]) -> pa.Array:
     """Intervals of ``(months, days, microseconds)`` parts."""
     return pa.array([None if p is None else (p[0], p[1], p[2] * 1000) for p in parts], pa.month_day_nano_interval())
 
@@ -68,18 +79,13 @@ def _run_make_interval(null_on_overflow: bool) -> Any:
         n = next((len(a) for a in args if isinstance(a, pa.Array)), 1)
         columns = [a.to_pylist() if isinstance(a, pa.Array) else [a] * n for a in args]
         columns += [[0] * n] * (7 - len(columns))
-        out: list[tuple[int, int, int] | None] = []
+        out: list[Parts | None] = []
         for years, months, weeks, days, hours, mins, secs in zip(*columns):
             if None in (years, months, weeks, days, hours, mins, secs):
                 out.append(None)
                 continue
-            parts = (years * 12 + months, weeks * 7 + days,
-                     hours * _HOUR + mins * _MINUTE + int(Decimal(str(secs)) * 1_000_000))
-            if not _fits(*parts):
-                _overflow(null_on_overflow)
-                out.append(None)
-                continue
-            out.append(parts)
+            micros = hours * FIELD_MICROS[1] + mins * FIELD_MICROS[2] + int(Decimal(str(secs)) * 1_000_000)
+            out.append(_checked((years * 12 + months, weeks * 7 + days, micros), null_on_overflow))
         return calendar_array(out)
     return run
 
@@ -106,35 +112,35 @@ for _name, _lenient in (("make_interval", False), ("try_make_interval", True)):
 
 def add_calendar(a: pa.Array, b: pa.Array, sign: int) -> pa.Array:
     """``a + b`` (``sign`` 1) or ``a - b`` (-1) of two calendar interval arrays, part by part."""
-    out: list[tuple[int, int, int] | None] = []
+    out: list[Parts | None] = []
     for x, y in zip(calendar_parts(a), calendar_parts(b)):
         if x is None or y is None:
             out.append(None)
             continue
-        parts = (x[0] + sign * y[0], x[1] + sign * y[1], x[2] + sign * y[2])
-        if not _fits(*parts):
-            _overflow(False)
-        out.append(parts)
+        out.append(_checked((x[0] + sign * y[0], x[1] + sign * y[1], x[2] + sign * y[2])))
+    return calendar_array(out)
+
+
+def negate_calendar(values: pa.Array) -> pa.Array:
+    """``-interval``: each part negated exactly (Spark's ``negateExact``)."""
+    out: list[Parts | None] = []
+    for p in calendar_parts(values):
+        out.append(None if p is None else _checked((-p[0], -p[1], -p[2])))
     return calendar_array(out)
 
 
 def scale_calendar(values: pa.Array, factors: pa.Array, divide: bool) -> pa.Array:
     """Intervals times (or divided by) numbers, as Spark's ``IntervalUtils.fromDoubles``."""
-    out: list[tuple[int, int, int] | None] = []
+    out: list[Parts | None] = []
     for parts, f in zip(calendar_parts(values), factors.cast(pa.float64()).to_pylist()):
         if parts is None or f is None:
             out.append(None)
             continue
         if divide and f == 0:
-            raise ArithmeticException(
-                "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.",
-                "INTERVAL_DIVIDED_BY_ZERO", {})
+            raise interval_divided_by_zero()
         months, days, micros = ((p / f if divide else p * f) for p in parts)
         whole_months, whole_days = int(months), int(days)
-        scaled = (whole_months, whole_days, round(micros + DAY_MICROS * (days - whole_days)))
-        if not _fits(*scaled):
-            _overflow(False)
-        out.append(scaled)
+        out.append(_checked((whole_months, whole_days, round(micros + DAY_MICROS * (days - whole_days)))))
     return calendar_array(out)
 
 

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from ..errors import SparkRuntimeException
 from ..types import DataType, StringType
-from .base import AttributeReference, EvalContext, Expression, Literal
+from .base import AttributeReference, EvalContext, Expression, Literal, fold
 
 __all__ = ["CHAR_VARCHAR_KEY", "CharVarcharWrite", "declared_length", "padded_for_char"]
 
@@ -105,7 +105,7 @@ def padded_for_char(column: Expression, other: Expression) -> Expression:
     declared = declared_length(column.metadata)
     if declared is None or declared[0] != "char":
         return other
-    value = other.eval(pa.RecordBatch.from_pydict({"#": pa.nulls(1)}), EvalContext())[0].as_py()
+    value = fold(other)
     if not isinstance(value, str) or len(value) >= declared[1]:
         return other
     return _Padded(value.ljust(declared[1]), other.sql())

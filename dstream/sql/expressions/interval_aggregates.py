@@ -21,7 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import ArithmeticException
+from ..kernels.conditions import interval_overflow
 from ..types import DataType, YearMonthIntervalType
 from .long_sums import long_overflows, long_sums
 
@@ -44,9 +44,7 @@ def interval_sums(total: pa.Array, approx: pa.Array, dt: DataType, null_on_overf
         over = pc.or_(over, pc.fill_null(outside, False))
     if pc.any(over).as_py():
         if not null_on_overflow:
-            raise ArithmeticException(
-                "Integer overflow while operating with intervals. Use `try_add` to tolerate overflow and return NULL "
-                "instead.", "INTERVAL_ARITHMETIC_OVERFLOW.WITH_SUGGESTION", {"functionName": "`try_add`"})
+            raise interval_overflow("try_add")
         sums = pc.if_else(over, pa.scalar(None, pa.int64()), sums)
     return sums.cast(pa.int64()).cast(_arrow(dt))
 

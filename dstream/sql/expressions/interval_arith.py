@@ -49,6 +49,7 @@ import pyarrow.compute as pc
 
 from ..errors import ArithmeticException
 from ..formatting import FIELD_MICROS
+from ..kernels.conditions import interval_overflow
 from ..kernels.year_month import shift_dated
 from ..types import (
     CalendarIntervalType,
@@ -225,11 +226,7 @@ def _eval_year_month(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: Da
         try:
             return getattr(pc, fn)(a.cast(pa.int32()), b.cast(pa.int32()))
         except pa.ArrowInvalid:
-            name = "try_add" if symbol == "+" else "try_subtract"
-            raise ArithmeticException(
-                f"Integer overflow while operating with intervals. Use `{name}` to tolerate overflow and return "
-                "NULL instead.", "INTERVAL_ARITHMETIC_OVERFLOW.WITH_SUGGESTION",
-                {"functionName": f"`{name}`"}) from None
+            raise interval_overflow("try_add" if symbol == "+" else "try_subtract") from None
     dated, months = (a, b) if _ym(rt) else (b, a)
     valid = pc.and_(dated.is_valid(), months.is_valid()).to_numpy(zero_copy_only=False)
     count = months.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)

@@ -38,7 +38,13 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import ArithmeticException, CapturedException
-from ..formatting import FIELD_MICROS, format_calendar_interval, format_day_time_interval, format_year_month_interval
+from ..formatting import (
+    FIELD_MICROS,
+    format_calendar_interval,
+    format_day_time_interval,
+    format_year_month_interval,
+    java_divmod,
+)
 from ..kernels.interval_text import parse_day_time
 from ..kernels.year_month import INT_MAX, INT_MIN, parse_year_month
 from ..type_trees import holds_type
@@ -156,11 +162,6 @@ def cast_interval(values: pa.Array, src: DataType, dst: DataType, mode: str) -> 
     return pa.array(_each(values.to_pylist(), to_interval, mode), target)
 
 
-def _whole(value: int, unit: int) -> int:
-    """Whole ``unit``s in ``value``, toward zero (Spark drops the smaller units so)."""
-    return abs(value) // unit * (1 if value >= 0 else -1)
-
-
 def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]:
     if isinstance(dst, StringType):
         return lambda v: _text(v, src)
@@ -169,7 +170,7 @@ def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]
         # A day-time interval keeps its microseconds down to SECOND (seconds have a fraction).
         step = 1 if isinstance(dst, DayTimeIntervalType) and dst.endField == DayTimeIntervalType.SECOND \
             else _unit(dst, dst.endField)
-        return lambda v: _whole(v, step) * step
+        return lambda v: java_divmod(v, step)[0] * step
     if isinstance(dst, DecimalType):
         quantum = Decimal(1).scaleb(-dst.scale)
 
@@ -185,7 +186,7 @@ def _from_interval(src: AnsiIntervalType, dst: DataType) -> Callable[[int], Any]
     low, high = _INTEGRAL_RANGES[type(dst)]
 
     def to_integral(v: int) -> int:
-        n = _whole(v, unit)
+        n = java_divmod(v, unit)[0]  # whole units, toward zero
         if not low <= n <= high:
             raise _overflow(_text(v, src), src, dst)
         return n
@@ -243,7 +244,7 @@ def text_type(dt: DataType) -> DataType:
     return _map_leaves(dt, lambda t: StringType() if _ansi_interval(t) else t)
 
 
-def intervals_from_text(values: pa.Array, dt: DataType) -> pa.Array:
+def intervals_from_text(values: pa.Array, dt: DataType, mode: str = "try") -> pa.Array:
     """Values parsed as :func:`text_type` of ``dt``, their interval texts read as ``dt``'s intervals (null for a
-    text of other fields, as Spark's JSON and CSV readers give it)."""
-    return _map_leaf_arrays(values, dt, _ansi_interval, lambda v, t: cast_interval(v, StringType(), t, "try"))
+    text of other fields, as Spark's JSON and CSV readers give it; an error with ``mode`` ``"ansi"``)."""
+    return _map_leaf_arrays(values, dt, _ansi_interval, lambda v, t: cast_interval(v, StringType(), t, mode))

@@ -44,15 +44,10 @@ from .scalar_functions import ScalarFunction
 
 __all__ = ["FieldOf", "IntervalField"]
 
-#: The field names of an interval, as ``extract`` spells them, and the field each means.
-_INTERVAL_FIELDS = {
-    **dict.fromkeys(("YEAR", "Y", "YEARS", "YR", "YRS"), "YEAR"),
-    **dict.fromkeys(("MONTH", "MON", "MONS", "MONTHS"), "MONTH"),
-    **dict.fromkeys(("DAY", "D", "DAYS"), "DAY"),
-    **dict.fromkeys(("HOUR", "H", "HOURS", "HR", "HRS"), "HOUR"),
-    **dict.fromkeys(("MINUTE", "M", "MIN", "MINS", "MINUTES"), "MINUTE"),
-    **dict.fromkeys(("SECOND", "S", "SEC", "SECONDS", "SECS"), "SECOND"),
-}
+#: The interval field of each datetime function a field name means (``extract``'s aliases decide
+#: the function: ``MONS`` is ``month``); ``""`` is the seconds with their fraction.
+_INTERVAL_FIELDS = {"year": "YEAR", "month": "MONTH", "dayofmonth": "DAY", "hour": "HOUR", "minute": "MINUTE",
+                    "": "SECOND"}
 _YM_FIELDS = ("YEAR", "MONTH")
 _DT_FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
 
@@ -90,7 +85,7 @@ class FieldOf(Deferred):
         """The expression this call is, now that the source's type is known."""
         source = self.children[0]
         if isinstance(source.data_type(), AnsiIntervalType):
-            return IntervalField(self.field, self._name(), source)
+            return IntervalField(self.field, _INTERVAL_FIELDS.get(self.function), self._name(), source)
         if not self.function:  # the seconds with their fraction
             return ScalarFunction(self.caller, [Literal(self.field, StringType()), source])
         return ScalarFunction(self.function, [source], self._name())
@@ -105,19 +100,20 @@ class FieldOf(Deferred):
 class IntervalField(Expression):
     """One field of an ANSI interval (see the module doc)."""
 
-    def __init__(self, field: str, shown: str, source: Expression) -> None:
-        self.field = field
+    def __init__(self, field: str, unit: str | None, shown: str, source: Expression) -> None:
+        self.field = field  # as written, for the error
+        self.unit = unit  # YEAR, MONTH, DAY, HOUR, MINUTE, SECOND, or None (QUARTER, WEEK...: none of an interval)
         self.shown = shown
         self.children = (source,)
 
     def with_children(self, children: Sequence[Expression]) -> Expression:
-        return IntervalField(self.field, self.shown, children[0])
+        return IntervalField(self.field, self.unit, self.shown, children[0])
 
     def _canonical(self) -> str:
         dt = self.children[0].data_type()
         assert isinstance(dt, AnsiIntervalType)
         names = _YM_FIELDS if isinstance(dt, YearMonthIntervalType) else _DT_FIELDS
-        field = _INTERVAL_FIELDS.get(self.field.upper())
+        field = self.unit
         if field is None or field not in names or not dt.startField <= names.index(field) <= dt.endField:
             raise AnalysisException(
                 f"Cannot extract `{self.field}` from \"{self.children[0].sql()}\": the fields of "
@@ -160,7 +156,7 @@ class IntervalField(Expression):
         return pc.divide(part, unit).cast(to_arrow_type(self.data_type()))
 
     def _options(self) -> Any:
-        return (self.field, self.shown)
+        return (self.field, self.unit, self.shown)
 
 
 def _java_remainder(values: pa.Array, divisor: int) -> pa.Array:

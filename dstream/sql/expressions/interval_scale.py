@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ..errors import ArithmeticException
+from ..kernels.conditions import interval_divided_by_zero
 from ..types import (
     AnsiIntervalType,
     CalendarIntervalType,
     DataType,
     DayTimeIntervalType,
-    DecimalType,
     DoubleType,
     FloatType,
     NullType,
@@ -64,9 +64,7 @@ def _interval(dt: DataType) -> bool:
 
 def is_scaled(symbol: str, lt: DataType, rt: DataType) -> bool:
     """Whether ``lt symbol rt`` scales an interval (``*`` either way round, ``/`` by the right)."""
-    if symbol == "*":
-        return _interval(lt) or _interval(rt)
-    return symbol == "/" and (_interval(lt) or _interval(rt))
+    return symbol in ("*", "/") and (_interval(lt) or _interval(rt))
 
 
 def _factor_ok(dt: DataType) -> bool:
@@ -108,7 +106,6 @@ def _round(value: Decimal) -> int:
 def _row_function(symbol: str, kind: type, factor_type: DataType) -> Callable[[int, Any], int]:
     low, high, overflow = _LIMITS[kind]
     floating = isinstance(factor_type, (DoubleType, FloatType))
-    exact = isinstance(factor_type, DecimalType) or not floating
 
     def checked(value: int, message: str) -> int:
         if not low <= value <= high:
@@ -117,10 +114,8 @@ def _row_function(symbol: str, kind: type, factor_type: DataType) -> Callable[[i
 
     def apply(stored: int, factor: Any) -> int:
         if symbol == "/" and factor == 0:
-            raise ArithmeticException(
-                "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.",
-                "INTERVAL_DIVIDED_BY_ZERO", {})
-        if exact and symbol == "*" and not isinstance(factor, Decimal):
+            raise interval_divided_by_zero()
+        if not floating and symbol == "*" and not isinstance(factor, Decimal):
             return checked(stored * int(factor), overflow)
         if floating:
             # Java's double arithmetic, then HALF_UP of the exact binary value (Guava's DoubleMath).

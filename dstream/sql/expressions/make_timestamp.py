@@ -32,7 +32,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import ArithmeticException, DateTimeException
+from ..errors import DateTimeException
+from ..kernels.conditions import interval_overflow
 from ..timezones import instant_us, naive_us, zone_of
 from ..types import (
     DataType,
@@ -146,9 +147,7 @@ def _run_make_ym_interval(args: list[Any], types: list[DataType], rt: DataType, 
             continue
         total = years * 12 + months
         if not -(2**31) <= total < 2**31:
-            raise ArithmeticException(
-                "Integer overflow while operating with intervals. Try devising appropriate values for the interval "
-                "parameters.", "INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION", {})
+            raise interval_overflow()
         out.append(total)
     return pa.array(out, pa.int32())
 

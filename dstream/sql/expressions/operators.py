@@ -48,7 +48,7 @@ from ..types import (
     StringType,
 )
 from .base import EvalContext, Expression, Literal
-from .calendar_interval import scale_calendar
+from .calendar_interval import negate_calendar
 from .cast import cast_to
 from .checks import mismatch, quoted_type
 from .coercion import adjust_precision_scale, decimal_of, is_integral, is_numeric, wider_numeric
@@ -357,7 +357,7 @@ class UnaryMinus(Expression):
 
         values = self.child.eval(batch, ctx)
         if isinstance(self.data_type(), CalendarIntervalType):
-            return scale_calendar(values, pa.array([-1.0] * len(values)), divide=False)
+            return negate_calendar(values)
         if isinstance(self.data_type(), AnsiIntervalType):
             return _interval_unary("negate_checked", values)
         return arith.negate(values, self.data_type(), ctx.ansi)

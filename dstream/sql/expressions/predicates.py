@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 
 from ..types import BooleanType, CalendarIntervalType, DataType, DoubleType, FloatType, MapType, NullType, StringType
 from ..variant.casting import contains_variant
-from .base import EvalContext, Expression
+from .base import EvalContext, Expression, fold
 from .cast import cast_to
 from .char_varchar import padded_for_char
 from .checks import eval_where, mismatch, quoted_type
@@ -63,12 +63,6 @@ __all__ = [
     "StartsWith",
     "fold",
 ]
-
-
-def fold(expr: Expression, ctx: EvalContext | None = None) -> Any:
-    """The Python value of a foldable expression (a literal, possibly cast)."""
-    one_row = pa.RecordBatch.from_pydict({"#": pa.nulls(1)})
-    return expr.eval(one_row, ctx or EvalContext())[0].as_py()
 
 
 class _Binary(Expression):
@@ -101,10 +95,10 @@ class BinaryComparison(_Binary):
         return f"({self.left.sql()} {self.symbol} {self.right.sql()})"
 
     def coerce(self) -> Expression:
-        padded = (self.left, padded_for_char(self.left, self.right))
-        padded = (padded_for_char(padded[1], padded[0]), padded[1])
-        if padded[0] is not self.left or padded[1] is not self.right:
-            return type(self)(*padded).coerce()  # a CHAR(n) column against a shorter constant (Spark's padding)
+        # A CHAR(n) column against a shorter constant: the constant is padded (Spark's ApplyCharTypePadding).
+        left, right = padded_for_char(self.right, self.left), padded_for_char(self.left, self.right)
+        if left is not self.left or right is not self.right:
+            return type(self)(left, right).coerce()
         lt, rt = self.left.data_type(), self.right.data_type()
         common = comparison_type(lt, rt)
         if common is None:

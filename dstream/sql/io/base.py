@@ -235,20 +235,17 @@ class FileFormat:
         one, as a malformed field is, unless ``mode`` is ``FAILFAST``).
         """
         from dstream.sql.arrow_convert import to_arrow_schema
-        from dstream.sql.types import AnsiIntervalType, StringType, StructField, StructType
+        from dstream.sql.expressions.interval_cast import intervals_from_text, text_type  # noqa: PLC0415 - on use
+        from dstream.sql.types import StructType  # noqa: PLC0415 - as in with_partition_columns
 
-        texts = [f.name for f in schema.fields if isinstance(f.dataType, AnsiIntervalType)] if self.text_intervals \
-            else []
-        if not texts:
+        as_text = text_type(schema) if self.text_intervals else schema
+        assert isinstance(as_text, StructType)
+        if as_text == schema:
             yield from self.read_arrow(split, to_arrow_schema(schema), options, columns, filters)
             return
-        from dstream.sql.expressions.interval_cast import cast_interval  # noqa: PLC0415 - text intervals are rare
-
-        as_text = StructType([StructField(f.name, StringType(), f.nullable) if f.name in texts else f
-                              for f in schema.fields])
         mode = "ansi" if str(option(options, "mode") or "").upper() == "FAILFAST" else "try"
         for batch in self.read_arrow(split, to_arrow_schema(as_text), options, columns, filters):
-            arrays = [cast_interval(column, StringType(), schema[name].dataType, mode) if name in texts else column
+            arrays = [intervals_from_text(column, schema[name].dataType, mode)
                       for name, column in zip(batch.schema.names, batch.columns)]
             yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
 

@@ -25,7 +25,7 @@ from dstream.sql.kernels.javafmt import java_double_str, java_float_str
 from dstream.sql.kernels.sparktypes import sql_name
 
 __all__ = ["divide_by_zero", "arithmetic_overflow", "binary_arithmetic_overflow", "cast_invalid_input",
-           "cast_overflow", "numeric_out_of_range", "sql_literal"]
+           "cast_overflow", "interval_divided_by_zero", "interval_overflow", "numeric_out_of_range", "sql_literal"]
 
 _ANSI = '"spark.sql.ansi.enabled"'
 
@@ -54,6 +54,24 @@ def divide_by_zero() -> ArithmeticException:
     msg = ("Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. "
            f"If necessary set {_ANSI} to \"false\" to bypass this error.")
     return ArithmeticException(msg, "DIVIDE_BY_ZERO", {"config": _ANSI})
+
+
+def interval_divided_by_zero() -> ArithmeticException:
+    """``INTERVAL_DIVIDED_BY_ZERO``: an interval divided by zero (whatever the ANSI setting)."""
+    return ArithmeticException(
+        "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.",
+        "INTERVAL_DIVIDED_BY_ZERO", {})
+
+
+def interval_overflow(function: str = "") -> ArithmeticException:
+    """``INTERVAL_ARITHMETIC_OVERFLOW``: with the ``try_`` ``function`` that tolerates it, or without one."""
+    if function:
+        return ArithmeticException(
+            f"Integer overflow while operating with intervals. Use `{function}` to tolerate overflow and return "
+            "NULL instead.", "INTERVAL_ARITHMETIC_OVERFLOW.WITH_SUGGESTION", {"functionName": f"`{function}`"})
+    return ArithmeticException(
+        "Integer overflow while operating with intervals. Try devising appropriate values for the interval "
+        "parameters.", "INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION", {})
 
 
 def arithmetic_overflow(message: str, hint: str = "") -> ArithmeticException:
