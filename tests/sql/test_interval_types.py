@@ -282,3 +282,13 @@ def test_calendar_intervals_negate_exactly_and_refuse_a_time_part_arrow_cannot_h
     assert spark.sql(f"select try_{beyond} as a").select(F.col("a").isNull()).first() == (True,)
     with pytest.raises(ArithmeticException, match="ARITHMETIC_OVERFLOW"):
         spark.sql(f"select cast({beyond} as string) as a").collect()
+
+
+def test_json_files_read_back_intervals_nested_in_structs_and_arrays(spark: SparkSession, tmp_path: Path) -> None:
+    df = spark.sql("select named_struct('a', interval '1-2' year to month) as s, array(interval 3 month) as arr")
+    df.coalesce(1).write.json(str(tmp_path / "json"))
+    text = next((tmp_path / "json").glob("part-*")).read_text().strip()
+    assert json.loads(text) == {"s": {"a": "INTERVAL '1-2' YEAR TO MONTH"}, "arr": ["INTERVAL '3' MONTH"]}
+    back = spark.read.schema(df.schema).json(str(tmp_path / "json"))
+    assert back.schema.simpleString() == "struct<s:struct<a:interval year to month>,arr:array<interval month>>"
+    assert _as_text(back) == [["{INTERVAL '1-2' YEAR TO MONTH}", "[INTERVAL '3' MONTH]"]]
