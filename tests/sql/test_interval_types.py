@@ -292,3 +292,10 @@ def test_json_files_read_back_intervals_nested_in_structs_and_arrays(spark: Spar
     back = spark.read.schema(df.schema).json(str(tmp_path / "json"))
     assert back.schema.simpleString() == "struct<s:struct<a:interval year to month>,arr:array<interval month>>"
     assert _as_text(back) == [["{INTERVAL '1-2' YEAR TO MONTH}", "[INTERVAL '3' MONTH]"]]
+
+
+@pytest.mark.parametrize("text", ["interval 'Infinity' year", "interval 'NaN' month", "interval '-inf' years"])
+def test_a_year_month_amount_that_is_no_number_is_refused_clearly(spark: SparkSession, text: str) -> None:
+    # Spark refuses them at parsing; dstreams said OverflowError for infinity before.
+    with pytest.raises(CapturedException, match="Invalid value"):
+        spark.sql(f"select {text} as a").collect()

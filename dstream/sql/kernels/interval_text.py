@@ -79,7 +79,9 @@ def _amount_of(value: str, unit: str, context: str) -> tuple[int, int, bool]:
         try:
             amount = Decimal(value.strip())
         except InvalidOperation:
-            raise invalid_format(f" {value} {unit}", "INVALID_VALUE", f"Invalid value {value}.") from None
+            amount = Decimal("NaN")
+        if not amount.is_finite():
+            raise invalid_format(f" {value} {unit}", "INVALID_VALUE", f"Invalid value {value}.")
         if amount != amount.to_integral_value():
             raise invalid_format(f" {value} {unit}", "INVALID_FRACTION", f"{unit.lower()} cannot have fractional part.")
         per_unit, field = _YM_UNITS[name]
