@@ -136,11 +136,23 @@ def test_order_by_all_after_a_union(spark: SparkSession) -> None:
     assert result(spark, query)[1] == [(2,), (1,), (1,), (0,), (0,)]
 
 
-def test_group_or_order_by_all_with_a_star_is_refused_clearly(spark: SparkSession) -> None:
+def test_order_by_all_with_a_star_sorts_by_every_output_column(spark: SparkSession) -> None:
+    # PySpark 4.0.1's answers: the star's columns, then the other items, in the direction given.
+    rows = [("a", 2), ("b", 1), ("a", 1), (None, 3)]
+    spark.createDataFrame(rows, "k string, n int").createOrReplaceTempView("pairs")
+    assert result(spark, "SELECT * FROM pairs ORDER BY ALL")[1] == [(None, 3), ("a", 1), ("a", 2), ("b", 1)]
+    assert result(spark, "SELECT * FROM pairs ORDER BY ALL DESC NULLS FIRST")[1] == [
+        (None, 3), ("b", 1), ("a", 2), ("a", 1)]
+    assert result(spark, "SELECT *, n + 1 AS m FROM pairs ORDER BY ALL DESC") == (
+        ["k", "n", "m"], [("b", 1, 2), ("a", 2, 3), ("a", 1, 2), (None, 3, 4)])
+    assert result(spark, "SELECT * FROM (SELECT n FROM pairs UNION SELECT 0) ORDER BY ALL")[1] == [
+        (0,), (1,), (2,), (3,)]
+
+
+def test_group_by_all_with_a_star_is_refused_clearly(spark: SparkSession) -> None:
     # Spark expands the star first; here the columns are unknown to the parser: a clear error, not wrong rows.
-    for query in ("SELECT * FROM emp GROUP BY ALL", "SELECT * FROM emp ORDER BY ALL"):
-        with pytest.raises(ParseException, match="with SELECT \\* is not supported"):
-            spark.sql(query)
+    with pytest.raises(ParseException, match="with SELECT \\* is not supported"):
+        spark.sql("SELECT * FROM emp GROUP BY ALL")
 
 
 # -- a div b -----------------------------------------------------------------------------

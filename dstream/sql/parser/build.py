@@ -36,6 +36,7 @@ from dstream.sql.parser.columns import AGGREGATES, quote_name, to_column, to_sor
 from dstream.sql.parser.expression import parse_expression_ast
 from dstream.sql.parser.lateral_subquery import lateral_subquery
 from dstream.sql.parser.nodes import (
+    ALL_OUTPUT_COLUMNS,
     Alias,
     Call,
     Expr,
@@ -242,6 +243,18 @@ def _ordinal(node: Expr) -> int | None:
     return None
 
 
+def _each_column(order_by: tuple[SortItem, ...], df: Any) -> list[SortItem]:
+    """``order_by`` with ORDER BY ALL over ``SELECT *`` as the ordinals of ``df``'s columns."""
+    out: list[SortItem] = []
+    for item in order_by:
+        if item.operand == ALL_OUTPUT_COLUMNS:
+            width = len(df.columns)
+            out += [SortItem(Literal(n, "int"), item.ascending, item.nulls_first) for n in range(1, width + 1)]
+        else:
+            out.append(item)
+    return out
+
+
 def _limit_offset(df: Any, node: Select | SetOp) -> Any:
     """``df`` after the query's OFFSET (skipped first) and LIMIT (counted after it), as in Spark."""
     if node.offset is not None:
@@ -290,7 +303,7 @@ class _QueryBuilder:
             if node.distinct:
                 df = df.distinct()
         if node.order_by:
-            df = df.orderBy(*[self.output_sort(df, item, ()) for item in node.order_by])
+            df = df.orderBy(*[self.output_sort(df, item, ()) for item in _each_column(node.order_by, df)])
         return _limit_offset(df, node)
 
     def with_ctes(self, node: With) -> Any:
@@ -443,7 +456,8 @@ class _QueryBuilder:
             df = self.aggregate(df, node)
         elif node.order_by and not node.distinct and not any(_contains_window(i) for i in node.items) and not (
                 any(isinstance(_strip(i), Star) for i in node.items)
-                and any(_ordinal(s.operand) is not None for s in node.order_by)):  # * ORDER BY 1: by output position
+                and any(_ordinal(s.operand) is not None or s.operand == ALL_OUTPUT_COLUMNS
+                        for s in node.order_by)):  # * ORDER BY 1: by output position
             # Sort first, then project: ORDER BY may use input columns the select drops (not with
             # window functions, whose columns only the select computes: ORDER BY may name them).
             aliases = {_alias_of(i): _strip(i) for i in node.items if _alias_of(i)}
@@ -455,7 +469,7 @@ class _QueryBuilder:
             if node.distinct:
                 df = df.distinct()
             if node.order_by:
-                df = df.orderBy(*[self.output_sort(df, item, node.items) for item in node.order_by])
+                df = df.orderBy(*[self.output_sort(df, item, node.items) for item in _each_column(node.order_by, df)])
         if helpers and not aggregated:
             df = df.drop(*[c for c in helpers if c in df.columns])  # a SELECT * took them in
         return _limit_offset(df, node)

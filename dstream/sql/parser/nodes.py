@@ -25,7 +25,7 @@ __all__ = [
     "Expr", "Literal", "Name", "Star", "Unary", "Binary", "Call", "Case", "Cast", "In", "Between",
     "Like", "IsNull", "IsBool", "DistinctFrom", "Subscript", "Field", "Alias", "Lambda", "Over", "SortItem",
     "Table", "SubqueryRef", "Join", "Select", "SetOp", "Relation", "Query", "TableSample", "Pivot",
-    "TableArgument", "LateralFunction", "LateralSubquery", "NamedArgument",
+    "TableArgument", "LateralFunction", "LateralSubquery", "NamedArgument", "ALL_OUTPUT_COLUMNS",
 ]
 
 
@@ -202,6 +202,11 @@ class SortItem:
     operand: Expr
     ascending: bool = True
     nulls_first: bool | None = None
+
+
+#: ``ORDER BY ALL`` over ``SELECT *``: every output column, in order. The parser cannot count
+#: a star's columns, so the builder expands this operand once the select's output is known.
+ALL_OUTPUT_COLUMNS = Call("__all_output_columns")
 
 
 @dataclass(frozen=True)

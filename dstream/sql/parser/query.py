@@ -24,7 +24,8 @@ Invariants
 * ORDER BY, LIMIT and OFFSET after a single block belong to that block; after a UNION they
   apply to the union's result (as in Spark). OFFSET skips rows before LIMIT counts them.
 * GROUP BY ALL and ORDER BY ALL are desugared here: to the select items without aggregates,
-  and to ``ORDER BY 1, 2, ...`` over every item.
+  and to ``ORDER BY 1, 2, ...`` over every item (over ``SELECT *`` the builder counts the
+  columns: :data:`~.nodes.ALL_OUTPUT_COLUMNS`).
 * Errors are ``ParseException`` (``PARSE_SYNTAX_ERROR``) at the first token that does not fit.
 """
 
@@ -39,6 +40,7 @@ from dstream.sql.parser.cursor import ALIAS_RESERVED, STRICT_NON_RESERVED
 from dstream.sql.parser.expression import ExpressionParser
 from dstream.sql.parser.lexer import syntax_error
 from dstream.sql.parser.nodes import (
+    ALL_OUTPUT_COLUMNS,
     Alias,
     Call,
     Expr,
@@ -530,14 +532,14 @@ def contains_aggregate(node: Any) -> bool:
 
 
 def _order_by_all(query: Select | SetOp, spec: SortItem) -> tuple[SortItem, ...]:
-    """ORDER BY ALL as ``ORDER BY 1, 2, ...`` over every select item, in ``spec``'s direction."""
+    """ORDER BY ALL as ``ORDER BY 1, 2, ...`` over every select item, in ``spec``'s direction
+    (over ``SELECT *``, whose width the builder knows, as :data:`ALL_OUTPUT_COLUMNS`)."""
     first = query
     while isinstance(first, SetOp):  # a set operation's columns are its first block's
         first = first.left  # type: ignore[assignment]
     assert isinstance(first, Select)
     if any(isinstance(i.operand if isinstance(i, Alias) else i, Star) for i in first.items):
-        raise ParseException("ORDER BY ALL with SELECT * is not supported here; list the columns to sort by.",
-                             "UNSUPPORTED_FEATURE", {"feature": "ORDER BY ALL with SELECT *"})
+        return (SortItem(ALL_OUTPUT_COLUMNS, spec.ascending, spec.nulls_first),)
     return tuple(SortItem(Literal(n, "int"), spec.ascending, spec.nulls_first)
                  for n in range(1, len(first.items) + 1))
 
