@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -122,3 +124,44 @@ def test_null_safe_equality_with_a_null_literal(spark: SparkSession) -> None:
     assert row.asDict() == {"a": True, "b": False, "c": False, "d": True}
     df = spark.createDataFrame([(1,), (None,)], "x int")
     assert [r[0] for r in df.select(F.col("x").eqNullSafe(F.lit(None))).collect()] == [False, True]
+
+
+def test_a_long_chain_of_unions_plans_and_runs(spark: SparkSession) -> None:
+    # reduce(DataFrame.union, frames): the union's output asked each child's per column, so
+    # planning cost (columns + 1) ** depth (ten frames of three columns took 12 s, twenty
+    # would not end); flattened, the lineage no longer outgrows pickling either.
+    base = spark.range(3).selectExpr("id", "id * 2 AS b", "cast(id AS string) AS c")
+    frames = [base.withColumn("n", F.lit(i)) for i in range(300)]
+    df = functools.reduce(lambda left, right: left.union(right), frames)
+    assert df.count() == 900
+    assert df.agg(F.sum("n"), F.sum("b")).collect()[0] == (3 * sum(range(300)), 300 * 6)
+
+
+def test_a_union_of_unions_is_optimized_into_one(spark: SparkSession) -> None:
+    from dstream.sql.plan.logical import Union
+    from dstream.sql.plan.optimizer import optimize
+
+    frames = [spark.range(2).selectExpr(f"id + {i} AS v") for i in range(5)]
+    df = frames[0].union(frames[1]).union(frames[2].union(frames[3])).union(frames[4])
+    plan = df._plan  # noqa: SLF001 - the optimizer's input
+    optimized = optimize(plan)
+    unions = [n for n in _walk(optimized) if isinstance(n, Union)]
+    assert len(unions) == 1 and len(unions[0].children) == 5
+    assert [a.expr_id for a in optimized.output()] == [a.expr_id for a in plan.output()]
+    assert sorted(r[0] for r in df.collect()) == sorted(i + j for i in range(5) for j in range(2))
+
+
+def _walk(plan: Any) -> Iterator[Any]:
+    yield plan
+    for child in plan.children:
+        yield from _walk(child)
+
+
+def test_values_with_thousands_of_rows(spark: SparkSession) -> None:
+    # Each row is a one-row select; unioned as a chain they hit Python's recursion limit
+    # (RecursionError from 500 rows) and ran one task per row.
+    rows = ", ".join(f"({i}, 'r{i}')" for i in range(2000))
+    df = spark.sql(f"SELECT sum(a) AS s, count(DISTINCT b) AS n, max(b) AS m FROM VALUES {rows} AS t(a, b)")
+    assert df.collect()[0] == (sum(range(2000)), 2000, "r999")
+    assert spark.sql(f"SELECT * FROM VALUES {rows} AS t(a, b)").rdd.getNumPartitions() <= \
+        spark.sparkContext.defaultParallelism

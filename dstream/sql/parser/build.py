@@ -392,9 +392,16 @@ class _QueryBuilder:
                 "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH", {"expectedNumCols": str(width)})
         frames = [self.session.range(1).select(*[self.column(e).alias(n) for e, n in zip(row, names)])
                   for row in node.rows]
+        # Unioned in pairs, as a balanced tree: a chain as long as the rows would be as deep
+        # (Python's recursion limit, past a few hundred rows). The optimizer flattens it.
+        while len(frames) > 1:
+            frames = [frames[i].union(frames[i + 1]) if i + 1 < len(frames) else frames[i]
+                      for i in range(0, len(frames), 2)]
         df = frames[0]
-        for frame in frames[1:]:
-            df = df.union(frame)
+        slots = self.session.sparkContext.defaultParallelism
+        if len(node.rows) > slots:
+            # As Spark's local table scan: at most one partition per slot, not one task per row.
+            df = df.coalesce(slots)
         return df.alias(node.alias) if node.alias else df
 
     def join(self, node: Join, left: Any, right: Any) -> Any:

@@ -415,18 +415,19 @@ def build_union(children: Sequence[LogicalPlan], widen: object) -> LogicalPlan:
 
     ``widen(a, b) -> DataType | None`` is the type-coercion rule (``None``: incompatible).
     """
-    first = children[0].output()
-    for i, child in enumerate(children[1:], start=1):
-        if len(child.output()) != len(first):
+    outputs = [child.output() for child in children]  # once each: a child may be a deep chain of unions
+    first = outputs[0]
+    for i, out in enumerate(outputs[1:], start=1):
+        if len(out) != len(first):
             raise AnalysisException(
                 f"UNION can only be performed on inputs with the same number of columns, but the first input has "
-                f"{len(first)} columns and the {_ordinal(i + 1)} input has {len(child.output())} columns.",
+                f"{len(first)} columns and the {_ordinal(i + 1)} input has {len(out)} columns.",
                 "NUM_COLUMNS_MISMATCH",
                 {"operator": "UNION", "firstNumColumns": str(len(first)), "invalidOrdinalNum": _ordinal(i + 1),
-                 "invalidNumColumns": str(len(child.output()))})
+                 "invalidNumColumns": str(len(out))})
     types: list[DataType] = [a.dtype for a in first]
-    for child in children[1:]:
-        for i, attr in enumerate(child.output()):
+    for out in outputs[1:]:
+        for i, attr in enumerate(out):
             common = widen(types[i], attr.dtype)  # type: ignore[operator]
             if common is None:
                 raise AnalysisException(
@@ -437,8 +438,7 @@ def build_union(children: Sequence[LogicalPlan], widen: object) -> LogicalPlan:
                      "dataType1": attr.dtype.simpleString().upper(), "dataType2": types[i].simpleString().upper()})
             types[i] = common
     cast_children: list[LogicalPlan] = []
-    for child in children:
-        out = child.output()
+    for child, out in zip(children, outputs):
         if all(a.dtype == t for a, t in zip(out, types)):
             cast_children.append(child)
         else:

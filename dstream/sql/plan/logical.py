@@ -437,8 +437,11 @@ class Union(LogicalPlan):
         self.children = tuple(children)
 
     def output(self) -> list[AttributeReference]:
-        first = self.children[0].output()
-        nullable = [any(c.output()[i].nullable for c in self.children) for i in range(len(first))]
+        # Each child's output once: asked per column, a chain of unions (reduce(DataFrame.union,
+        # frames), the rows of VALUES) cost (columns + 1) ** depth calls.
+        outputs = [c.output() for c in self.children]
+        first = outputs[0]
+        nullable = [any(out[i].nullable for out in outputs) for i in range(len(first))]
         return [a.with_nullability(n) for a, n in zip(first, nullable)]
 
     def with_children(self, children: Sequence[LogicalPlan]) -> LogicalPlan:

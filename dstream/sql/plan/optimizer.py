@@ -13,7 +13,8 @@ until the plan stops changing (at most :data:`MAX_ITERATIONS` rounds):
   deterministic aliases), into the side of an inner/outer/semi join they read, below
   a ``Union`` into each child's columns, and into file scans, where the reader uses
   them (Parquet skips the row groups whose statistics exclude them);
-* **column pruning**: each scan reads only the columns some operator above uses.
+* **column pruning**: each scan reads only the columns some operator above uses;
+* **combine unions**: a union of unions becomes one union of all their children.
 
 Invariants
 ----------
@@ -355,8 +356,21 @@ def _named_id(expr: Expression) -> int | None:
 
 # -- driver -----------------------------------------------------------------------------
 
+def _combine_unions(plan: LogicalPlan) -> LogicalPlan | None:
+    """A union of unions as one union of all their children (Spark's CombineUnions).
+
+    ``reduce(DataFrame.union, frames)`` nests one union per frame; flat, it runs as one
+    union of the frames' partitions, not as a lineage as deep as the list is long (which
+    could not be pickled past a few hundred). Output ids are kept: a union's output is
+    its first child's.
+    """
+    if not isinstance(plan, Union) or not any(isinstance(c, Union) for c in plan.children):
+        return None
+    return Union([g for c in plan.children for g in (c.children if isinstance(c, Union) else (c,))])
+
+
 _RULES: list[Callable[[LogicalPlan], LogicalPlan | None]] = [
-    _fold_plan, _combine_filters, _push_filter, _collapse_projects, _remove_noop_project,
+    _fold_plan, _combine_filters, _push_filter, _collapse_projects, _remove_noop_project, _combine_unions,
 ]
 
 
