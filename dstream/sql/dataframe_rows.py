@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .errors import AnalysisException
-from .plan.builders import build_join, dedup_right, null_safe_match
+from .plan.builders import build_join, build_union, dedup_right, null_safe_match
 
 if TYPE_CHECKING:
     from rdd import RDD
@@ -136,6 +136,7 @@ class RowMethods:
         df: DataFrame = self  # type: ignore[assignment]
         _same_width(df, other, name)
         _refuse_variants(df)
+        df, other = _widened(df, other, name)
         # The other side renumbered first when it shares columns with this one: matched on
         # the shared ids, each row would equal itself.
         right = dedup_right(df._plan, other._plan)
@@ -148,6 +149,7 @@ class RowMethods:
         df: DataFrame = self  # type: ignore[assignment]
         _same_width(df, other, name)
         _refuse_variants(df)
+        df, other = _widened(df, other, name)
         keys = [f"c{i}" for i in range(len(df.columns))]
         left = df.toDF(*keys).withColumn(_SIDE, F.lit(1))
         right = other.toDF(*keys).withColumn(_SIDE, F.lit(-1))
@@ -165,6 +167,17 @@ def _same_width(df: DataFrame, other: DataFrame, name: str) -> None:
             f"{len(df.columns)} columns and the second input has {len(other.columns)} columns.",
             "NUM_COLUMNS_MISMATCH", {"operator": name, "firstNumColumns": str(len(df.columns)),
                                      "invalidOrdinalNum": "second", "invalidNumColumns": str(len(other.columns))})
+
+
+def _widened(df: DataFrame, other: DataFrame, name: str) -> tuple[DataFrame, DataFrame]:
+    """Both sides cast to the types their columns meet at, as a union widens them (Spark's
+    WidenSetOperationTypes: an int and a string column intersect as bigint)."""
+    from .expressions.coercion import find_common_type  # noqa: PLC0415 - the DataFrame imports this module
+
+    operator = {"exceptAll": "EXCEPT ALL", "intersectAll": "INTERSECT ALL"}.get(name, name)
+    union = build_union([df._plan, other._plan], lambda a, b: find_common_type([a, b]), operator)
+    left, right = union.children
+    return (df if left is df._plan else df._new(left)), (other if right is other._plan else df._new(right))
 
 
 def _refuse_variants(df: DataFrame) -> None:

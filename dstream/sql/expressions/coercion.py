@@ -152,8 +152,9 @@ def find_common_type(types: list[DataType]) -> DataType | None:
 
     Numbers widen, dates widen to timestamps, intervals of one kind to the span of both
     types' fields, ``void`` meets anything, arrays and maps
-    meet element-wise; otherwise the types must be equal. A string meets a number or a
-    date at the other type, as Spark 4's ANSI coercion does.
+    meet element-wise; otherwise the types must be equal. A string meets an integral type
+    at ``bigint``, a fractional one at ``double``, a date, timestamp, boolean or binary at
+    that type, as Spark 4's ANSI coercion does (comparisons differ: :func:`comparison_type`).
     """
     result: DataType = NullType()
     for dt in types:
@@ -177,10 +178,10 @@ def _common_of_two(a: DataType, b: DataType) -> DataType | None:
         return _wider_datetime(a, b)
     if isinstance(a, AnsiIntervalType) and type(a) is type(b):
         return wider_interval(a, b)
-    if isinstance(a, StringType) and (is_numeric(b) or _is_datetime(b)):
-        return b
-    if isinstance(b, StringType) and (is_numeric(a) or _is_datetime(a)):
-        return a
+    if isinstance(a, StringType) and not isinstance(b, StringType):
+        return _string_meets(b)
+    if isinstance(b, StringType):
+        return _string_meets(a)
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         elem = _common_of_two(a.elementType, b.elementType)
         return None if elem is None else ArrayType(elem, a.containsNull or b.containsNull)
@@ -203,6 +204,19 @@ def _common_of_two(a: DataType, b: DataType) -> DataType | None:
     return None
 
 
+def _string_meets(other: DataType) -> DataType | None:
+    """The type a string and ``other`` widen to (Spark 4's ANSI ``findWiderTypeForString``):
+    an integral type meets it at ``bigint``, a fractional one (decimals too) at ``double``,
+    a date, timestamp, boolean or binary at that type; an interval or a nested type not at all."""
+    if is_integral(other):
+        return LongType()
+    if is_numeric(other):
+        return DoubleType()
+    if _is_datetime(other) or isinstance(other, (BooleanType, BinaryType)):
+        return other
+    return None
+
+
 def comparison_type(a: DataType, b: DataType) -> DataType | None:
     """The type both sides of ``=``, ``<``... are cast to, or ``None`` if they cannot compare.
 
@@ -211,12 +225,18 @@ def comparison_type(a: DataType, b: DataType) -> DataType | None:
     ``CAST_INVALID_INPUT`` under ANSI (the string is not an ``INT``) instead of comparing
     as doubles; ``try_cast`` or an explicit cast picks another type.
     """
-    if isinstance(a, StringType) and isinstance(b, BooleanType):
+    if isinstance(a, StringType) and _compares_as_itself(b):
         return b
-    if isinstance(b, StringType) and isinstance(a, BooleanType):
+    if isinstance(b, StringType) and _compares_as_itself(a):
         return a
     if isinstance(a, BinaryType) and isinstance(b, BinaryType):
         return a
     return find_common_type([a, b])
+
+
+def _compares_as_itself(dt: DataType) -> bool:
+    # Compared with a string, these keep their type (the string is cast to it), where
+    # find_common_type widens a string and an int to bigint.
+    return is_numeric(dt) or _is_datetime(dt) or isinstance(dt, BooleanType)
 
 

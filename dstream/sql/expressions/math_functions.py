@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..types import DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType
+from ..types import DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, NullType, StringType
 from .base import EvalContext
 from .coercion import bounded_decimal, decimal_of, find_common_type, is_numeric
 from .function_registry import FunctionSpec, register
@@ -203,12 +203,24 @@ register(FunctionSpec("bround", 1, 2, _round_types, _double_result, _run_round("
                       scalar_positions=(1,), display=_show_round("bround"), result_from_values=_round_result))
 
 
-def _common_types(types: list[DataType]) -> list[DataType | None]:
-    common = find_common_type(types)
-    if common is None:
-        raise TypeError("the arguments of greatest/least must all have the same type, got "
-                        + ", ".join(t.simpleString() for t in types))
-    return [common] * len(types)
+class _DifferentTypesError(TypeError):
+    """Arguments that meet at no type: Spark's ``DATATYPE_MISMATCH.DATA_DIFF_TYPES``."""
+
+    subclass = "DATA_DIFF_TYPES"
+
+
+def _common_types_of(name: str) -> Callable[[list[DataType]], list[DataType | None]]:
+    def common_types(types: list[DataType]) -> list[DataType | None]:
+        # Spark widens greatest/least's arguments without promoting strings: a string and a
+        # number do not meet (where a union of them is a bigint).
+        present = [t for t in types if not isinstance(t, NullType)]
+        strings = any(isinstance(t, StringType) for t in present)
+        common = None if strings and not all(isinstance(t, StringType) for t in present) else find_common_type(types)
+        if common is None:
+            shown = ", ".join(f'"{t.simpleString().upper()}"' for t in types)
+            raise _DifferentTypesError(f"Input to `{name}` should all be the same type, but it's [{shown}].")
+        return [common] * len(types)
+    return common_types
 
 
 def _common_result(types: list[DataType]) -> DataType:
@@ -222,7 +234,7 @@ def _run_extreme(fn_name: str) -> Run:
     return run
 
 
-register(FunctionSpec("greatest", 2, -1, _common_types, _common_result, _run_extreme("greatest"),
+register(FunctionSpec("greatest", 2, -1, _common_types_of("greatest"), _common_result, _run_extreme("greatest"),
                       null_intolerant=False))
-register(FunctionSpec("least", 2, -1, _common_types, _common_result, _run_extreme("least"),
+register(FunctionSpec("least", 2, -1, _common_types_of("least"), _common_result, _run_extreme("least"),
                       null_intolerant=False))

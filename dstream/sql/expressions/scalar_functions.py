@@ -154,8 +154,8 @@ class ScalarFunction(Expression):
         types = [c.data_type() for c in self.children]
         try:
             wanted = self.spec.arg_types(types)
-        except TypeError as exc:
-            raise mismatch(self, "UNEXPECTED_INPUT_TYPE", str(exc)) from None
+        except TypeError as exc:  # a spec's type rule may name Spark's subclass (DATA_DIFF_TYPES...)
+            raise mismatch(self, getattr(exc, "subclass", "UNEXPECTED_INPUT_TYPE"), str(exc)) from None
         children = []
         for i, (child, dt) in enumerate(zip(self.children, wanted)):
             if dt is not None and child.data_type() != dt:

@@ -97,6 +97,14 @@ def ceil_(values: pa.Array) -> pa.Array:
 
 
 def _extreme(arrays: list[pa.Array], greatest_: bool) -> pa.Array:
+    arrow_type = arrays[0].type
+    if pa.types.is_null(arrow_type):
+        return pa.nulls(len(arrays[0]))
+    if (pa.types.is_timestamp(arrow_type) and arrow_type.tz is not None) or pa.types.is_boolean(arrow_type):
+        # Arrow's element-wise extremes take neither zoned timestamps nor booleans: their
+        # numbers order the same (an instant's microseconds, false < true).
+        numbers = pa.int64() if pa.types.is_timestamp(arrow_type) else pa.int8()
+        return _extreme([a.cast(numbers) for a in arrays], greatest_).cast(arrow_type)
     fn = pc.max_element_wise if greatest_ else pc.min_element_wise
     result = fn(*arrays, skip_nulls=True)
     if pa.types.is_floating(result.type):

@@ -34,6 +34,7 @@ from typing import Any, get_args
 from dstream.sql.errors import AnalysisException, ParseException
 from dstream.sql.parser.columns import AGGREGATES, quote_name, to_column, to_sort
 from dstream.sql.parser.expression import parse_expression_ast
+from dstream.sql.parser.inline_tables import inline_table
 from dstream.sql.parser.lateral_subquery import lateral_subquery
 from dstream.sql.parser.nodes import (
     ALL_OUTPUT_COLUMNS,
@@ -378,31 +379,8 @@ class _QueryBuilder:
         return table_function(self, node, _GENERATORS)
 
     def inline_table(self, node: InlineTable) -> Any:
-        """The rows of ``VALUES``, each a one-row select, unioned (the columns' types widened as UNION does)."""
-        width = len(node.rows[0])
-        if any(len(row) != width for row in node.rows):
-            raise AnalysisException(
-                f"Every row of VALUES must have {width} values (as its first row has); a row has "
-                f"{next(len(r) for r in node.rows if len(r) != width)}.", "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
-                {"expectedNumCols": str(width)})
-        names = list(node.columns) or [f"col{i + 1}" for i in range(width)]
-        if len(names) != width:
-            raise AnalysisException(
-                f"VALUES has {width} columns but its alias names {len(names)} ({', '.join(names)}).",
-                "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH", {"expectedNumCols": str(width)})
-        frames = [self.session.range(1).select(*[self.column(e).alias(n) for e, n in zip(row, names)])
-                  for row in node.rows]
-        # Unioned in pairs, as a balanced tree: a chain as long as the rows would be as deep
-        # (Python's recursion limit, past a few hundred rows). The optimizer flattens it.
-        while len(frames) > 1:
-            frames = [frames[i].union(frames[i + 1]) if i + 1 < len(frames) else frames[i]
-                      for i in range(0, len(frames), 2)]
-        df = frames[0]
-        slots = self.session.sparkContext.defaultParallelism
-        if len(node.rows) > slots:
-            # As Spark's local table scan: at most one partition per slot, not one task per row.
-            df = df.coalesce(slots)
-        return df.alias(node.alias) if node.alias else df
+        """The rows of ``VALUES`` (see :mod:`.inline_tables`)."""
+        return inline_table(self, node)
 
     def join(self, node: Join, left: Any, right: Any) -> Any:
         using = list(node.using)

@@ -410,20 +410,22 @@ def _side_key(plan: LogicalPlan, name: str, side: str, case_sensitive: bool) -> 
     return found
 
 
-def build_union(children: Sequence[LogicalPlan], widen: object) -> LogicalPlan:
+def build_union(children: Sequence[LogicalPlan], widen: object, operator: str = "UNION") -> Union:
     """The plan of ``union`` (by position): same column count, types widened to a common type.
 
     ``widen(a, b) -> DataType | None`` is the type-coercion rule (``None``: incompatible).
+    ``INTERSECT`` and ``EXCEPT`` widen their sides the same way: their children, cast, are
+    the union's (``operator`` names the operation in the errors).
     """
     outputs = [child.output() for child in children]  # once each: a child may be a deep chain of unions
     first = outputs[0]
     for i, out in enumerate(outputs[1:], start=1):
         if len(out) != len(first):
             raise AnalysisException(
-                f"UNION can only be performed on inputs with the same number of columns, but the first input has "
+                f"{operator} can only be performed on inputs with the same number of columns, but the first input has "
                 f"{len(first)} columns and the {_ordinal(i + 1)} input has {len(out)} columns.",
                 "NUM_COLUMNS_MISMATCH",
-                {"operator": "UNION", "firstNumColumns": str(len(first)), "invalidOrdinalNum": _ordinal(i + 1),
+                {"operator": operator, "firstNumColumns": str(len(first)), "invalidOrdinalNum": _ordinal(i + 1),
                  "invalidNumColumns": str(len(out))})
     types: list[DataType] = [a.dtype for a in first]
     for out in outputs[1:]:
@@ -431,7 +433,7 @@ def build_union(children: Sequence[LogicalPlan], widen: object) -> LogicalPlan:
             common = widen(types[i], attr.dtype)  # type: ignore[operator]
             if common is None:
                 raise AnalysisException(
-                    f"UNION can only be performed on inputs with compatible column types. The column "
+                    f"{operator} can only be performed on inputs with compatible column types. The column "
                     f"{quote(first[i].name)} has type {attr.dtype.simpleString().upper()} in one input and "
                     f"{types[i].simpleString().upper()} in another.", "INCOMPATIBLE_COLUMN_TYPE",
                     {"columnOrdinalNumber": _ordinal(i + 1), "tableOrdinalNumber": "second",
