@@ -11,7 +11,9 @@ few per difference found, so that each stays fixed:
   other side's type instead; ``greatest``/``least`` do not promote strings at all;
 * ``greatest``/``least`` over timestamps, booleans and nulls;
 * ``corr``, ``regr_r2`` and the moments at their edges (no spread, one row);
-* ``ORDER BY ALL`` over ``SELECT *``.
+* ``ORDER BY ALL`` over ``SELECT *``;
+* ``avg(DISTINCT ...)`` (and ``mean``), with ``FILTER``, and refused over a window
+  (``DISTINCT_WINDOW_FUNCTION_UNSUPPORTED``).
 """
 
 from __future__ import annotations

@@ -439,15 +439,18 @@ class Sum(_Simple):
         if self._exact():
             return long_sums(buffers[0], buffers[1], ctx.ansi)
         if self.distinct:
-            groups, values = _flatten_groups(buffers[0])
-            keep = pc.is_valid(values)
-            groups, values = groups.filter(keep), values.filter(keep)
-            per_group = pa.table({"g": groups, "v": values}).group_by(["g", "v"]).aggregate([]).column("v")
-            group_col = pa.table({"g": groups, "v": values}).group_by(["g", "v"]).aggregate([]).column("g")
-            sums = _per_group(group_col.combine_chunks(), per_group.combine_chunks(), len(buffers[0]), "sum", _SUM,
-                              _arrow(self.data_type()))
+            groups, values = _distinct_values(buffers[0])
+            sums = _per_group(groups, values, len(buffers[0]), "sum", _SUM, _arrow(self.data_type()))
             return _fit(sums, self.data_type())
         return _fit(buffers[0], self.data_type())
+
+
+def _distinct_values(lists: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """``(group, value)`` of each distinct non-null value of each group's list buffer."""
+    groups, values = _flatten_groups(lists)
+    keep = pc.is_valid(values)
+    pairs = pa.table({"g": groups.filter(keep), "v": values.filter(keep)}).group_by(["g", "v"]).aggregate([])
+    return pairs.column("g").combine_chunks(), pairs.column("v").combine_chunks()
 
 
 
@@ -474,12 +477,22 @@ class Avg(Sum):
         return DoubleType()
 
     def partial_aggs(self) -> list[ArrowAgg]:
+        if self.distinct:
+            return [("distinct", _VALID)]
         return [("sum", _SUM), ("count", _VALID)]
 
     def merge_aggs(self) -> list[ArrowAgg]:
+        if self.distinct:
+            return [(LIST_CONCAT, None)]
         return [("sum", _SUM), ("sum", None)]
 
     def finish(self, buffers: list[pa.Array], ctx: EvalContext) -> pa.Array:
+        if self.distinct:  # avg(DISTINCT v): the sum and count of each group's distinct values
+            groups, values = _distinct_values(buffers[0])
+            n = len(buffers[0])
+            sum_type = pa.decimal128(38, values.type.scale) if pa.types.is_decimal(values.type) else values.type
+            buffers = [_per_group(groups, values, n, "sum", _SUM, sum_type),
+                       _per_group(groups, values, n, "count", _VALID, pa.int64())]
         total, count = buffers
         count = pc.fill_null(count.cast(pa.int64()), 0)
         nonzero = pc.greater(count, 0)

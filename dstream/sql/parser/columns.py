@@ -61,6 +61,7 @@ from dstream.sql.parser.nodes import (
     Unary,
 )
 from dstream.sql.parser.spark_names import OPERATOR_NAMES, SHOWN_AS_CALLED, named_as_called
+from dstream.sql.parser.special_aggregates import distinct_aggregate, within_group
 
 __all__ = ["to_column", "to_sort", "quote_name", "unresolved_routine", "AGGREGATES"]
 
@@ -425,43 +426,8 @@ class _Builder:
         return func(*values)
 
     def within_group(self, node: Call) -> Any:
-        """``percentile_cont(p)``, ``percentile_disc(p)``, ``mode()``, ``listagg(v[, d])`` and ``string_agg``
-        ``WITHIN GROUP (ORDER BY k [DESC])``."""
-        from ..expressions.numeric_aggregates import OrderedListAgg  # noqa: PLC0415 - SQL-only aggregates
-        from ..expressions.statistical_aggregates import Mode, Percentile  # noqa: PLC0415
-
-        name, args, order = node.name, node.args, node.within_group
-        if len(order) != 1 or node.distinct or name not in (
-                "percentile_cont", "percentile_disc", "mode", "listagg", "string_agg"):
-            raise AnalysisException(
-                f"{name}(...) WITHIN GROUP (ORDER BY ...) is not supported: WITHIN GROUP takes one ordering, for "
-                "percentile_cont, percentile_disc, mode, listagg and string_agg (without DISTINCT).",
-                "UNSUPPORTED_FEATURE", {"feature": "WITHIN GROUP"})
-        column = self.build(order[0].operand)
-        descending = not order[0].ascending
-        if name in ("listagg", "string_agg"):
-            if not 1 <= len(args) <= 2:
-                raise AnalysisException(f"{name} takes a value and an optional delimiter.", "WRONG_NUM_ARGS",
-                                        {"functionName": name})
-            value = self.build(args[0])
-            delimiter = self.build(args[1]).expr if len(args) == 2 else self.fns.lit(None).expr
-            return type(column)(OrderedListAgg(value.expr, delimiter, column.expr, descending, name))
-        if name == "mode":
-            if args:
-                raise AnalysisException("mode() takes no argument with WITHIN GROUP: the values are its ORDER BY.",
-                                        "WRONG_NUM_ARGS", {"functionName": "mode"})
-            mode = Mode(column.expr)
-            mode.within_group = True
-            mode.descending = descending
-            return type(column)(mode)
-        literals = args[0].args if len(args) == 1 and isinstance(args[0], Call) and args[0].name == "array" else args
-        if len(args) != 1 or not literals or not all(isinstance(a, Literal) for a in literals):
-            raise AnalysisException(f"{name} takes one literal percentage (or an array of them), as "
-                                    f"{name}(0.5) WITHIN GROUP (ORDER BY v).", "WRONG_NUM_ARGS", {"functionName": name})
-        values = [float(a.value) for a in literals]  # type: ignore[union-attr, arg-type]
-        percentage = values if isinstance(args[0], Call) else values[0]
-        return type(column)(Percentile(column.expr, percentage, name, discrete=name == "percentile_disc",
-                                       descending=descending))
+        """``f(...) WITHIN GROUP (ORDER BY k)`` (see :mod:`.special_aggregates`)."""
+        return within_group(self, node)
 
     def ignoring_nulls(self, node: Call) -> Any:
         """``f(x, ...) IGNORE NULLS``: the functions that take it as an argument get it so; ``lag``
@@ -486,6 +452,10 @@ class _Builder:
             raise AnalysisException("Window aggregate function with filter predicate is not supported yet; "
                                     "aggregate CASE WHEN cond THEN v END over the window instead.",
                                     "_LEGACY_ERROR_TEMP_1030", {})
+        if node.call.distinct:  # Spark: a window aggregates every row of its frame, DISTINCT is refused
+            shown = f"{node.call.name}(DISTINCT ...) OVER (...)"
+            raise AnalysisException(f'Distinct window functions are not supported: "{shown}".',
+                                    "DISTINCT_WINDOW_FUNCTION_UNSUPPORTED", {"windowExpr": shown})
 
         spec = Window.partitionBy(*[self.build(e) for e in node.partition_by]).orderBy(
             *[to_sort(item, self.fns, self.build(item.operand)) for item in node.order_by])
@@ -506,15 +476,8 @@ class _Builder:
         return self.call(node.call).over(spec)
 
     def distinct_aggregate(self, node: Call) -> Any:
-        cols = [self.build(a) for a in node.args]
-        if node.name == "count":
-            return self.function("count_distinct")(*cols)
-        if node.name == "sum" and len(cols) == 1:
-            return self.function("sum_distinct")(*cols)
-        if node.name in ("min", "max", "collect_set", "approx_count_distinct", "bool_and", "bool_or", "every",
-                         "some", "any"):
-            return self.function(node.name)(*cols)  # DISTINCT does not change these results
-        raise _unsupported(f"{node.name}(DISTINCT ...)")
+        """``f(DISTINCT ...)`` (see :mod:`.special_aggregates`)."""
+        return distinct_aggregate(self, node)
 
 
 def to_column(node: Expr, functions: ModuleType, env: Mapping[str, Any] | None = None,
