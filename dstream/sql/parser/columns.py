@@ -124,7 +124,11 @@ _NOT_SQL = frozenset({"col", "column", "lit", "expr", "udf", "pandas_udf", "udtf
                       "call_udf", "when", "asc", "desc", "asc_nulls_first", "asc_nulls_last",
                       "desc_nulls_first", "desc_nulls_last",
                       # partition transforms: DataFrameWriterV2.partitionedBy only
-                      "years", "months", "days", "hours", "bucket", "partitioning"})
+                      "years", "months", "days", "hours", "bucket", "partitioning",
+                      # PySpark functions that Spark's SQL does not resolve (UNRESOLVED_ROUTINE in
+                      # PySpark 4.0.1): SQL spells them count(DISTINCT ...), map, ~, negative...
+                      "bitwise_not", "count_distinct", "create_map", "listagg_distinct", "negate", "product",
+                      "string_agg_distinct", "sum_distinct", "timestamp_add", "timestamp_diff"})
 
 _EXTRACT_FIELDS = {
     "YEAR": "year", "YEARS": "year", "Y": "year", "MONTH": "month", "MONTHS": "month", "MON": "month",

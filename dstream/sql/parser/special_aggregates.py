@@ -71,9 +71,9 @@ def within_group(builder: Any, node: Call) -> Any:
 def distinct_aggregate(builder: Any, node: Call) -> Any:
     cols = [builder.build(a) for a in node.args]
     if node.name == "count":
-        return builder.function("count_distinct")(*cols)
+        return builder.fns.count_distinct(*cols)  # PySpark's function, not a SQL name
     if node.name == "sum" and len(cols) == 1:
-        return builder.function("sum_distinct")(*cols)
+        return builder.fns.sum_distinct(*cols)
     if node.name in ("avg", "mean") and len(cols) == 1:
         from ..expressions.aggregates import Avg  # noqa: PLC0415 - SQL-only: PySpark has no avg_distinct
 
