@@ -12,6 +12,7 @@ few per difference found, so that each stays fixed:
 * ``greatest``/``least`` over timestamps, booleans and nulls;
 * ``corr``, ``regr_r2`` and the moments at their edges (no spread, one row);
 * ``ORDER BY ALL`` over ``SELECT *``;
+* ``%`` and ``pmod`` of infinite and NaN doubles (a Python ``math domain error`` before);
 * ``avg(DISTINCT ...)`` (and ``mean``), with ``FILTER``, and refused over a window
   (``DISTINCT_WINDOW_FUNCTION_UNSUPPORTED``).
 """

@@ -21,19 +21,19 @@ divisor; ``%`` takes the sign of the dividend; decimals round HALF_UP to the res
 and overflow to ``NUMERIC_VALUE_OUT_OF_RANGE`` (ANSI) or NULL; ``round`` of a double
 rounds its shortest decimal text (``round(2.675, 2) = 2.68``).
 
-Per-row Python (no Arrow kernel has the semantics): ``%``/``pmod`` of floating values
-(Java's exact ``fmod``), decimal arithmetic whose exact result exceeds 38 digits or that
+``%``/``pmod`` of floating values is numpy's ``fmod`` (Java's exact remainder; Arrow has
+none). Per-row Python (no Arrow kernel has the semantics): decimal arithmetic whose exact result exceeds 38 digits or that
 Arrow rejects, decimal ``/`` and ``%``, the near-tie rows of double rounding, and the
 search for the offending row when an error is raised.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -308,8 +308,14 @@ def remainder(a: Operand, b: Operand, dt: Any, ansi: bool) -> pa.Array:
     zero = _zero_divisor(x, y, ansi)
     if is_integral(t):
         return _int_remainder(x, y, zero)
-    out = [None if u is None or v is None or v == 0 else math.fmod(u, v) for u, v in zip(x.to_pylist(), y.to_pylist())]
-    return pa.array(out, t)
+    # C's fmod is Java's % on doubles: exact, the dividend's sign, NaN for an infinite
+    # dividend (math.fmod raises there), the dividend itself for an infinite divisor.
+    xs = x.cast(t).fill_null(0).to_numpy(zero_copy_only=False)
+    ys = y.cast(t).fill_null(1).to_numpy(zero_copy_only=False)
+    missing = pc.or_kleene(pc.or_kleene(x.is_null(), y.is_null()), pc.equal(y, zero_of(y.type)))
+    with np.errstate(invalid="ignore"):
+        values = np.fmod(xs, np.where(ys == 0, 1, ys))
+    return pa.array(values, t, mask=pc.fill_null(missing, True).to_numpy(zero_copy_only=False))
 
 
 def pmod(a: Operand, b: Operand, dt: Any, ansi: bool) -> pa.Array:
