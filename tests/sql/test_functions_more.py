@@ -4,6 +4,7 @@ plain-Python models of Spark's rules (the modules' docs state them)."""
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from typing import Any
 
 import pytest
@@ -40,12 +41,15 @@ def luhn_model(text: str) -> bool:
 
 
 def mask_model(text: str, upper: str | None, lower: str | None, digit: str | None, other: str | None) -> str:
+    # Java's Character.isUpperCase/isLowerCase/isDigit, as Spark's mask: any Unicode letter or
+    # digit (PySpark 4.0.1 masks 'é' as 'x'), by its general category.
     def one(c: str) -> str:
-        if c.isascii() and c.isupper():
+        kind = unicodedata.category(c)
+        if kind == "Lu":
             return c if upper is None else upper
-        if c.isascii() and c.islower():
+        if kind == "Ll":
             return c if lower is None else lower
-        if c.isascii() and c.isdigit():
+        if kind == "Nd":
             return c if digit is None else digit
         return c if other is None else other
     return "".join(one(c) for c in text)

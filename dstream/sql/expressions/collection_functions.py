@@ -223,15 +223,22 @@ class ElementAt(Expression):
         keys = self.children[1].eval(batch, ctx)
         if pa.types.is_map(values.type):
             return map_lookup(values, keys)
-        if pc.any(pc.fill_null(pc.equal(keys, 0), False)).as_py():
+        if _index_zero(values, keys):
             raise ArrayIndexOutOfBoundsException(
                 "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).",
                 "INVALID_INDEX_OF_ZERO", {})
         return list_item(values, keys, True, ctx.ansi, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT")
 
 
+def _index_zero(values: pa.Array, keys: Any) -> bool:
+    """Whether a row of a non-null array asks for position 0 (a null array is null, as in Spark)."""
+    zero = pc.equal(keys, 0)
+    return bool(pc.any(pc.fill_null(pc.and_(zero, values.is_valid()), False)).as_py())
+
+
 class TryElementAt(ElementAt):
-    """``try_element_at(a, i)``: ``element_at`` with null for an index out of range (or 0), even under ANSI."""
+    """``try_element_at(a, i)``: ``element_at`` with null for an index out of range, even under ANSI;
+    index 0 still raises ``INVALID_INDEX_OF_ZERO`` (as PySpark 4.0.1: it is no position at all)."""
 
     def sql(self) -> str:
         return f"try_element_at({self.children[0].sql()}, {self.children[1].sql()})"
@@ -241,7 +248,10 @@ class TryElementAt(ElementAt):
         keys = self.children[1].eval(batch, ctx)
         if pa.types.is_map(values.type):
             return map_lookup(values, keys)
-        keys = pc.if_else(pc.fill_null(pc.equal(keys, 0), False), pa.scalar(None, keys.type), keys)
+        if _index_zero(values, keys):
+            raise ArrayIndexOutOfBoundsException(
+                "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).",
+                "INVALID_INDEX_OF_ZERO", {})
         return list_item(values, keys, True, False, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT")
 
 

@@ -60,12 +60,15 @@ class CaseWhen(Expression):
     Children are ``c1, v1, c2, v2, ...`` and the ``ELSE`` value last when present.
     """
 
-    def __init__(self, branches: Sequence[tuple[Expression, Expression]], else_value: Expression | None = None) -> None:
+    def __init__(self, branches: Sequence[tuple[Expression, Expression]], else_value: Expression | None = None,
+                 shown: str | None = None) -> None:
         flat: list[Expression] = [e for pair in branches for e in pair]
         if else_value is not None:
             flat.append(else_value)
         self.children = tuple(flat)
         self.has_else = else_value is not None
+        #: The name of a function Spark rewrites into a CASE (SQL's ``decode(e, s1, r1, ...)``).
+        self.shown = shown
 
     @property
     def branches(self) -> list[tuple[Expression, Expression]]:
@@ -79,15 +82,15 @@ class CaseWhen(Expression):
     def with_children(self, children: Sequence[Expression]) -> Expression:
         n = len(children) - (1 if self.has_else else 0)
         pairs = [(children[i], children[i + 1]) for i in range(0, n, 2)]
-        return CaseWhen(pairs, children[-1] if self.has_else else None)
+        return CaseWhen(pairs, children[-1] if self.has_else else None, self.shown)
 
     def with_branch(self, condition: Expression, value: Expression) -> CaseWhen:
         """This ``CASE`` with one more ``WHEN`` (before any ``ELSE``)."""
-        return CaseWhen([*self.branches, (condition, value)], self.else_value)
+        return CaseWhen([*self.branches, (condition, value)], self.else_value, self.shown)
 
     def with_else(self, value: Expression) -> CaseWhen:
         """This ``CASE`` with an ``ELSE``."""
-        return CaseWhen(self.branches, value)
+        return CaseWhen(self.branches, value, self.shown)
 
     def _values(self) -> list[Expression]:
         values = [v for _, v in self.branches]
@@ -102,6 +105,8 @@ class CaseWhen(Expression):
         return not self.has_else or any(v.nullable for v in self._values())
 
     def sql(self) -> str:
+        if self.shown is not None:
+            return self.shown
         parts = ["CASE"] + [f"WHEN {c.sql()} THEN {v.sql()}" for c, v in self.branches]
         if self.else_value is not None:
             parts.append(f"ELSE {self.else_value.sql()}")
@@ -111,7 +116,7 @@ class CaseWhen(Expression):
         common = _common(self, self._values())
         pairs = [(_condition(self, c), cast_to(v, common)) for c, v in self.branches]
         else_value = None if self.else_value is None else cast_to(self.else_value, common)
-        node = CaseWhen(pairs, else_value)
+        node = CaseWhen(pairs, else_value, self.shown)
         if all(n is o for n, o in zip(node.children, self.children)):
             return self
         return node

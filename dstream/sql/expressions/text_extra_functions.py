@@ -31,6 +31,7 @@ Invariants
 from __future__ import annotations
 
 import re
+import unicodedata
 import urllib.parse
 from typing import Any
 
@@ -97,11 +98,14 @@ def _mask(text: Any, upper: Any = "X", lower: Any = "x", digit: Any = "n", other
         return None
     out = []
     for ch in text:
-        if "A" <= ch <= "Z":
+        # Java's Character.isUpperCase/isLowerCase/isDigit: Unicode letters and digits, not
+        # only ASCII ones ('ü' is masked as 'x', an Arabic-Indic three as 'n').
+        kind = unicodedata.category(ch)
+        if kind == "Lu":
             out.append(ch if upper is None else upper)
-        elif "a" <= ch <= "z":
+        elif kind == "Ll":
             out.append(ch if lower is None else lower)
-        elif "0" <= ch <= "9":
+        elif kind == "Nd":
             out.append(ch if digit is None else digit)
         else:
             out.append(ch if other is None else other)

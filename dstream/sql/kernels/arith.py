@@ -22,8 +22,8 @@ and overflow to ``NUMERIC_VALUE_OUT_OF_RANGE`` (ANSI) or NULL; ``round`` of a do
 rounds its shortest decimal text (``round(2.675, 2) = 2.68``).
 
 ``%``/``pmod`` of floating values is numpy's ``fmod`` (Java's exact remainder; Arrow has
-none). Per-row Python (no Arrow kernel has the semantics): decimal arithmetic whose exact result exceeds 38 digits or that
-Arrow rejects, decimal ``/`` and ``%``, the near-tie rows of double rounding, and the
+none). Per-row Python (no Arrow kernel has the semantics): decimal arithmetic whose exact
+result exceeds 38 digits or that Arrow rejects, decimal ``/`` and ``%``, the near-tie rows of double rounding, and the
 search for the offending row when an error is raised.
 """
 

@@ -13,7 +13,8 @@ Spark's rules (beyond :mod:`.cast_text`, which parses strings):
   (ANSI); legacy saturates to int/bigint (NaN -> 0) and wraps from int to tinyint/smallint;
 * integral narrowing: ``CAST_OVERFLOW`` (ANSI), wraps (legacy);
 * -> decimal: HALF_UP to the scale, too wide -> ``NUMERIC_VALUE_OUT_OF_RANGE`` (ANSI) else NULL;
-  a double converts through its shortest text (``0.1`` is exactly ``0.1``);
+  a double converts through its shortest text (``0.1`` is exactly ``0.1``); NaN and the
+  infinities are NULL, under ANSI too;
 * numeric -> boolean is ``x != 0`` (NaN is true); boolean -> numeric is 1/0;
 * timestamp -> integral: seconds since the epoch, floored; -> double: seconds with fraction;
   numeric -> timestamp: seconds; date <-> timestamp through midnight in ``time_zone``;
@@ -29,6 +30,7 @@ when printed (see :mod:`.javafmt`).
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -207,14 +209,10 @@ def _to_decimal(x: pa.Array, src: pa.DataType, dst: pa.DataType, mode: str) -> p
     if is_integral(src) or pa.types.is_decimal(src):
         return fit_decimal(x, dst, ansi)
     if pa.types.is_floating(src):
-        exact: list[Decimal | None] = []
-        for v in x.to_pylist():
-            if v is not None and (v != v or v in (float("inf"), float("-inf"))):
-                if ansi:
-                    raise cast_invalid_input(v, src, dst)
-                exact.append(None)
-            else:
-                exact.append(None if v is None else Decimal(repr(v)))
+        # NaN and the infinities are null even under ANSI: Spark's cast catches the
+        # NumberFormatException BigDecimal throws for them (PySpark 4.0.1 returns NULL).
+        exact = [None if v is None or v != v or v in (math.inf, -math.inf) else Decimal(repr(v))
+                 for v in x.to_pylist()]
         return _decimal_rows(exact, dst, ansi)
     if pa.types.is_timestamp(src):
         return fit_decimal(pc.cast(_from_timestamp(x, pa.float64(), mode), pa.decimal128(38, 6)), dst, ansi)

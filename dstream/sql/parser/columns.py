@@ -391,6 +391,8 @@ class _Builder:
             if name == "if":  # Spark's If, named (IF(c, a, b)); iff is CASE WHEN
                 return type(parts[0])(If(*[p.expr for p in parts]))
             return fns.when(parts[0], parts[1]).otherwise(parts[2])
+        if name == "decode" and len(args) > 2:
+            return _decode_case([self.build(a) for a in args])
         if name == "mod" and len(args) == 2:
             return named_as_called(self.build(args[0]) % self.build(args[1]), "mod")
         if name == "extract" and not hasattr(fns, "extract") and isinstance(args[0], Literal):
@@ -482,6 +484,19 @@ class _Builder:
     def distinct_aggregate(self, node: Call) -> Any:
         """``f(DISTINCT ...)`` (see :mod:`.special_aggregates`)."""
         return distinct_aggregate(self, node)
+
+
+def _decode_case(parts: list[Any]) -> Any:
+    """SQL's ``decode(e, s1, r1, [s2, r2, ...] [default])``: the result of the first search equal
+    to ``e`` (nulls equal, ``<=>``), else the default or null; named as called, as Spark's."""
+    from dstream.sql.expressions.conditional import CaseWhen  # noqa: PLC0415 - SQL only
+    from dstream.sql.expressions.predicates import EqualNullSafe  # noqa: PLC0415
+
+    exprs = [p.expr for p in parts]
+    pairs = [(EqualNullSafe(exprs[0], exprs[i]), exprs[i + 1]) for i in range(1, len(exprs) - 1, 2)]
+    default = exprs[-1] if len(exprs) % 2 == 0 else None
+    shown = f"decode({', '.join(e.sql() for e in exprs)})"
+    return type(parts[0])(CaseWhen(pairs, default, shown))
 
 
 def to_column(node: Expr, functions: ModuleType, env: Mapping[str, Any] | None = None,
