@@ -12,6 +12,8 @@ few per difference found, so that each stays fixed:
 * ``greatest``/``least`` over timestamps, booleans and nulls;
 * ``corr``, ``regr_r2`` and the moments at their edges (no spread, one row);
 * ``ORDER BY ALL`` over ``SELECT *``;
+* ANSI ``sum`` of bigints, which fails when a running sum leaves the range in row order
+  (``MAX, 1, -1``) even if the total fits, and not when the order keeps it inside;
 * ``%`` and ``pmod`` of infinite and NaN doubles (a Python ``math domain error`` before);
 * a NaN or infinite double cast to a decimal (NULL, under ANSI too); ``try_element_at`` at
   index 0 (raises); ``mask`` of non-ASCII letters and digits; SQL's ``decode(e, s1, r1, ...)``;

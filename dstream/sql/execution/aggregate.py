@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 from ..expressions.aggregate_base import AggregateFunction
 from ..expressions.aggregates import group_aggregate
 from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, Literal, column_key, new_expr_id
+from ..expressions.long_sums import check_running_sums
 from .arrays import arange, concat_batches, constant, table_as_batch
 from .context import QueryContext
 from .partitioning import normalize_floats
@@ -184,6 +185,8 @@ class AggregateSpec:
                 aggs.append((f"a{fi}_{j}", fn, opts))
         if counted:
             aggs.append(("", "count_all", None))
+        if ctx.ansi:
+            self._check_running_sums(cols, key_cols, "a")
         # Without Arrow's thread pool (group_aggregate's default), here and in merge: a table
         # built from arrays is one chunk, which one thread groups either way, and starting the
         # others cost 0.03-0.1 ms (pyarrow 26, 100,000 to 1,000,000 rows).
@@ -204,7 +207,18 @@ class AggregateSpec:
             if self.grouping:
                 return None
             table = self.partial(self.input_schema.empty_table(), ctx)
+        if ctx.ansi:  # the partial sums added in the order they arrived, as Spark's final aggregate adds them
+            keys = {column_key(a.expr_id): table.column(column_key(a.expr_id)).combine_chunks() for a in self.key_attrs}
+            sums = {f"b{fi}_0": table.column(f"b{fi}_0").combine_chunks() for fi, f in enumerate(self.functions)
+                    if f.checks_running_sum}
+            self._check_running_sums({**keys, **sums}, list(keys), "b")
         return self.finish(self.merge(table), ctx)
+
+    def _check_running_sums(self, cols: dict[str, Any], key_cols: list[str], prefix: str) -> None:
+        """ANSI ``sum``: the running sums of each group in row order must stay in bigint's range."""
+        for fi, f in enumerate(self.functions):
+            if f.checks_running_sum:
+                check_running_sums(cols[f"{prefix}{fi}_0"], pa.table({k: cols[k] for k in key_cols}))
 
     def merge(self, table: pa.Table, extra: Sequence[tuple[str, str]] = (), ctx: EvalContext | None = None) -> pa.Table:
         """Partial buffers merged into one row per group, in the partial layout (keys, ``b<f>_<j>``).

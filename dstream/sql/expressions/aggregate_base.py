@@ -54,6 +54,9 @@ class AggregateFunction(Expression):
 
     #: Spark's name of the function, as it appears in the generated column name.
     name: str = "agg"
+    #: Whether its first buffer is a bigint sum Spark adds row by row, each addition checked
+    #: under ANSI (``sum``): the aggregation then replays the running sums (see ``long_sums``).
+    checks_running_sum: bool = False
 
     def __init__(self, children: Sequence[Expression], distinct: bool = False) -> None:
         self.children = tuple(children)

@@ -420,6 +420,10 @@ class Sum(_Simple):
             return [(LIST_CONCAT, None)]
         return [("sum", _SUM), ("sum", _SUM)] if self._exact() else [("sum", _SUM)]
 
+    @property
+    def checks_running_sum(self) -> bool:  # type: ignore[override]
+        return self._exact() and self.name == "sum" and not isinstance(self.child.data_type(), AnsiIntervalType)
+
     def _exact(self) -> bool:
         """Integral sums are checked: Arrow's int64 sum wraps, Spark's overflow is an error.
 

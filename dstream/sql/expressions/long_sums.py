@@ -10,6 +10,11 @@ Invariants
 ----------
 * Arrow's int64 sum wraps modulo 2**64; a float64 sum of the same values beside it tells
   which groups came near the range's ends, and only those are reconstructed exactly.
+* Under ANSI Spark adds row by row, each addition checked: a group whose running sum
+  leaves the range on the way fails even if its total fits (``MAX + 1 - 1``).
+  :func:`check_running_sums` replays that in row order, per group, but only when the
+  batch's values are large enough for any running sum to get there (their absolute
+  values add up to 2**63 or more): other batches pay one pass of ``abs`` and ``sum``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from fractions import Fraction
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["long_overflows", "long_sums"]
+__all__ = ["check_running_sums", "long_overflows", "long_sums"]
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
@@ -53,6 +58,34 @@ def long_sums(sums: pa.Array, approx: pa.Array, ansi: bool) -> pa.Array:
         if overflows is not None and pc.any(overflows).as_py():
             from ..kernels.conditions import arithmetic_overflow  # noqa: PLC0415 - only on the error path
 
-            raise arithmetic_overflow("long overflow", "try_sum")
+            raise arithmetic_overflow("long overflow", "try_add")
     # Out of range without ANSI: the wrapped int64 sum is what Java's long arithmetic gives.
     return sums
+
+
+def check_running_sums(values: pa.Array, keys: pa.Table) -> None:
+    """Raise ``ARITHMETIC_OVERFLOW`` if a group's running sum, in row order, leaves bigint's range.
+
+    ``values`` are int64 (nulls skipped), ``keys`` the grouping columns of the same rows
+    (an empty table: one group). See the module doc for when the rows are replayed.
+    """
+    if values.null_count == len(values):
+        return
+    magnitude = pc.sum(pc.abs(values.cast(pa.float64(), safe=False))).as_py() or 0.0
+    if magnitude < float(2**63) * (1 - 2**-40):  # no running sum can reach the range's ends
+        return
+    rows = keys.append_column("__v", values) if keys.num_columns else pa.table({"__v": values})
+    if keys.num_columns:
+        per_group = rows.group_by(keys.column_names, use_threads=False).aggregate([("__v", "list")])
+        groups = per_group.column("__v_list").to_pylist()
+    else:
+        groups = [values.to_pylist()]
+    for members in groups:
+        total = 0
+        for v in members:
+            if v is not None:
+                total += v
+                if not _LONG_MIN <= total <= _LONG_MAX:
+                    from ..kernels.conditions import arithmetic_overflow  # noqa: PLC0415 - only on the error path
+
+                    raise arithmetic_overflow("long overflow", "try_add")
