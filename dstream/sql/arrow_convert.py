@@ -109,11 +109,14 @@ def to_arrow_type(dt: DataType) -> pa.DataType:
         return pa.month_day_nano_interval()
     if isinstance(dt, CharType | VarcharType):
         return pa.string()
+    # A void element is nullable in Arrow whatever Spark says (array() is array<void> without
+    # nulls): Arrow refuses a non-nullable null-typed field.
     if isinstance(dt, ArrayType):
-        return pa.list_(pa.field("element", to_arrow_type(dt.elementType), nullable=dt.containsNull))
+        return pa.list_(pa.field("element", to_arrow_type(dt.elementType),
+                                 nullable=dt.containsNull or isinstance(dt.elementType, NullType)))
     if isinstance(dt, MapType):
-        return pa.map_(to_arrow_type(dt.keyType),
-                       pa.field("value", to_arrow_type(dt.valueType), nullable=dt.valueContainsNull))
+        return pa.map_(to_arrow_type(dt.keyType), pa.field(
+            "value", to_arrow_type(dt.valueType), nullable=dt.valueContainsNull or isinstance(dt.valueType, NullType)))
     if isinstance(dt, StructType):
         return pa.struct([_to_arrow_field(f) for f in dt.fields])
     if isinstance(dt, VariantType):
@@ -123,7 +126,8 @@ def to_arrow_type(dt: DataType) -> pa.DataType:
 
 
 def _to_arrow_field(field: StructField) -> pa.Field:
-    return pa.field(field.name, to_arrow_type(field.dataType), nullable=field.nullable)
+    return pa.field(field.name, to_arrow_type(field.dataType),
+                    nullable=field.nullable or isinstance(field.dataType, NullType))
 
 
 def to_arrow_schema(schema: StructType) -> pa.Schema:

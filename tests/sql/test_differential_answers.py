@@ -17,6 +17,8 @@ few per difference found, so that each stays fixed:
 * ``%`` and ``pmod`` of infinite and NaN doubles (a Python ``math domain error`` before);
 * a NaN or infinite double cast to a decimal (NULL, under ANSI too); ``try_element_at`` at
   index 0 (raises); ``mask`` of non-ASCII letters and digits; SQL's ``decode(e, s1, r1, ...)``;
+* ``array()`` as ``array<void>``, and how it meets other arrays (``concat`` widens element
+  types; ``CASE``, ``coalesce``, ``flatten``, ``explode``...);
 * ``avg(DISTINCT ...)`` (and ``mean``), with ``FILTER``, and refused over a window
   (``DISTINCT_WINDOW_FUNCTION_UNSUPPORTED``).
 """

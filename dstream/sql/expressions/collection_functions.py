@@ -31,6 +31,7 @@ from ..types import (
     DataType,
     IntegerType,
     MapType,
+    NullType,
     StringType,
     StructField,
     StructType,
@@ -122,7 +123,7 @@ class CreateArray(Expression):
         return CreateArray(children)
 
     def data_type(self) -> DataType:
-        common = find_common_type([c.data_type() for c in self.children]) if self.children else StringType()
+        common = find_common_type([c.data_type() for c in self.children]) if self.children else NullType()
         return ArrayType(common if common is not None else StringType(), any(c.nullable for c in self.children))
 
     @property

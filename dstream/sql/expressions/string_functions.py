@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from ..types import ArrayType, BinaryType, DataType, IntegerType, StringType
 from .base import EvalContext
+from .coercion import find_common_type
 from .function_registry import FunctionSpec, register
 
 __all__: list[str] = []
@@ -101,14 +102,21 @@ def _concat_arrays(arrays: list[pa.Array]) -> pa.Array:
 
 def _concat_types(types: list[DataType]) -> list[DataType | None]:
     if types and all(isinstance(t, ArrayType) for t in types):
-        return [None] * len(types)
+        # Arrays meet at their common element type (array() with array(1): array<int>).
+        common = find_common_type(types)
+        if common is None:
+            raise TypeError("the arrays of concat must have a common element type, got "
+                            + ", ".join(t.simpleString() for t in types))
+        return [common] * len(types)
     if types and all(isinstance(t, BinaryType) for t in types):
         return [None] * len(types)
     return [StringType()] * len(types)
 
 
 def _concat_result(types: list[DataType]) -> DataType:
-    if types and all(isinstance(t, (ArrayType, BinaryType)) for t in types):
+    if types and all(isinstance(t, ArrayType) for t in types):
+        return find_common_type(types) or types[0]
+    if types and all(isinstance(t, BinaryType) for t in types):
         return types[0]
     return StringType()
 
