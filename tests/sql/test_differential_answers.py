@@ -1,7 +1,8 @@
 """SQL queries whose answers differed from PySpark's, with PySpark 4.0.1's answers.
 
-``data/differential.json`` holds each query, and PySpark's answer: the schema and every
-column cast to a string (as ``show()`` prints it), or the error's condition. The queries
+``data/differential.json`` holds each query (with its session time zone when not UTC), and
+PySpark's answer: the schema and every column cast to a string (as ``show()`` prints it), or
+the error's condition. The queries
 come from differential runs against PySpark (random queries over small tables), one or a
 few per difference found, so that each stays fixed:
 
@@ -17,6 +18,9 @@ few per difference found, so that each stays fixed:
 * ``%`` and ``pmod`` of infinite and NaN doubles (a Python ``math domain error`` before);
 * a NaN or infinite double cast to a decimal (NULL, under ANSI too); ``try_element_at`` at
   index 0 (raises); ``mask`` of non-ASCII letters and digits; SQL's ``decode(e, s1, r1, ...)``;
+* a timestamp plus a day-time interval across a DST change (whole days on the session
+  zone's wall clock), ``timestampdiff`` between local date-times, ``unix_timestamp``
+  truncating toward zero, ``repeat`` by a column;
 * ``array()`` as ``array<void>``, and how it meets other arrays (``concat`` widens element
   types; ``CASE``, ``coalesce``, ``flatten``, ``explode``...);
 * ``avg(DISTINCT ...)`` (and ``mean``), with ``FILTER``, and refused over a window
@@ -45,9 +49,13 @@ def _as_shown(spark: SparkSession, query: str) -> tuple[str, list[list[str]]]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["query"][:70] for c in CASES])
 def test_queries_give_pysparks_answers(spark: SparkSession, case: dict[str, Any]) -> None:
-    if "error" in case:
-        with pytest.raises(CapturedException) as caught:
-            _as_shown(spark, case["query"])
-        assert (caught.value.getCondition() or "").split(".")[0] == case["error"], str(caught.value)
-    else:
-        assert _as_shown(spark, case["query"]) == (case["schema"], case["rows"])
+    spark.conf.set("spark.sql.session.timeZone", case.get("time_zone", "UTC"))
+    try:
+        if "error" in case:
+            with pytest.raises(CapturedException) as caught:
+                _as_shown(spark, case["query"])
+            assert (caught.value.getCondition() or "").split(".")[0] == case["error"], str(caught.value)
+        else:
+            assert _as_shown(spark, case["query"]) == (case["schema"], case["rows"])
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")

@@ -164,7 +164,9 @@ def _run_unix_timestamp(args: list[Any], types: list[DataType], rt: DataType, ct
     if isinstance(types[0], StringType):
         return _kernels().unix_timestamp(values, fmt, ctx.time_zone, ctx.ansi)
     micros = _cast(values, types[0], TimestampType(), ctx).cast(pa.int64())
-    return pc.floor(pc.divide(micros.cast(pa.float64()), 1e6)).cast(pa.int64())
+    # Spark divides the microseconds as Java's longs do: toward zero (-0.5 s is 0), where
+    # unix_seconds floors.
+    return pc.divide(micros, pa.scalar(1_000_000, pa.int64()))
 
 
 def _show_with_default(name: str) -> Callable[[list[str]], str]:

@@ -11,8 +11,10 @@ rest of the engine, the stream-stream join's time bounds among them, reads
 ==========================================  ==========================================
 operands                                    result
 ==========================================  ==========================================
-timestamp ± interval, interval + timestamp  the timestamp's type, moved by exactly the
-                                            interval's microseconds
+timestamp ± interval, interval + timestamp  the timestamp's type: the interval's whole
+                                            days on the session zone's wall clock,
+                                            then the rest as microseconds (Spark's
+                                            timestampAddDayTime); timestamp_ntz plainly
 date ± interval of days only                date
 date ± any other day-time interval          timestamp (the date's midnight, UTC-free
                                             arithmetic on the instant)
@@ -213,10 +215,31 @@ def eval_temporal(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataT
     if isinstance(lt, DateType) and isinstance(rt, DateType):
         days = exact("subtract_checked", what, left, right)
         return exact("multiply_checked", what, days, pa.scalar(_DAY_MICROS, pa.int64())).cast(pa.duration("us"))
-    out = exact(fn, what, left, right)
+    out = exact(fn, what, left, right)  # also the overflow check of the wall-clock form below
+    if isinstance(result, TimestampType) and (_iv(lt) or _iv(rt)):
+        out = _whole_days_on_wall_clock(a if _iv(rt) else b, right if _iv(rt) else left, sign if _iv(rt) else 1,
+                                        out, ctx.time_zone)
     from ..arrow_convert import to_arrow_type  # noqa: PLC0415 - light import at run time only
 
     return out.cast(to_arrow_type(result))
+
+
+def _whole_days_on_wall_clock(stamps: pa.Array, interval: pa.Array, sign: int, instants: pa.Array,
+                              time_zone: str) -> pa.Array:
+    """A timestamp plus a day-time interval as Spark's ``timestampAddDayTime``: the interval's whole
+    days (toward zero) on the session zone's wall clock, then the rest as microseconds.
+
+    ``TIMESTAMP'2024-03-10 01:30' + INTERVAL 1 DAY`` in Los Angeles is 01:30 the next day,
+    not 02:30 (the night is 23 hours long). ``instants`` is the plain sum, kept when no row
+    has a whole day.
+    """
+    micros = interval.fill_null(0).to_numpy(zero_copy_only=False) * sign
+    days = np.sign(micros) * (np.abs(micros) // _DAY_MICROS)
+    if not days.any():
+        return instants
+    moved = shift_dated(stamps.cast(pa.timestamp("us", "UTC")), np.zeros(len(micros), np.int64), days,
+                        micros - days * _DAY_MICROS, time_zone)
+    return pa.array(moved, pa.int64(), mask=instants.is_null().to_numpy(zero_copy_only=False))
 
 
 def _eval_year_month(symbol: str, a: pa.Array, b: pa.Array, lt: DataType, rt: DataType, result: DataType,

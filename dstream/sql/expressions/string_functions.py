@@ -191,8 +191,7 @@ def _run_repeat(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalC
     return _strings_module().repeat(args[0], args[1])
 
 
-register(FunctionSpec("repeat", 2, 2, _first_string(IntegerType()), _const(StringType()), _run_repeat,
-                      scalar_positions=(1,)))
+register(FunctionSpec("repeat", 2, 2, _first_string(IntegerType()), _const(StringType()), _run_repeat))
 
 
 def _run_instr(args: list[Any], types: list[DataType], rt: DataType, ctx: EvalContext) -> pa.Array:

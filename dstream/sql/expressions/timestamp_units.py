@@ -79,9 +79,12 @@ def _days_until(start: dt.datetime, end: dt.datetime) -> int:
 
 
 def _diff(unit: str, start: int, end: int, zone: dt.tzinfo) -> int:
-    if unit in _MICROS:
-        return _trunc_div(end - start, _MICROS[unit])
+    # Spark measures between the two local date-times (LocalDateTime.until), in every unit:
+    # across a DST change an HOUR difference is the wall clock's, not the instants'.
     a, b = wall_time(start, zone), wall_time(end, zone)
+    if unit in _MICROS:
+        delta = b - a
+        return _trunc_div((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds, _MICROS[unit])
     if unit == "DAY":
         return _days_until(a, b)
     if unit == "WEEK":

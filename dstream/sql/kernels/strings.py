@@ -253,8 +253,10 @@ def rpad(a: Any, n: int, pad: str = " ") -> pa.Array:
     return _pad(a, n, pad, False)
 
 
-def repeat(a: Any, n: int) -> pa.Array:
-    """``repeat(a, n)`` (``n <= 0`` gives ``""``)."""
+def repeat(a: Any, n: Any) -> pa.Array:
+    """``repeat(a, n)`` (``n <= 0`` gives ``""``); ``n`` a number or an array (null: null)."""
+    if isinstance(n, pa.Array | pa.ChunkedArray):
+        return pc.binary_repeat(_s(a), pc.max_element_wise(n.cast(pa.int64()), 0, skip_nulls=False))
     return pc.binary_repeat(_s(a), max(int(n), 0))
 
 
