@@ -306,8 +306,8 @@ def expected_using_join(left: tuple[list[str], list[tuple]], right: tuple[list[s
     def rest(row: tuple, i: int) -> tuple:
         return row[:i] + row[i + 1:]
 
-    if how in ("left_semi", "left_anti"):
-        return semi_or_anti(lrows, rrows, li, ri, how)
+    if how in ("left_semi", "left_anti"):  # the key first here too (PySpark 4.0.1's column order)
+        return [(lr[li],) + rest(lr, li) for lr in semi_or_anti(lrows, rrows, li, ri, how)]
     out = [((rr[ri] if how == "right" else lr[li]),) + rest(lr, li) + rest(rr, ri) for lr, rr in pairs]
     if how in ("left", "full"):
         out += [(lr[li],) + rest(lr, li) + rnull for lr in only_left]

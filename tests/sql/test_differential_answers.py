@@ -23,6 +23,8 @@ few per difference found, so that each stays fixed:
   truncating toward zero, ``repeat`` by a column;
 * ``array()`` as ``array<void>``, and how it meets other arrays (``concat`` widens element
   types; ``CASE``, ``coalesce``, ``flatten``, ``explode``...);
+* ``signum(-0.0)``; a ``USING`` semi or anti join's key column first; the conditions of a
+  frame given to ``lead`` or ``rank``;
 * ``avg(DISTINCT ...)`` (and ``mean``), with ``FILTER``, and refused over a window
   (``DISTINCT_WINDOW_FUNCTION_UNSUPPORTED``).
 """

@@ -96,6 +96,11 @@ def _atanh(x: np.ndarray) -> np.ndarray:
     return 0.5 * (np.log1p(x) - np.log1p(-x))
 
 
+def _signum(x: np.ndarray) -> np.ndarray:
+    # Java's Math.signum returns a zero itself: signum(-0.0) is -0.0 (numpy's sign gives 0.0).
+    return np.where(x == 0, x, np.sign(x))
+
+
 def _nanvl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(a), b, a)
 
@@ -113,7 +118,7 @@ _UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "ASIN": np.arcsin, "ACOS": np.arccos, "ATAN": np.arctan,
     "SINH": np.sinh, "COSH": np.cosh, "TANH": np.tanh,
     "ASINH": _asinh, "ACOSH": _acosh, "ATANH": _atanh,
-    "DEGREES": _degrees, "RADIANS": _radians, "CBRT": np.cbrt, "EXPM1": np.expm1, "SIGNUM": np.sign,
+    "DEGREES": _degrees, "RADIANS": _radians, "CBRT": np.cbrt, "EXPM1": np.expm1, "SIGNUM": _signum,
     "rint": _rint,
 }
 

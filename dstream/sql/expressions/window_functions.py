@@ -376,10 +376,13 @@ class WindowExpression(Expression):
                     "window_ordering) from table; in the DataFrame API, Window.partitionBy(...).orderBy(...).",
                     "WINDOW_FUNCTION_WITHOUT_ORDER", {"windowExpr": self.sql()})
             if self.frame is not None and self.frame != function.frame():
+                # PySpark 4.0.1's conditions: _LEGACY_ERROR_TEMP_1035 for lag/lead, 1036 for the
+                # ranking functions (their frame must be "unbounded preceding to current row").
+                condition = "_LEGACY_ERROR_TEMP_1035" if function.name in ("lag", "lead") else "_LEGACY_ERROR_TEMP_1036"
                 raise AnalysisException(
                     f"Cannot specify window frame for {function.name} function: it requires the frame "
                     f"{function.frame().sql()}, not {self.frame.sql()}. Drop rowsBetween/rangeBetween from its "
-                    "window.", "CANNOT_SPECIFY_WINDOW_FRAME", {"windowExpr": self.sql()})
+                    "window.", condition, {"windowExpr": self.sql()})
         frame = self.resolved_frame()
         if frame.kind == "range" and (frame.lower not in (None, 0) or frame.upper not in (None, 0)):
             orders = self.order_by

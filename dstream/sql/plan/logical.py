@@ -366,7 +366,9 @@ class Join(LogicalPlan):
 
     def output(self) -> list[AttributeReference]:
         if self.how in ("left_semi", "left_anti"):
-            return self.left.output()
+            # A USING semi/anti join lists its keys first, as every USING join (Spark's order).
+            keys = {a.expr_id for a in self.using_output}
+            return list(self.using_output) + [a for a in self.left.output() if a.expr_id not in keys]
         left, right = self._sides()
         if not self.using:
             return left + right
