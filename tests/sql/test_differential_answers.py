@@ -25,6 +25,8 @@ few per difference found, so that each stays fixed:
   types; ``CASE``, ``coalesce``, ``flatten``, ``explode``...);
 * ``signum(-0.0)``; a ``USING`` semi or anti join's key column first; the conditions of a
   frame given to ``lead`` or ``rank``;
+* string literals: ``'it''s'`` is two adjacent literals (``its``), not an escaped quote;
+  ``upper``/``lower``/``initcap`` with Java's full case mappings (``ß`` is ``SS``);
 * ``avg(DISTINCT ...)`` (and ``mean``), with ``FILTER``, and refused over a window
   (``DISTINCT_WINDOW_FUNCTION_UNSUPPORTED``).
 """

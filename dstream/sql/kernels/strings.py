@@ -51,13 +51,25 @@ def _s(a: Any) -> pa.Array:
 
 
 def lower(a: Any) -> pa.Array:
-    """``lower(a)`` (Unicode lower case)."""
-    return pc.utf8_lower(_s(a))
+    """``lower(a)`` (Unicode lower case, Java's full mapping: ``İ`` is ``i`` and a combining dot)."""
+    return _full_case(_s(a), pc.utf8_lower, str.lower)
 
 
 def upper(a: Any) -> pa.Array:
-    """``upper(a)`` (Unicode upper case)."""
-    return pc.utf8_upper(_s(a))
+    """``upper(a)`` (Unicode upper case, Java's full mapping: ``ß`` is ``SS``)."""
+    return _full_case(_s(a), pc.utf8_upper, str.upper)
+
+
+def _full_case(x: pa.Array, arrow_case: Any, python_case: Any) -> pa.Array:
+    """Arrow's case mapping is one character to one (``ß`` to ``ẞ``); Java's and Python's
+    follow Unicode's SpecialCasing (``ß`` to ``SS``). ASCII rows, the usual ones, stay in
+    Arrow; the others are mapped by Python, which agrees with Java on these."""
+    mapped = arrow_case(x)
+    ascii_rows = pc.fill_null(pc.string_is_ascii(x), True)
+    if pc.all(ascii_rows).as_py():
+        return mapped
+    fixed = [None if v is None else python_case(v) for v in x.to_pylist()]
+    return pa.array(fixed, pa.string())
 
 
 def trim(a: Any, chars: str | None = None) -> pa.Array:
@@ -268,6 +280,10 @@ def reverse(a: Any) -> pa.Array:
 def initcap(a: Any) -> pa.Array:
     """``initcap(a)``: every space-separated word lower-cased with its first character upper-cased."""
     x = _s(a)
+    if not pc.all(pc.fill_null(pc.string_is_ascii(x), True)).as_py():
+        # Java's title case of a first letter may be two letters (ß: Ss), as Python's is.
+        return pa.array([None if v is None else " ".join(w[:1].title() + w[1:].lower() for w in v.split(" "))
+                         for v in x.to_pylist()], pa.string())
     words = pc.split_pattern(x, " ")
     flat = pc.utf8_capitalize(pc.list_flatten(words))
     offsets = pc.subtract(words.offsets, words.offsets[0]) if len(words) else words.offsets

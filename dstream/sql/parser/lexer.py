@@ -5,10 +5,11 @@ What this module owns
 Turning SQL text into a list of :class:`Token`, with Spark's lexical rules: keywords are
 case-insensitive words (the parser decides which words are keywords where), backquoted
 identifiers (`` `a b` ``, a doubled backquote is one backquote), string literals in
-single or double quotes with Spark's backslash escapes and doubled quotes, adjacent
-string literals concatenated, ``r'...'`` raw strings, numeric literals with Spark's
-suffixes (``L`` bigint, ``S`` smallint, ``Y`` tinyint, ``D`` double, ``F`` float, ``BD``
-decimal), ``--`` and nested ``/* */`` comments, and the operators of Spark's grammar.
+single or double quotes with Spark's backslash escapes (a doubled quote is no escape:
+``'it''s'`` is two adjacent literals, ``its``), adjacent string literals concatenated,
+``r'...'`` raw strings, numeric literals with Spark's suffixes (``L`` bigint, ``S``
+smallint, ``Y`` tinyint, ``D`` double, ``F`` float, ``BD`` decimal), ``--`` and nested
+``/* */`` comments, and the operators of Spark's grammar.
 
 Invariants
 ----------
@@ -115,10 +116,8 @@ def _read_quoted(text: str, start: int, quote: str, raw: bool) -> tuple[str, int
             parts.append(text[i:i + 2])  # r'\'' keeps both characters, as Spark's lexer
             i += 2
         elif ch == quote:
-            if text.startswith(quote * 2, i):  # 'it''s': a doubled quote is one quote
-                parts.append("\\" + quote if not raw else quote)
-                i += 2
-                continue
+            # 'it''s' is two literals, 'it' and 's', concatenated ("its"), as in Spark: a doubled
+            # quote is no escape there (a backslash is).
             body = "".join(parts)
             return (body if raw else _unescape(body)), i + 1
         else:
