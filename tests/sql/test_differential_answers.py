@@ -27,6 +27,7 @@ few per difference found, so that each stays fixed:
   frame given to ``lead`` or ``rank``;
 * string literals: ``'it''s'`` is two adjacent literals (``its``), not an escaped quote;
   ``upper``/``lower``/``initcap`` with Java's full case mappings (``ß`` is ``SS``);
+* ``format_number`` with a DecimalFormat pattern (``'#,##0.00'``, ``'$#,##0'``, ``'0.0###'``);
 * ``avg(DISTINCT ...)`` (and ``mean``), with ``FILTER``, and refused over a window
   (``DISTINCT_WINDOW_FUNCTION_UNSUPPORTED``).
 """

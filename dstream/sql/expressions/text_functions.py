@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import zlib
 from collections.abc import Callable
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -297,17 +298,51 @@ register(FunctionSpec("soundex", 1, 1, _strings(), _const(StringType()), _unary(
 def _format_number_types(types: list[DataType]) -> list[DataType | None]:
     if not is_numeric(types[0]):
         raise TypeError(f"format_number needs a number, got {types[0].simpleString()}")
-    return [None, IntegerType()]
+    return [None, StringType() if isinstance(types[1], StringType) else IntegerType()]
 
 
-def _format_number(value: Any, digits: int) -> str | None:
-    if digits < 0:
+def _format_number(value: Any, digits: int | str) -> str | None:
+    if isinstance(digits, int) and digits < 0:
         return None
     exact = value if isinstance(value, Decimal) else Decimal(value)  # a float's exact binary value, as Java's
     if not exact.is_finite():
         return "NaN" if exact.is_nan() else ("-" if exact < 0 else "") + "\u221e"
+    if isinstance(digits, str):
+        return _with_pattern(exact, digits)
     rounded = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)
     return f"{rounded:,.{digits}f}"
+
+
+#: The DecimalFormat patterns format_number takes: a literal prefix, the integer digits
+#: (``#``, ``0``, ``,``), an optional fraction (``0`` then ``#``), a literal suffix.
+_NUMBER_PATTERN = re.compile(r"([^#0,.]*)([#,0]+)(?:\.(0*#*))?([^#0,.]*)")
+
+
+def _with_pattern(exact: Decimal, pattern: str) -> str:
+    """``exact`` as Java's ``DecimalFormat(pattern)`` (US symbols, HALF_EVEN) writes it, for the
+    usual patterns (``#,##0.00``, ``0.###``, ``$#,##0``); others raise a clear error."""
+    match = _NUMBER_PATTERN.fullmatch(pattern)
+    if match is None or any(c in match.group(1) + match.group(4) for c in "%\u2030';E"):
+        raise SparkRuntimeException(
+            f"format_number's pattern {pattern!r} is not supported here: give digits (#, 0), grouping (,), "
+            "one decimal point and literal text around them (as '#,##0.00'), or an integer count of decimals.",
+            "UNSUPPORTED_FEATURE", {"feature": "format_number pattern"})
+    prefix, integer, fraction, suffix = match.group(1), match.group(2), match.group(3) or "", match.group(4)
+    groups = len(integer) - integer.rfind(",") - 1 if "," in integer else 0
+    rounded = exact.quantize(Decimal(1).scaleb(-len(fraction)), rounding=ROUND_HALF_EVEN)
+    whole, _, decimals = f"{abs(rounded):f}".partition(".")
+    decimals = decimals.rstrip("0").ljust(fraction.count("0"), "0")
+    whole = whole.lstrip("0").rjust(integer.count("0"), "0")
+    whole = whole or "0"  # Spark writes 0.5 for '#.##' too
+    if groups:
+        whole = _grouped(whole, groups)
+    sign = "-" if rounded.is_signed() else ""
+    return f"{sign}{prefix}{whole}{'.' + decimals if decimals else ''}{suffix}"
+
+
+def _grouped(digits: str, size: int) -> str:
+    head = len(digits) % size or size
+    return ",".join([digits[:head]] + [digits[i:i + size] for i in range(head, len(digits), size)])
 
 
 register(FunctionSpec("format_number", 2, 2, _format_number_types, _const(StringType()),
