@@ -28,6 +28,9 @@ few per difference found, so that each stays fixed:
 * string literals: ``'it''s'`` is two adjacent literals (``its``), not an escaped quote;
   ``upper``/``lower``/``initcap`` with Java's full case mappings (``ß`` is ``SS``);
 * ``format_number`` with a DecimalFormat pattern (``'#,##0.00'``, ``'$#,##0'``, ``'0.0###'``);
+* casts of maps and structs to other key, value and field types (``CAST(m AS MAP<STRING,
+  BIGINT>)``, a struct to renamed fields), and what needs them (``map_concat`` or
+  ``coalesce`` of maps with different value types, an array of structs);
 * ``avg(DISTINCT ...)`` (and ``mean``), with ``FILTER``, and refused over a window
   (``DISTINCT_WINDOW_FUNCTION_UNSUPPORTED``).
 """

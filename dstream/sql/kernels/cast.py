@@ -103,6 +103,10 @@ def cast(a: Any, from_dt: Any, to_dt: Any, mode: str = "ansi", time_zone: str = 
         return pc.cast(to_string(x, time_zone), dst)
     if pa.types.is_list(src) and pa.types.is_list(dst):
         return _list_cast(x, from_dt, to_dt, mode, time_zone)
+    if pa.types.is_map(src) and pa.types.is_map(dst):
+        return _map_cast(x, from_dt, to_dt, mode, time_zone)
+    if pa.types.is_struct(src) and pa.types.is_struct(dst) and src.num_fields == dst.num_fields:
+        return _struct_cast(x, from_dt, to_dt, mode, time_zone)
     if pa.types.is_string(src):
         return _from_string(x, dst, mode, time_zone)
     if pa.types.is_boolean(dst):
@@ -139,6 +143,30 @@ def _list_cast(x: pa.Array, from_dt: Any, to_dt: Any, mode: str, time_zone: str)
     values = cast(x.values, from_element, to_element, mode, time_zone)
     mask = x.is_null() if x.null_count else None
     return pa.ListArray.from_arrays(x.offsets, values, type=arrow_type(to_dt), mask=mask)
+
+
+def _map_cast(x: pa.Array, from_dt: Any, to_dt: Any, mode: str, time_zone: str) -> pa.Array:
+    """``map<k, v>`` to ``map<k2, v2>``: keys and values cast with Spark's rules, entries and nulls kept."""
+    if x.offset:
+        x = pa.concat_arrays([x])  # keys/items and offsets then index the same, unsliced child
+    dst = arrow_type(to_dt)
+    keys = cast(x.keys, getattr(from_dt, "keyType", None) or x.type.key_type,
+                getattr(to_dt, "keyType", None) or dst.key_type, mode, time_zone)
+    items = cast(x.items, getattr(from_dt, "valueType", None) or x.type.item_type,
+                 getattr(to_dt, "valueType", None) or dst.item_type, mode, time_zone)
+    return pa.MapArray.from_arrays(x.offsets, keys, items, type=dst, mask=x.is_null() if x.null_count else None)
+
+
+def _struct_cast(x: pa.Array, from_dt: Any, to_dt: Any, mode: str, time_zone: str) -> pa.Array:
+    """``struct<a: t1, ...>`` to ``struct<b: t2, ...>``: field by field in order (Spark's rule), named
+    as the target, the struct's nulls kept."""
+    if x.offset:
+        x = pa.concat_arrays([x])
+    dst = arrow_type(to_dt)
+    sources = [f.dataType for f in from_dt.fields] if hasattr(from_dt, "fields") else [f.type for f in x.type]
+    targets = [f.dataType for f in to_dt.fields] if hasattr(to_dt, "fields") else [f.type for f in dst]
+    children = [cast(x.field(i), sources[i], targets[i], mode, time_zone) for i in range(dst.num_fields)]
+    return pa.StructArray.from_arrays(children, fields=list(dst), mask=x.is_null() if x.null_count else None)
 
 
 def _from_string(x: pa.Array, dst: pa.DataType, mode: str, time_zone: str) -> pa.Array:
