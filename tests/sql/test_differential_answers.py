@@ -37,33 +37,17 @@ few per difference found, so that each stays fixed:
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dstream.sql import SparkSession
-from dstream.sql.errors import CapturedException
 
-CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "differential.json").read_text("utf-8"))
+from .pyspark_answers import check_case, load_cases
 
-
-def _as_shown(spark: SparkSession, query: str) -> tuple[str, list[list[str]]]:
-    df = spark.sql(query)
-    text = df.selectExpr(*[f"cast(`{c}` as string)" for c in df.columns])
-    return df.schema.simpleString(), [[str(v) for v in row] for row in text.collect()]
+CASES = load_cases("differential")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["query"][:70] for c in CASES])
 def test_queries_give_pysparks_answers(spark: SparkSession, case: dict[str, Any]) -> None:
-    spark.conf.set("spark.sql.session.timeZone", case.get("time_zone", "UTC"))
-    try:
-        if "error" in case:
-            with pytest.raises(CapturedException) as caught:
-                _as_shown(spark, case["query"])
-            assert (caught.value.getCondition() or "").split(".")[0] == case["error"], str(caught.value)
-        else:
-            assert _as_shown(spark, case["query"]) == (case["schema"], case["rows"])
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", "UTC")
+    check_case(spark, case)

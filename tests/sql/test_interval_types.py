@@ -41,29 +41,15 @@ from dstream.sql.types import (
     _parse_datatype_string,
 )
 
+from .pyspark_answers import check_case, load_cases
+
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "intervals.json").read_text("utf-8"))
-
-
-def _as_shown(spark: SparkSession, query: str) -> tuple[str, list[list[str]]]:
-    df = spark.sql(query)
-    text = df.selectExpr(*[f"cast(`{c}` as string)" for c in df.columns])
-    return df.schema.simpleString(), [[str(v) for v in row] for row in text.collect()]
+CASES = load_cases("intervals")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["query"][:70] for c in CASES])
 def test_queries_give_pysparks_answers(spark: SparkSession, case: dict[str, Any]) -> None:
-    spark.conf.set("spark.sql.session.timeZone", case.get("time_zone", "UTC"))
-    try:
-        if "error" in case:
-            with pytest.raises(CapturedException) as caught:
-                _as_shown(spark, case["query"])
-            if case["error"]:
-                assert (caught.value.getCondition() or "").split(".")[0] == case["error"], str(caught.value)
-        else:
-            assert _as_shown(spark, case["query"]) == (case["schema"], case["rows"])
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", "UTC")
+    check_case(spark, case)
 
 
 def test_year_month_values_are_not_collected_as_in_pyspark(spark: SparkSession,

@@ -207,7 +207,8 @@ class AggregateSpec:
             if self.grouping:
                 return None
             table = self.partial(self.input_schema.empty_table(), ctx)
-        if ctx.ansi:  # the partial sums added in the order they arrived, as Spark's final aggregate adds them
+        if ctx.ansi and any(f.checks_running_sum for f in self.functions):
+            # The partial sums added in the order they arrived, as Spark's final aggregate adds them.
             keys = {column_key(a.expr_id): table.column(column_key(a.expr_id)).combine_chunks() for a in self.key_attrs}
             sums = {f"b{fi}_0": table.column(f"b{fi}_0").combine_chunks() for fi, f in enumerate(self.functions)
                     if f.checks_running_sum}

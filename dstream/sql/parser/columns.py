@@ -32,6 +32,7 @@ from dstream.sql.errors import AnalysisException
 from dstream.sql.expressions.conditional import If
 from dstream.sql.expressions.predicates import SqlBetween
 from dstream.sql.parser.agg_filter import filtered_aggregate
+from dstream.sql.parser.lexer import unsupported_in_sql
 from dstream.sql.parser.like_any import QUANTIFIED_LIKES, quantified_like
 from dstream.sql.parser.literals import typed_literal_name
 from dstream.sql.parser.nodes import (
@@ -176,10 +177,6 @@ def _check_arity(name: str, func: Callable[..., Any], count: int) -> None:
         {"functionName": f"`{name}`", "expectedNum": wanted, "actualNum": str(count)})
 
 
-def _unsupported(what: str) -> AnalysisException:
-    return AnalysisException(f"{what} is not supported in SQL text.", "UNSUPPORTED_FEATURE", {"feature": what})
-
-
 class _Builder:
     """Translates one tree against a functions module; ``env`` maps lambda variables to Columns."""
 
@@ -287,14 +284,14 @@ class _Builder:
         if isinstance(node, Alias):
             return self.build(node.operand).alias(*node.names)
         if isinstance(node, Lambda):
-            raise _unsupported("A lambda function outside a higher-order function's arguments")
+            raise unsupported_in_sql("A lambda function outside a higher-order function's arguments")
         if isinstance(node, Subquery):
             if self.subquery is None:
-                raise _unsupported("A subquery in an expression string (use spark.sql)")
+                raise unsupported_in_sql("A subquery in an expression string (use spark.sql)")
             return self.subquery(node)
         if isinstance(node, InSubquery | Exists):
             if self.subquery is None:
-                raise _unsupported("IN (subquery) or EXISTS in an expression string (use spark.sql)")
+                raise unsupported_in_sql("IN (subquery) or EXISTS in an expression string (use spark.sql)")
             return self.subquery(node)  # a WHERE's predicate under OR or NOT: its existence join's value
         raise TypeError(f"not an expression node: {node!r}")
 
@@ -359,7 +356,7 @@ class _Builder:
         elif arity == 3:
             function = lambda x, y, z: run(x, y, z)  # noqa: E731
         else:
-            raise _unsupported(f"A lambda function of {arity} arguments")
+            raise unsupported_in_sql(f"A lambda function of {arity} arguments")
         # SQL names its parameters: they name the column (x, not x_12).
         setattr(function, "lambda_names", tuple(node.params))  # noqa: B010 - an attribute of a function object
         return function
@@ -398,7 +395,7 @@ class _Builder:
         if name == "extract" and not hasattr(fns, "extract") and isinstance(args[0], Literal):
             field = str(args[0].value).upper()
             if field not in _EXTRACT_FIELDS:
-                raise _unsupported(f"EXTRACT({field} FROM ...)")
+                raise unsupported_in_sql(f"EXTRACT({field} FROM ...)")
             return self.function(_EXTRACT_FIELDS[field])(self.build(args[1]))
         if name == "div" and len(args) == 2:  # a div b (and div(a, b)): no PySpark function has it
             from ..expressions.operators import IntegralDivide  # noqa: PLC0415 - SQL-only operator

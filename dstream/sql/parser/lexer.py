@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dstream.sql.errors import ParseException
+from dstream.sql.errors import AnalysisException, ParseException
 
 __all__ = ["Token", "tokenize", "syntax_error"]
 
@@ -72,6 +72,11 @@ class Token:
         if self.kind == "QUOTED":
             return "'`" + self.value.replace("`", "``") + "`'"
         return f"'{self.value}'"
+
+
+def unsupported_in_sql(what: str) -> AnalysisException:
+    """Spark's ``UNSUPPORTED_FEATURE`` for a construct the SQL text uses and dstreams does not build."""
+    return AnalysisException(f"{what} is not supported in SQL text.", "UNSUPPORTED_FEATURE", {"feature": what})
 
 
 def syntax_error(token: Token, hint: str = "") -> ParseException:

@@ -19,13 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from dstream.sql.errors import AnalysisException
+from dstream.sql.parser.lexer import unsupported_in_sql
 from dstream.sql.parser.nodes import Call, Literal
 
 __all__ = ["distinct_aggregate", "within_group"]
-
-
-def _unsupported(what: str) -> AnalysisException:
-    return AnalysisException(f"{what} is not supported in SQL text.", "UNSUPPORTED_FEATURE", {"feature": what})
 
 
 def within_group(builder: Any, node: Call) -> Any:
@@ -83,4 +80,4 @@ def distinct_aggregate(builder: Any, node: Call) -> Any:
     if node.name in ("min", "max", "collect_set", "approx_count_distinct", "bool_and", "bool_or", "every",
                      "some", "any"):
         return builder.function(node.name)(*cols)  # DISTINCT does not change these results
-    raise _unsupported(f"{node.name}(DISTINCT ...)")
+    raise unsupported_in_sql(f"{node.name}(DISTINCT ...)")

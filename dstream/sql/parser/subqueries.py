@@ -41,6 +41,7 @@ from dataclasses import replace
 from typing import Any
 
 from dstream.sql.errors import AnalysisException, SparkRuntimeException
+from dstream.sql.parser.lexer import unsupported_in_sql
 from dstream.sql.parser.nodes import (
     Alias,
     Binary,
@@ -64,10 +65,6 @@ __all__ = ["SubqueryRewriter", "not_inward"]
 
 _names = itertools.count()
 _LOOSE_REFERENCES = "An IN or EXISTS subquery whose outer references are not AND-ed equalities of its WHERE,"
-
-
-def _unsupported(what: str) -> AnalysisException:
-    return AnalysisException(f"{what} is not supported in SQL text.", "UNSUPPORTED_FEATURE", {"feature": what})
 
 
 def conjuncts(node: Expr) -> list[Expr]:
@@ -192,7 +189,8 @@ class SubqueryRewriter:
             self._scalars[id(node)] = (node, fns.col(marker).isNotNull().alias(f"exists({outer_names})"))
             return df
         if keys:
-            raise _unsupported("A correlated IN subquery under OR or NOT (write it as EXISTS with the equalities)")
+            raise unsupported_in_sql(
+                "A correlated IN subquery under OR or NOT (write it as EXISTS with the equalities)")
         frame, _, value = self._sub_frame(query, keys, with_value=True)
         found = frame.select(value).where(value.isNotNull()).distinct().withColumn(marker, fns.lit(True))
         stats, rows, nulls = self._value_stats(frame, value)
@@ -222,15 +220,16 @@ class SubqueryRewriter:
                 kept.append(part)
                 continue
             if not (isinstance(part, Binary) and part.op == "="):
-                raise _unsupported("A correlated subquery condition other than AND-ed equalities (inner = outer)")
+                raise unsupported_in_sql("A correlated subquery condition other than AND-ed equalities (inner = outer)")
             left_outer = bool(_qualifiers(part.left) & outside)
             right_outer = bool(_qualifiers(part.right) & outside)
             if left_outer == right_outer:
-                raise _unsupported("A correlated equality that does not compare a subquery column with an outer one")
+                raise unsupported_in_sql(
+                    "A correlated equality that does not compare a subquery column with an outer one")
             keys.append((part.right, part.left) if left_outer else (part.left, part.right))
         if keys and (query.group_by or query.having is not None or query.distinct or query.limit is not None
                      or query.offset is not None):
-            raise _unsupported("A correlated subquery with GROUP BY, HAVING, DISTINCT, LIMIT or OFFSET")
+            raise unsupported_in_sql("A correlated subquery with GROUP BY, HAVING, DISTINCT, LIMIT or OFFSET")
         return replace(query, where=conjoin(kept)), keys
 
     def _build(self, query: Any, what: str) -> Any:
@@ -239,7 +238,7 @@ class SubqueryRewriter:
             return self.builder.query(query)
         except AnalysisException as exc:
             if exc.getErrorClass() in ("UNRESOLVED_COLUMN.WITH_SUGGESTION", "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION"):
-                raise _unsupported(f"{what} reading a column it does not define (a correlated reference to the "
+                raise unsupported_in_sql(f"{what} reading a column it does not define (a correlated reference to the "
                                    f"outer query there: {exc})") from exc
             raise
 
@@ -284,7 +283,7 @@ class SubqueryRewriter:
     def _in(self, df: Any, node: InSubquery, negated: bool, outer: set[str]) -> Any:
         query, keys = self._split(node.query, outer)
         if keys and negated:
-            raise _unsupported("A correlated NOT IN subquery (write it as NOT EXISTS with an equality)")
+            raise unsupported_in_sql("A correlated NOT IN subquery (write it as NOT EXISTS with an equality)")
         frame, key_columns, value = self._sub_frame(query, keys, with_value=True)
         operand = self.builder.column(node.operand)
         match = operand == value
@@ -345,7 +344,7 @@ class SubqueryRewriter:
         if known is not None:
             return known[1]
         if not isinstance(node, Subquery):
-            raise _unsupported("IN (subquery) or EXISTS outside WHERE, HAVING, GROUP BY and the select list "
+            raise unsupported_in_sql("IN (subquery) or EXISTS outside WHERE, HAVING, GROUP BY and the select list "
                                "(in ORDER BY, a join condition or a window)")
         column = self._run_scalar(node)
         self._scalars[id(node)] = (node, column)  # the node is kept beside its Column, so its id stays its own
