@@ -141,6 +141,24 @@ def test_na_functions_refuse_columns_the_dataframe_does_not_have(spark: SparkSes
         assert caught.value.getCondition() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
 
 
+@pytest.mark.parametrize(("query", "proposal"), [
+    # PySpark 4.0.1's proposals: names ranked by the edit distance of the quoted name to the name
+    # as written, ties in name order, the qualifier all the columns share left out.
+    ("select kk from (select 1 as k, 2 as v, 3 as ts) t", "[`k`, `v`, `ts`]"),
+    ("select K2 from (select 1 as k, 2 as v, 3 as ts, 4 as s) t", "[`k`, `s`, `v`, `ts`]"),
+    ("select t.kx from (select 1 as k, 2 as v) t", "[`t`.`k`, `t`.`v`]"),
+    ("select a.k from (select 1 as k) a join (select 2 as k, 3 as w) b on true where kk > 1",
+     "[`a`.`k`, `b`.`k`, `b`.`w`]"),
+    ("select abcd from (select 1 as abc, 2 as bcd, 3 as xyz, 4 as abcde, 5 as ab, 6 as a, 7 as zz) t",
+     "[`abc`, `bcd`, `ab`, `abcde`, `a`]"),
+    ("select `k2` from (select 1 as `k 2`, 2 as k_2, 3 as K2x) t", "[`k 2`, `k_2`, `K2x`]"),
+])
+def test_unresolved_column_proposals_in_pysparks_order(spark: SparkSession, query: str, proposal: str) -> None:
+    with pytest.raises(AnalysisException) as caught:
+        spark.sql(query).collect()
+    assert caught.value.getMessageParameters()["proposal"] == proposal
+
+
 def test_order_by_positions(spark: SparkSession) -> None:
     # PySpark 4: 1-based positions, negative for descending; -1 sorted ascending here and 0 the last column.
     df = spark.createDataFrame([(1, "b"), (2, None), (3, "a")], "i int, s string")

@@ -177,13 +177,17 @@ class Resolver:
 
     def _unresolved(self, parts: Sequence[str]) -> None:
         name = ".".join(quote(p) for p in parts)
-        target = parts[-1].lower()
-        names = [_display(a) for a in self.output]
+        # Spark drops the qualifier all the columns share when the name has one part.
+        shared = len(parts) == 1 and len({a.qualifier for a in self.output}) == 1
+        names = [quote(a.name) if shared else _display(a) for a in self.output]
         if not names:  # nothing to suggest (SELECT a with no FROM): Spark's message ends there
             raise AnalysisException(
                 f"A column, variable, or function parameter with name {name} cannot be resolved. ",
                 "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION", {"objectName": name})
-        ranked = sorted(names, key=lambda n: (edit_distance(n.lower().strip("`"), target), n))[:5]
+        # Spark ranks the quoted names by their edit distance to the name as written (case and
+        # all): "`ts`" is farther from "k2" than "`v`" is.
+        written = ".".join(parts)
+        ranked = sorted(names, key=lambda n: (edit_distance(n, written), n))[:5]
         suggestion = "[" + ", ".join(ranked) + "]"
         raise AnalysisException(
             f"A column, variable, or function parameter with name {name} cannot be resolved. "
