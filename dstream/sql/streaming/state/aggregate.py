@@ -82,8 +82,12 @@ class _Operator:
     def run(self, split: int, batches: Iterator[pa.RecordBatch], ctx: Any) -> pa.Table | None:
         spec = self.spec
         incoming = concat_batches(batches)
-        if incoming is None and not spec.grouping:
-            incoming = spec.partial(spec.input_schema.empty_table(), ctx)
+        if not spec.grouping and (incoming is None or not incoming.num_rows):
+            # Every batch updates the one global row, as Spark's: one without rows (or whose
+            # rows were all filtered away) merges a row of empty buffers, so the row is
+            # emitted in update mode too, with its initial values on the first batch.
+            incoming = spec.merge(incoming if incoming is not None else
+                                  spec.partial(spec.input_schema.empty_table(), ctx))
         merged = incoming if incoming is not None and incoming.num_rows else None
         layout = self._layout(ctx)
         where = self.location
