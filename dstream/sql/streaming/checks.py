@@ -5,10 +5,14 @@ What this module owns
 :func:`check_streaming_query`: raises ``AnalysisException`` with Spark's reason for
 the plans a micro-batch engine cannot run with the chosen output mode:
 
-* complete mode without an aggregation;
-* append mode on an aggregation without a watermark on a grouping column;
+* complete mode without an aggregation; append mode when the aggregation nearest the
+  sink has no watermarked grouping column (a window of a watermarked column, or the
+  ``window_time`` of an upstream aggregation's window, counts);
 * sorting a stream that is not aggregated (or not in complete mode);
-* a stateful operator after an aggregation in update or complete mode;
+* a stateful operator above one that can emit rows older than the watermark (an
+  aggregation in update or complete mode, an event-time ``*GroupsWithState``): Spark's
+  correctness check of chained operators, a warning only when
+  ``spark.sql.streaming.statefulOperator.checkCorrectness.enabled`` is false;
 * operations Spark never allows on streams: ``distinct`` aggregates, ``limit`` with
   an offset, ``sample`` is fine but ``intersect``/``except`` with a stream are not,
   full outer stream-static joins, and outer joins with the stream on the outer-null
@@ -21,19 +25,26 @@ the plans a micro-batch engine cannot run with the chosen output mode:
 
 from __future__ import annotations
 
+import logging
+
 from ..errors import AnalysisException
 from ..expressions.aggregate_base import AggregateFunction
 from ..expressions.aggregates import ApproxCountDistinct
-from ..expressions.base import AttributeReference
-from ..plan.logical import Aggregate, Deduplicate, Join, Limit, LogicalPlan, Sort
+from ..expressions.base import Alias, AttributeReference
+from ..expressions.window_functions import WindowExpression
+from ..plan.logical import Aggregate, Deduplicate, Join, Limit, LogicalPlan, Project, Sort
 from ..plan.window_plan import WindowPlan
-from .groups_with_state import check_groups_with_state
+from .group_state import GroupStateTimeout
+from .groups_with_state import FlatMapGroupsWithState, check_groups_with_state
 from .relation import reads_stream
 from .state.dedup import DeduplicateWithinWatermark
 from .state.join_bounds import join_parts, state_value_watermark, watermark_in_join_keys, watermarked_columns
+from .transform_with_state import TransformWithState
 from .watermark import event_time_columns
 
 __all__ = ["check_streaming_query"]
+
+_log = logging.getLogger(__name__)
 
 
 #: The condition of Spark's refusals that are about the output mode itself.
@@ -57,9 +68,23 @@ def _has_watermarked_key(agg: Aggregate) -> bool:
     return any(isinstance(g, AttributeReference) and g.expr_id in columns for g in agg.grouping)
 
 
-def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
-    """Refuse, with Spark's reason, a streaming plan that cannot run in ``output_mode``."""
+def check_streaming_query(plan: LogicalPlan, output_mode: str, check_correctness: bool = True) -> None:
+    """Refuse, with Spark's reason, a streaming plan that cannot run in ``output_mode``.
+
+    The checks run in Spark's order: the output mode against the first aggregation, then
+    each operator, then the chained stateful operators (skipped, with a warning, when
+    ``check_correctness`` is false: Spark's ``statefulOperator.checkCorrectness.enabled``).
+    Session windows in update mode are let through, where Spark refuses them (see the
+    Structured Streaming guide).
+    """
     aggs = _aggregates(plan)
+    if output_mode == "complete" and not aggs:
+        _fail("Invalid streaming output mode: complete. This output mode is not supported for no streaming "
+              "aggregations on streaming DataFrames/DataSets.", _OUTPUT_MODE)
+    # Spark looks at the first aggregation of the plan (the one nearest the sink) only.
+    if output_mode == "append" and aggs and not _has_watermarked_key(aggs[0]):
+        _fail("Invalid streaming output mode: append. This output mode is not supported for streaming "
+              "aggregations without watermark on streaming DataFrames/DataSets.", _OUTPUT_MODE)
     for agg in aggs:
         for e in agg.aggregates:
             # approx_count_distinct is the advised alternative (exact here, counted like
@@ -68,15 +93,6 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
                    and not isinstance(n, ApproxCountDistinct) for n in e.walk()):
                 _fail("Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using "
                       "approx_count_distinct() instead.")
-    if output_mode == "complete" and not aggs:
-        _fail("Invalid streaming output mode: complete. This output mode is not supported for no streaming "
-              "aggregations on streaming DataFrames/DataSets.", _OUTPUT_MODE)
-    if output_mode == "append":
-        for agg in aggs:
-            if not _has_watermarked_key(agg):
-                _fail("Append output mode not supported when there are streaming aggregations on streaming "
-                      "DataFrames/DataSets without watermark; add withWatermark on the event-time column and "
-                      "group by it (or a window over it), or use update/complete output mode.", _OUTPUT_MODE)
     for node in plan.walk():
         if isinstance(node, Sort) and reads_stream(node.child):
             below_agg = any(isinstance(n, Aggregate) for n in node.child.walk())
@@ -90,23 +106,76 @@ def check_streaming_query(plan: LogicalPlan, output_mode: str) -> None:
         if isinstance(node, Join):
             _check_join(node, output_mode)
         if isinstance(node, WindowPlan) and reads_stream(node.child):
-            window = node.window_exprs[0]
-            raise AnalysisException(
-                f"Window function is not supported in {window.child.sql()} (as column `{window.name}`) on "
-                "streaming DataFrames/Datasets. Structured Streaming only supports time-window aggregation "
-                "using the WINDOW function (groupBy(window(...))); rank or number rows in foreachBatch, on "
-                "each micro-batch's DataFrame.", "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING",
-                {"windowFunc": window.child.sql(), "columnName": window.name})
+            _refuse_window_function(node, plan)
         if isinstance(node, DeduplicateWithinWatermark) and reads_stream(node) and not watermarked_columns(node.child):
             _fail("dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark")
-    if output_mode in ("update", "complete"):
-        for agg in aggs:
-            above = [n for n in plan.walk() if n is not agg and agg in list(n.walk())]
-            if any(isinstance(n, Aggregate | Deduplicate) or (isinstance(n, Join) and reads_stream(n.left)
-                                                               and reads_stream(n.right)) for n in above):
-                _fail(f"Multiple streaming aggregations are not supported with {output_mode} output mode: a "
-                      "stateful operator after an aggregation needs append mode and a watermark.", _OUTPUT_MODE)
     check_groups_with_state(plan, output_mode)
+    _check_chained_stateful(plan, output_mode, check_correctness)
+
+
+_CORRECTNESS = ("Detected pattern of possible 'correctness' issue due to global watermark. The query contains "
+                "stateful operation which can emit rows older than the current watermark plus allowed late record "
+                "delay, which are \"late rows\" in downstream stateful operations and these rows can be discarded. "
+                "Please refer the programming guide doc for more details. If you understand the possible risk of "
+                "correctness issue and still need to run the query, you can disable this check by setting the "
+                "config `spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false.")
+
+
+def _check_chained_stateful(plan: LogicalPlan, output_mode: str, enabled: bool) -> None:
+    """Spark's check of chained stateful operators (SPARK-28074): none may sit above an operator
+    that can emit rows older than the watermark (an aggregation outside append mode, a
+    ``*GroupsWithState`` with an event-time timeout), as the rows it emits late would be
+    dropped as late by the one above."""
+    for node in plan.walk():
+        if _is_stateful(node) and any(n is not node and _emits_late_rows(n, output_mode) for n in node.walk()):
+            if enabled:
+                _fail(_CORRECTNESS)
+            _log.warning("%s", _CORRECTNESS)
+            return
+
+
+def _is_stateful(node: LogicalPlan) -> bool:
+    if isinstance(node, Aggregate):
+        return reads_stream(node.child)
+    if isinstance(node, Join):
+        return reads_stream(node.left) and reads_stream(node.right)
+    if isinstance(node, FlatMapGroupsWithState | TransformWithState | DeduplicateWithinWatermark):
+        return reads_stream(node)
+    if isinstance(node, Deduplicate) and reads_stream(node):
+        # A deduplication counts only when it keys on an event time (it then evicts by the watermark).
+        marked = event_time_columns(node.child)
+        return any(isinstance(k, AttributeReference) and k.expr_id in marked for k in node.keys)
+    return False
+
+
+def _emits_late_rows(node: LogicalPlan, output_mode: str) -> bool:
+    if isinstance(node, Aggregate):
+        return output_mode != "append" and reads_stream(node.child)
+    return (isinstance(node, FlatMapGroupsWithState) and node.timeout == GroupStateTimeout.EventTimeTimeout
+            and reads_stream(node))
+
+
+
+def _refuse_window_function(node: WindowPlan, plan: LogicalPlan) -> None:
+    """Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING, with its parameters as PySpark shows them:
+    the function and the window specification upper-cased, the column by the user's name."""
+    window = node.window_exprs[0]
+    name = window.name
+    for n in plan.walk():
+        # The window's column as the user named it (withColumn, alias) in the projection above.
+        for e in n.exprs if isinstance(n, Project) else ():
+            if isinstance(e, Alias) and isinstance(e.child, AttributeReference) and e.child.expr_id == window.expr_id:
+                name = e.name
+    over = window.child
+    assert isinstance(over, WindowExpression)
+    function = over.function.sql().upper()
+    spec = over.spec_sql().upper()
+    column = "`" + name.replace("`", "``") + "`"
+    raise AnalysisException(
+        f"Window function is not supported in {function} (as column {column}) on streaming DataFrames/Datasets.\n"
+        f"Structured Streaming only supports time-window aggregation using the WINDOW function. (window "
+        f"specification: {spec})", "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING",
+        {"windowFunc": function, "columnName": column, "windowSpec": spec})
 
 
 def _check_join(join: Join, output_mode: str) -> None:
@@ -115,7 +184,7 @@ def _check_join(join: Join, output_mode: str) -> None:
     if left and right:
         if output_mode != "append":
             _fail(f"Join between two streaming DataFrames/Datasets is not supported in {output_mode.capitalize()} "
-                  "output mode, only in Append output mode", _OUTPUT_MODE)
+                  "output mode, only in Append output mode")
         _check_stream_stream_join(join)
         return
     if not (left or right):

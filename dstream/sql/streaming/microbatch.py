@@ -49,7 +49,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AnalysisException, StreamingQueryException
+from ..errors import AnalysisException, CapturedException, StreamingQueryException
 from ..observation import observed_metrics
 from ..plan.logical import FileRelation, LocalRelation, LogicalPlan
 from . import operators as _operators  # noqa: F401 - registers the stateful operators
@@ -253,9 +253,12 @@ class MicroBatchExecution:
                 _log.exception("stopping %s failed", part)
         if failure is not None:
             named = f"{self.name} " if self.name else ""  # Spark's prettyIdString
+            # Spark's text ends with the cause's message: one of Spark's errors reads as its
+            # message ("[CONDITION] ..." when it has one), a Python error by its type too.
+            cause = str(failure) if isinstance(failure, CapturedException) else f"{type(failure).__name__}: {failure}"
             self.exception = StreamingQueryException(
-                f"Query {named}[id = {self.id}, runId = {self.run_id}] terminated with exception: "
-                f"{type(failure).__name__}: {failure}", "STREAM_FAILED",
+                f"Query {named}[id = {self.id}, runId = {self.run_id}] terminated with exception: {cause}",
+                "STREAM_FAILED",
                 {"id": self.id, "runId": self.run_id})
             self.exception.__cause__ = failure
             _log.error("Query %s terminated with error", self.name or self.id, exc_info=failure)

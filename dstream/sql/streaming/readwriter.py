@@ -295,7 +295,8 @@ class DataStreamWriter(OptionsBuilder):
                 provider = sink_provider(self._format or _default_source(session))
             needs_checkpoint = provider.needs_checkpoint
             provider.check_output_mode(self._mode)  # before the query's checks, as Spark
-        check_streaming_query(plan, self._mode)
+        check_streaming_query(plan, self._mode, session.conf.get_boolean(
+            "spark.sql.streaming.statefulOperator.checkCorrectness.enabled", True))
         checkpoint, temporary = self._checkpoint(session, needs_checkpoint)
         if sink is None:
             sink = provider.create(session, dict(self._options), self._mode, list(self._partition_by), self._name)

@@ -36,6 +36,7 @@ import pyarrow.compute as pc
 from ..execution.context import QueryContext
 from ..execution.physical import PhysicalPlan
 from ..expressions.base import Alias, AttributeReference, column_key
+from ..expressions.scalar_functions import ScalarFunction
 from ..expressions.windows import SessionWindow, TimeWindow
 from ..plan.logical import Aggregate, Generate, LogicalPlan, Project
 from ..plan.windowing import SessionWindowAssign
@@ -179,6 +180,10 @@ def _window_delay(expr: Any, found: dict[int, int]) -> int | None:
     if isinstance(expr, AttributeReference):
         return found.get(expr.expr_id)
     if isinstance(expr, TimeWindow | SessionWindow):
+        return _window_delay(expr.children[0], found)
+    if isinstance(expr, ScalarFunction) and expr.name == "window_time":
+        # The event time of a window an upstream aggregation emitted (Spark's window_time
+        # keeps the window column's watermark): what chains a second windowed aggregation.
         return _window_delay(expr.children[0], found)
     return None
 

@@ -191,7 +191,8 @@ def test_refused_at_start_with_sparks_reasons(spark: SparkSession) -> None:
     with pytest.raises(AnalysisException, match="Invalid streaming output mode: complete. This output mode is not "
                                                 "supported for no streaming aggregations"):
         df.writeStream.outputMode("complete").format("memory").queryName("x").start()
-    with pytest.raises(AnalysisException, match="Append output mode not supported"):
+    with pytest.raises(AnalysisException, match="Invalid streaming output mode: append. This output mode is not "
+                                                "supported for streaming aggregations without watermark"):
         df.groupBy("k").count().writeStream.format("memory").queryName("x").start()
     with pytest.raises(AnalysisException, match="Sorting is not supported"):
         df.orderBy("k").writeStream.format("memory").queryName("x").start()
@@ -274,6 +275,12 @@ def test_a_failing_batch_stops_the_query_with_the_cause(spark: SparkSession) -> 
     with pytest.raises(StreamingQueryException, match="bad batch"):
         query.awaitTermination(DEADLINE)
     assert not query.isActive and "bad batch" in str(query.exception())
+    # As Spark wraps it: FOREACH_BATCH_USER_FUNCTION_ERROR, with the function's own error as its cause.
+    assert "terminated with exception: [FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred in the user provided " \
+           "function in foreach batch sink. Reason: ValueError: bad batch" in str(query.exception())
+    wrapped = query.exception().__cause__
+    assert wrapped.getCondition() == "FOREACH_BATCH_USER_FUNCTION_ERROR"
+    assert isinstance(wrapped.__cause__, ValueError)
 
 
 def test_listener_gets_started_progress_and_terminated_events(spark: SparkSession) -> None:

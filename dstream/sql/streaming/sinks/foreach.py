@@ -3,8 +3,10 @@
 What this module owns
 ---------------------
 * :class:`ForeachBatchSink`: calls ``func(df, batch_id)`` on the driver with the
-  batch's DataFrame. At-least-once: a restarted query calls it again for the batch
-  that had no commit, so an exactly-once program writes idempotently by batch id.
+  batch's DataFrame; what it raises stops the query as Spark's
+  ``FOREACH_BATCH_USER_FUNCTION_ERROR``, the original as its cause. At-least-once: a
+  restarted query calls it again for the batch that had no commit, so an exactly-once
+  program writes idempotently by batch id.
 * :class:`ForeachSink`: runs in the tasks, per partition: a function is called with
   each row; an object gets ``open(partition_id, epoch_id)`` (rows are skipped when it
   returns false), ``process(row)`` for each row and ``close(error)`` at the end, as
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ...arrow_convert import arrow_to_rows
-from ...errors import PySparkTypeError
+from ...errors import CapturedException, PySparkTypeError
 from .base import Sink
 
 if TYPE_CHECKING:
@@ -37,7 +39,14 @@ class ForeachBatchSink(Sink):
         self.func = func
 
     def add_batch(self, batch_id: int, df: DataFrame) -> int:
-        self.func(df, batch_id)
+        try:
+            self.func(df, batch_id)
+        except Exception as exc:
+            # Spark's wrapping of what the user's function raised; the original stays the cause.
+            raise CapturedException(
+                "An error occurred in the user provided function in foreach batch sink. Reason: "
+                f"{type(exc).__name__}: {exc}", "FOREACH_BATCH_USER_FUNCTION_ERROR",
+                {"reason": f"{type(exc).__name__}: {exc}"}) from exc
         return -1
 
 
