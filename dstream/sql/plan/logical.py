@@ -81,6 +81,14 @@ class LogicalPlan:
     #: A unary node whose output is its child's rows and columns (a marker or a measure):
     #: the optimizer prunes columns through it as through a filter.
     passes_rows_through: bool = False
+    #: A node whose rows come from a stream (an unstarted streaming relation, or the rows
+    #: a micro-batch read from its source).
+    stream_input: bool = False
+
+    def filter_barrier(self) -> frozenset[int] | None:
+        """The columns (ids) a filter may not read to be pushed below this unary node;
+        ``None``: filters stay above it."""
+        return None
 
     def output(self) -> list[AttributeReference]:
         """The columns this node produces, in order."""

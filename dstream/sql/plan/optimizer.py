@@ -11,8 +11,11 @@ until the plan stops changing (at most :data:`MAX_ITERATIONS` rounds):
   projects** (a projection of a projection becomes one, aliases substituted);
 * **predicate pushdown**: filter conjuncts move below projections (through
   deterministic aliases), into the side of an inner/outer/semi join they read, below
-  a ``Union`` into each child's columns, and into file scans, where the reader uses
-  them (Parquet skips the row groups whose statistics exclude them);
+  a ``Union`` into each child's columns, below ``withWatermark`` when they do not read
+  its event time, and into file scans, where the reader uses them (Parquet skips the
+  row groups whose statistics exclude them);
+* **not-null inference** (once, first) for joins that read a stream: the columns the
+  join condition compares are filtered ``isnotnull`` on the sides that drop such rows;
 * **column pruning**: each scan reads only the columns some operator above uses;
 * **combine unions**: a union of unions becomes one union of all their children.
 
@@ -33,6 +36,8 @@ from typing import Any
 import pyarrow as pa
 
 from ..expressions.base import Alias, AttributeReference, EvalContext, Expression, Literal, is_deterministic
+from ..expressions.cast import Cast
+from ..expressions.operators import Add, Multiply, Subtract, UnaryMinus
 from ..expressions.predicates import (
     And,
     EqualTo,
@@ -216,6 +221,14 @@ def _push_filter(plan: LogicalPlan) -> LogicalPlan | None:
         return _push_into_join(plan, child, conjuncts)
     if isinstance(child, Aggregate):
         return _push_through_aggregate(child, conjuncts)
+    barrier = child.filter_barrier()
+    if barrier is not None and len(child.children) == 1:
+        # A node that lets the filters not reading ``barrier`` through (withWatermark).
+        down = [c for c in conjuncts if is_deterministic(c) and not c.references() & barrier]
+        if down:
+            stay = [c for c in conjuncts if not any(c is d for d in down)]
+            moved = child.with_children([Filter(_conjoin(down), child.children[0])])
+            return Filter(_conjoin(stay), moved) if stay else moved
     if isinstance(child, FileRelation) and not child.pushed_filters:
         pushed = [f for f in (_to_source_filter(c, child) for c in conjuncts) if f is not None]
         if pushed:
@@ -369,6 +382,49 @@ def _combine_unions(plan: LogicalPlan) -> LogicalPlan | None:
     return Union([g for c in plan.children for g in (c.children if isinstance(c, Union) else (c,))])
 
 
+#: The sides whose rows with a null join key can be dropped before the join: they match
+#: nothing and the join type does not emit them unmatched.
+_NOT_NULL_SIDES = {"inner": (0, 1), "cross": (0, 1), "left_semi": (0, 1), "left_outer": (1,), "left_anti": (1,),
+                   "right_outer": (0,)}
+_NULL_REJECTING = (EqualTo, LessThan, LessThanOrEqual, GreaterThan, GreaterThanOrEqual)
+_NULL_IN_NULL_OUT = (Add, Subtract, Multiply, UnaryMinus, Cast)
+
+
+def _compared_columns(expr: Expression) -> list[AttributeReference]:
+    """The columns whose null makes ``expr`` null, through arithmetic and casts."""
+    if isinstance(expr, AttributeReference):
+        return [expr]
+    if isinstance(expr, _NULL_IN_NULL_OUT):
+        return [a for child in expr.children for a in _compared_columns(child)]
+    return []
+
+
+def _infer_join_not_null(plan: LogicalPlan) -> LogicalPlan | None:
+    """Spark's InferFiltersFromConstraints for a join that reads a stream: ``isnotnull``
+    filters for the columns its condition compares (``k = k2``, ``t2 >= t - x``), on the
+    sides whose rows with such a null match nothing and are not emitted unmatched.
+
+    Pushed below ``withWatermark`` by the rules, they keep rows that can never join from
+    moving the watermark and from the join's state, as in Spark. Batch joins are left
+    alone: there the filters would change nothing but the plan's text.
+    """
+    if not isinstance(plan, Join) or plan.how not in _NOT_NULL_SIDES \
+            or not any(node.stream_input for node in plan.walk()):
+        return None
+    columns: dict[int, AttributeReference] = {}
+    for conjunct in split_conjuncts(plan.condition) if plan.condition is not None else []:
+        if isinstance(conjunct, _NULL_REJECTING):
+            columns.update((a.expr_id, a) for child in conjunct.children for a in _compared_columns(child))
+    columns.update((a.expr_id, a) for pair in plan.using for a in pair)
+    sides = list(plan.children)
+    for index in _NOT_NULL_SIDES[plan.how]:
+        ids = {a.expr_id for a in sides[index].output()}
+        tests = [IsNotNull(a) for a in columns.values() if a.expr_id in ids and a.nullable]
+        if tests:
+            sides[index] = Filter(_conjoin(tests), sides[index])
+    return None if all(a is b for a, b in zip(sides, plan.children)) else plan.with_children(sides)
+
+
 _RULES: list[Callable[[LogicalPlan], LogicalPlan | None]] = [
     _fold_plan, _combine_filters, _push_filter, _collapse_projects, _remove_noop_project, _combine_unions,
 ]
@@ -403,7 +459,8 @@ def _optimize(plan: LogicalPlan) -> LogicalPlan:
     if isinstance(plan, LeafPlan) and not plan.expressions():
         return plan  # no rule rewrites a lone leaf (a streaming batch's result is one, every micro-batch)
     output = plan.output()
-    current = plan
+    # Once, before the rules: the filters it adds are then pushed down like the others.
+    current = plan.transform_up(_infer_join_not_null)
     for round_number in range(MAX_ITERATIONS):
         new = _once(current)
         if new is current:

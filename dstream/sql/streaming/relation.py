@@ -56,6 +56,7 @@ class StreamingRelation(LeafPlan):
     """A streaming source in a DataFrame's plan, not yet started."""
 
     is_streaming = True
+    stream_input = True
 
     def __init__(self, output: Sequence[AttributeReference], spec: SourceSpec,
                  metadata: AttributeReference | None = None) -> None:
@@ -85,6 +86,11 @@ class EventTimeWatermark(UnaryPlan):
     def expressions(self) -> list[Expression]:
         return [self.event_time]
 
+    def filter_barrier(self) -> frozenset[int] | None:
+        # Spark pushes a filter that does not read the event time below the watermark: the
+        # rows it drops never move the watermark on.
+        return frozenset({self.event_time.expr_id})
+
     def with_children(self, children: Sequence[LogicalPlan]) -> LogicalPlan:
         return EventTimeWatermark(self.event_time, self.delay_ms, children[0], self.watermark_id)
 
@@ -103,6 +109,7 @@ class MicroBatchSource(UnaryPlan):
     """
 
     passes_rows_through = True
+    stream_input = True
 
     def __init__(self, child: LogicalPlan, source_index: int, counter: Any) -> None:
         super().__init__(child)
@@ -118,7 +125,7 @@ class MicroBatchSource(UnaryPlan):
 
 def reads_stream(plan: LogicalPlan) -> bool:
     """Whether ``plan`` reads a stream (an unstarted relation, or a micro-batch's source rows)."""
-    return any(node.is_streaming or isinstance(node, MicroBatchSource) for node in plan.walk())
+    return any(node.stream_input for node in plan.walk())
 
 
 def streaming_relations(plan: LogicalPlan) -> list[StreamingRelation]:

@@ -3,7 +3,8 @@
 ``data/pyspark_streaming_answers.json`` holds queries drawn at random from the operators a
 stream runs (windowed aggregations with and without watermarks, chained aggregations,
 session windows, deduplication, stream-static and stream-stream joins, global
-aggregations, limits) with their output mode, the rows of each input file, and what
+aggregations, limits, unions of two streams, filters after ``withWatermark``, joins
+followed by windowed aggregations) with their output mode, the rows of each input file, and what
 PySpark 4.0.1 gave for the same files: the rows each micro-batch handed to
 ``foreachBatch`` (every column cast to a string, sorted), no-data batches included, or
 the error condition and the start of its message. Each query reads its files one per
@@ -52,9 +53,13 @@ def _run(spark: SparkSession, case: dict[str, Any], tmp_path: Path) -> tuple[str
     scope: dict[str, Any] = {"src": src, "static": static, "F": F, "Window": Window}
     if "in2" in case:
         _write_files(tmp_path / "in2", case["in2"], ("k2", "w", "s2"))
-        scope["src2"] = (spark.readStream.schema("ts long, k2 string, w long, s2 string")
-                         .option("maxFilesPerTrigger", 1).json(str(tmp_path / "in2"))
-                         .withColumn("t2", F.timestamp_seconds("ts")).drop("ts"))
+        src2 = (spark.readStream.schema("ts long, k2 string, w long, s2 string")
+                .option("maxFilesPerTrigger", 1).json(str(tmp_path / "in2"))
+                .withColumn("t2", F.timestamp_seconds("ts")).drop("ts"))
+        scope["src2"] = src2
+        # The second stream under the first one's column names, for unions.
+        scope["src2k"] = src2.select(F.col("k2").alias("k"), F.col("w").alias("v"), F.col("s2").alias("s"),
+                                     F.col("t2").alias("t"))
     df = eval(case["code"], scope)  # noqa: S307 - the recorded query, written by us
     batches: list[list[Any]] = []
     query = (df.writeStream.outputMode(case["mode"]).foreachBatch(lambda b, i: batches.append([i, _as_shown(b)]))

@@ -51,10 +51,11 @@ from ...plan.logical import Aggregate, LogicalPlan
 from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
-from ..watermark import event_time_columns, event_time_us, key_event_time_index
+from ..watermark import event_time_columns, event_time_us
 from . import residency
 from .arrow_state import AggregationState, memory_bytes
 from .finish import StateOperatorExec
+from .propagation import input_watermark_ms, operator_watermarks
 from .session_window import plan_session_aggregate
 from .store import StateLocation
 
@@ -65,16 +66,16 @@ class _Operator:
     """What a task of the state operator needs (small: shipped with every task)."""
 
     def __init__(self, spec: AggregateSpec, planner: MicroBatchPlanner, operator_id: int, time_key: int | None,
-                 accumulator: Any) -> None:
+                 watermarks: tuple[int, int], accumulator: Any) -> None:
         info = planner.info
         self.spec = spec
         self.operator_id = operator_id
         self.location = StateLocation.of(info, operator_id)
         self.mode = info.output_mode
         self.time_key = time_key
-        watermarked = info.has_watermark and time_key is not None
-        self.late_us = info.watermark_for_late_ms * 1000 if watermarked and self.mode != "complete" else None
-        self.evict_us = info.watermark_for_eviction_ms * 1000 if watermarked and self.mode != "complete" else None
+        watermarked = info.has_watermark and time_key is not None and self.mode != "complete"
+        self.late_us = watermarks[0] * 1000 if watermarked else None
+        self.evict_us = watermarks[1] * 1000 if watermarked else None
         self.accumulator = accumulator
         self.key_names = key_names(spec.key_attrs)
         self.buffer_names = [f"b{fi}_{j}" for fi, f in enumerate(spec.functions) for j in range(len(f.merge_aggs()))]
@@ -232,18 +233,21 @@ def _plan_aggregate(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPl
     child = plan_physical(plan.child, qctx)
     spec = AggregateSpec(plan.grouping, collect_aggregates(plan.aggregates), arrow_schema(child.output))
     columns = event_time_columns(plan.child)
-    grouping_attrs = [g if isinstance(g, AttributeReference) else None for g in plan.grouping]
-    time_key = key_event_time_index([a for a in grouping_attrs if a is not None], columns) \
-        if all(a is not None for a in grouping_attrs) else None
+    # The state's key columns follow the grouping: the watermarked one's position among all
+    # of them, whatever the others are (an expression such as ``v % 3`` among them had
+    # turned eviction off, and append mode emitted nothing).
+    time_key = next((i for i, g in enumerate(plan.grouping)
+                     if isinstance(g, AttributeReference) and g.expr_id in columns), None)
     info = planner.info
     partitions = info.state_partitions if spec.grouping else 1
     mode = info.output_mode
     watermarked = info.has_watermark and time_key is not None and mode != "complete"
+    watermarks = operator_watermarks(plan, info)
 
     def needs_batch(new_watermark_ms: int) -> bool:
-        return watermarked and new_watermark_ms > info.watermark_for_eviction_ms
+        return watermarked and input_watermark_ms(plan, new_watermark_ms) > watermarks[1]
     op = info.operator(operator_id, "stateStoreSave", needs_batch, partitions)
-    operator = _Operator(spec, planner, operator_id, time_key, op.accumulator)
+    operator = _Operator(spec, planner, operator_id, time_key, watermarks, op.accumulator)
     partial = PartialAggregateExec(spec, child)
     if spec.grouping:
         exchange = ShuffleExchangeExec("hash", spec.key_attrs, partitions, partial)

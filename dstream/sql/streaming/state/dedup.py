@@ -55,6 +55,7 @@ from ...plan.logical import Deduplicate, LogicalPlan, UnaryPlan
 from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_columns, event_time_us, key_event_time_index
+from .propagation import input_watermark_ms, operator_watermarks
 from .rows import RowCodec, key_time_us
 from .store import StateLocation
 
@@ -113,7 +114,7 @@ class _Operator:
 
     def __init__(self, planner: MicroBatchPlanner, operator_id: int, keys: Sequence[AttributeReference],
                  time_column: AttributeReference | None, key_time: int | None, delay_ms: int | None,
-                 accumulator: Any) -> None:
+                 watermarks: tuple[int, int], accumulator: Any) -> None:
         info = planner.info
         self.operator_id = operator_id
         self.location = StateLocation.of(info, operator_id)
@@ -122,8 +123,8 @@ class _Operator:
         self.normal = state_key(self.key_codec.types)
         self.time_name = None if time_column is None else column_key(time_column.expr_id)
         watermarked = info.has_watermark and time_column is not None
-        self.late_us = info.watermark_for_late_ms * 1000 if watermarked else None
-        self.evict_us = info.watermark_for_eviction_ms * 1000 if watermarked else None
+        self.late_us = watermarks[0] * 1000 if watermarked else None
+        self.evict_us = watermarks[1] * 1000 if watermarked else None
         self.key_time = key_time
         self.delay_us = None if delay_ms is None else delay_ms * 1000
         self.accumulator = accumulator
@@ -239,11 +240,13 @@ def _plan(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPlanner) -> 
     key_time = None if within else key_event_time_index(keys, columns)
     delay = columns[time_column.expr_id] if within and time_column is not None else None
 
+    watermarks = operator_watermarks(plan, info)
+
     def needs_batch(new_watermark_ms: int) -> bool:
-        return info.has_watermark and new_watermark_ms > info.watermark_for_eviction_ms
+        return info.has_watermark and input_watermark_ms(plan, new_watermark_ms) > watermarks[1]
     name = "dedupeWithinWatermark" if within else "dedupe"
     op = info.operator(operator_id, name, needs_batch, info.state_partitions, ("numDroppedDuplicateRows",))
-    operator = _Operator(planner, operator_id, keys, time_column, key_time, delay, op.accumulator)
+    operator = _Operator(planner, operator_id, keys, time_column, key_time, delay, watermarks, op.accumulator)
     exchange = ShuffleExchangeExec("hash", keys, info.state_partitions, child)
     return StreamingDeduplicateExec(operator, name, exchange)
 

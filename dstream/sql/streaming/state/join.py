@@ -70,6 +70,7 @@ from ..relation import reads_stream
 from ..watermark import event_time_us
 from .dedup import state_key
 from .join_bounds import join_parts, key_watermark_ordinal, state_value_watermark, watermarked_columns
+from .propagation import input_watermark_ms, operator_watermarks
 from .rows import RowCodec
 from .store import StateLocation
 
@@ -402,7 +403,7 @@ def _plan_join(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPlanner
     lw, rw = watermarked_columns(plan.left), watermarked_columns(plan.right)
     lw_ids, rw_ids = {a.expr_id for a in lw}, {a.expr_id for a in rw}
     ordinal = key_watermark_ordinal(parts.left_keys, parts.right_keys, lw_ids, rw_ids)
-    watermark_ms = info.watermark_for_eviction_ms
+    late_ms, watermark_ms = operator_watermarks(plan, info)
 
     def cleanup(this: Sequence[AttributeReference], marks: list[AttributeReference],
                 other: Sequence[AttributeReference], other_marks: set[int]) -> _Predicate | None:
@@ -422,11 +423,11 @@ def _plan_join(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPlanner
                        how in ("right_outer", "full_outer"), rpred)
 
     def needs_batch(new_watermark_ms: int) -> bool:
-        return (lpred is not None or rpred is not None) and new_watermark_ms > watermark_ms
+        return (lpred is not None or rpred is not None) and input_watermark_ms(plan, new_watermark_ms) > watermark_ms
     partitions = info.state_partitions
     op = info.operator(operator_id, "symmetricHashJoin", needs_batch, partitions)
     output = plan.output()
-    late_us = info.watermark_for_late_ms * 1000 if info.has_watermark else None
+    late_us = late_ms * 1000 if info.has_watermark else None
     task = _JoinTask(how, left_side, right_side, parts.null_safe, parts.both, output,
                      join_sources(output, left.output, right.output, plan.using), planner, operator_id, late_us,
                      op.accumulator)

@@ -49,6 +49,7 @@ from ...plan.windowing import SessionWindowAssign
 from ..incremental import MicroBatchPlanner
 from ..watermark import event_time_columns
 from .finish import StateOperatorExec
+from .propagation import input_watermark_ms, operator_watermarks
 from .rows import RowCodec
 from .store import StateLocation
 
@@ -59,7 +60,7 @@ class _SessionOperator:
     """What a task of the session state operator needs."""
 
     def __init__(self, spec: AggregateSpec, session_index: int, planner: MicroBatchPlanner, operator_id: int,
-                 watermarked: bool, accumulator: Any) -> None:
+                 watermarked: bool, watermarks: tuple[int, int], accumulator: Any) -> None:
         info = planner.info
         self.spec = spec
         self.session_index = session_index
@@ -67,8 +68,8 @@ class _SessionOperator:
         self.location = StateLocation.of(info, operator_id)
         self.mode = info.output_mode
         use = watermarked and self.mode != "complete"
-        self.late_us = info.watermark_for_late_ms * 1000 if use else None
-        self.evict_us = info.watermark_for_eviction_ms * 1000 if use else None
+        self.late_us = watermarks[0] * 1000 if use else None
+        self.evict_us = watermarks[1] * 1000 if use else None
         self.accumulator = accumulator
         self.names = key_names(spec.key_attrs)
         self.other = [n for i, n in enumerate(self.names) if i != session_index]
@@ -203,10 +204,11 @@ def plan_session_aggregate(plan: Aggregate, qctx: QueryContext, planner: MicroBa
                          if isinstance(g, AttributeReference) and g.expr_id == assign.output_attr.expr_id)
     watermarked = info.has_watermark and assign.output_attr.expr_id in event_time_columns(plan.child)
     mode = info.output_mode
+    watermarks = operator_watermarks(plan, info)
 
     def needs_batch(new_watermark_ms: int) -> bool:
-        return watermarked and mode != "complete" and new_watermark_ms > info.watermark_for_eviction_ms
+        return watermarked and mode != "complete" and input_watermark_ms(plan, new_watermark_ms) > watermarks[1]
     op = info.operator(operator_id, "sessionWindowStateStoreSaveExec", needs_batch, partitions)
-    operator = _SessionOperator(spec, session_index, planner, operator_id, watermarked, op.accumulator)
+    operator = _SessionOperator(spec, session_index, planner, operator_id, watermarked, watermarks, op.accumulator)
     return StateOperatorExec(operator, plan.aggregates, plan.output(), PartialAggregateExec(spec, sessions),
                              "SessionWindowStateStoreSave")
