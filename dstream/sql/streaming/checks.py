@@ -189,15 +189,18 @@ def _check_join(join: Join, output_mode: str) -> None:
         return
     if not (left or right):
         return
+    # Spark's texts, word for word (its "DataFrame/DataSet" capitals included).
     if how == "full_outer":
         _fail("FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on "
-              "the right is not supported" if left else "FullOuter joins with a static DataFrame/Dataset on the "
-              "left and a streaming DataFrame/Dataset on the right is not supported")
-    if right and how in ("left_outer", "left_semi", "left_anti"):
-        _fail(f"{_join_name(how)} joins with a static DataFrame/Dataset on the left and a streaming "
-              "DataFrame/Dataset on the right are not supported")
-    if left and how == "right_outer":
-        _fail("RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/Dataset on "
+              "the right is not supported" if left else "FullOuter joins with streaming DataFrames/Datasets on the "
+              "right and a static DataFrame/Dataset on the left is not supported")
+    if right and how == "left_anti":
+        _fail("LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported")
+    if right and not left and how in ("left_outer", "left_semi"):
+        _fail(f"{_join_name(how)} join with a streaming DataFrame/Dataset on the right and a static "
+              "DataFrame/Dataset on the left is not supported")
+    if left and not right and how == "right_outer":
+        _fail("RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on "
               "the right not supported")
 
 

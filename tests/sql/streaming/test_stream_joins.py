@@ -192,6 +192,30 @@ def test_refused_stream_stream_joins_name_sparks_reason(spark: SparkSession) -> 
     assert not spark.streams.active
 
 
+@pytest.mark.parametrize(("how", "stream_left", "text"), [
+    # PySpark 4.0.1's texts, its "DataFrame/DataSet" capitals included.
+    ("full", True, "FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset "
+                   "on the right is not supported;"),
+    ("full", False, "FullOuter joins with streaming DataFrames/Datasets on the right and a static DataFrame/Dataset "
+                    "on the left is not supported;"),
+    ("left", False, "LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset "
+                    "on the left is not supported;"),
+    ("left_semi", False, "LeftSemi join with a streaming DataFrame/Dataset on the right and a static "
+                         "DataFrame/Dataset on the left is not supported;"),
+    ("left_anti", False, "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported;"),
+    ("right", True, "RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet "
+                    "on the right not supported;"),
+])
+def test_refused_stream_static_joins_in_sparks_words(spark: SparkSession, how: str, stream_left: bool,
+                                                     text: str) -> None:
+    stream = MemoryStream("k string, v int", spark).toDF()
+    static = spark.createDataFrame([("a", 1)], "k string, n int")
+    joined = stream.join(static, "k", how) if stream_left else static.join(stream, "k", how)
+    with pytest.raises(AnalysisException) as caught:
+        joined.writeStream.format("memory").queryName("refused").start()
+    assert str(caught.value) == text and caught.value.getCondition() == "_LEGACY_ERROR_TEMP_3102"
+
+
 def test_restart_from_the_checkpoint_joins_new_rows_with_the_stored_ones(spark: SparkSession,
                                                                         tmp_path: Path) -> None:
     ls, rs = MemoryStream("k string, a int", spark), MemoryStream("k string, b int", spark)
