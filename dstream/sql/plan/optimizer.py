@@ -16,6 +16,8 @@ until the plan stops changing (at most :data:`MAX_ITERATIONS` rounds):
   row groups whose statistics exclude them);
 * **not-null inference** (once, first) for joins that read a stream: the columns the
   join condition compares are filtered ``isnotnull`` on the sides that drop such rows;
+  and **outer join elimination** for them: an outer join under a filter that rejects
+  the nulls it would pad a side with becomes the join that drops those rows;
 * **column pruning**: each scan reads only the columns some operator above uses;
 * **combine unions**: a union of unions becomes one union of all their children.
 
@@ -425,8 +427,42 @@ def _infer_join_not_null(plan: LogicalPlan) -> LogicalPlan | None:
     return None if all(a is b for a, b in zip(sides, plan.children)) else plan.with_children(sides)
 
 
+def _rejects_nulls_of(conjunct: Expression, ids: set[int]) -> bool:
+    """Whether ``conjunct`` is false or null when the columns ``ids`` are all null."""
+    if isinstance(conjunct, IsNotNull):
+        return any(a.expr_id in ids for a in _compared_columns(conjunct.children[0]))
+    return isinstance(conjunct, _NULL_REJECTING) and any(
+        a.expr_id in ids for child in conjunct.children for a in _compared_columns(child))
+
+
+def _eliminate_outer_join(plan: LogicalPlan) -> LogicalPlan | None:
+    """Spark's EliminateOuterJoin, for a join that reads a stream: a filter above an outer join
+    that rejects the nulls it pads one side with (``isnotnull(t)`` of a window over that side's
+    time) makes that side's unmatched rows vanish anyway, so the join drops them itself; the
+    join is then given the ``isnotnull`` filters of its new type, as Spark infers them after."""
+    if not isinstance(plan, Filter) or not isinstance(plan.child, Join):
+        return None
+    join = plan.child
+    if join.how not in ("left_outer", "right_outer", "full_outer") or not any(n.stream_input for n in join.walk()):
+        return None
+    conjuncts = split_conjuncts(plan.condition)
+    left = any(_rejects_nulls_of(c, {a.expr_id for a in join.left.output()}) for c in conjuncts)
+    right = any(_rejects_nulls_of(c, {a.expr_id for a in join.right.output()}) for c in conjuncts)
+    if join.how == "left_outer":
+        how = "inner" if right else join.how
+    elif join.how == "right_outer":
+        how = "inner" if left else join.how
+    else:  # full outer: rejecting one side's nulls keeps the other side's unmatched rows only
+        how = "inner" if left and right else "left_outer" if left else "right_outer" if right else join.how
+    if how == join.how:
+        return None
+    narrowed = Join(join.left, join.right, how, join.condition, join.using, join.using_output, join.exposed)
+    return Filter(plan.condition, _infer_join_not_null(narrowed) or narrowed)
+
+
 _RULES: list[Callable[[LogicalPlan], LogicalPlan | None]] = [
-    _fold_plan, _combine_filters, _push_filter, _collapse_projects, _remove_noop_project, _combine_unions,
+    _fold_plan, _combine_filters, _push_filter, _eliminate_outer_join, _collapse_projects, _remove_noop_project,
+    _combine_unions,
 ]
 
 
