@@ -109,14 +109,10 @@ def to_arrow_type(dt: DataType) -> pa.DataType:
         return pa.month_day_nano_interval()
     if isinstance(dt, CharType | VarcharType):
         return pa.string()
-    # A void element is nullable in Arrow whatever Spark says (array() is array<void> without
-    # nulls): Arrow refuses a non-nullable null-typed field.
     if isinstance(dt, ArrayType):
-        return pa.list_(pa.field("element", to_arrow_type(dt.elementType),
-                                 nullable=dt.containsNull or isinstance(dt.elementType, NullType)))
+        return pa.list_(_arrow_field("element", dt.elementType, dt.containsNull))
     if isinstance(dt, MapType):
-        return pa.map_(to_arrow_type(dt.keyType), pa.field(
-            "value", to_arrow_type(dt.valueType), nullable=dt.valueContainsNull or isinstance(dt.valueType, NullType)))
+        return pa.map_(to_arrow_type(dt.keyType), _arrow_field("value", dt.valueType, dt.valueContainsNull))
     if isinstance(dt, StructType):
         return pa.struct([_to_arrow_field(f) for f in dt.fields])
     if isinstance(dt, VariantType):
@@ -126,8 +122,13 @@ def to_arrow_type(dt: DataType) -> pa.DataType:
 
 
 def _to_arrow_field(field: StructField) -> pa.Field:
-    return pa.field(field.name, to_arrow_type(field.dataType),
-                    nullable=field.nullable or isinstance(field.dataType, NullType))
+    return _arrow_field(field.name, field.dataType, field.nullable)
+
+
+def _arrow_field(name: str, dt: DataType, nullable: bool) -> pa.Field:
+    # A void field is nullable in Arrow whatever Spark says (array() is array<void> without
+    # nulls): Arrow refuses a non-nullable null-typed field.
+    return pa.field(name, to_arrow_type(dt), nullable=nullable or isinstance(dt, NullType))
 
 
 def to_arrow_schema(schema: StructType) -> pa.Schema:

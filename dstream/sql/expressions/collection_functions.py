@@ -224,17 +224,18 @@ class ElementAt(Expression):
         keys = self.children[1].eval(batch, ctx)
         if pa.types.is_map(values.type):
             return map_lookup(values, keys)
-        if _index_zero(values, keys):
-            raise ArrayIndexOutOfBoundsException(
-                "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).",
-                "INVALID_INDEX_OF_ZERO", {})
+        _refuse_index_zero(values, keys)
         return list_item(values, keys, True, ctx.ansi, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT")
 
 
-def _index_zero(values: pa.Array, keys: Any) -> bool:
-    """Whether a row of a non-null array asks for position 0 (a null array is null, as in Spark)."""
+def _refuse_index_zero(values: pa.Array, keys: Any) -> None:
+    """Raise ``INVALID_INDEX_OF_ZERO`` if a row of a non-null array asks for position 0 (a null
+    array is null, as in Spark), for ``element_at`` and ``try_element_at`` alike."""
     zero = pc.equal(keys, 0)
-    return bool(pc.any(pc.fill_null(pc.and_(zero, values.is_valid()), False)).as_py())
+    if pc.any(pc.fill_null(pc.and_(zero, values.is_valid()), False)).as_py():
+        raise ArrayIndexOutOfBoundsException(
+            "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).",
+            "INVALID_INDEX_OF_ZERO", {})
 
 
 class TryElementAt(ElementAt):
@@ -249,10 +250,7 @@ class TryElementAt(ElementAt):
         keys = self.children[1].eval(batch, ctx)
         if pa.types.is_map(values.type):
             return map_lookup(values, keys)
-        if _index_zero(values, keys):
-            raise ArrayIndexOutOfBoundsException(
-                "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).",
-                "INVALID_INDEX_OF_ZERO", {})
+        _refuse_index_zero(values, keys)
         return list_item(values, keys, True, False, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT")
 
 

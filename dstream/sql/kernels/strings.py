@@ -64,12 +64,15 @@ def _full_case(x: pa.Array, arrow_case: Any, python_case: Any) -> pa.Array:
     """Arrow's case mapping is one character to one (``ß`` to ``ẞ``); Java's and Python's
     follow Unicode's SpecialCasing (``ß`` to ``SS``). ASCII rows, the usual ones, stay in
     Arrow; the others are mapped by Python, which agrees with Java on these."""
-    mapped = arrow_case(x)
-    ascii_rows = pc.fill_null(pc.string_is_ascii(x), True)
-    if pc.all(ascii_rows).as_py():
-        return mapped
+    if _all_ascii(x):
+        return arrow_case(x)
     fixed = [None if v is None else python_case(v) for v in x.to_pylist()]
     return pa.array(fixed, pa.string())
+
+
+def _all_ascii(x: pa.Array) -> bool:
+    """Whether every non-null row is ASCII text (Arrow's case kernels are then Java's)."""
+    return bool(pc.all(pc.fill_null(pc.string_is_ascii(x), True)).as_py())
 
 
 def trim(a: Any, chars: str | None = None) -> pa.Array:
@@ -280,7 +283,7 @@ def reverse(a: Any) -> pa.Array:
 def initcap(a: Any) -> pa.Array:
     """``initcap(a)``: every space-separated word lower-cased with its first character upper-cased."""
     x = _s(a)
-    if not pc.all(pc.fill_null(pc.string_is_ascii(x), True)).as_py():
+    if not _all_ascii(x):
         # Java's title case of a first letter may be two letters (ß: Ss), as Python's is.
         return pa.array([None if v is None else " ".join(w[:1].title() + w[1:].lower() for w in v.split(" "))
                          for v in x.to_pylist()], pa.string())

@@ -239,7 +239,7 @@ class SubqueryRewriter:
         except AnalysisException as exc:
             if exc.getErrorClass() in ("UNRESOLVED_COLUMN.WITH_SUGGESTION", "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION"):
                 raise unsupported_in_sql(f"{what} reading a column it does not define (a correlated reference to the "
-                                   f"outer query there: {exc})") from exc
+                                         f"outer query there: {exc})") from exc
             raise
 
     def _sub_frame(self, query: Any, keys: list[tuple[Expr, Expr]], with_value: bool) -> tuple[Any, list[Any], Any]:
@@ -345,7 +345,7 @@ class SubqueryRewriter:
             return known[1]
         if not isinstance(node, Subquery):
             raise unsupported_in_sql("IN (subquery) or EXISTS outside WHERE, HAVING, GROUP BY and the select list "
-                               "(in ORDER BY, a join condition or a window)")
+                                     "(in ORDER BY, a join condition or a window)")
         column = self._run_scalar(node)
         self._scalars[id(node)] = (node, column)  # the node is kept beside its Column, so its id stays its own
         return column
