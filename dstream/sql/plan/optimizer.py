@@ -73,6 +73,7 @@ from .logical import (
     SubqueryAlias,
     Union,
 )
+from .streams import reads_stream
 
 __all__ = ["MAX_ITERATIONS", "optimize", "split_conjuncts"]
 
@@ -410,8 +411,7 @@ def _infer_join_not_null(plan: LogicalPlan) -> LogicalPlan | None:
     moving the watermark and from the join's state, as in Spark. Batch joins are left
     alone: there the filters would change nothing but the plan's text.
     """
-    if not isinstance(plan, Join) or plan.how not in _NOT_NULL_SIDES \
-            or not any(node.stream_input for node in plan.walk()):
+    if not isinstance(plan, Join) or plan.how not in _NOT_NULL_SIDES or not reads_stream(plan):
         return None
     columns: dict[int, AttributeReference] = {}
     for conjunct in split_conjuncts(plan.condition) if plan.condition is not None else []:
@@ -443,7 +443,7 @@ def _eliminate_outer_join(plan: LogicalPlan) -> LogicalPlan | None:
     if not isinstance(plan, Filter) or not isinstance(plan.child, Join):
         return None
     join = plan.child
-    if join.how not in ("left_outer", "right_outer", "full_outer") or not any(n.stream_input for n in join.walk()):
+    if join.how not in ("left_outer", "right_outer", "full_outer") or not reads_stream(join):
         return None
     conjuncts = split_conjuncts(plan.condition)
     left = any(_rejects_nulls_of(c, {a.expr_id for a in join.left.output()}) for c in conjuncts)

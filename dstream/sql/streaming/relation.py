@@ -11,7 +11,8 @@ What this module owns
 * :class:`ArrowRDDRelation` (the core's, re-exported): a leaf over an RDD of Arrow record
   batches, which is what a source that reads in tasks (Kafka, rate) hands back for an
   offset range.
-* :func:`reads_stream`: whether a plan has a streaming leaf below it.
+* :func:`reads_stream` (the plan layer's, re-exported): whether a plan has a streaming
+  leaf below it.
 
 Invariants
 ----------
@@ -33,6 +34,7 @@ from ..execution.planner import plan_physical, register_planner
 from ..expressions.base import AttributeReference, Expression, new_expr_id
 from ..plan.arrow_rdd import ArrowRDDRelation
 from ..plan.logical import LeafPlan, LogicalPlan, UnaryPlan
+from ..plan.streams import reads_stream
 from ..types import StructType
 
 __all__ = ["ArrowRDDRelation", "EventTimeWatermark", "MicroBatchSource", "SourceSpec", "StreamingRelation",
@@ -121,11 +123,6 @@ class MicroBatchSource(UnaryPlan):
 
     def describe(self) -> str:
         return f"MicroBatchSource {self.source_index}"
-
-
-def reads_stream(plan: LogicalPlan) -> bool:
-    """Whether ``plan`` reads a stream (an unstarted relation, or a micro-batch's source rows)."""
-    return any(node.stream_input for node in plan.walk())
 
 
 def streaming_relations(plan: LogicalPlan) -> list[StreamingRelation]:

@@ -69,7 +69,7 @@ from ..incremental import MicroBatchPlanner, register_stateful
 from ..relation import reads_stream
 from ..watermark import event_time_us
 from .dedup import state_key
-from .join_bounds import join_parts, key_watermark_ordinal, state_value_watermark, watermarked_columns
+from .join_bounds import join_parts, key_watermark_ordinal, state_watermarks, watermarked_columns
 from .propagation import input_watermark_ms, operator_watermarks
 from .rows import RowCodec
 from .store import StateLocation
@@ -405,18 +405,17 @@ def _plan_join(plan: LogicalPlan, qctx: QueryContext, planner: MicroBatchPlanner
     ordinal = key_watermark_ordinal(parts.left_keys, parts.right_keys, lw_ids, rw_ids)
     late_ms, watermark_ms = operator_watermarks(plan, info)
 
+    left_bound, right_bound = state_watermarks(plan, watermark_ms)
+
     def cleanup(this: Sequence[AttributeReference], marks: list[AttributeReference],
-                other: Sequence[AttributeReference], other_marks: set[int]) -> _Predicate | None:
-        if ordinal is not None:
-            return ("key", ordinal, watermark_ms * 1000)
-        if not marks:
-            return None
-        bound = state_value_watermark(this, other, other_marks, plan.condition, watermark_ms)
+                bound: int | None) -> _Predicate | None:
         if bound is None:
             return None
+        if ordinal is not None:
+            return ("key", ordinal, bound * 1000)
         return ("value", [a.expr_id for a in this].index(marks[0].expr_id), bound * 1000)
-    lpred = cleanup(left.output, lw, right.output, rw_ids)
-    rpred = cleanup(right.output, rw, left.output, lw_ids)
+    lpred = cleanup(left.output, lw, left_bound)
+    rpred = cleanup(right.output, rw, right_bound)
     left_side = _Side("left", left.output, parts.left_keys, parts.left_only, lw[0] if lw else None,
                       how in ("left_outer", "full_outer"), lpred)
     right_side = _Side("right", right.output, parts.right_keys, parts.right_only, rw[0] if rw else None,

@@ -12,6 +12,9 @@ the start-time checks:
   watermarked column (a timestamp or a window) of the left side, else of the right
   side. Both sides' state is then dropped by that key: a key whose time (a window's
   end) is ``<=`` the watermark.
+* :func:`state_watermarks`: each side's state watermark (Spark's ``getStateWatermark``):
+  the watermark itself on both sides when an equi-key holds it, else each watermarked
+  side's state value watermark, below.
 * :func:`state_value_watermark`: Spark's "state value watermark", the time below which
   one side's stored rows can no longer match a row the other side may still send.
   It is solved from the terms of the condition of the forms ``a < b``, ``a <= b``,
@@ -49,7 +52,8 @@ from ...plan.logical import Join, LogicalPlan
 from ...types import DayTimeIntervalType, NumericType, TimestampNTZType, TimestampType
 from ..watermark import event_time_columns
 
-__all__ = ["JoinParts", "join_parts", "key_watermark_ordinal", "state_value_watermark", "watermark_in_join_keys",
+__all__ = ["JoinParts", "join_parts", "key_watermark_ordinal", "state_value_watermark", "state_watermarks",
+           "watermark_in_join_keys",
            "watermarked_columns"]
 
 _MICROS_PER_SECOND = 1_000_000.0
@@ -244,3 +248,16 @@ def state_value_watermark(this_side: Sequence[AttributeReference], other_side: S
         if bound is not None:
             found.append(bound)
     return min(found) if found else None
+
+
+def state_watermarks(join: Join, watermark_ms: int) -> tuple[int | None, int | None]:
+    """The state watermark (ms) of the left and the right side of ``join``; ``None`` where
+    nothing bounds that side's state (see the module doc)."""
+    parts = join_parts(join)
+    left_marks, right_marks = watermarked_columns(join.left), watermarked_columns(join.right)
+    left_ids, right_ids = {a.expr_id for a in left_marks}, {a.expr_id for a in right_marks}
+    if key_watermark_ordinal(parts.left_keys, parts.right_keys, left_ids, right_ids) is not None:
+        return watermark_ms, watermark_ms
+    left, right = join.left.output(), join.right.output()
+    return (state_value_watermark(left, right, right_ids, join.condition, watermark_ms) if left_marks else None,
+            state_value_watermark(right, left, left_ids, join.condition, watermark_ms) if right_marks else None)

@@ -24,27 +24,15 @@ from typing import Any
 
 from ...plan.logical import Join, LogicalPlan
 from ..relation import EventTimeWatermark, reads_stream
-from .join_bounds import join_parts, key_watermark_ordinal, state_value_watermark, watermarked_columns
+from .join_bounds import state_watermarks
 
 __all__ = ["input_watermark_ms", "join_output_watermark_ms", "operator_watermarks"]
 
 
 def join_output_watermark_ms(join: Join, input_ms: int) -> int:
     """Spark's output watermark of a stream-stream join: the lowest of ``input_ms`` and the
-    state watermarks of its sides (the input watermark itself when an equi-key holds it)."""
-    left_marks, right_marks = watermarked_columns(join.left), watermarked_columns(join.right)
-    left_ids, right_ids = {a.expr_id for a in left_marks}, {a.expr_id for a in right_marks}
-    parts = join_parts(join)
-    if key_watermark_ordinal(parts.left_keys, parts.right_keys, left_ids, right_ids) is not None:
-        return input_ms
-    bounds = [input_ms]
-    for this, marks, other, other_ids in ((join.left.output(), left_marks, join.right.output(), right_ids),
-                                          (join.right.output(), right_marks, join.left.output(), left_ids)):
-        if marks:
-            bound = state_value_watermark(this, other, other_ids, join.condition, input_ms)
-            if bound is not None:
-                bounds.append(bound)
-    return min(bounds)
+    state watermarks of its sides."""
+    return min([input_ms, *[ms for ms in state_watermarks(join, input_ms) if ms is not None]])
 
 
 def _output_ms(plan: LogicalPlan, global_ms: int) -> int | None:
